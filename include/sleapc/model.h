@@ -1,0 +1,68 @@
+/* Loading a trained model and running its network on one backend. */
+#ifndef SLEAPC_MODEL_H
+#define SLEAPC_MODEL_H
+
+#include "sleapc/sleapc.h"
+#include "sleapc/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum sleapc_model_type {
+    SLEAPC_MODEL_TYPE_UNKNOWN = 0,
+    SLEAPC_MODEL_TYPE_SINGLE_INSTANCE,
+    SLEAPC_MODEL_TYPE_CENTROID,
+    SLEAPC_MODEL_TYPE_CENTERED_INSTANCE,
+    SLEAPC_MODEL_TYPE_BOTTOMUP,
+    SLEAPC_MODEL_TYPE_MULTI_CLASS_BOTTOMUP,
+    SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN
+} sleapc_model_type;
+
+/* sleap-nn's spelling: "single_instance", "centroid", ... Static text. */
+SLEAPC_API const char *sleapc_model_type_name(sleapc_model_type type);
+
+typedef struct sleapc_model sleapc_model;
+
+/* Load a model folder: training_config.yaml + best.ckpt (sleap-nn).
+ * path may also name the best.ckpt or training_config.yaml inside the folder.
+ * Every tensor is checked against the shapes the config implies.
+ * Returns SLEAPC_OK, SLEAPC_ERR_IO (missing/unreadable file),
+ * SLEAPC_ERR_FORMAT (corrupt or inconsistent file), SLEAPC_ERR_UNSUPPORTED
+ * (e.g. a ConvNeXt backbone) or SLEAPC_ERR_NOMEM. *out is NULL on failure. */
+SLEAPC_API sleapc_status sleapc_model_load(const char *path, sleapc_model **out);
+
+/* Accepts NULL. */
+SLEAPC_API void sleapc_model_destroy(sleapc_model *model);
+
+/* Read-only facts about a loaded model. Strings are owned by the model. */
+SLEAPC_API sleapc_model_type sleapc_model_get_type(const sleapc_model *model);
+SLEAPC_API const char *sleapc_model_skeleton_name(const sleapc_model *model);
+SLEAPC_API int sleapc_model_n_nodes(const sleapc_model *model);
+SLEAPC_API const char *sleapc_model_node_name(const sleapc_model *model, int i);
+SLEAPC_API int sleapc_model_n_edges(const sleapc_model *model);
+/* Source and destination node indices of edge i. */
+SLEAPC_API void sleapc_model_edge(const sleapc_model *model, int i, int *src, int *dst);
+SLEAPC_API int sleapc_model_in_channels(const sleapc_model *model);
+SLEAPC_API int sleapc_model_max_stride(const sleapc_model *model);
+SLEAPC_API double sleapc_model_input_scale(const sleapc_model *model);
+SLEAPC_API int64_t sleapc_model_param_count(const sleapc_model *model);
+
+/* Network heads, in sleap-nn's head order. */
+typedef struct sleapc_head_info {
+    const char *name;  /* "CentroidConfmapsHead", ... */
+    int channels;
+    int stride;        /* output stride in input pixels; 0 for a vector head */
+} sleapc_head_info;
+SLEAPC_API int sleapc_model_n_heads(const sleapc_model *model);
+SLEAPC_API sleapc_head_info sleapc_model_head(const sleapc_model *model, int i);
+
+/* Multiply-accumulate count x2 of one forward pass on a 1 x C x height x width
+ * input, in GFLOP. */
+SLEAPC_API double sleapc_model_gflops(const sleapc_model *model, int64_t height, int64_t width);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

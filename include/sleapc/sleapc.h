@@ -1,0 +1,68 @@
+/* sleapc: native inference for SLEAP / sleap-nn pose models.
+ *
+ * Umbrella header: version, status codes, error messages and the log hook.
+ * Every public function returns a sleapc_status; on failure a message of the
+ * shape "action: object: reason" is available from sleapc_last_error() on the
+ * calling thread until that thread's next failing call. */
+#ifndef SLEAPC_SLEAPC_H
+#define SLEAPC_SLEAPC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(SLEAPC_BUILDING) && defined(__GNUC__)
+#define SLEAPC_API __attribute__((visibility("default")))
+#else
+#define SLEAPC_API
+#endif
+
+#define SLEAPC_VERSION_MAJOR 0
+#define SLEAPC_VERSION_MINOR 1
+#define SLEAPC_VERSION_PATCH 0
+#define SLEAPC_VERSION_STRING "0.1.0"
+
+typedef enum sleapc_status {
+    SLEAPC_OK = 0,
+    SLEAPC_ERR_INVALID_ARG,  /* caller passed a bad value or NULL: fix the call    */
+    SLEAPC_ERR_STATE,        /* calls in the wrong order                           */
+    SLEAPC_ERR_IO,           /* cannot open, read or write a file                  */
+    SLEAPC_ERR_FORMAT,       /* file read, content corrupt or inconsistent         */
+    SLEAPC_ERR_UNSUPPORTED,  /* valid, but not implemented here                    */
+    SLEAPC_ERR_NOMEM,        /* an allocation failed                               */
+    SLEAPC_ERR_BACKEND,      /* a backend failed or does not conform               */
+    SLEAPC_ERR_INTERRUPTED,  /* the caller asked to stop                           */
+    SLEAPC_STATUS_COUNT
+} sleapc_status;
+
+/* Version of the library actually linked, e.g. "0.1.0". Static text. */
+SLEAPC_API const char *sleapc_version(void);
+
+/* Short static description of a status ("format error"). Never NULL. */
+SLEAPC_API const char *sleapc_status_str(sleapc_status st);
+
+/* This thread's last failure message, in detail. Never NULL ("" when none).
+ * Owned by the library; valid until this thread's next failing call. */
+SLEAPC_API const char *sleapc_last_error(void);
+
+typedef enum sleapc_log_level {
+    SLEAPC_LOG_DEBUG = 0,
+    SLEAPC_LOG_INFO,
+    SLEAPC_LOG_WARN,
+    SLEAPC_LOG_ERROR
+} sleapc_log_level;
+
+/* Log hook. The library never prints: messages go to fn, or are dropped when
+ * fn is NULL (the default). msg is valid only during the call. */
+typedef void (*sleapc_log_fn)(sleapc_log_level level, const char *msg, void *user);
+SLEAPC_API void sleapc_log_set(sleapc_log_fn fn, void *user);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,75 @@
+/* Compute kernels of the native backend. All activations are float32,
+ * contiguous NCHW; weights use PyTorch layouts. Kernels split their work
+ * over the thread pool (tp may be NULL: serial). None allocates when run. */
+#ifndef SLEAPC_BACKENDS_NATIVE_KERNELS_H
+#define SLEAPC_BACKENDS_NATIVE_KERNELS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/threadpool.h"
+#include "sleapc/sleapc.h"
+
+/* k x k convolution, stride 1, "same" zero padding as PyTorch pads it
+ * (top/left (k-1)/2, the rest bottom/right), bias, optional fused ReLU.
+ * Weights are packed once at create. */
+typedef struct native_conv native_conv;
+
+/* weight: (c_out, c_in, kh, kw) OIHW; bias: (c_out) or NULL. Both copied. */
+sleapc_status sleapc__native_conv_create(int c_in, int c_out, int kh, int kw,
+                                         const float *weight, const float *bias, bool relu,
+                                         native_conv **out);
+void sleapc__native_conv_destroy(native_conv *conv);
+/* Bytes of scratch one run on an h x w input needs with n_threads threads. */
+size_t sleapc__native_conv_scratch_size(const native_conv *conv, int64_t h, int64_t w,
+                                        int n_threads);
+/* src: (b, c_in, h, w) -> dst: (b, c_out, h, w). scratch: at least
+ * scratch_size bytes, 64-byte aligned. */
+void sleapc__native_conv_run(const native_conv *conv, sleapc_threadpool *tp, const float *src,
+                             int64_t b, int64_t h, int64_t w, float *dst, void *scratch);
+
+/* 3 x 3 transposed convolution, stride 2, output exactly 2h x 2w, bias,
+ * optional ReLU. Every input pixel (i, j) adds x * W[ci, co, a, c] to the
+ * "full" position (2i + a, 2j + c), full size (2h+1) x (2w+1).
+ *  - PyTorch placement (ConvTranspose2d padding=1, output_padding=1, what
+ *    sleap-nn runs): output (y, x) = full (y + 1, x + 1).
+ *  - Keras placement (Conv2DTranspose padding="same"): output (y, x) = full (y, x). */
+typedef struct native_convt native_convt;
+
+/* weight: (c_in, c_out, 3, 3) as PyTorch stores ConvTranspose2d. Copied. */
+sleapc_status sleapc__native_convt_create(int c_in, int c_out, const float *weight,
+                                          const float *bias, bool relu, bool keras_placement,
+                                          native_convt **out);
+void sleapc__native_convt_destroy(native_convt *convt);
+size_t sleapc__native_convt_scratch_size(const native_convt *convt, int64_t h, int64_t w,
+                                         int n_threads);
+void sleapc__native_convt_run(const native_convt *convt, sleapc_threadpool *tp,
+                              const float *src, int64_t b, int64_t h, int64_t w, float *dst,
+                              void *scratch);
+
+/* 2 x 2 max pool, stride 2, floor: (b,c,h,w) -> (b,c,h/2,w/2). */
+void sleapc__native_maxpool2(sleapc_threadpool *tp, const float *src, int64_t b, int64_t c,
+                             int64_t h, int64_t w, float *dst);
+
+/* Bilinear resize, align_corners=False, as PyTorch's upsample_bilinear2d:
+ * src index = max(scale * (dst + 0.5) - 0.5, 0), neighbour clamped to the
+ * last index. scale_h/scale_w: 0.5 for nn.Upsample(scale_factor=2), in/out
+ * for a resize to a given size. (b,c,h,w) -> (b,c,oh,ow). */
+void sleapc__native_resize_bilinear(sleapc_threadpool *tp, const float *src, int64_t b,
+                                    int64_t c, int64_t h, int64_t w, float *dst, int64_t oh,
+                                    int64_t ow, float scale_h, float scale_w);
+
+/* (b,c,h,w) -> (b,c): max over each channel map. */
+void sleapc__native_global_maxpool(const float *src, int64_t b, int64_t c, int64_t h,
+                                   int64_t w, float *dst);
+
+/* (b,in) -> (b,out); weight (out,in), bias (out) or NULL, optional ReLU. */
+void sleapc__native_linear(const float *src, int64_t b, int64_t n_in, int64_t n_out,
+                           const float *weight, const float *bias, bool relu, float *dst);
+
+/* In place. softmax over the last axis of a (rows, n) matrix. */
+void sleapc__native_sigmoid(float *x, int64_t n);
+void sleapc__native_softmax(float *x, int64_t rows, int64_t n);
+
+#endif

@@ -1,0 +1,90 @@
+#include "test_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int test_n_passed;
+int test_n_failed;
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *test_data_dir(void)
+{
+    static char buf[4096];
+    const char *env = getenv("SLEAPC_DATA_DIR");
+    if (env && *env)
+        snprintf(buf, sizeof buf, "%s", env);
+    else
+        snprintf(buf, sizeof buf, "%s/../shared/data", SLEAPC_SOURCE_DIR);
+    return is_dir(buf) ? buf : NULL;
+}
+
+const char *test_data_path(const char *rel)
+{
+    static char buf[4096];
+    const char *dir = test_data_dir();
+    snprintf(buf, sizeof buf, "%s/%s", dir ? dir : ".", rel);
+    return buf;
+}
+
+const char *test_tmp_dir(void)
+{
+    static char buf[256];
+    if (!buf[0]) {
+        const char *base = getenv("TMPDIR");
+        snprintf(buf, sizeof buf, "%s/sleapc_test_XXXXXX", base && *base ? base : "/tmp");
+        if (!mkdtemp(buf)) {
+            fprintf(stderr, "cannot create a temporary directory\n");
+            exit(1);
+        }
+    }
+    return buf;
+}
+
+unsigned char *test_read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
+    if (buf && n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf && size)
+        *size = (size_t)n;
+    return buf;
+}
+
+bool test_write_file(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(data, 1, size, f) == size;
+    return fclose(f) == 0 && ok;
+}
+
+int test_finish(void)
+{
+    printf("%d passed, %d failed\n", test_n_passed, test_n_failed);
+    return test_n_failed ? 1 : 0;
+}
+
+void test_require_data(void)
+{
+    if (!test_data_dir()) {
+        printf("skipped: shared data folder not found (set SLEAPC_DATA_DIR)\n");
+        exit(77);
+    }
+}

@@ -1,0 +1,64 @@
+/* Minimal test harness: CHECK macros that count, a data-folder lookup, and a
+ * closing "N passed, N failed" line. */
+#ifndef SLEAPC_TEST_UTIL_H
+#define SLEAPC_TEST_UTIL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "sleapc/sleapc.h"
+
+extern int test_n_passed;
+extern int test_n_failed;
+
+#define CHECK(cond)                                                                   \
+    do {                                                                              \
+        if (cond) {                                                                   \
+            test_n_passed++;                                                          \
+        } else {                                                                      \
+            test_n_failed++;                                                          \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                             \
+    } while (0)
+
+#define CHECK_MSG(cond, ...)                                                          \
+    do {                                                                              \
+        if (cond) {                                                                   \
+            test_n_passed++;                                                          \
+        } else {                                                                      \
+            test_n_failed++;                                                          \
+            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);  \
+            fprintf(stderr, __VA_ARGS__);                                             \
+            fputc('\n', stderr);                                                      \
+        }                                                                             \
+    } while (0)
+
+/* The status must be SLEAPC_OK; prints sleapc_last_error() otherwise. */
+#define CHECK_OK(expr)                                                                \
+    do {                                                                              \
+        sleapc_status st_ = (expr);                                                   \
+        CHECK_MSG(st_ == SLEAPC_OK, "%s: %s", sleapc_status_str(st_),                 \
+                  sleapc_last_error());                                               \
+    } while (0)
+
+/* The shared data folder: $SLEAPC_DATA_DIR, else ../shared/data beside the
+ * source tree. NULL when it does not exist. */
+const char *test_data_dir(void);
+
+/* Join data dir + relative path into a static buffer (one at a time). */
+const char *test_data_path(const char *rel);
+
+/* A fresh temporary directory for this test program (removed by the OS). */
+const char *test_tmp_dir(void);
+
+/* Read a whole file; caller frees. NULL on failure. */
+unsigned char *test_read_file(const char *path, size_t *size);
+bool test_write_file(const char *path, const void *data, size_t size);
+
+/* Print the closing line; return the process exit code. */
+int test_finish(void);
+
+/* Exit 77 (skipped) with a reason when the shared data is missing. */
+void test_require_data(void);
+
+#endif
