@@ -18,10 +18,10 @@ const char *test_data_dir(void)
 {
     static char buf[4096];
     const char *env = getenv("SLEAPC_DATA_DIR");
-    if (env && *env)
-        snprintf(buf, sizeof buf, "%s", env);
-    else
-        snprintf(buf, sizeof buf, "%s/../shared/data", SLEAPC_SOURCE_DIR);
+    int n = env && *env ? snprintf(buf, sizeof buf, "%s", env)
+                        : snprintf(buf, sizeof buf, "%s/../shared/data", SLEAPC_SOURCE_DIR);
+    if (n < 0 || (size_t)n >= sizeof buf)
+        return NULL;
     return is_dir(buf) ? buf : NULL;
 }
 
@@ -29,8 +29,8 @@ const char *test_data_path(const char *rel)
 {
     static char buf[4096];
     const char *dir = test_data_dir();
-    snprintf(buf, sizeof buf, "%s/%s", dir ? dir : ".", rel);
-    return buf;
+    int n = snprintf(buf, sizeof buf, "%s/%s", dir ? dir : ".", rel);
+    return n < 0 || (size_t)n >= sizeof buf ? "" : buf;
 }
 
 const char *test_tmp_dir(void)
@@ -38,8 +38,8 @@ const char *test_tmp_dir(void)
     static char buf[256];
     if (!buf[0]) {
         const char *base = getenv("TMPDIR");
-        snprintf(buf, sizeof buf, "%s/sleapc_test_XXXXXX", base && *base ? base : "/tmp");
-        if (!mkdtemp(buf)) {
+        int n = snprintf(buf, sizeof buf, "%s/sleapc_test_XXXXXX", base && *base ? base : "/tmp");
+        if (n < 0 || (size_t)n >= sizeof buf || !mkdtemp(buf)) {
             fprintf(stderr, "cannot create a temporary directory\n");
             exit(1);
         }
