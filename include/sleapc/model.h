@@ -47,6 +47,12 @@ SLEAPC_API int sleapc_model_in_channels(const sleapc_model *model);
 SLEAPC_API int sleapc_model_max_stride(const sleapc_model *model);
 SLEAPC_API double sleapc_model_input_scale(const sleapc_model *model);
 SLEAPC_API int64_t sleapc_model_param_count(const sleapc_model *model);
+/* Backbone kind as the config names it ("unet"). */
+SLEAPC_API const char *sleapc_model_backbone_name(const sleapc_model *model);
+/* Size matcher target (preprocessing max_height/max_width); 0 when not set. */
+SLEAPC_API void sleapc_model_max_size(const sleapc_model *model, int *height, int *width);
+/* Top-down crop side from the config; 0 when not set. */
+SLEAPC_API int sleapc_model_crop_size(const sleapc_model *model);
 
 /* Network heads, in sleap-nn's head order. */
 typedef struct sleapc_head_info {

@@ -13,15 +13,29 @@ typedef struct sleapc_threadpool sleapc_threadpool;
  * any thread of the pool. */
 typedef void (*sleapc_task_fn)(void *ctx, int64_t task);
 
-/* n_threads <= 0 means the number of online cores. */
+/* n_threads <= 0 means the number of online cores; at most
+ * SLEAPC_THREADPOOL_MAX_THREADS. Returns SLEAPC_ERR_INVALID_ARG (too many,
+ * out NULL) or SLEAPC_ERR_NOMEM (memory or threads unavailable); *out is
+ * NULL on failure. destroy(NULL) does nothing. */
+#define SLEAPC_THREADPOOL_MAX_THREADS 1024
 sleapc_status sleapc__threadpool_create(int n_threads, sleapc_threadpool **out);
 void sleapc__threadpool_destroy(sleapc_threadpool *tp);
+/* Threads taking part in a run, the caller included; 1 for NULL. */
 int sleapc__threadpool_n_threads(const sleapc_threadpool *tp);
 
 /* Run fn(ctx, i) for every i in [0, n_tasks) and return when all are done.
  * tp may be NULL (runs serially). Not re-entrant: do not call from a task. */
 void sleapc__threadpool_run(sleapc_threadpool *tp, sleapc_task_fn fn, void *ctx,
                             int64_t n_tasks);
+
+/* Body of a parallel loop that is also told which pool thread runs it:
+ * thread is in [0, n_threads), 0 being the caller, so a task can use
+ * per-thread scratch. */
+typedef void (*sleapc_task_thread_fn)(void *ctx, int64_t task, int thread);
+
+/* sleapc__threadpool_run, passing the thread index. tp NULL: thread 0. */
+void sleapc__threadpool_run_indexed(sleapc_threadpool *tp, sleapc_task_thread_fn fn, void *ctx,
+                                    int64_t n_tasks);
 
 /* Number of online CPU cores (at least 1). */
 int sleapc__cpu_count(void);

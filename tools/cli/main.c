@@ -1,11 +1,43 @@
+/* sleapc: run SLEAP / sleap-nn pose models without Python. */
 #include <stdio.h>
+#include <string.h>
 
+#include "cli.h"
 #include "sleapc/sleapc.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: sleapc <command> [options]\n"
+            "\n"
+            "commands:\n"
+            "  info     -m MODEL_DIR [--size HxW]       describe a model\n"
+            "  forward  -m MODEL_DIR -i INPUT.npy -o OUT_DIR [--backend NAME] [--threads N]\n"
+            "                                           run the network on a preprocessed input\n"
+            "  version                                  print the version\n"
+            "\n"
+            "Run 'sleapc <command> --help' for the options of a command.\n");
+}
 
 int main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    printf("sleapc %s\n", sleapc_version());
-    return 0;
+    if (argc < 2) {
+        usage(stderr);
+        return 1;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "info") == 0)
+        return cmd_info(argc - 1, argv + 1);
+    if (strcmp(cmd, "forward") == 0)
+        return cmd_forward(argc - 1, argv + 1);
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("sleapc %s\n", sleapc_version());
+        return 0;
+    }
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    usage(stderr);
+    return cli_error("unknown command \"%s\"", cmd);
 }

@@ -1,0 +1,48 @@
+# Convenience entry points over CMake. `make test` and `make demo` do all the
+# set-up on a fresh Debian machine (they install the Debian packages first).
+
+DEB_PACKAGES := build-essential cmake pkg-config libyaml-dev libcjson-dev
+SLEAPC_DATA_DIR ?= $(CURDIR)/../shared/data
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all deps build build-asan test test-release test-asan demo clean
+
+all: build
+
+# Install what the build needs, only when something is missing.
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
+	fi
+
+build: deps
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+	cmake --build build -j $(JOBS)
+
+build-asan: deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLEAPC_SANITIZE=address,undefined
+	cmake --build build-asan -j $(JOBS)
+
+test-release: build
+	cd build && SLEAPC_DATA_DIR=$(SLEAPC_DATA_DIR) ctest --output-on-failure -j $(JOBS)
+
+test-asan: build-asan
+	cd build-asan && SLEAPC_DATA_DIR=$(SLEAPC_DATA_DIR) ctest --output-on-failure -j $(JOBS)
+
+# The whole suite, in a Release build and under AddressSanitizer + UBSan.
+test: test-release test-asan
+
+# The main job. Until sleapc writes its own sample model, it describes and
+# runs one of the sleap-nn sample models from the shared data folder.
+demo: build
+	./build/sleapc info -m $(SLEAPC_DATA_DIR)/sleap-nn-assets/model_ckpts/minimal_instance_centroid
+	./build/sleapc forward -m $(SLEAPC_DATA_DIR)/sleap-nn-assets/model_ckpts/minimal_instance_centroid \
+	  -i $(SLEAPC_DATA_DIR)/reference/centroid__pkg_f0000/centroid.input.npy -o build/demo_forward
+
+clean:
+	rm -rf build build-asan

@@ -1,0 +1,54 @@
+/* Running one model's network on one backend: the forward pass alone, from a
+ * preprocessed (B,C,H,W) input to sleap-nn's named head outputs. */
+#ifndef SLEAPC_RUNNER_H
+#define SLEAPC_RUNNER_H
+
+#include "sleapc/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sleapc_runner sleapc_runner;
+
+typedef struct sleapc_runner_opts {
+    const char *backend;  /* "native", ..., or "auto"/NULL: the best available */
+    int n_threads;        /* <= 0: one per core */
+} sleapc_runner_opts;
+
+/* Defaults: backend "auto", n_threads 0. */
+SLEAPC_API sleapc_runner_opts sleapc_runner_opts_default(void);
+
+/* model is borrowed and must outlive the runner. Returns SLEAPC_OK,
+ * SLEAPC_ERR_INVALID_ARG (unknown backend), SLEAPC_ERR_UNSUPPORTED (backend
+ * cannot run here or cannot run a node), SLEAPC_ERR_BACKEND (the backend does
+ * not conform to the contract) or SLEAPC_ERR_NOMEM. */
+SLEAPC_API sleapc_status sleapc_runner_create(const sleapc_model *model,
+                                              const sleapc_runner_opts *opts,
+                                              sleapc_runner **out);
+SLEAPC_API void sleapc_runner_destroy(sleapc_runner *runner);
+
+SLEAPC_API const char *sleapc_runner_backend_name(const sleapc_runner *runner);
+SLEAPC_API const char *sleapc_runner_device(const sleapc_runner *runner);
+
+/* Plan for input shape (B,C,H,W): later forwards of that shape allocate
+ * nothing. */
+SLEAPC_API sleapc_status sleapc_runner_warmup(sleapc_runner *runner, const int64_t shape[4]);
+
+/* One forward pass. x: (B,C,H,W) uint8 (divided by 255) or float32 (divided
+ * by 255 when its max exceeds 1), with C = the model's channels or 1/3
+ * (converted as sleap-nn does). Not kept. */
+SLEAPC_API sleapc_status sleapc_runner_forward(sleapc_runner *runner, const sleapc_tensor *x);
+
+/* Outputs of the last forward: float32, NCHW maps or (B, n_classes) vectors,
+ * named as sleap-nn names its heads. name and data are owned by the runner
+ * and valid until the next forward or destroy. */
+SLEAPC_API int sleapc_runner_n_outputs(const sleapc_runner *runner);
+SLEAPC_API sleapc_status sleapc_runner_output(const sleapc_runner *runner, int i,
+                                              const char **name, sleapc_tensor *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

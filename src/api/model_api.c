@@ -1,0 +1,132 @@
+/* Public model functions: check arguments, call inward. */
+#include "core/error.h"
+#include "model/model.h"
+#include "sleapc/model.h"
+
+const char *sleapc_model_type_name(sleapc_model_type type)
+{
+    switch (type) {
+    case SLEAPC_MODEL_TYPE_SINGLE_INSTANCE: return "single_instance";
+    case SLEAPC_MODEL_TYPE_CENTROID: return "centroid";
+    case SLEAPC_MODEL_TYPE_CENTERED_INSTANCE: return "centered_instance";
+    case SLEAPC_MODEL_TYPE_BOTTOMUP: return "bottomup";
+    case SLEAPC_MODEL_TYPE_MULTI_CLASS_BOTTOMUP: return "multi_class_bottomup";
+    case SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN: return "multi_class_topdown";
+    case SLEAPC_MODEL_TYPE_UNKNOWN: break;
+    }
+    return "unknown";
+}
+
+sleapc_status sleapc_model_load(const char *path, sleapc_model **out)
+{
+    if (!path || !out)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "load model: path and out are required");
+    return sleapc__model_load(path, out);
+}
+
+void sleapc_model_destroy(sleapc_model *model)
+{
+    sleapc__model_destroy(model);
+}
+
+sleapc_model_type sleapc_model_get_type(const sleapc_model *m)
+{
+    return m ? m->cfg.model_type : SLEAPC_MODEL_TYPE_UNKNOWN;
+}
+
+const char *sleapc_model_skeleton_name(const sleapc_model *m)
+{
+    return m && m->cfg.skeleton.name ? m->cfg.skeleton.name : "";
+}
+
+/* Node names: the skeleton's, else the heads' part names. */
+int sleapc_model_n_nodes(const sleapc_model *m)
+{
+    if (!m)
+        return 0;
+    return m->cfg.skeleton.n_nodes ? m->cfg.skeleton.n_nodes : m->cfg.n_part_names;
+}
+
+const char *sleapc_model_node_name(const sleapc_model *m, int i)
+{
+    if (!m || i < 0 || i >= sleapc_model_n_nodes(m))
+        return NULL;
+    return m->cfg.skeleton.n_nodes ? m->cfg.skeleton.node_names[i] : m->cfg.part_names[i];
+}
+
+int sleapc_model_n_edges(const sleapc_model *m)
+{
+    return m ? m->cfg.skeleton.n_edges : 0;
+}
+
+void sleapc_model_edge(const sleapc_model *m, int i, int *src, int *dst)
+{
+    int s = -1, d = -1;
+    if (m && i >= 0 && i < m->cfg.skeleton.n_edges) {
+        s = m->cfg.skeleton.edges[i][0];
+        d = m->cfg.skeleton.edges[i][1];
+    }
+    if (src)
+        *src = s;
+    if (dst)
+        *dst = d;
+}
+
+int sleapc_model_in_channels(const sleapc_model *m)
+{
+    return m ? m->graph.in_channels : 0;
+}
+
+int sleapc_model_max_stride(const sleapc_model *m)
+{
+    return m ? m->graph.max_stride : 0;
+}
+
+double sleapc_model_input_scale(const sleapc_model *m)
+{
+    return m ? m->cfg.scale : 0.0;
+}
+
+int64_t sleapc_model_param_count(const sleapc_model *m)
+{
+    return m ? sleapc__weights_param_count(&m->weights) : 0;
+}
+
+int sleapc_model_n_heads(const sleapc_model *m)
+{
+    return m ? m->n_heads : 0;
+}
+
+sleapc_head_info sleapc_model_head(const sleapc_model *m, int i)
+{
+    sleapc_head_info h = {0};
+    if (m && i >= 0 && i < m->n_heads) {
+        h.name = m->heads[i].name;
+        h.channels = m->heads[i].channels;
+        h.stride = m->heads[i].stride;
+    }
+    return h;
+}
+
+double sleapc_model_gflops(const sleapc_model *m, int64_t height, int64_t width)
+{
+    return m ? sleapc__graph_flops(&m->graph, 1, height, width) * 1e-9 : 0.0;
+}
+
+const char *sleapc_model_backbone_name(const sleapc_model *m)
+{
+    return m ? m->cfg.backbone_name : "";
+}
+
+void sleapc_model_max_size(const sleapc_model *m, int *height, int *width)
+{
+    if (height)
+        *height = m ? m->cfg.max_height : 0;
+    if (width)
+        *width = m ? m->cfg.max_width : 0;
+}
+
+int sleapc_model_crop_size(const sleapc_model *m)
+{
+    return m ? m->cfg.crop_size : 0;
+}

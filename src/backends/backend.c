@@ -1,0 +1,156 @@
+#include "backends/backend.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/error.h"
+
+/* "cpu", "cuda", "mps", or one of those with ":<index>", as torch spells them. */
+static bool device_parses(const char *dev)
+{
+    static const char *const kinds[] = {"cpu", "cuda", "mps"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        size_t n = strlen(kinds[i]);
+        if (strncmp(dev, kinds[i], n) != 0)
+            continue;
+        if (dev[n] == '\0')
+            return true;
+        if (dev[n] != ':' || dev[n + 1] == '\0')
+            return false;
+        for (const char *p = dev + n + 1; *p; p++)
+            if (*p < '0' || *p > '9')
+                return false;
+        return true;
+    }
+    return false;
+}
+
+sleapc_status sleapc__backend_check(const sleapc_backend *be)
+{
+    if (!be || !be->ops)
+        return sleapc__fail(SLEAPC_ERR_BACKEND, "backend has no operations table");
+    const struct sleapc_backend_ops *ops = be->ops;
+    const char *name = ops->name ? ops->name : "(unnamed)";
+    if (ops->abi != SLEAPC_BACKEND_ABI)
+        return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s: ABI %u, this build needs %u", name,
+                            (unsigned)ops->abi, (unsigned)SLEAPC_BACKEND_ABI);
+    if (!ops->name || !ops->name[0])
+        return sleapc__fail(SLEAPC_ERR_BACKEND, "backend has no name");
+    if (!ops->forward)
+        return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s: no forward function", name);
+    if (!ops->warmup)
+        return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s: no warmup function", name);
+    if (!ops->destroy)
+        return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s: no destroy function", name);
+    if (memchr(be->device, '\0', sizeof be->device) == NULL || !device_parses(be->device))
+        return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s: device string \"%.*s\" does not parse",
+                            name, (int)sizeof be->device, be->device);
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__backend_create_from(const struct sleapc_backend_factory *f,
+                                          const sleapc_graph *g, const sleapc_backend_opts *opts,
+                                          sleapc_backend **out)
+{
+    *out = NULL;
+    sleapc_backend_opts defaults = {0};
+    sleapc_backend *be = NULL;
+    sleapc_status st = f->create(g, opts ? opts : &defaults, &be);
+    if (st)
+        return sleapc__wrap(st, "create backend %s", f->name);
+    st = sleapc__backend_check(be);
+    if (st) {
+        /* Only call destroy if the table says there is one. */
+        if (be && be->ops && be->ops->destroy)
+            be->ops->destroy(be);
+        return st;
+    }
+    *out = be;
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__backend_create(const char *name, const sleapc_graph *g,
+                                     const sleapc_backend_opts *opts, sleapc_backend **out)
+{
+    if (!out || !g)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create backend: graph and out are required");
+    *out = NULL;
+    if (!name || !*name)
+        name = "auto";
+    if (strcmp(name, "auto") == 0) {
+        /* Best score first; a backend that cannot run a node says UNSUPPORTED
+         * and the next one is tried. */
+        bool tried[16] = {0};
+        sleapc_status st = SLEAPC_ERR_UNSUPPORTED;
+        sleapc__fail(st, "create backend auto: no backend can run on this machine");
+        for (;;) {
+            int best = -1, best_score = 0;
+            for (int i = 0; i < sleapc__backend_count() && i < 16; i++) {
+                int s = tried[i] ? 0 : sleapc__backend_factory(i)->score();
+                if (s > best_score) {
+                    best = i;
+                    best_score = s;
+                }
+            }
+            if (best < 0)
+                return st;
+            tried[best] = true;
+            st = sleapc__backend_create_from(sleapc__backend_factory(best), g, opts, out);
+            if (st != SLEAPC_ERR_UNSUPPORTED)
+                return st;
+        }
+    }
+    for (int i = 0; i < sleapc__backend_count(); i++) {
+        const struct sleapc_backend_factory *f = sleapc__backend_factory(i);
+        if (strcmp(f->name, name) != 0)
+            continue;
+        if (f->score() <= 0)
+            return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "create backend %s: cannot run on this machine",
+                                name);
+        return sleapc__backend_create_from(f, g, opts, out);
+    }
+    char names[256] = "";
+    size_t len = 0;
+    for (int i = 0; i < sleapc__backend_count() && len < sizeof names - 32; i++)
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
+                                sleapc__backend_factory(i)->name);
+    return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create backend: unknown backend \"%s\" (built in: %s, auto)",
+                        name, names);
+}
+
+sleapc_status sleapc__backend_forward(sleapc_backend *be, const sleapc_tensor *x,
+                                      sleapc_tensor_map *out)
+{
+    if (!be || !x || !out)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "forward: backend, input and output are required");
+    sleapc__tensor_map_clear(out);
+    sleapc_status st = be->ops->forward(be, x, out);
+    if (st)
+        return sleapc__wrap(st, "forward (%s backend)", be->ops->name);
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__backend_warmup(sleapc_backend *be, const int64_t shape[4])
+{
+    if (!be || !shape)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "warmup: backend and shape are required");
+    sleapc_status st = be->ops->warmup(be, shape);
+    if (st)
+        return sleapc__wrap(st, "warmup (%s backend)", be->ops->name);
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__backend_set_n_threads(sleapc_backend *be, int n_threads)
+{
+    if (!be)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "set threads: no backend");
+    if (!be->ops->set_n_threads)
+        return SLEAPC_OK;  /* default: the count chosen at creation stays */
+    return be->ops->set_n_threads(be, n_threads);
+}
+
+void sleapc__backend_destroy(sleapc_backend *be)
+{
+    if (be)
+        be->ops->destroy(be);
+}

@@ -1,0 +1,81 @@
+/* The backend contract: what every backend provides and every layer relies
+ * on. It mirrors sleap-nn's ModelBackend (layers/backends/base.py): a device
+ * string, a baked-post-processing flag, a forward pass from (B,C,H,W) to named
+ * outputs, and a warmup hook. */
+#ifndef SLEAPC_BACKENDS_BACKEND_H
+#define SLEAPC_BACKENDS_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/tensor_map.h"
+#include "model/graph.h"
+#include "sleapc/sleapc.h"
+
+#define SLEAPC_BACKEND_ABI 1
+
+typedef struct sleapc_backend sleapc_backend;
+
+struct sleapc_backend_ops {
+    uint32_t abi;      /* SLEAPC_BACKEND_ABI; checked at construction */
+    const char *name;  /* "native", "onednn", "xnnpack", ... */
+    /* Required. x: (B,C,H,W) host tensor, uint8 or float32, not kept. out:
+     * cleared, then filled with float32 NCHW host tensors (vectors (B,C))
+     * named as sleap-nn names its heads, owned by the backend and valid until
+     * the next forward or destroy. */
+    sleapc_status (*forward)(sleapc_backend *be, const sleapc_tensor *x, sleapc_tensor_map *out);
+    /* Required. Plan (allocate, pack) for input shape (B,C,H,W) and run once,
+     * so that later forwards of that shape allocate nothing. */
+    sleapc_status (*warmup)(sleapc_backend *be, const int64_t shape[4]);
+    /* Required. Frees be itself. */
+    void (*destroy)(sleapc_backend *be);
+    /* Optional (NULL: the thread count is fixed at creation). */
+    sleapc_status (*set_n_threads)(sleapc_backend *be, int n_threads);
+};
+
+struct sleapc_backend {
+    const struct sleapc_backend_ops *ops;  /* first member */
+    char device[16];                       /* "cpu", "cuda", "cuda:0"; fixed at creation */
+    bool baked_postproc;                   /* outputs are "peaks"/"peak_vals", not maps */
+    void *impl;                            /* the backend's own state */
+};
+
+typedef struct sleapc_backend_opts {
+    int n_threads;  /* <= 0: one per core */
+} sleapc_backend_opts;
+
+struct sleapc_backend_factory {
+    const char *name;
+    /* 0: cannot run on this machine; higher wins for "auto". */
+    int (*score)(void);
+    sleapc_status (*create)(const sleapc_graph *g, const sleapc_backend_opts *opts,
+                            sleapc_backend **out);
+};
+
+/* Find the factory by name ("auto" = highest score), create the backend and
+ * check it conforms; a non-conforming backend is destroyed and refused with
+ * SLEAPC_ERR_BACKEND naming it and what is wrong. */
+sleapc_status sleapc__backend_create(const char *name, const sleapc_graph *g,
+                                     const sleapc_backend_opts *opts, sleapc_backend **out);
+
+/* Create through an explicit factory (used by the registry and by tests). */
+sleapc_status sleapc__backend_create_from(const struct sleapc_backend_factory *f,
+                                          const sleapc_graph *g, const sleapc_backend_opts *opts,
+                                          sleapc_backend **out);
+
+/* The conformance check run at construction: ABI, name, required functions,
+ * device string. */
+sleapc_status sleapc__backend_check(const sleapc_backend *be);
+
+/* Wrappers layers call (never be->ops directly): argument checks, defaults. */
+sleapc_status sleapc__backend_forward(sleapc_backend *be, const sleapc_tensor *x,
+                                      sleapc_tensor_map *out);
+sleapc_status sleapc__backend_warmup(sleapc_backend *be, const int64_t shape[4]);
+sleapc_status sleapc__backend_set_n_threads(sleapc_backend *be, int n_threads);
+void sleapc__backend_destroy(sleapc_backend *be);
+
+/* Compiled-in factories (registry.c). */
+int sleapc__backend_count(void);
+const struct sleapc_backend_factory *sleapc__backend_factory(int i);
+
+#endif

@@ -1,0 +1,332 @@
+/* Runs the graph IR node by node with the native kernels. Buffers are planned
+ * for one input shape at warmup (or at the first forward of a new shape):
+ * activations share a few buffers by liveness, so a forward of a planned
+ * shape allocates nothing. */
+#include "backends/native/native_backend.h"
+
+#include <string.h>
+
+#include "backends/native/native_kernels.h"
+#include "core/alloc.h"
+#include "core/error.h"
+#include "core/threadpool.h"
+#include "model/graph_input.h"
+
+typedef struct native_state {
+    const sleapc_graph *g;  /* borrowed: the model outlives the backend */
+    sleapc_threadpool *tp;
+    native_conv **convs;    /* per node, CONV2D only */
+    native_convt **convts;  /* per node, CONV_TRANSPOSE2D only */
+
+    /* The plan, for input shape `planned`. */
+    int64_t planned[4];
+    int64_t (*shapes)[4];
+    int *buf_of;            /* node -> buffer index */
+    float **bufs;           /* distinct activation buffers */
+    int n_bufs;
+    void *scratch;
+    size_t scratch_bytes;
+} native_state;
+
+static int64_t node_numel(const int64_t *s)
+{
+    return s[2] ? s[0] * s[1] * s[2] * s[3] : s[0] * s[1];
+}
+
+static void plan_free(native_state *ns)
+{
+    for (int i = 0; i < ns->n_bufs; i++)
+        sleapc__aligned_free(ns->bufs[i]);
+    sleapc__free(ns->bufs);
+    sleapc__free(ns->buf_of);
+    sleapc__free(ns->shapes);
+    sleapc__aligned_free(ns->scratch);
+    ns->bufs = NULL;
+    ns->buf_of = NULL;
+    ns->shapes = NULL;
+    ns->scratch = NULL;
+    ns->n_bufs = 0;
+    ns->scratch_bytes = 0;
+    memset(ns->planned, 0, sizeof ns->planned);
+}
+
+/* Greedy liveness packing: a buffer whose value is dead is reused by the next
+ * node that fits in it (the smallest such buffer). */
+static sleapc_status plan(native_state *ns, const int64_t shape[4])
+{
+    const sleapc_graph *g = ns->g;
+    int n = g->n_nodes;
+    plan_free(ns);
+    ns->shapes = sleapc__malloc((size_t)n * sizeof *ns->shapes);
+    ns->buf_of = sleapc__malloc((size_t)n * sizeof *ns->buf_of);
+    ns->bufs = sleapc__calloc((size_t)n, sizeof *ns->bufs);
+    int *last_use = sleapc__malloc((size_t)n * sizeof *last_use);
+    int64_t *buf_cap = sleapc__calloc((size_t)n, sizeof *buf_cap);
+    bool *buf_busy = sleapc__calloc((size_t)n, sizeof *buf_busy);
+    sleapc_status st = SLEAPC_OK;
+    if (!ns->shapes || !ns->buf_of || !ns->bufs || !last_use || !buf_cap || !buf_busy) {
+        st = sleapc__fail(SLEAPC_ERR_NOMEM, "plan: out of memory");
+        goto done;
+    }
+    st = sleapc__graph_infer_shapes(g, shape[0], shape[2], shape[3], ns->shapes);
+    if (st)
+        goto done;
+    for (int i = 0; i < n; i++)
+        last_use[i] = i;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < g->nodes[i].n_inputs; k++)
+            if (last_use[g->nodes[i].inputs[k]] < i)
+                last_use[g->nodes[i].inputs[k]] = i;
+    for (int o = 0; o < g->n_outputs; o++)
+        last_use[g->outputs[o].node] = n;  /* outputs live until the next forward */
+
+    int n_threads = sleapc__threadpool_n_threads(ns->tp);
+    size_t scratch = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t need = node_numel(ns->shapes[i]);
+        int pick = -1;
+        for (int bi = 0; bi < ns->n_bufs; bi++)
+            if (!buf_busy[bi] && buf_cap[bi] >= need && (pick < 0 || buf_cap[bi] < buf_cap[pick]))
+                pick = bi;
+        if (pick < 0) {
+            /* No free buffer fits: grow the largest free one, else add one. */
+            for (int bi = 0; bi < ns->n_bufs; bi++)
+                if (!buf_busy[bi] && (pick < 0 || buf_cap[bi] > buf_cap[pick]))
+                    pick = bi;
+            if (pick < 0)
+                pick = ns->n_bufs++;
+            buf_cap[pick] = need;
+        }
+        buf_busy[pick] = true;
+        ns->buf_of[i] = pick;
+        /* Free the inputs whose last use is this node (after choosing the
+         * output buffer: a node never writes over its own inputs). */
+        for (int k = 0; k < g->nodes[i].n_inputs; k++) {
+            int in = g->nodes[i].inputs[k];
+            if (last_use[in] == i)
+                buf_busy[ns->buf_of[in]] = false;
+        }
+        if (last_use[i] == i)
+            buf_busy[pick] = false;
+        const int64_t *s0 = g->nodes[i].n_inputs ? ns->shapes[g->nodes[i].inputs[0]] : NULL;
+        size_t sb = 0;
+        if (ns->convs[i])
+            sb = sleapc__native_conv_scratch_size(ns->convs[i], s0[2], s0[3], n_threads);
+        else if (ns->convts[i])
+            sb = sleapc__native_convt_scratch_size(ns->convts[i], s0[2], s0[3], n_threads);
+        if (sb > scratch)
+            scratch = sb;
+    }
+    for (int bi = 0; bi < ns->n_bufs; bi++) {
+        ns->bufs[bi] = sleapc__aligned_alloc((size_t)buf_cap[bi] * sizeof(float));
+        if (!ns->bufs[bi]) {
+            st = sleapc__fail(SLEAPC_ERR_NOMEM, "plan: out of memory for %lld floats",
+                              (long long)buf_cap[bi]);
+            goto done;
+        }
+    }
+    ns->scratch_bytes = scratch;
+    if (scratch) {
+        ns->scratch = sleapc__aligned_alloc(scratch);
+        if (!ns->scratch) {
+            st = sleapc__fail(SLEAPC_ERR_NOMEM, "plan: out of memory for scratch");
+            goto done;
+        }
+    }
+    memcpy(ns->planned, shape, sizeof ns->planned);
+done:
+    sleapc__free(last_use);
+    sleapc__free(buf_cap);
+    sleapc__free(buf_busy);
+    if (st)
+        plan_free(ns);
+    return st;
+}
+
+static float *node_buf(native_state *ns, int i)
+{
+    return ns->bufs[ns->buf_of[i]];
+}
+
+static void run_node(native_state *ns, int i)
+{
+    const sleapc_node *n = &ns->g->nodes[i];
+    const int64_t *d = ns->shapes[i];
+    const int64_t *s = n->n_inputs ? ns->shapes[n->inputs[0]] : NULL;
+    const float *src = n->n_inputs ? node_buf(ns, n->inputs[0]) : NULL;
+    float *dst = node_buf(ns, i);
+    switch (n->op) {
+    case SLEAPC_OP_INPUT:
+        break;
+    case SLEAPC_OP_CONV2D:
+        sleapc__native_conv_run(ns->convs[i], ns->tp, src, s[0], s[2], s[3], dst, ns->scratch);
+        if (n->act == SLEAPC_ACT_SIGMOID)
+            sleapc__native_sigmoid(dst, node_numel(d));
+        break;
+    case SLEAPC_OP_CONV_TRANSPOSE2D:
+        sleapc__native_convt_run(ns->convts[i], ns->tp, src, s[0], s[2], s[3], dst, ns->scratch);
+        break;
+    case SLEAPC_OP_MAXPOOL2D:
+        sleapc__native_maxpool2(ns->tp, src, s[0], s[1], s[2], s[3], dst);
+        break;
+    case SLEAPC_OP_UPSAMPLE2X:
+        /* nn.Upsample(scale_factor=2): PyTorch maps with 1/scale_factor. */
+        sleapc__native_resize_bilinear(ns->tp, src, s[0], s[1], s[2], s[3], dst, d[2], d[3],
+                                       0.5f, 0.5f);
+        break;
+    case SLEAPC_OP_RESIZE_LIKE:
+        if (s[2] == d[2] && s[3] == d[3])
+            memcpy(dst, src, (size_t)node_numel(d) * sizeof(float));
+        else
+            sleapc__native_resize_bilinear(ns->tp, src, s[0], s[1], s[2], s[3], dst, d[2], d[3],
+                                           (float)s[2] / (float)d[2], (float)s[3] / (float)d[3]);
+        break;
+    case SLEAPC_OP_CONCAT: {
+        int64_t hw = d[2] * d[3];
+        for (int64_t b = 0; b < d[0]; b++) {
+            float *o = dst + b * d[1] * hw;
+            for (int k = 0; k < n->n_inputs; k++) {
+                const int64_t *sk = ns->shapes[n->inputs[k]];
+                size_t len = (size_t)(sk[1] * hw);
+                memcpy(o, node_buf(ns, n->inputs[k]) + b * (int64_t)len, len * sizeof(float));
+                o += len;
+            }
+        }
+        break;
+    }
+    case SLEAPC_OP_GLOBAL_MAXPOOL:
+        sleapc__native_global_maxpool(src, s[0], s[1], s[2], s[3], dst);
+        break;
+    case SLEAPC_OP_LINEAR:
+        sleapc__native_linear(src, s[0], n->c_in, n->c_out, n->weight, n->bias,
+                              n->act == SLEAPC_ACT_RELU, dst);
+        if (n->act == SLEAPC_ACT_SOFTMAX)
+            sleapc__native_softmax(dst, d[0], d[1]);
+        else if (n->act == SLEAPC_ACT_SIGMOID)
+            sleapc__native_sigmoid(dst, node_numel(d));
+        break;
+    case SLEAPC_OP_COUNT:
+        break;
+    }
+}
+
+static sleapc_status native_forward(sleapc_backend *be, const sleapc_tensor *x,
+                                    sleapc_tensor_map *out)
+{
+    native_state *ns = be->impl;
+    sleapc_status st = sleapc__graph_input_check(x, ns->g->in_channels);
+    if (st)
+        return st;
+    int64_t shape[4] = {x->shape[0], ns->g->in_channels, x->shape[2], x->shape[3]};
+    if (memcmp(shape, ns->planned, sizeof shape) != 0) {
+        st = plan(ns, shape);
+        if (st)
+            return st;
+    }
+    st = sleapc__graph_input_prepare(x, ns->g->in_channels, node_buf(ns, 0));
+    if (st)
+        return st;
+    for (int i = 1; i < ns->g->n_nodes; i++)
+        run_node(ns, i);
+    for (int o = 0; o < ns->g->n_outputs; o++) {
+        const sleapc_graph_output *go = &ns->g->outputs[o];
+        const int64_t *s = ns->shapes[go->node];
+        sleapc_tensor t = {.dtype = SLEAPC_DTYPE_F32, .ndim = s[2] ? 4 : 2,
+                           .shape = {s[0], s[1], s[2], s[3]}, .data = node_buf(ns, go->node)};
+        st = sleapc__tensor_map_set(out, go->name, &t);
+        if (st)
+            return st;
+    }
+    return SLEAPC_OK;
+}
+
+static sleapc_status native_warmup(sleapc_backend *be, const int64_t shape[4])
+{
+    native_state *ns = be->impl;
+    int64_t s[4] = {shape[0], ns->g->in_channels, shape[2], shape[3]};
+    if (memcmp(s, ns->planned, sizeof s) == 0)
+        return SLEAPC_OK;
+    return plan(ns, s);
+}
+
+static void native_destroy(sleapc_backend *be)
+{
+    if (!be)
+        return;
+    native_state *ns = be->impl;
+    if (ns) {
+        plan_free(ns);
+        for (int i = 0; ns->convs && i < ns->g->n_nodes; i++) {
+            sleapc__native_conv_destroy(ns->convs[i]);
+            sleapc__native_convt_destroy(ns->convts[i]);
+        }
+        sleapc__free(ns->convs);
+        sleapc__free(ns->convts);
+        sleapc__threadpool_destroy(ns->tp);
+        sleapc__free(ns);
+    }
+    sleapc__free(be);
+}
+
+static const struct sleapc_backend_ops native_ops = {
+    .abi = SLEAPC_BACKEND_ABI,
+    .name = "native",
+    .forward = native_forward,
+    .warmup = native_warmup,
+    .destroy = native_destroy,
+};
+
+static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_opts *opts,
+                                   sleapc_backend **out)
+{
+    sleapc_backend *be = sleapc__calloc(1, sizeof *be);
+    native_state *ns = sleapc__calloc(1, sizeof *ns);
+    if (!be || !ns) {
+        sleapc__free(be);
+        sleapc__free(ns);
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    }
+    be->ops = &native_ops;
+    be->impl = ns;
+    strcpy(be->device, "cpu");
+    ns->g = g;
+    sleapc_status st = sleapc__threadpool_create(opts->n_threads, &ns->tp);
+    if (st)
+        goto fail;
+    ns->convs = sleapc__calloc((size_t)g->n_nodes, sizeof *ns->convs);
+    ns->convts = sleapc__calloc((size_t)g->n_nodes, sizeof *ns->convts);
+    if (!ns->convs || !ns->convts) {
+        st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    for (int i = 0; i < g->n_nodes; i++) {
+        const sleapc_node *n = &g->nodes[i];
+        if (n->op == SLEAPC_OP_CONV2D)
+            st = sleapc__native_conv_create(n->c_in, n->c_out, n->kernel, n->kernel, n->weight,
+                                            n->bias, n->act == SLEAPC_ACT_RELU, &ns->convs[i]);
+        else if (n->op == SLEAPC_OP_CONV_TRANSPOSE2D)
+            st = sleapc__native_convt_create(n->c_in, n->c_out, n->weight, n->bias,
+                                             n->act == SLEAPC_ACT_RELU, n->keras_placement,
+                                             &ns->convts[i]);
+        else if (n->op >= SLEAPC_OP_COUNT)
+            st = sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "node %s: op %d", n->name, (int)n->op);
+        if (st)
+            goto fail;
+    }
+    *out = be;
+    return SLEAPC_OK;
+fail:
+    native_destroy(be);
+    return st;
+}
+
+static int native_score(void)
+{
+    return 1;  /* runs anywhere; faster backends score higher */
+}
+
+const struct sleapc_backend_factory sleapc__native_factory = {
+    .name = "native",
+    .score = native_score,
+    .create = native_create,
+};

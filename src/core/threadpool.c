@@ -1,0 +1,216 @@
+#include "core/threadpool.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+
+/* One parallel loop. Published under the mutex; the task counter is the only
+ * thing threads touch without it. */
+typedef struct job {
+    sleapc_task_fn fn;
+    sleapc_task_thread_fn fn_indexed;
+    void *ctx;
+    int64_t n_tasks;
+} job;
+
+typedef struct worker {
+    pthread_t thread;
+    struct sleapc_threadpool *tp;
+    int index;               /* thread index passed to tasks, >= 1 */
+} worker;
+
+struct sleapc_threadpool {
+    int n_threads;           /* caller + workers */
+    int n_started;           /* workers actually running (for cleanup) */
+    worker *workers;         /* n_threads - 1 */
+    pthread_mutex_t mu;
+    pthread_cond_t wake;     /* workers: a new generation (or stop) */
+    pthread_cond_t done;     /* caller: n_busy reached 0 */
+    uint64_t generation;     /* bumped once per parallel run */
+    job cur;
+    int n_busy;              /* workers that have not finished the current run */
+    bool stop;
+    atomic_llong next_task;
+};
+
+/* Take task indices from the shared counter until none is left. One fetch per
+ * task is enough: kernels hand out coarse tasks (rows, channel blocks). */
+static void drain(sleapc_threadpool *tp, const job *j, int thread)
+{
+    for (;;) {
+        int64_t i = atomic_fetch_add_explicit(&tp->next_task, 1, memory_order_relaxed);
+        if (i >= j->n_tasks)
+            return;
+        if (j->fn_indexed)
+            j->fn_indexed(j->ctx, i, thread);
+        else
+            j->fn(j->ctx, i);
+    }
+}
+
+static void *worker_main(void *p)
+{
+    sleapc_threadpool *tp = ((worker *)p)->tp;
+    int index = ((worker *)p)->index;
+    uint64_t seen = 0;
+
+    pthread_mutex_lock(&tp->mu);
+    for (;;) {
+        while (!tp->stop && tp->generation == seen)
+            pthread_cond_wait(&tp->wake, &tp->mu);
+        if (tp->stop)
+            break;
+        seen = tp->generation;
+        job j = tp->cur;
+        pthread_mutex_unlock(&tp->mu);
+
+        drain(tp, &j, index);
+
+        /* The mutex also publishes this worker's writes to the caller. */
+        pthread_mutex_lock(&tp->mu);
+        if (--tp->n_busy == 0)
+            pthread_cond_signal(&tp->done);
+    }
+    pthread_mutex_unlock(&tp->mu);
+    return NULL;
+}
+
+int sleapc__cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1)
+        return 1;
+    return n > SLEAPC_THREADPOOL_MAX_THREADS ? SLEAPC_THREADPOOL_MAX_THREADS : (int)n;
+}
+
+sleapc_status sleapc__threadpool_create(int n_threads, sleapc_threadpool **out)
+{
+    if (!out)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create thread pool: out is required");
+    *out = NULL;
+    if (n_threads <= 0)
+        n_threads = sleapc__cpu_count();
+    if (n_threads > SLEAPC_THREADPOOL_MAX_THREADS)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "create thread pool: %d threads: more than the limit of %d",
+                            n_threads, SLEAPC_THREADPOOL_MAX_THREADS);
+
+    sleapc_threadpool *tp = sleapc__calloc(1, sizeof *tp);
+    if (!tp)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "create thread pool: %d threads: out of memory",
+                            n_threads);
+    tp->n_threads = n_threads;
+    atomic_init(&tp->next_task, 0);
+    tp->workers = sleapc__calloc((size_t)(n_threads - 1), sizeof *tp->workers);
+    if (!tp->workers) {
+        sleapc__free(tp);
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "create thread pool: %d threads: out of memory",
+                            n_threads);
+    }
+    if (pthread_mutex_init(&tp->mu, NULL) != 0) {
+        sleapc__free(tp->workers);
+        sleapc__free(tp);
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "create thread pool: mutex: init failed");
+    }
+    if (pthread_cond_init(&tp->wake, NULL) != 0) {
+        pthread_mutex_destroy(&tp->mu);
+        sleapc__free(tp->workers);
+        sleapc__free(tp);
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "create thread pool: condition: init failed");
+    }
+    if (pthread_cond_init(&tp->done, NULL) != 0) {
+        pthread_cond_destroy(&tp->wake);
+        pthread_mutex_destroy(&tp->mu);
+        sleapc__free(tp->workers);
+        sleapc__free(tp);
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "create thread pool: condition: init failed");
+    }
+
+    for (int i = 0; i < n_threads - 1; i++) {
+        worker *wk = &tp->workers[i];
+        wk->tp = tp;
+        wk->index = i + 1;
+        int rc = pthread_create(&wk->thread, NULL, worker_main, wk);
+        if (rc != 0) {
+            sleapc__threadpool_destroy(tp);
+            return sleapc__fail(SLEAPC_ERR_NOMEM,
+                                "create thread pool: worker %d of %d: pthread_create failed "
+                                "(error %d)",
+                                i + 1, n_threads - 1, rc);
+        }
+        tp->n_started++;
+    }
+    *out = tp;
+    return SLEAPC_OK;
+}
+
+void sleapc__threadpool_destroy(sleapc_threadpool *tp)
+{
+    if (!tp)
+        return;
+    pthread_mutex_lock(&tp->mu);
+    tp->stop = true;
+    pthread_cond_broadcast(&tp->wake);
+    pthread_mutex_unlock(&tp->mu);
+    for (int i = 0; i < tp->n_started; i++)
+        pthread_join(tp->workers[i].thread, NULL);
+    pthread_cond_destroy(&tp->done);
+    pthread_cond_destroy(&tp->wake);
+    pthread_mutex_destroy(&tp->mu);
+    sleapc__free(tp->workers);
+    sleapc__free(tp);
+}
+
+int sleapc__threadpool_n_threads(const sleapc_threadpool *tp)
+{
+    return tp ? tp->n_threads : 1;
+}
+
+static void run_job(sleapc_threadpool *tp, const job *j)
+{
+    if (j->n_tasks <= 0)
+        return;
+    /* Serial when there is nobody to share with: no wake-up cost. */
+    if (!tp || tp->n_threads == 1 || j->n_tasks == 1) {
+        for (int64_t i = 0; i < j->n_tasks; i++) {
+            if (j->fn_indexed)
+                j->fn_indexed(j->ctx, i, 0);
+            else
+                j->fn(j->ctx, i);
+        }
+        return;
+    }
+    pthread_mutex_lock(&tp->mu);
+    tp->cur = *j;
+    atomic_store_explicit(&tp->next_task, 0, memory_order_relaxed);
+    tp->n_busy = tp->n_threads - 1;
+    tp->generation++;
+    pthread_cond_broadcast(&tp->wake);
+    pthread_mutex_unlock(&tp->mu);
+
+    drain(tp, j, 0);
+
+    /* Every worker checks in once per generation, so none can still be
+     * reading this job when the next one is published. */
+    pthread_mutex_lock(&tp->mu);
+    while (tp->n_busy > 0)
+        pthread_cond_wait(&tp->done, &tp->mu);
+    pthread_mutex_unlock(&tp->mu);
+}
+
+void sleapc__threadpool_run(sleapc_threadpool *tp, sleapc_task_fn fn, void *ctx, int64_t n_tasks)
+{
+    job j = {.fn = fn, .ctx = ctx, .n_tasks = n_tasks};
+    run_job(tp, &j);
+}
+
+void sleapc__threadpool_run_indexed(sleapc_threadpool *tp, sleapc_task_thread_fn fn, void *ctx,
+                                    int64_t n_tasks)
+{
+    job j = {.fn_indexed = fn, .ctx = ctx, .n_tasks = n_tasks};
+    run_job(tp, &j);
+}

@@ -1,0 +1,67 @@
+#include "io/config/model_config.h"
+
+#include <string.h>
+
+#include "core/alloc.h"
+
+/* The dataclass defaults of sleap-nn's config/model_config.py and
+ * config/data_config.py (UNetConfig, PreprocessingConfig, *ConfMapsConfig,
+ * PAFConfig, ClassMapConfig, ClassVectorsConfig). */
+void sleapc__model_config_defaults(sleapc_model_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->model_type = SLEAPC_MODEL_TYPE_UNKNOWN;
+    cfg->backbone_type = SLEAPC_BACKBONE_UNET;
+    memcpy(cfg->backbone_name, "unet", 5);
+
+    cfg->unet.in_channels = 1;
+    cfg->unet.kernel_size = 3;
+    cfg->unet.filters = 32;
+    cfg->unet.filters_rate = 1.5;
+    cfg->unet.max_stride = 16;
+    cfg->unet.stem_stride = 0;
+    cfg->unet.middle_block = true;
+    cfg->unet.up_interpolate = true;
+    cfg->unet.stacks = 1;
+    cfg->unet.convs_per_block = 2;
+    cfg->unet.output_stride = 1;
+
+    cfg->ensure_rgb = false;
+    cfg->ensure_grayscale = false;
+    cfg->scale = 1.0;
+
+    cfg->confmaps_sigma = 5.0;
+    cfg->confmaps_stride = 1;
+    cfg->pafs_sigma = 15.0;
+    cfg->pafs_stride = 1;
+    cfg->class_maps_stride = 1;
+    cfg->class_vectors_fc_layers = 1;
+    cfg->class_vectors_fc_units = 64;
+    cfg->class_vectors_global_pool = true;
+    cfg->class_vectors_stride = cfg->unet.max_stride;
+}
+
+static void free_names(char **names, int n)
+{
+    if (!names)
+        return;
+    for (int i = 0; i < n; i++)
+        sleapc__free(names[i]);
+    sleapc__free(names);
+}
+
+void sleapc__model_config_clear(sleapc_model_config *cfg)
+{
+    if (!cfg)
+        return;
+    sleapc__free(cfg->source_path);
+    sleapc__free(cfg->skeleton.name);
+    free_names(cfg->skeleton.node_names, cfg->skeleton.n_nodes);
+    sleapc__free(cfg->skeleton.edges);
+    sleapc__free(cfg->skeleton.symmetries);
+    free_names(cfg->part_names, cfg->n_part_names);
+    sleapc__free(cfg->anchor_part);
+    sleapc__free(cfg->paf_edges);
+    free_names(cfg->classes, cfg->n_classes);
+    memset(cfg, 0, sizeof *cfg);
+}

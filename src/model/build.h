@@ -1,0 +1,32 @@
+/* Builders: model config + weights -> graph IR. */
+#ifndef SLEAPC_MODEL_BUILD_H
+#define SLEAPC_MODEL_BUILD_H
+
+#include "io/config/model_config.h"
+#include "model/graph.h"
+#include "model/weights.h"
+
+/* One network head, in sleap-nn's head order (architectures.md §2). */
+typedef struct sleapc_head_spec {
+    const char *name;  /* static: "CentroidConfmapsHead", ... */
+    int channels;
+    int stride;        /* 0 for ClassVectorsHead */
+    sleapc_act act;
+} sleapc_head_spec;
+
+#define SLEAPC_MAX_HEADS 2
+
+/* The heads a model type has, with channels and strides from the config.
+ * Returns the count (0 for an unknown type). */
+int sleapc__heads_for_config(const sleapc_model_config *cfg, sleapc_head_spec *heads);
+
+/* Build sleap-nn's UNet + heads. Every tensor the config implies must exist in
+ * w with the right shape; with strict, a "model." tensor nobody uses is an
+ * error too (like PyTorch's strict load_state_dict). keras_placement selects
+ * the transposed-conv placement (legacy models). weights_path only names the
+ * file in messages. */
+sleapc_status sleapc__build_unet(const sleapc_model_config *cfg, const sleapc_weights *w,
+                                 const char *weights_path, bool strict, bool keras_placement,
+                                 sleapc_graph *g);
+
+#endif

@@ -1,0 +1,175 @@
+#include "model/graph.h"
+
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+
+static const char *const op_names[] = {
+    [SLEAPC_OP_INPUT] = "input",
+    [SLEAPC_OP_CONV2D] = "conv2d",
+    [SLEAPC_OP_CONV_TRANSPOSE2D] = "conv_transpose2d",
+    [SLEAPC_OP_MAXPOOL2D] = "maxpool2d",
+    [SLEAPC_OP_UPSAMPLE2X] = "upsample2x",
+    [SLEAPC_OP_RESIZE_LIKE] = "resize_like",
+    [SLEAPC_OP_CONCAT] = "concat",
+    [SLEAPC_OP_GLOBAL_MAXPOOL] = "global_maxpool",
+    [SLEAPC_OP_LINEAR] = "linear",
+};
+_Static_assert(sizeof op_names / sizeof op_names[0] == SLEAPC_OP_COUNT, "every op needs a name");
+
+const char *sleapc__op_name(sleapc_op op)
+{
+    return (unsigned)op < SLEAPC_OP_COUNT ? op_names[op] : "unknown";
+}
+
+sleapc_status sleapc__graph_add(sleapc_graph *g, const sleapc_node *node, int *out_index)
+{
+    if (node->n_inputs < 0 || node->n_inputs > SLEAPC_NODE_MAX_INPUTS)
+        return sleapc__fail(SLEAPC_ERR_FORMAT, "graph node %s: %d inputs", node->name,
+                            node->n_inputs);
+    for (int i = 0; i < node->n_inputs; i++)
+        if (node->inputs[i] < 0 || node->inputs[i] >= g->n_nodes)
+            return sleapc__fail(SLEAPC_ERR_FORMAT, "graph node %s: input %d is not a node",
+                                node->name, node->inputs[i]);
+    if (g->n_nodes == g->cap) {
+        int cap = g->cap ? g->cap * 2 : 64;
+        sleapc_node *nodes = sleapc__realloc(g->nodes, (size_t)cap * sizeof *nodes);
+        if (!nodes)
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "build graph: out of memory");
+        g->nodes = nodes;
+        g->cap = cap;
+    }
+    g->nodes[g->n_nodes] = *node;
+    if (out_index)
+        *out_index = g->n_nodes;
+    g->n_nodes++;
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__graph_add_output(sleapc_graph *g, const char *name, int node, int stride)
+{
+    if (g->n_outputs == SLEAPC_GRAPH_MAX_OUTPUTS)
+        return sleapc__fail(SLEAPC_ERR_FORMAT, "build graph: more than %d outputs",
+                            SLEAPC_GRAPH_MAX_OUTPUTS);
+    if (node < 0 || node >= g->n_nodes)
+        return sleapc__fail(SLEAPC_ERR_FORMAT, "build graph: output %s is not a node", name);
+    sleapc_graph_output *o = &g->outputs[g->n_outputs++];
+    memset(o, 0, sizeof *o);
+    strncpy(o->name, name, sizeof o->name - 1);
+    o->node = node;
+    o->stride = stride;
+    return SLEAPC_OK;
+}
+
+void sleapc__graph_clear(sleapc_graph *g)
+{
+    if (!g)
+        return;
+    sleapc__free(g->nodes);
+    memset(g, 0, sizeof *g);
+}
+
+sleapc_status sleapc__graph_infer_shapes(const sleapc_graph *g, int64_t b, int64_t h, int64_t w,
+                                         int64_t (*shapes)[4])
+{
+    if (g->n_nodes < 1 || g->nodes[0].op != SLEAPC_OP_INPUT)
+        return sleapc__fail(SLEAPC_ERR_FORMAT, "graph has no input node");
+    if (b < 1 || h < 1 || w < 1)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "input shape %lldx%lld batch %lld is empty",
+                            (long long)h, (long long)w, (long long)b);
+    for (int i = 0; i < g->n_nodes; i++) {
+        const sleapc_node *n = &g->nodes[i];
+        const int64_t *s0 = n->n_inputs > 0 ? shapes[n->inputs[0]] : NULL;
+        int64_t *d = shapes[i];
+        d[0] = b;
+        switch (n->op) {
+        case SLEAPC_OP_INPUT:
+            d[1] = g->in_channels;
+            d[2] = h;
+            d[3] = w;
+            break;
+        case SLEAPC_OP_CONV2D:
+        case SLEAPC_OP_CONV_TRANSPOSE2D:
+            if (!s0 || s0[2] == 0 || s0[1] != n->c_in)
+                return sleapc__fail(SLEAPC_ERR_FORMAT, "graph node %s: expects %d channels, gets %lld",
+                                    n->name, n->c_in, s0 ? (long long)s0[1] : 0LL);
+            d[1] = n->c_out;
+            d[2] = n->op == SLEAPC_OP_CONV2D ? s0[2] : 2 * s0[2];
+            d[3] = n->op == SLEAPC_OP_CONV2D ? s0[3] : 2 * s0[3];
+            break;
+        case SLEAPC_OP_MAXPOOL2D:
+            if (!s0 || s0[2] < 2 || s0[3] < 2)
+                return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                                    "input %lldx%lld is too small for the network (node %s)",
+                                    (long long)h, (long long)w, n->name);
+            d[1] = s0[1];
+            d[2] = s0[2] / 2;
+            d[3] = s0[3] / 2;
+            break;
+        case SLEAPC_OP_UPSAMPLE2X:
+            d[1] = s0[1];
+            d[2] = 2 * s0[2];
+            d[3] = 2 * s0[3];
+            break;
+        case SLEAPC_OP_RESIZE_LIKE:
+            if (n->n_inputs != 2)
+                return sleapc__fail(SLEAPC_ERR_FORMAT, "graph node %s: needs 2 inputs", n->name);
+            d[1] = s0[1];
+            d[2] = shapes[n->inputs[1]][2];
+            d[3] = shapes[n->inputs[1]][3];
+            break;
+        case SLEAPC_OP_CONCAT:
+            d[1] = 0;
+            d[2] = s0[2];
+            d[3] = s0[3];
+            for (int k = 0; k < n->n_inputs; k++) {
+                const int64_t *sk = shapes[n->inputs[k]];
+                if (sk[2] != d[2] || sk[3] != d[3])
+                    return sleapc__fail(SLEAPC_ERR_FORMAT, "graph node %s: concat of %lldx%lld and %lldx%lld",
+                                        n->name, (long long)d[2], (long long)d[3],
+                                        (long long)sk[2], (long long)sk[3]);
+                d[1] += sk[1];
+            }
+            break;
+        case SLEAPC_OP_GLOBAL_MAXPOOL:
+            d[1] = s0[1];
+            d[2] = d[3] = 0;
+            break;
+        case SLEAPC_OP_LINEAR:
+            if (!s0 || s0[2] != 0 || s0[1] != n->c_in)
+                return sleapc__fail(SLEAPC_ERR_FORMAT, "graph node %s: expects a %d vector",
+                                    n->name, n->c_in);
+            d[1] = n->c_out;
+            d[2] = d[3] = 0;
+            break;
+        default:
+            return sleapc__fail(SLEAPC_ERR_FORMAT, "graph node %s: unknown op %d", n->name, n->op);
+        }
+        if (n->op != SLEAPC_OP_INPUT && n->n_inputs < 1)
+            return sleapc__fail(SLEAPC_ERR_FORMAT, "graph node %s: no input", n->name);
+    }
+    return SLEAPC_OK;
+}
+
+double sleapc__graph_flops(const sleapc_graph *g, int64_t b, int64_t h, int64_t w)
+{
+    int64_t(*shapes)[4] = sleapc__malloc((size_t)g->n_nodes * sizeof *shapes);
+    if (!shapes)
+        return 0.0;
+    double flops = 0.0;
+    if (sleapc__graph_infer_shapes(g, b, h, w, shapes) == SLEAPC_OK) {
+        for (int i = 0; i < g->n_nodes; i++) {
+            const sleapc_node *n = &g->nodes[i];
+            const int64_t *d = shapes[i];
+            if (n->op == SLEAPC_OP_CONV2D)
+                flops += 2.0 * (double)(d[0] * d[1] * d[2] * d[3]) * n->c_in * n->kernel * n->kernel;
+            else if (n->op == SLEAPC_OP_CONV_TRANSPOSE2D)
+                flops += 2.0 * (double)(d[0] * n->c_in * (d[2] / 2) * (d[3] / 2)) * n->c_out * 9;
+            else if (n->op == SLEAPC_OP_LINEAR)
+                flops += 2.0 * (double)d[0] * n->c_in * n->c_out;
+        }
+    }
+    sleapc__free(shapes);
+    return flops;
+}

@@ -1,0 +1,261 @@
+/* The backend contract (backends/backend.h), checked against every backend
+ * compiled in, plus the refusal of backends that do not conform. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#include "core/alloc.h"
+#include "test_util.h"
+
+/* A small graph touching every op: conv, pool, upsample, resize, concat,
+ * 1x1 conv head, global pool + linear head. */
+typedef struct test_graph {
+    sleapc_graph g;
+    float w0[4 * 1 * 3 * 3], b0[4];
+    float w1[3 * 8], b1[3];
+    float w2[2 * 4], b2[2];
+} test_graph;
+
+static void fill(float *p, int n, unsigned seed)
+{
+    for (int i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        p[i] = (float)((seed >> 8) & 0xffff) / 65536.0f - 0.5f;
+    }
+}
+
+static void build_graph(test_graph *t)
+{
+    memset(t, 0, sizeof *t);
+    fill(t->w0, 36, 1);
+    fill(t->b0, 4, 2);
+    fill(t->w1, 24, 3);
+    fill(t->b1, 3, 4);
+    fill(t->w2, 8, 5);
+    fill(t->b2, 2, 6);
+    sleapc_graph *g = &t->g;
+    g->in_channels = 1;
+    g->max_stride = 2;
+    int in, c0, p, up, rs, cat, head, gp, vec;
+    sleapc_node n_in = {.op = SLEAPC_OP_INPUT, .name = "input"};
+    CHECK_OK(sleapc__graph_add(g, &n_in, &in));
+    sleapc_node n_c0 = {.op = SLEAPC_OP_CONV2D, .name = "conv0", .n_inputs = 1, .inputs = {in},
+                        .c_in = 1, .c_out = 4, .kernel = 3, .act = SLEAPC_ACT_RELU,
+                        .weight = t->w0, .bias = t->b0};
+    CHECK_OK(sleapc__graph_add(g, &n_c0, &c0));
+    sleapc_node n_p = {.op = SLEAPC_OP_MAXPOOL2D, .name = "pool", .n_inputs = 1, .inputs = {c0}};
+    CHECK_OK(sleapc__graph_add(g, &n_p, &p));
+    sleapc_node n_up = {.op = SLEAPC_OP_UPSAMPLE2X, .name = "up", .n_inputs = 1, .inputs = {p}};
+    CHECK_OK(sleapc__graph_add(g, &n_up, &up));
+    sleapc_node n_rs = {.op = SLEAPC_OP_RESIZE_LIKE, .name = "rs", .n_inputs = 2, .inputs = {up, c0}};
+    CHECK_OK(sleapc__graph_add(g, &n_rs, &rs));
+    sleapc_node n_cat = {.op = SLEAPC_OP_CONCAT, .name = "cat", .n_inputs = 2, .inputs = {c0, rs}};
+    CHECK_OK(sleapc__graph_add(g, &n_cat, &cat));
+    sleapc_node n_h = {.op = SLEAPC_OP_CONV2D, .name = "head", .n_inputs = 1, .inputs = {cat},
+                       .c_in = 8, .c_out = 3, .kernel = 1, .weight = t->w1, .bias = t->b1};
+    CHECK_OK(sleapc__graph_add(g, &n_h, &head));
+    sleapc_node n_gp = {.op = SLEAPC_OP_GLOBAL_MAXPOOL, .name = "gp", .n_inputs = 1, .inputs = {p}};
+    CHECK_OK(sleapc__graph_add(g, &n_gp, &gp));
+    sleapc_node n_v = {.op = SLEAPC_OP_LINEAR, .name = "vec", .n_inputs = 1, .inputs = {gp},
+                       .c_in = 4, .c_out = 2, .act = SLEAPC_ACT_SOFTMAX, .weight = t->w2,
+                       .bias = t->b2};
+    CHECK_OK(sleapc__graph_add(g, &n_v, &vec));
+    CHECK_OK(sleapc__graph_add_output(g, "TestMapHead", head, 1));
+    CHECK_OK(sleapc__graph_add_output(g, "TestVectorHead", vec, 0));
+}
+
+static void check_conforming(const struct sleapc_backend_factory *f, const sleapc_graph *g)
+{
+    sleapc_backend *be = NULL;
+    sleapc_backend_opts opts = {.n_threads = 2};
+    CHECK_OK(sleapc__backend_create_from(f, g, &opts, &be));
+    if (!be)
+        return;
+    CHECK(sleapc__backend_check(be) == SLEAPC_OK);
+    CHECK(strcmp(be->ops->name, f->name) == 0);
+
+    enum { B = 2, H = 6, W = 10 };
+    uint8_t px[B * H * W];
+    for (int i = 0; i < B * H * W; i++)
+        px[i] = (uint8_t)(i * 37);
+    sleapc_tensor x = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {B, 1, H, W}, .data = px};
+    int64_t shape[4] = {B, 1, H, W};
+    CHECK_OK(sleapc__backend_warmup(be, shape));
+
+    sleapc_tensor_map out = {0};
+    int64_t allocs = sleapc__alloc_count();
+    CHECK_OK(sleapc__backend_forward(be, &x, &out));
+    /* Plan once, run many: a forward of the warmed-up shape allocates nothing. */
+    CHECK_MSG(sleapc__alloc_count() == allocs, "%s: forward allocated %lld times", f->name,
+              (long long)(sleapc__alloc_count() - allocs));
+    CHECK(out.n == 2);
+    const sleapc_tensor *map = sleapc__tensor_map_get(&out, "TestMapHead");
+    const sleapc_tensor *vec = sleapc__tensor_map_get(&out, "TestVectorHead");
+    CHECK(map && map->dtype == SLEAPC_DTYPE_F32 && map->ndim == 4 && map->shape[0] == B &&
+          map->shape[1] == 3 && map->shape[2] == H && map->shape[3] == W);
+    CHECK(vec && vec->dtype == SLEAPC_DTYPE_F32 && vec->ndim == 2 && vec->shape[0] == B &&
+          vec->shape[1] == 2);
+    if (vec) {
+        const float *v = vec->data;
+        for (int b = 0; b < B; b++)
+            CHECK(v[2 * b] > 0 && v[2 * b + 1] > 0 && v[2 * b] + v[2 * b + 1] > 0.999f &&
+                  v[2 * b] + v[2 * b + 1] < 1.001f);
+    }
+
+    /* uint8 and the same values as float32 in [0,1] give the same outputs. */
+    float fx[B * H * W];
+    for (int i = 0; i < B * H * W; i++)
+        fx[i] = (float)px[i] / 255.0f;
+    float first[B * 3 * H * W];
+    if (map)
+        memcpy(first, map->data, sizeof first);
+    sleapc_tensor xf = {.dtype = SLEAPC_DTYPE_F32, .ndim = 4, .shape = {B, 1, H, W}, .data = fx};
+    CHECK_OK(sleapc__backend_forward(be, &xf, &out));
+    map = sleapc__tensor_map_get(&out, "TestMapHead");
+    CHECK(map && memcmp(first, map->data, sizeof first) == 0);
+
+    /* A 3-channel input is converted to the model's 1 channel. */
+    uint8_t rgb[B * 3 * H * W] = {0};
+    sleapc_tensor x3 = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {B, 3, H, W}, .data = rgb};
+    CHECK_OK(sleapc__backend_forward(be, &x3, &out));
+
+    /* Bad inputs are refused with a message, never a crash. */
+    sleapc_tensor bad = x;
+    bad.shape[1] = 2;
+    CHECK(sleapc__backend_forward(be, &bad, &out) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(strlen(sleapc_last_error()) > 0);
+    bad = x;
+    bad.ndim = 3;
+    CHECK(sleapc__backend_forward(be, &bad, &out) == SLEAPC_ERR_INVALID_ARG);
+    bad = x;
+    bad.shape[2] = 1;  /* too small to pool */
+    CHECK(sleapc__backend_forward(be, &bad, &out) == SLEAPC_ERR_INVALID_ARG);
+    bad = x;
+    bad.dtype = SLEAPC_DTYPE_I64;
+    CHECK(sleapc__backend_forward(be, &bad, &out) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(sleapc__backend_forward(be, NULL, &out) == SLEAPC_ERR_INVALID_ARG);
+
+    /* A new shape after a refused one still works. */
+    sleapc_tensor x2 = x;
+    x2.shape[0] = 1;
+    CHECK_OK(sleapc__backend_forward(be, &x2, &out));
+    sleapc__backend_destroy(be);
+}
+
+/* Fake backends that break the contract in one way each. */
+static int n_destroyed;
+static sleapc_status fake_forward(sleapc_backend *be, const sleapc_tensor *x, sleapc_tensor_map *o)
+{
+    return SLEAPC_OK;
+}
+static sleapc_status fake_warmup(sleapc_backend *be, const int64_t shape[4])
+{
+    return SLEAPC_OK;
+}
+static void fake_destroy(sleapc_backend *be)
+{
+    n_destroyed++;
+    free(be);
+}
+
+static struct sleapc_backend_ops fake_ops;
+static const char *fake_device;
+static sleapc_backend *fake_last;  /* freed by the test when it has no destroy */
+
+static sleapc_status fake_create(const sleapc_graph *g, const sleapc_backend_opts *o,
+                                 sleapc_backend **out)
+{
+    sleapc_backend *be = calloc(1, sizeof *be);
+    be->ops = &fake_ops;
+    strncpy(be->device, fake_device, sizeof be->device - 1);
+    fake_last = be;
+    *out = be;
+    return SLEAPC_OK;
+}
+static int fake_score(void)
+{
+    return 1;
+}
+
+static void check_refused(const char *why, const char *expect_in_msg)
+{
+    static const struct sleapc_backend_factory f = {"fake", fake_score, fake_create};
+    sleapc_backend *be = (sleapc_backend *)1;
+    int before = n_destroyed;
+    sleapc_graph g = {0};
+    sleapc_status st = sleapc__backend_create_from(&f, &g, NULL, &be);
+    CHECK_MSG(st == SLEAPC_ERR_BACKEND, "%s: accepted", why);
+    CHECK(be == NULL);
+    CHECK_MSG(strstr(sleapc_last_error(), expect_in_msg) != NULL, "%s: message \"%s\"", why,
+              sleapc_last_error());
+    if (fake_ops.destroy)
+        CHECK_MSG(n_destroyed == before + 1, "%s: refused backend not destroyed", why);
+    else
+        free(fake_last);
+}
+
+static void check_nonconforming(void)
+{
+    const struct sleapc_backend_ops good = {.abi = SLEAPC_BACKEND_ABI, .name = "fake",
+                                            .forward = fake_forward, .warmup = fake_warmup,
+                                            .destroy = fake_destroy};
+    fake_ops = good;
+    fake_device = "cuda:1";
+    static const struct sleapc_backend_factory f = {"fake", fake_score, fake_create};
+    sleapc_backend *be = NULL;
+    sleapc_graph g = {0};
+    CHECK_OK(sleapc__backend_create_from(&f, &g, NULL, &be));
+    sleapc__backend_destroy(be);
+
+    fake_ops.abi = SLEAPC_BACKEND_ABI + 1;
+    check_refused("wrong ABI", "ABI");
+    fake_ops = good;
+    fake_ops.forward = NULL;
+    check_refused("no forward", "forward");
+    fake_ops = good;
+    fake_ops.warmup = NULL;
+    check_refused("no warmup", "warmup");
+    fake_ops = good;
+    fake_ops.name = NULL;
+    check_refused("no name", "name");
+    fake_ops = good;
+    const char *bad_devices[] = {"", "gpu", "cuda:", "cuda:x", "cpu0", "CPU"};
+    for (size_t i = 0; i < sizeof bad_devices / sizeof bad_devices[0]; i++) {
+        fake_device = bad_devices[i];
+        check_refused(bad_devices[i], "device");
+    }
+    fake_device = "cpu";
+    /* A missing destroy is refused too; the test frees the struct itself. */
+    fake_ops.destroy = NULL;
+    check_refused("no destroy", "destroy");
+}
+
+int main(void)
+{
+    test_graph t;
+    build_graph(&t);
+    int n_backends = 0;
+    for (int i = 0; i < sleapc__backend_count(); i++) {
+        const struct sleapc_backend_factory *f = sleapc__backend_factory(i);
+        CHECK(f && f->name && f->score && f->create);
+        if (f->score() > 0) {
+            check_conforming(f, &t.g);
+            n_backends++;
+        }
+    }
+    CHECK(n_backends >= 1);  /* the native backend runs anywhere */
+
+    /* Lookup by name: unknown names are refused with the list of backends. */
+    sleapc_backend *be = NULL;
+    CHECK(sleapc__backend_create("no-such-backend", &t.g, NULL, &be) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(strstr(sleapc_last_error(), "native") != NULL);
+    CHECK_OK(sleapc__backend_create("auto", &t.g, NULL, &be));
+    sleapc__backend_destroy(be);
+    CHECK_OK(sleapc__backend_create("native", &t.g, NULL, &be));
+    CHECK(be && strcmp(be->device, "cpu") == 0 && !be->baked_postproc);
+    sleapc__backend_destroy(be);
+
+    check_nonconforming();
+    sleapc__graph_clear(&t.g);
+    return test_finish();
+}

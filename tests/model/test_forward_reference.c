@@ -1,0 +1,169 @@
+/* Every sleap-nn checkpoint case in the reference folder: run the network on
+ * the stored model input with every compiled-in backend and compare each head
+ * with sleap-nn's output. Cases are discovered from the folder.
+ *
+ * Tolerance: relative L2 error <= 1e-4 per head. Float32 summation order alone
+ * explains up to ~3e-5 (an independent float32 implementation reached 4e-7 to
+ * 5e-6 on most models and 2.8e-5 on the multi-class ones; reference README). */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#include "io/npy/npy.h"
+#include "model/model.h"
+#include "test_util.h"
+
+#define REL_L2_TOL 1e-4
+
+static cJSON *read_json(const char *path)
+{
+    size_t n = 0;
+    unsigned char *text = test_read_file(path, &n);
+    if (!text)
+        return NULL;
+    cJSON *j = cJSON_ParseWithLength((const char *)text, n);
+    free(text);
+    return j;
+}
+
+static double rel_l2(const float *a, const float *b, int64_t n)
+{
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double d = (double)a[i] - (double)b[i];
+        num += d * d;
+        den += (double)b[i] * (double)b[i];
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+static int n_cases_run;
+
+/* One backend call of a case: stage input -> heads. */
+static void check_stage(const char *case_dir, const char *case_id, const char *model_dir,
+                        const cJSON *call)
+{
+    const char *stage = cJSON_GetStringValue(cJSON_GetObjectItem(call, "stage"));
+    const cJSON *heads = cJSON_GetObjectItem(call, "heads");
+    CHECK(stage && heads);
+    if (!stage || !heads)
+        return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.input.npy", case_dir, stage);
+    sleapc_tensor x = {0};
+    CHECK_OK(sleapc__npy_read(path, &x));
+    if (!x.data)
+        return;
+    /* (B, n_samples=1, C, H, W) -> (B, C, H, W) */
+    CHECK(x.ndim == 5 && x.shape[1] == 1);
+    for (int d = 1; d < 4; d++)
+        x.shape[d] = x.shape[d + 1];
+    x.ndim = 4;
+
+    sleapc_model *m = NULL;
+    CHECK_OK(sleapc__model_load(model_dir, &m));
+    for (int bi = 0; m && bi < sleapc__backend_count(); bi++) {
+        const struct sleapc_backend_factory *f = sleapc__backend_factory(bi);
+        if (f->score() <= 0)
+            continue;
+        sleapc_backend *be = NULL;
+        sleapc_backend_opts opts = {.n_threads = 2};
+        CHECK_OK(sleapc__backend_create_from(f, &m->graph, &opts, &be));
+        if (!be)
+            continue;
+        sleapc_tensor_map out = {0};
+        CHECK_OK(sleapc__backend_forward(be, &x, &out));
+        const cJSON *h;
+        cJSON_ArrayForEach(h, heads)
+        {
+            snprintf(path, sizeof path, "%s/%s.head.%s.npy", case_dir, stage, h->string);
+            sleapc_tensor ref = {0};
+            CHECK_OK(sleapc__npy_read(path, &ref));
+            const sleapc_tensor *got = sleapc__tensor_map_get(&out, h->string);
+            CHECK_MSG(got != NULL, "%s/%s: backend %s returned no %s", case_id, stage, f->name,
+                      h->string);
+            if (got && ref.data) {
+                bool same_shape = got->ndim == ref.ndim;
+                for (int d = 0; same_shape && d < ref.ndim; d++)
+                    same_shape = got->shape[d] == ref.shape[d];
+                CHECK_MSG(same_shape, "%s/%s %s: shape differs", case_id, stage, h->string);
+                if (same_shape) {
+                    double err = rel_l2(got->data, ref.data, sleapc_tensor_numel(&ref));
+                    CHECK_MSG(err <= REL_L2_TOL, "%s/%s %s [%s]: relative L2 %.3g > %.0e", case_id,
+                              stage, h->string, f->name, err, REL_L2_TOL);
+                    printf("%-45s %-30s %-8s rel L2 %.2e\n", case_id, h->string, f->name, err);
+                }
+            }
+            free(ref.data);
+        }
+        sleapc__backend_destroy(be);
+    }
+    sleapc__model_destroy(m);
+    free(x.data);
+}
+
+static void check_case(const char *case_id)
+{
+    char case_dir[4096], path[4096];
+    snprintf(case_dir, sizeof case_dir, "%s", test_data_path("reference"));
+    size_t n = strlen(case_dir);
+    snprintf(case_dir + n, sizeof case_dir - n, "/%s", case_id);
+    snprintf(path, sizeof path, "%s/manifest.json", case_dir);
+    cJSON *man = read_json(path);
+    CHECK_MSG(man != NULL, "%s: cannot read manifest", case_id);
+    if (!man)
+        return;
+    const cJSON *dirs = cJSON_GetObjectItem(man, "model_dirs");
+    const cJSON *calls = cJSON_GetObjectItem(man, "backend_calls");
+    int n_calls = cJSON_GetArraySize(calls);
+    CHECK(n_calls >= 1 && n_calls == cJSON_GetArraySize(dirs));
+    for (int i = 0; i < n_calls && i < cJSON_GetArraySize(dirs); i++) {
+        const char *rel = cJSON_GetStringValue(cJSON_GetArrayItem(dirs, i));
+        /* Manifest paths start at the repository that holds shared/data. */
+        const char *prefix = "shared/data/";
+        if (!rel || strncmp(rel, prefix, strlen(prefix)) != 0)
+            continue;
+        char model_dir[4096], ckpt[4096];
+        snprintf(model_dir, sizeof model_dir, "%s", test_data_path(rel + strlen(prefix)));
+        snprintf(ckpt, sizeof ckpt, "%s/best.ckpt", model_dir);
+        FILE *f = fopen(ckpt, "rb");
+        if (!f)
+            continue;  /* legacy .h5 models: not a checkpoint case */
+        fclose(f);
+        check_stage(case_dir, case_id, model_dir, cJSON_GetArrayItem(calls, i));
+        n_cases_run++;
+    }
+    cJSON_Delete(man);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int main(void)
+{
+    test_require_data();
+    DIR *d = opendir(test_data_path("reference"));
+    CHECK(d != NULL);
+    if (!d)
+        return test_finish();
+    char *names[512];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 512)
+        if (e->d_name[0] != '.' && !strchr(e->d_name, '.'))
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    for (int i = 0; i < n; i++) {
+        check_case(names[i]);
+        free(names[i]);
+    }
+    /* The folder holds checkpoint cases of all six model types. */
+    CHECK_MSG(n_cases_run >= 6, "only %d checkpoint stages found", n_cases_run);
+    return test_finish();
+}
