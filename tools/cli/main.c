@@ -23,7 +23,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
-        return 1;
+        return cli_error("no command given (see usage above)");
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "info") == 0)

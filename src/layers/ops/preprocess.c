@@ -57,13 +57,14 @@ sleapc_status sleapc__preprocess_coerce_u8(const uint8_t *src, int64_t c, int64_
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "convert channels: src and dst are required");
     const int64_t n_plane = image_numel(1, h, w);
     if (c < 1 || n_plane < 0 || image_numel(c, h, w) < 0)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "convert channels: bad image size (%lld,%lld,%lld)",
-                            (long long)c, (long long)h, (long long)w);
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "convert channels: bad image size (%lld,%lld,%lld)", (long long)c,
+                            (long long)h, (long long)w);
     const int64_t c_out = sleapc__preprocess_coerced_channels(c, ensure_rgb, ensure_grayscale);
     if (c_out < 0)
         return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
-                            "convert channels: %lld-channel image: cannot make it %s",
-                            (long long)c, ensure_rgb ? "RGB" : "grayscale");
+                            "convert channels: %lld-channel image: cannot make it %s", (long long)c,
+                            ensure_rgb ? "RGB" : "grayscale");
     const size_t plane = (size_t)n_plane;
 
     if (c_out == c) {
@@ -89,8 +90,8 @@ sleapc_status sleapc__preprocess_size_match(int64_t h, int64_t w, int64_t max_h,
     if (!side_ok(h) || !side_ok(w) || max_h < 0 || max_w < 0 || max_h >= MAX_SIDE ||
         max_w >= MAX_SIDE)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "size matcher: frame %lldx%lld to %lldx%lld: bad size",
-                            (long long)h, (long long)w, (long long)max_h, (long long)max_w);
+                            "size matcher: frame %lldx%lld to %lldx%lld: bad size", (long long)h,
+                            (long long)w, (long long)max_h, (long long)max_w);
     if (max_h == 0)
         max_h = h;
     if (max_w == 0)
@@ -140,14 +141,15 @@ sleapc_status sleapc__preprocess_scaled_size(int64_t h, int64_t w, double scale,
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc__preprocess_stride_size(int64_t h, int64_t w, int64_t stride,
-                                             int64_t *out_h, int64_t *out_w)
+sleapc_status sleapc__preprocess_stride_size(int64_t h, int64_t w, int64_t stride, int64_t *out_h,
+                                             int64_t *out_w)
 {
     if (!out_h || !out_w)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "pad to stride: outputs are required");
     if (!side_ok(h) || !side_ok(w) || stride >= MAX_SIDE)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "pad to stride: %lldx%lld, stride %lld: bad size",
-                            (long long)h, (long long)w, (long long)stride);
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "pad to stride: %lldx%lld, stride %lld: bad size", (long long)h,
+                            (long long)w, (long long)stride);
     *out_h = h;
     *out_w = w;
     if (stride > 1) {
@@ -205,15 +207,17 @@ static void run_layout_of(const sleapc_preprocess_plan *p, run_layout *l)
     l->image_bytes = (size_t)(n * p->c);
 }
 
-sleapc_status sleapc__preprocess_plan_make(const sleapc_preprocess_opts *opts, int64_t c,
-                                           int64_t h, int64_t w, sleapc_preprocess_plan *out)
+sleapc_status sleapc__preprocess_plan_make(const sleapc_preprocess_opts *opts, int64_t c, int64_t h,
+                                           int64_t w, sleapc_preprocess_plan *out)
 {
     if (!opts || !out)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "plan preprocessing: opts and out are required");
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "plan preprocessing: opts and out are required");
     memset(out, 0, sizeof *out);
     if (image_numel(c, h, w) < 0 || !side_ok(h) || !side_ok(w))
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "plan preprocessing: bad frame size (%lld,%lld,%lld)",
-                            (long long)c, (long long)h, (long long)w);
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "plan preprocessing: bad frame size (%lld,%lld,%lld)", (long long)c,
+                            (long long)h, (long long)w);
     sleapc_preprocess_plan p = {0};
     p.opts = *opts;
     p.src_c = c;
@@ -251,8 +255,7 @@ sleapc_status sleapc__preprocess_plan_make(const sleapc_preprocess_opts *opts, i
     size_t rb = 0;
     st = sleapc__resize_aa_scratch_size(p.c, h, w, p.match_h, p.match_w, &rb);
     if (!st)
-        st = sleapc__resize_aa_scratch_size(p.c, p.sized_h, p.sized_w, p.scaled_h, p.scaled_w,
-                                            &rb);
+        st = sleapc__resize_aa_scratch_size(p.c, p.sized_h, p.sized_w, p.scaled_h, p.scaled_w, &rb);
     if (st)
         return sleapc__wrap(st, "plan preprocessing");
 
@@ -265,13 +268,20 @@ sleapc_status sleapc__preprocess_plan_make(const sleapc_preprocess_opts *opts, i
     return SLEAPC_OK;
 }
 
-enum step_kind { STEP_COERCE, STEP_RESIZE_MATCH, STEP_PAD_MATCH, STEP_RESIZE_SCALE, STEP_PAD_STRIDE };
+enum step_kind {
+    STEP_COERCE,
+    STEP_RESIZE_MATCH,
+    STEP_PAD_MATCH,
+    STEP_RESIZE_SCALE,
+    STEP_PAD_STRIDE
+};
 
 sleapc_status sleapc__preprocess_run_u8(const sleapc_preprocess_plan *plan, const uint8_t *src,
                                         uint8_t *dst, void *scratch)
 {
     if (!plan || !src || !dst)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "preprocess frame: plan, src and dst are required");
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "preprocess frame: plan, src and dst are required");
     const sleapc_preprocess_plan *p = plan;
     enum step_kind steps[5];
     int n_steps = 0;
@@ -320,8 +330,7 @@ sleapc_status sleapc__preprocess_run_u8(const sleapc_preprocess_plan *plan, cons
             w = p->sized_w;
             break;
         case STEP_RESIZE_SCALE:
-            st = sleapc__resize_aa_u8(cur, c, h, w, next, p->scaled_h, p->scaled_w,
-                                      resize_scratch);
+            st = sleapc__resize_aa_u8(cur, c, h, w, next, p->scaled_h, p->scaled_w, resize_scratch);
             h = p->scaled_h;
             w = p->scaled_w;
             break;

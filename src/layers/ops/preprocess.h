@@ -17,27 +17,27 @@
 /* Resolved preprocessing knobs of one layer (sleap-nn `PreprocessConfig` plus
  * the backbone max stride). */
 typedef struct sleapc_preprocess_opts {
-    bool ensure_rgb;        /* 1 channel -> 3 by replication (4 -> 3: alpha dropped) */
-    bool ensure_grayscale;  /* 3 (or 4) channels -> 1 by truncating luma; ignored when
-                               ensure_rgb is set */
-    int64_t max_height;     /* size matcher target; 0 = unset (use the frame's) */
-    int64_t max_width;      /* size matcher target; 0 = unset (use the frame's) */
-    double scale;           /* input scale; 1.0 = none. Must be > 0 */
-    int64_t max_stride;     /* pad H and W up to a multiple; <= 1 = none */
+    bool ensure_rgb;       /* 1 channel -> 3 by replication (4 -> 3: alpha dropped) */
+    bool ensure_grayscale; /* 3 (or 4) channels -> 1 by truncating luma; ignored when
+                              ensure_rgb is set */
+    int64_t max_height;    /* size matcher target; 0 = unset (use the frame's) */
+    int64_t max_width;     /* size matcher target; 0 = unset (use the frame's) */
+    double scale;          /* input scale; 1.0 = none. Must be > 0 */
+    int64_t max_stride;    /* pad H and W up to a multiple; <= 1 = none */
 } sleapc_preprocess_opts;
 
 /* Every intermediate size of the chain for one input frame size. */
 typedef struct sleapc_preprocess_plan {
     sleapc_preprocess_opts opts;
-    int64_t src_c, src_h, src_w;  /* the input frame */
-    int64_t c;                    /* channels after coercion (= channels of every later step) */
-    int64_t match_h, match_w;     /* size-matcher resize target, before its pad */
-    int64_t sized_h, sized_w;     /* after the size matcher (resize + pad) */
-    double eff_scale;             /* size-matcher scale, 1.0 when it is a no-op; the
-                                     coordinate ladder uses (float)eff_scale */
-    int64_t scaled_h, scaled_w;   /* after the input-scale resize */
-    int64_t out_h, out_w;         /* after the stride pad: the model input size */
-    size_t scratch_bytes;         /* scratch sleapc__preprocess_run_u8 needs */
+    int64_t src_c, src_h, src_w; /* the input frame */
+    int64_t c;                   /* channels after coercion (= channels of every later step) */
+    int64_t match_h, match_w;    /* size-matcher resize target, before its pad */
+    int64_t sized_h, sized_w;    /* after the size matcher (resize + pad) */
+    double eff_scale;            /* size-matcher scale, 1.0 when it is a no-op; the
+                                    coordinate ladder uses (float)eff_scale */
+    int64_t scaled_h, scaled_w;  /* after the input-scale resize */
+    int64_t out_h, out_w;        /* after the stride pad: the model input size */
+    size_t scratch_bytes;        /* scratch sleapc__preprocess_run_u8 needs */
 } sleapc_preprocess_plan;
 
 /* Output channel count of the coercion step for a c-channel input, or -1 when
@@ -76,8 +76,8 @@ sleapc_status sleapc__preprocess_scaled_size(int64_t h, int64_t w, double scale,
 
 /* sleap-nn `apply_pad_to_stride` sizes: h + (s - h % s) % s, likewise w;
  * identity for stride <= 1. Returns SLEAPC_OK or SLEAPC_ERR_INVALID_ARG. */
-sleapc_status sleapc__preprocess_stride_size(int64_t h, int64_t w, int64_t stride,
-                                             int64_t *out_h, int64_t *out_w);
+sleapc_status sleapc__preprocess_stride_size(int64_t h, int64_t w, int64_t stride, int64_t *out_h,
+                                             int64_t *out_w);
 
 /* Copy src (c, h, w) into the top-left of dst (c, dst_h, dst_w) and zero the
  * bottom rows and right columns. Requires dst_h >= h, dst_w >= w; src and dst
@@ -88,8 +88,8 @@ sleapc_status sleapc__preprocess_pad_u8(const uint8_t *src, int64_t c, int64_t h
 /* Work out every size of the chain for a (c, h, w) frame and the scratch it
  * needs. opts is copied into out. Returns SLEAPC_OK, SLEAPC_ERR_INVALID_ARG
  * (NULL, bad sizes or options) or SLEAPC_ERR_UNSUPPORTED (channel count). */
-sleapc_status sleapc__preprocess_plan_make(const sleapc_preprocess_opts *opts, int64_t c,
-                                           int64_t h, int64_t w, sleapc_preprocess_plan *out);
+sleapc_status sleapc__preprocess_plan_make(const sleapc_preprocess_opts *opts, int64_t c, int64_t h,
+                                           int64_t w, sleapc_preprocess_plan *out);
 
 /* Run the whole chain on one frame: src (plan->src_c, src_h, src_w) into dst
  * (plan->c, out_h, out_w). scratch: plan->scratch_bytes bytes, aligned for

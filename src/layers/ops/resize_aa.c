@@ -21,8 +21,8 @@ typedef struct axis_plan {
     int64_t in;
     int64_t out;
     int64_t max_taps;
-    int64_t *bounds;  /* (out, 2): first tap, tap count */
-    float *weights;   /* (out, max_taps) */
+    int64_t *bounds; /* (out, 2): first tap, tap count */
+    float *weights;  /* (out, max_taps) */
 } axis_plan;
 
 static int64_t axis_max_taps(int64_t in, int64_t out)
@@ -171,10 +171,10 @@ static sleapc_status layout_make(int64_t c, int64_t in_h, int64_t in_w, int64_t 
         return SLEAPC_OK;
 
     ok = ok && checked_mul(out_w + out_h, 2, &l->n_bounds) &&
-             checked_mul(out_w, axis_max_taps(in_w, out_w), &l->n_weights_w) &&
-             checked_mul(out_h, axis_max_taps(in_h, out_h), &l->n_weights_h) &&
-             checked_mul(c, in_h, &t) && checked_mul(t, out_w, &l->n_tmp) &&
-             !__builtin_add_overflow(in_w, out_w, &l->n_rows);
+         checked_mul(out_w, axis_max_taps(in_w, out_w), &l->n_weights_w) &&
+         checked_mul(out_h, axis_max_taps(in_h, out_h), &l->n_weights_h) &&
+         checked_mul(c, in_h, &t) && checked_mul(t, out_w, &l->n_tmp) &&
+         !__builtin_add_overflow(in_w, out_w, &l->n_rows);
     int64_t n_floats = 0;
     ok = ok && !__builtin_add_overflow(l->n_weights_w, l->n_weights_h, &n_floats) &&
          !__builtin_add_overflow(n_floats, l->n_tmp, &n_floats) &&
@@ -184,16 +184,15 @@ static sleapc_status layout_make(int64_t c, int64_t in_h, int64_t in_w, int64_t 
          checked_mul(n_floats, (int64_t)sizeof(float), &bytes_f) &&
          !__builtin_add_overflow(bytes_b, bytes_f, &bytes) && (uint64_t)bytes <= SIZE_MAX;
     if (!ok)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "resize image: (%lld,%lld,%lld) to (%lld,%lld): too large",
-                            (long long)c, (long long)in_h, (long long)in_w, (long long)out_h,
-                            (long long)out_w);
+        return sleapc__fail(
+            SLEAPC_ERR_INVALID_ARG, "resize image: (%lld,%lld,%lld) to (%lld,%lld): too large",
+            (long long)c, (long long)in_h, (long long)in_w, (long long)out_h, (long long)out_w);
     l->bytes = (size_t)bytes;
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc__resize_aa_scratch_size(int64_t c, int64_t in_h, int64_t in_w,
-                                             int64_t out_h, int64_t out_w, size_t *out)
+sleapc_status sleapc__resize_aa_scratch_size(int64_t c, int64_t in_h, int64_t in_w, int64_t out_h,
+                                             int64_t out_w, size_t *out)
 {
     if (!out)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "resize image: out is required");
@@ -277,9 +276,8 @@ static sleapc_status resize(const uint8_t *src_u8, const float *src_f32, int64_t
             if (in_h == out_h)
                 memcpy(acc, plane + oy * out_w, (size_t)out_w * sizeof *acc);
             else
-                taps_rows(plane, out_w, ax_h.bounds[2 * oy],
-                          ax_h.weights + oy * ax_h.max_taps, ax_h.bounds[2 * oy + 1], acc,
-                          out_w);
+                taps_rows(plane, out_w, ax_h.bounds[2 * oy], ax_h.weights + oy * ax_h.max_taps,
+                          ax_h.bounds[2 * oy + 1], acc, out_w);
             if (dst_u8) {
                 for (int64_t x = 0; x < out_w; x++)
                     dst_u8[off + x] = round_u8(acc[x]);

@@ -18,8 +18,8 @@
  * All sizes must be >= 1. out: the byte count (0 when no scratch is needed,
  * i.e. the sizes are equal). Returns SLEAPC_OK, or SLEAPC_ERR_INVALID_ARG for
  * a non-positive size or a byte count that would overflow. */
-sleapc_status sleapc__resize_aa_scratch_size(int64_t c, int64_t in_h, int64_t in_w,
-                                             int64_t out_h, int64_t out_w, size_t *out);
+sleapc_status sleapc__resize_aa_scratch_size(int64_t c, int64_t in_h, int64_t in_w, int64_t out_h,
+                                             int64_t out_w, size_t *out);
 
 /* Resize src (c, in_h, in_w) uint8 into dst (c, out_h, out_w) uint8.
  * scratch: at least sleapc__resize_aa_scratch_size() bytes, aligned for

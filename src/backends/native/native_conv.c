@@ -1,0 +1,341 @@
+/* Stride-1 "same" convolution with bias and fused ReLU: weight packing, the
+ * staging of zero-padded input rows and the split over threads. The
+ * arithmetic is in the microkernels (native_ukernel_tmpl.h).
+ *
+ * k x k (k > 1): each task owns a range of output rows of one batch item and
+ * a group of output-channel blocks. It keeps the kh input rows one output row
+ * needs in a per-thread ring of padded rows (zero columns left and right, the
+ * right side padded up to whole kernel steps), so the kernel needs no border
+ * tests, and each input row is copied once per task.
+ * 1 x 1: a GEMM over the flattened pixels, read in place; only the last
+ * partial step goes through a zero-padded copy. */
+#include <limits.h>
+#include <string.h>
+
+#include "backends/native/native_kernels.h"
+#include "backends/native/native_ukernel.h"
+#include "core/alloc.h"
+#include "core/error.h"
+
+/* Sizes beyond these are no model sleapc runs; they keep every product in
+ * range. */
+#define CONV_MAX_CHANNELS (1 << 20)
+#define CONV_MAX_KERNEL 64
+
+struct native_conv {
+    const native_ukernels *uk;
+    native_conv_row_fn fn_full;  /* kernel for blocks of uk->cb channels */
+    native_conv_row_fn fn_last;  /* kernel for the last block */
+    int c_in, c_out, kh, kw;
+    int pad_t, pad_l;            /* PyTorch "same": the odd one out goes bottom/right */
+    int n_blocks;
+    bool relu;
+    float *w;                    /* packed, see native_ukernel.h */
+    float *bias;                 /* n_blocks * cb, zero padded */
+};
+
+typedef struct conv_job {
+    const native_conv *conv;
+    const float *src;
+    float *dst;
+    int64_t h, w;
+    char *scratch;
+    size_t per_thread;           /* scratch bytes per thread */
+    int64_t wp;                  /* padded row length (k x k) */
+    native_split split;
+} conv_job;
+
+static int64_t round_up(int64_t a, int64_t m)
+{
+    return (a + m - 1) / m * m;
+}
+
+static size_t block_floats(const native_conv *cv)
+{
+    return (size_t)cv->uk->cb * (size_t)cv->c_in * (size_t)cv->kh * (size_t)cv->kw;
+}
+
+sleapc_status sleapc__native_conv_create_uk(const native_ukernels *uk, int c_in, int c_out,
+                                            int kh, int kw, const float *weight,
+                                            const float *bias, bool relu, native_conv **out)
+{
+    if (!out)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create conv: out is required");
+    *out = NULL;
+    if (!weight)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create conv: weight is required");
+    if (c_in < 1 || c_out < 1 || c_in > CONV_MAX_CHANNELS || c_out > CONV_MAX_CHANNELS)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "create conv: %d -> %d channels: out of range 1..%d", c_in, c_out,
+                            CONV_MAX_CHANNELS);
+    if (kh < 1 || kw < 1 || kh > CONV_MAX_KERNEL || kw > CONV_MAX_KERNEL)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "create conv: %dx%d kernel: out of range 1..%d", kh, kw,
+                            CONV_MAX_KERNEL);
+    if (!uk)
+        uk = sleapc__native_ukernels_best();
+
+    native_conv *cv = sleapc__calloc(1, sizeof *cv);
+    if (!cv)
+        goto nomem;
+    cv->uk = uk;
+    cv->c_in = c_in;
+    cv->c_out = c_out;
+    cv->kh = kh;
+    cv->kw = kw;
+    cv->pad_t = (kh - 1) / 2;
+    cv->pad_l = (kw - 1) / 2;
+    cv->relu = relu;
+    int cb = uk->cb;
+    cv->n_blocks = (c_out + cb - 1) / cb;
+    int cb_last = c_out - (cv->n_blocks - 1) * cb;
+    const native_conv_row_fn *table = kh == 1 && kw == 1   ? uk->conv1
+                                      : kh == 3 && kw == 3 ? uk->conv3
+                                                           : uk->convk;
+    cv->fn_full = table[cb];
+    cv->fn_last = table[cb_last];
+
+    size_t taps = (size_t)kh * (size_t)kw;
+    size_t n_w = (size_t)c_out * (size_t)c_in * taps;
+    if (n_w > SIZE_MAX / sizeof(float))
+        goto nomem;
+    cv->w = sleapc__aligned_alloc(n_w * sizeof(float));
+    cv->bias = sleapc__aligned_alloc((size_t)cv->n_blocks * (size_t)cb * sizeof(float));
+    if (!cv->w || !cv->bias)
+        goto nomem;
+
+    /* OIHW -> per block [c_in][kh][kw][channels in block]. */
+    for (int blk = 0; blk < cv->n_blocks; blk++) {
+        int n = blk == cv->n_blocks - 1 ? cb_last : cb;
+        float *pw = cv->w + (size_t)blk * block_floats(cv);
+        for (int ci = 0; ci < c_in; ci++)
+            for (size_t t = 0; t < taps; t++)
+                for (int k = 0; k < n; k++) {
+                    size_t co = (size_t)blk * (size_t)cb + (size_t)k;
+                    pw[((size_t)ci * taps + t) * (size_t)n + (size_t)k] =
+                        weight[(co * (size_t)c_in + (size_t)ci) * taps + t];
+                }
+        for (int k = 0; k < cb; k++) {
+            int co = blk * cb + k;
+            cv->bias[blk * cb + k] = bias && k < n ? bias[co] : 0.0f;
+        }
+    }
+    *out = cv;
+    return SLEAPC_OK;
+
+nomem:
+    sleapc__native_conv_destroy(cv);
+    return sleapc__fail(SLEAPC_ERR_NOMEM, "create conv: %dx%d kernel, %d -> %d channels: "
+                        "out of memory", kh, kw, c_in, c_out);
+}
+
+sleapc_status sleapc__native_conv_create(int c_in, int c_out, int kh, int kw,
+                                         const float *weight, const float *bias, bool relu,
+                                         native_conv **out)
+{
+    return sleapc__native_conv_create_uk(NULL, c_in, c_out, kh, kw, weight, bias, relu, out);
+}
+
+void sleapc__native_conv_destroy(native_conv *conv)
+{
+    if (!conv)
+        return;
+    sleapc__aligned_free(conv->w);
+    sleapc__aligned_free(conv->bias);
+    sleapc__free(conv);
+}
+
+static bool is_pointwise(const native_conv *cv)
+{
+    return cv->kh == 1 && cv->kw == 1;
+}
+
+/* Floats per padded row: whole kernel steps plus the kernel's reach, rounded
+ * to 64 bytes. */
+static int64_t padded_row_len(const native_conv *cv, int64_t w)
+{
+    return round_up(round_up(w, cv->uk->strip) + cv->kw - 1, 16);
+}
+
+/* Per-thread scratch bytes; 0 when w is out of range. */
+static size_t per_thread_bytes(const native_conv *cv, int64_t w)
+{
+    if (w < 0 || w > INT64_MAX / 4 - 4096)
+        return 0;
+    size_t floats_per_chan = is_pointwise(cv) ? (size_t)cv->uk->strip
+                                              : (size_t)cv->kh * (size_t)padded_row_len(cv, w);
+    if (floats_per_chan > SIZE_MAX / sizeof(float) / (size_t)cv->c_in - 64)
+        return 0;
+    return (size_t)round_up((int64_t)(floats_per_chan * (size_t)cv->c_in * sizeof(float)), 64);
+}
+
+size_t sleapc__native_conv_scratch_size(const native_conv *conv, int64_t h, int64_t w,
+                                        int n_threads)
+{
+    size_t per = per_thread_bytes(conv, w);
+    size_t n = n_threads < 1 ? 1 : (size_t)n_threads;
+    if (per == 0 || per > SIZE_MAX / n)
+        return SIZE_MAX; /* no allocation can satisfy it */
+    return per * n;
+}
+
+/* Padded row `slot` of the ring <- input row iy (zeros outside the image). */
+static void stage_row(const native_conv *cv, const conv_job *j, float *ring, int slot,
+                      const float *in, int64_t iy)
+{
+    int64_t w = j->w, wp = j->wp;
+    int64_t cs = (int64_t)cv->kh * wp;
+    for (int ci = 0; ci < cv->c_in; ci++) {
+        float *d = ring + ci * cs + slot * wp;
+        if (iy < 0 || iy >= j->h) {
+            memset(d, 0, (size_t)wp * sizeof(float));
+            continue;
+        }
+        memset(d, 0, (size_t)cv->pad_l * sizeof(float));
+        memcpy(d + cv->pad_l, in + (ci * j->h + iy) * w, (size_t)w * sizeof(float));
+        memset(d + cv->pad_l + w, 0, (size_t)(wp - cv->pad_l - w) * sizeof(float));
+    }
+}
+
+/* Splits a task index; see native_split. */
+static void task_coords(const native_split *s, int64_t task, int64_t *bi, int64_t *unit_task,
+                        int *group)
+{
+    *group = (int)(task % s->n_groups);
+    int64_t rest = task / s->n_groups;
+    *unit_task = rest % s->n_unit_tasks;
+    *bi = rest / s->n_unit_tasks;
+}
+
+static void run_blocks(const native_conv *cv, native_conv_row *r, float *dst, int blk0, int blk1,
+                       int64_t plane)
+{
+    int cb = cv->uk->cb;
+    for (int blk = blk0; blk < blk1; blk++) {
+        r->w = cv->w + (size_t)blk * block_floats(cv);
+        r->bias = cv->bias + blk * cb;
+        r->dst = dst + (int64_t)blk * cb * plane;
+        (blk == cv->n_blocks - 1 ? cv->fn_last : cv->fn_full)(r);
+    }
+}
+
+static void conv_task_rows(void *ctx, int64_t task, int thread)
+{
+    const conv_job *j = ctx;
+    const native_conv *cv = j->conv;
+    int64_t bi, rt;
+    int g;
+    task_coords(&j->split, task, &bi, &rt, &g);
+    int64_t y0 = rt * j->split.units_per_task;
+    int64_t y1 = y0 + j->split.units_per_task < j->h ? y0 + j->split.units_per_task : j->h;
+    int blk0 = g * j->split.blocks_per_group;
+    int blk1 = blk0 + j->split.blocks_per_group < cv->n_blocks ? blk0 + j->split.blocks_per_group
+                                                               : cv->n_blocks;
+    int64_t plane = j->h * j->w;
+    const float *in = j->src + bi * cv->c_in * plane;
+    float *out = j->dst + bi * cv->c_out * plane;
+    float *ring = (float *)(j->scratch + (size_t)thread * j->per_thread);
+
+    /* Padded row p (input row p - pad_t) lives in ring slot p % kh; output
+     * row y reads padded rows y .. y + kh - 1. */
+    for (int64_t p = y0; p < y0 + cv->kh - 1; p++)
+        stage_row(cv, j, ring, (int)(p % cv->kh), in, p - cv->pad_t);
+
+    native_conv_row r = {
+        .src = ring,
+        .src_cs = (int64_t)cv->kh * j->wp,
+        .src_rs = j->wp,
+        .kh = cv->kh,
+        .kw = cv->kw,
+        .c_in = cv->c_in,
+        .dst_cs = plane,
+        .n_px = j->w,
+        .relu = cv->relu,
+    };
+    for (int64_t y = y0; y < y1; y++) {
+        int64_t p = y + cv->kh - 1;
+        stage_row(cv, j, ring, (int)(p % cv->kh), in, p - cv->pad_t);
+        r.ring0 = (int)(y % cv->kh);
+        run_blocks(cv, &r, out + y * j->w, blk0, blk1, plane);
+    }
+}
+
+static void conv_task_pointwise(void *ctx, int64_t task, int thread)
+{
+    const conv_job *j = ctx;
+    const native_conv *cv = j->conv;
+    int64_t bi, st;
+    int g;
+    task_coords(&j->split, task, &bi, &st, &g);
+    int blk0 = g * j->split.blocks_per_group;
+    int blk1 = blk0 + j->split.blocks_per_group < cv->n_blocks ? blk0 + j->split.blocks_per_group
+                                                               : cv->n_blocks;
+    int64_t strip = cv->uk->strip;
+    int64_t plane = j->h * j->w;
+    int64_t px0 = st * j->split.units_per_task * strip;
+    int64_t px1 = px0 + j->split.units_per_task * strip;
+    if (px1 > plane)
+        px1 = plane;
+    int64_t full_end = plane / strip * strip;
+    const float *in = j->src + bi * cv->c_in * plane;
+    float *out = j->dst + bi * cv->c_out * plane;
+
+    native_conv_row r = {
+        .src_cs = plane,
+        .kh = 1,
+        .kw = 1,
+        .c_in = cv->c_in,
+        .dst_cs = plane,
+        .relu = cv->relu,
+    };
+    /* Chunks small enough that their input (all channels) stays in L1 while
+     * every channel block reads it. */
+    int64_t chunk = round_up(4096 / cv->c_in, strip);
+    for (int64_t px = px0; px < (px1 < full_end ? px1 : full_end); px += chunk) {
+        int64_t end = px + chunk < px1 ? px + chunk : px1;
+        if (end > full_end)
+            end = full_end;
+        r.src = in + px;
+        r.n_px = end - px;
+        run_blocks(cv, &r, out + px, blk0, blk1, plane);
+    }
+    if (px1 > full_end) {
+        /* The last partial step reads whole vectors: give it a padded copy. */
+        float *patch = (float *)(j->scratch + (size_t)thread * j->per_thread);
+        int64_t n = plane - full_end;
+        for (int ci = 0; ci < cv->c_in; ci++) {
+            memcpy(patch + ci * strip, in + ci * plane + full_end, (size_t)n * sizeof(float));
+            memset(patch + ci * strip + n, 0, (size_t)(strip - n) * sizeof(float));
+        }
+        r.src = patch;
+        r.src_cs = strip;
+        r.n_px = n;
+        run_blocks(cv, &r, out + full_end, blk0, blk1, plane);
+    }
+}
+
+void sleapc__native_conv_run(const native_conv *conv, sleapc_threadpool *tp, const float *src,
+                             int64_t b, int64_t h, int64_t w, float *dst, void *scratch)
+{
+    if (b <= 0 || h <= 0 || w <= 0)
+        return;
+    int n_threads = sleapc__threadpool_n_threads(tp);
+    conv_job j = {
+        .conv = conv,
+        .src = src,
+        .dst = dst,
+        .h = h,
+        .w = w,
+        .scratch = scratch,
+        .per_thread = per_thread_bytes(conv, w),
+        .wp = padded_row_len(conv, w),
+    };
+    if (is_pointwise(conv)) {
+        int64_t n_strips = (h * w + conv->uk->strip - 1) / conv->uk->strip;
+        sleapc__native_split_plan(b, n_strips, conv->n_blocks, n_threads, &j.split);
+        sleapc__threadpool_run_indexed(tp, conv_task_pointwise, &j, j.split.n_tasks);
+    } else {
+        sleapc__native_split_plan(b, h, conv->n_blocks, n_threads, &j.split);
+        sleapc__threadpool_run_indexed(tp, conv_task_rows, &j, j.split.n_tasks);
+    }
+}

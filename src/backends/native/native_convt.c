@@ -1,0 +1,233 @@
+/* 3 x 3 stride-2 transposed convolution (ConvTranspose2d kernel 3, stride 2,
+ * padding 1, output_padding 1, as sleap-nn's decoder runs it when
+ * up_interpolate is false; or Keras Conv2DTranspose "same"): packing, input
+ * staging and the split over threads. The arithmetic is in the microkernels.
+ *
+ * Output-centred: output row y is full row p = y + 1 (PyTorch) or p = y
+ * (Keras); full row p receives input row i through kernel row a when
+ * p = 2i + a, so an odd p has one source row (a = 1) and an even p two
+ * (a = 0 and a = 2). Each task owns whole output rows, so no two threads
+ * write the same output and no atomics are needed. */
+#include <string.h>
+
+#include "backends/native/native_kernels.h"
+#include "backends/native/native_ukernel.h"
+#include "core/alloc.h"
+#include "core/error.h"
+
+#define CONVT_MAX_CHANNELS (1 << 20)
+
+struct native_convt {
+    const native_ukernels *uk;
+    native_convt_row_fn fn_full;
+    native_convt_row_fn fn_last;
+    int c_in, c_out;
+    int n_blocks;
+    bool relu;
+    bool keras;
+    float *w;     /* per block [c_in][3][3][channels in block] */
+    float *bias;  /* n_blocks * cb, zero padded */
+};
+
+typedef struct convt_job {
+    const native_convt *convt;
+    const float *src;
+    float *dst;
+    int64_t h, w;
+    char *scratch;
+    size_t per_thread;
+    int64_t wt;   /* staged row length */
+    native_split split;
+} convt_job;
+
+static int64_t round_up(int64_t a, int64_t m)
+{
+    return (a + m - 1) / m * m;
+}
+
+sleapc_status sleapc__native_convt_create_uk(const native_ukernels *uk, int c_in, int c_out,
+                                             const float *weight, const float *bias, bool relu,
+                                             bool keras_placement, native_convt **out)
+{
+    if (!out)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create transposed conv: out is required");
+    *out = NULL;
+    if (!weight)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "create transposed conv: weight is required");
+    if (c_in < 1 || c_out < 1 || c_in > CONVT_MAX_CHANNELS || c_out > CONVT_MAX_CHANNELS)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "create transposed conv: %d -> %d channels: out of range 1..%d",
+                            c_in, c_out, CONVT_MAX_CHANNELS);
+    if (!uk)
+        uk = sleapc__native_ukernels_best();
+
+    native_convt *ct = sleapc__calloc(1, sizeof *ct);
+    if (!ct)
+        goto nomem;
+    ct->uk = uk;
+    ct->c_in = c_in;
+    ct->c_out = c_out;
+    ct->relu = relu;
+    ct->keras = keras_placement;
+    int cb = uk->cb;
+    ct->n_blocks = (c_out + cb - 1) / cb;
+    int cb_last = c_out - (ct->n_blocks - 1) * cb;
+    ct->fn_full = uk->convt[cb];
+    ct->fn_last = uk->convt[cb_last];
+
+    size_t block = (size_t)cb * (size_t)c_in * 9;
+    ct->w = sleapc__aligned_alloc((size_t)ct->n_blocks * block * sizeof(float));
+    ct->bias = sleapc__aligned_alloc((size_t)ct->n_blocks * (size_t)cb * sizeof(float));
+    if (!ct->w || !ct->bias)
+        goto nomem;
+
+    /* (c_in, c_out, 3, 3) -> per block [c_in][3][3][channels in block]. */
+    for (int blk = 0; blk < ct->n_blocks; blk++) {
+        int n = blk == ct->n_blocks - 1 ? cb_last : cb;
+        float *pw = ct->w + (size_t)blk * block;
+        for (int ci = 0; ci < c_in; ci++)
+            for (int t = 0; t < 9; t++)
+                for (int k = 0; k < n; k++) {
+                    size_t co = (size_t)blk * (size_t)cb + (size_t)k;
+                    pw[((size_t)ci * 9 + (size_t)t) * (size_t)n + (size_t)k] =
+                        weight[((size_t)ci * (size_t)c_out + co) * 9 + (size_t)t];
+                }
+        for (int k = 0; k < cb; k++)
+            ct->bias[blk * cb + k] = bias && k < n ? bias[blk * cb + k] : 0.0f;
+    }
+    *out = ct;
+    return SLEAPC_OK;
+
+nomem:
+    sleapc__native_convt_destroy(ct);
+    return sleapc__fail(SLEAPC_ERR_NOMEM,
+                        "create transposed conv: %d -> %d channels: out of memory", c_in, c_out);
+}
+
+sleapc_status sleapc__native_convt_create(int c_in, int c_out, const float *weight,
+                                          const float *bias, bool relu, bool keras_placement,
+                                          native_convt **out)
+{
+    return sleapc__native_convt_create_uk(NULL, c_in, c_out, weight, bias, relu,
+                                          keras_placement, out);
+}
+
+void sleapc__native_convt_destroy(native_convt *convt)
+{
+    if (!convt)
+        return;
+    sleapc__aligned_free(convt->w);
+    sleapc__aligned_free(convt->bias);
+    sleapc__free(convt);
+}
+
+/* Staged row: input column -1 (zero), the row, zeros to whole kernel steps
+ * plus the column after; rounded to 64 bytes. */
+static int64_t staged_row_len(const native_convt *ct, int64_t w)
+{
+    return round_up(round_up(w, ct->uk->strip_t) + 2, 16);
+}
+
+static size_t per_thread_bytes(const native_convt *ct, int64_t w)
+{
+    if (w < 0 || w > INT64_MAX / 4 - 4096)
+        return 0;
+    size_t floats_per_chan = 2 * (size_t)staged_row_len(ct, w);
+    if (floats_per_chan > SIZE_MAX / sizeof(float) / (size_t)ct->c_in - 64)
+        return 0;
+    return (size_t)round_up((int64_t)(floats_per_chan * (size_t)ct->c_in * sizeof(float)), 64);
+}
+
+size_t sleapc__native_convt_scratch_size(const native_convt *convt, int64_t h, int64_t w,
+                                         int n_threads)
+{
+    size_t per = per_thread_bytes(convt, w);
+    size_t n = n_threads < 1 ? 1 : (size_t)n_threads;
+    if (per == 0 || per > SIZE_MAX / n)
+        return SIZE_MAX;
+    return per * n;
+}
+
+static void stage_row(const convt_job *j, float *dst, const float *in, int64_t iy)
+{
+    const native_convt *ct = j->convt;
+    int64_t w = j->w;
+    for (int ci = 0; ci < ct->c_in; ci++) {
+        float *d = dst + ci * 2 * j->wt;
+        d[0] = 0.0f;
+        memcpy(d + 1, in + (ci * j->h + iy) * w, (size_t)w * sizeof(float));
+        memset(d + 1 + w, 0, (size_t)(j->wt - 1 - w) * sizeof(float));
+    }
+}
+
+static void convt_task(void *ctx, int64_t task, int thread)
+{
+    const convt_job *j = ctx;
+    const native_convt *ct = j->convt;
+    const native_split *s = &j->split;
+    int g = (int)(task % s->n_groups);
+    int64_t rt = task / s->n_groups % s->n_unit_tasks;
+    int64_t bi = task / s->n_groups / s->n_unit_tasks;
+    int64_t oh = 2 * j->h, ow = 2 * j->w;
+    int64_t y0 = rt * s->units_per_task;
+    int64_t y1 = y0 + s->units_per_task < oh ? y0 + s->units_per_task : oh;
+    int blk0 = g * s->blocks_per_group;
+    int blk1 = blk0 + s->blocks_per_group < ct->n_blocks ? blk0 + s->blocks_per_group
+                                                         : ct->n_blocks;
+    int cb = ct->uk->cb;
+    const float *in = j->src + bi * ct->c_in * j->h * j->w;
+    float *out = j->dst + bi * ct->c_out * oh * ow;
+    float *stage = (float *)(j->scratch + (size_t)thread * j->per_thread);
+
+    native_convt_row r = {
+        .src = stage,
+        .src_cs = 2 * j->wt,
+        .src_ts = j->wt,
+        .keras = ct->keras,
+        .c_in = ct->c_in,
+        .dst_cs = oh * ow,
+        .w_in = j->w,
+        .relu = ct->relu,
+    };
+    for (int64_t y = y0; y < y1; y++) {
+        int64_t p = ct->keras ? y : y + 1;
+        r.n_taps = 0;
+        for (int a = 0; a < 3; a++) {
+            if ((p - a) % 2 != 0)
+                continue;
+            int64_t iy = (p - a) / 2;
+            if (iy < 0 || iy >= j->h)
+                continue;
+            stage_row(j, stage + r.n_taps * j->wt, in, iy);
+            r.tap_a[r.n_taps++] = a;
+        }
+        for (int blk = blk0; blk < blk1; blk++) {
+            r.w = ct->w + (size_t)blk * (size_t)cb * (size_t)ct->c_in * 9;
+            r.bias = ct->bias + blk * cb;
+            r.dst = out + ((int64_t)blk * cb * oh + y) * ow;
+            (blk == ct->n_blocks - 1 ? ct->fn_last : ct->fn_full)(&r);
+        }
+    }
+}
+
+void sleapc__native_convt_run(const native_convt *convt, sleapc_threadpool *tp,
+                              const float *src, int64_t b, int64_t h, int64_t w, float *dst,
+                              void *scratch)
+{
+    if (b <= 0 || h <= 0 || w <= 0)
+        return;
+    convt_job j = {
+        .convt = convt,
+        .src = src,
+        .dst = dst,
+        .h = h,
+        .w = w,
+        .scratch = scratch,
+        .per_thread = per_thread_bytes(convt, w),
+        .wt = staged_row_len(convt, w),
+    };
+    sleapc__native_split_plan(b, 2 * h, convt->n_blocks, sleapc__threadpool_n_threads(tp),
+                              &j.split);
+    sleapc__threadpool_run_indexed(tp, convt_task, &j, j.split.n_tasks);
+}

@@ -1,0 +1,35 @@
+/* Cutting a kernel run into thread-pool tasks. */
+#include "backends/native/native_ukernel.h"
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+void sleapc__native_split_plan(int64_t b, int64_t n_units, int n_blocks, int n_threads,
+                               native_split *out)
+{
+    if (b < 1)
+        b = 1;
+    if (n_units < 1)
+        n_units = 1;
+    if (n_blocks < 1)
+        n_blocks = 1;
+    /* Tasks take differing times (borders, the last channel block), so a few
+     * per thread even out the load. */
+    int64_t want = n_threads <= 1 ? 1 : 4 * (int64_t)n_threads;
+
+    int64_t per_b = ceil_div(want, b);
+    int64_t n_ut = n_units < per_b ? n_units : per_b;
+    out->units_per_task = ceil_div(n_units, n_ut);
+    out->n_unit_tasks = ceil_div(n_units, out->units_per_task);
+
+    /* Too few rows (small maps): split the output channels as well. */
+    int64_t have = b * out->n_unit_tasks;
+    int64_t n_groups = have >= want ? 1 : ceil_div(want, have);
+    if (n_groups > n_blocks)
+        n_groups = n_blocks;
+    out->blocks_per_group = (int)ceil_div(n_blocks, n_groups);
+    out->n_groups = (int)ceil_div(n_blocks, out->blocks_per_group);
+    out->n_tasks = have * out->n_groups;
+}

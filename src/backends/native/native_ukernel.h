@@ -1,0 +1,126 @@
+/* Microkernels of the native backend: the inner loops of the convolutions,
+ * one set per instruction set, chosen once at create. The drivers
+ * (native_conv.c, native_convt.c) pack weights, split work over threads and
+ * stage padded input rows; a microkernel computes one output row for one
+ * block of output channels, all in registers.
+ *
+ * Packed weights: blocks of `cb` output channels (the last block may hold
+ * fewer), each laid out [c_in][kh][kw][channels in block], so the kernel
+ * reads one scalar per output channel per input value in order. */
+#ifndef SLEAPC_BACKENDS_NATIVE_UKERNEL_H
+#define SLEAPC_BACKENDS_NATIVE_UKERNEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backends/native/native_kernels.h"
+
+/* Largest block of output channels any set uses (table size). */
+#define NATIVE_UK_CB_MAX 16
+
+typedef enum native_isa {
+    NATIVE_ISA_GENERIC = 0, /* baseline of the target (SSE2 on x86-64) */
+    NATIVE_ISA_AVX2,        /* AVX2 + FMA */
+    NATIVE_ISA_AVX512,      /* AVX-512F */
+    NATIVE_ISA_COUNT
+} native_isa;
+
+/* One output row of a stride-1 convolution, one block of output channels.
+ * The input is a window of padded rows (zero columns already in place):
+ * kernel row ky of input channel ci starts at
+ * src + ci * src_cs + ((ring0 + ky) % kh) * src_rs, at the padded column of
+ * output x = 0. The kernel reads columns up to round_up(n_px, strip) + kw - 2
+ * of each such row. */
+typedef struct native_conv_row {
+    const float *src;
+    int64_t src_cs;     /* floats between input channels */
+    int64_t src_rs;     /* floats between window rows */
+    int ring0;          /* window row holding kernel row 0, < kh */
+    int kh, kw;
+    int c_in;
+    const float *w;     /* packed block [c_in][kh][kw][cb] */
+    const float *bias;  /* cb values */
+    float *dst;         /* first channel of the block, this row, x = 0 */
+    int64_t dst_cs;     /* floats between output channels */
+    int64_t n_px;       /* outputs written per channel */
+    bool relu;
+} native_conv_row;
+
+/* One output row of the 3 x 3 stride-2 transposed convolution (see
+ * native_kernels.h), one block of output channels. 1 or 2 kernel rows feed
+ * an output row; input row t (t < n_taps) of channel ci starts at
+ * src + ci * src_cs + t * src_ts, at input column -1, which holds a zero,
+ * followed by the w_in input columns and zeros up to column
+ * round_up(w_in, strip_t) + 1, the last column read. */
+typedef struct native_convt_row {
+    const float *src;
+    int64_t src_cs;     /* floats between input channels */
+    int64_t src_ts;     /* floats between the two tap rows */
+    int n_taps;         /* 0, 1 or 2 */
+    int tap_a[2];       /* kernel row of each tap */
+    bool keras;         /* output column x = full x (else full x + 1) */
+    int c_in;
+    const float *w;     /* packed block [c_in][3][3][cb] */
+    const float *bias;  /* cb values */
+    float *dst;         /* first channel of the block, this row, x = 0 */
+    int64_t dst_cs;     /* floats between output channels */
+    int64_t w_in;       /* input columns; 2 * w_in outputs are written */
+    bool relu;
+} native_convt_row;
+
+typedef void (*native_conv_row_fn)(const native_conv_row *r);
+typedef void (*native_convt_row_fn)(const native_convt_row *r);
+
+/* A set of microkernels. Tables are indexed by the channels in the block,
+ * 1..cb; other entries are NULL. */
+typedef struct native_ukernels {
+    native_isa isa;
+    const char *name;
+    int cb;       /* output channels per packed block, <= NATIVE_UK_CB_MAX */
+    int strip;    /* output columns per conv step: reads pad to a multiple */
+    int strip_t;  /* input columns per transposed-conv step */
+    native_conv_row_fn conv1[NATIVE_UK_CB_MAX + 1];  /* kh = kw = 1 */
+    native_conv_row_fn conv3[NATIVE_UK_CB_MAX + 1];  /* kh = kw = 3 */
+    native_conv_row_fn convk[NATIVE_UK_CB_MAX + 1];  /* any kh, kw */
+    native_convt_row_fn convt[NATIVE_UK_CB_MAX + 1];
+} native_ukernels;
+
+/* The set for isa, or NULL when this build or this CPU cannot run it. */
+const native_ukernels *sleapc__native_ukernels_get(native_isa isa);
+/* The fastest set this CPU runs (never NULL). */
+const native_ukernels *sleapc__native_ukernels_best(void);
+
+/* Each set as compiled (native_ukernel_<isa>.c); NULL where the compiler
+ * cannot target it. These do not check the CPU: use _get. */
+const native_ukernels *sleapc__native_ukernels_generic(void);
+const native_ukernels *sleapc__native_ukernels_avx2(void);
+const native_ukernels *sleapc__native_ukernels_avx512(void);
+
+/* How a kernel run is cut into tasks: per batch item, n_units units of work
+ * (output rows, pixel strips) in runs of units_per_task, times the channel
+ * blocks in groups of blocks_per_group. Task t is batch item
+ * t / (n_unit_tasks * n_groups), unit run (t / n_groups) % n_unit_tasks,
+ * group t % n_groups. */
+typedef struct native_split {
+    int64_t units_per_task;
+    int64_t n_unit_tasks;
+    int blocks_per_group;
+    int n_groups;
+    int64_t n_tasks;
+} native_split;
+
+/* Enough tasks to balance n_threads threads, as few as that allows (each
+ * task re-stages its input); one task per batch item for one thread. */
+void sleapc__native_split_plan(int64_t b, int64_t n_units, int n_blocks, int n_threads,
+                               native_split *out);
+
+/* The create functions with the microkernel set chosen by the caller (tests
+ * run every set the CPU has). uk NULL: the best. */
+sleapc_status sleapc__native_conv_create_uk(const native_ukernels *uk, int c_in, int c_out,
+                                            int kh, int kw, const float *weight,
+                                            const float *bias, bool relu, native_conv **out);
+sleapc_status sleapc__native_convt_create_uk(const native_ukernels *uk, int c_in, int c_out,
+                                             const float *weight, const float *bias, bool relu,
+                                             bool keras_placement, native_convt **out);
+
+#endif

@@ -1,0 +1,245 @@
+/* Body of one microkernel set, included once by each native_ukernel_<isa>.c
+ * after it has chosen the instruction set, with:
+ *   NUK_VW      floats per vector register: 4, 8 or 16
+ *   NUK_CB      output channels per packed block: 4, 6, 8 or 12
+ *   NUK_ISA     its native_isa value, NUK_NAME its name
+ *   NUK_GETTER  the name of the function returning the table
+ * The includer includes <string.h> and native_ukernel.h first (before any
+ * target pragma), so no header is compiled under the pragma.
+ *
+ * Scheme (direct convolution, NCHW): a step computes NUK_CB output channels
+ * x 2 vectors of adjacent output columns, 2 * NUK_CB accumulators that stay
+ * in registers for the whole reduction over c_in x kh x kw. Each input
+ * vector loaded is used for NUK_CB FMAs and each weight scalar (broadcast)
+ * for 2, so loads stay well below the FMA rate. The register budget sets
+ * NUK_CB: 2 * NUK_CB accumulators + 2 inputs + 1 broadcast <= the register
+ * file (16 on SSE/AVX2, 32 on AVX-512). GCC vector extensions rather than
+ * intrinsics keep one source for every width. */
+
+typedef float nuk_vec __attribute__((vector_size(NUK_VW * sizeof(float))));
+typedef int32_t nuk_ivec __attribute__((vector_size(NUK_VW * sizeof(float))));
+
+#define NUK_INLINE static inline __attribute__((always_inline))
+#define NUK_STRIP (2 * NUK_VW)
+
+NUK_INLINE nuk_vec nuk_load(const float *p)
+{
+    nuk_vec v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+NUK_INLINE void nuk_store(float *p, nuk_vec v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+NUK_INLINE nuk_vec nuk_splat(float s)
+{
+    nuk_vec z = {0};
+    return z + s;
+}
+
+NUK_INLINE nuk_vec nuk_relu(nuk_vec v)
+{
+    nuk_vec z = {0};
+    return (nuk_vec)((nuk_ivec)v & (v > z));
+}
+
+/* Output columns [x, x + nv * NUK_VW) of one conv row; n of them stored. */
+NUK_INLINE void nuk_conv_step(const native_conv_row *r, int64_t x, int cb, int nv, int kh, int kw,
+                              int64_t n)
+{
+    nuk_vec acc[NUK_CB][2];
+    for (int c = 0; c < cb; c++)
+        for (int v = 0; v < nv; v++)
+            acc[c][v] = nuk_splat(r->bias[c]);
+
+    const float *wp = r->w;
+    for (int ci = 0; ci < r->c_in; ci++) {
+        const float *chan = r->src + ci * r->src_cs + x;
+        int slot = r->ring0;
+        for (int ky = 0; ky < kh; ky++) {
+            const float *row = chan + slot * r->src_rs;
+            slot = slot + 1 == kh ? 0 : slot + 1;
+            for (int kx = 0; kx < kw; kx++) {
+                nuk_vec in[2];
+                for (int v = 0; v < nv; v++)
+                    in[v] = nuk_load(row + kx + v * NUK_VW);
+                for (int c = 0; c < cb; c++) {
+                    float s = wp[c];
+                    for (int v = 0; v < nv; v++)
+                        acc[c][v] += s * in[v];
+                }
+                wp += cb;
+            }
+        }
+    }
+
+    for (int c = 0; c < cb; c++) {
+        float *d = r->dst + c * r->dst_cs + x;
+        for (int v = 0; v < nv; v++) {
+            nuk_vec a = r->relu ? nuk_relu(acc[c][v]) : acc[c][v];
+            if (n == nv * NUK_VW) {
+                nuk_store(d + v * NUK_VW, a);
+            } else {
+                float tmp[NUK_VW];
+                nuk_store(tmp, a);
+                int64_t m = n - v * NUK_VW;
+                if (m > 0)
+                    memcpy(d + v * NUK_VW, tmp, (size_t)(m < NUK_VW ? m : NUK_VW) * sizeof(float));
+            }
+        }
+    }
+}
+
+NUK_INLINE void nuk_conv_row(const native_conv_row *r, int cb, int kh, int kw)
+{
+    int64_t x = 0;
+    for (; x + NUK_STRIP <= r->n_px; x += NUK_STRIP)
+        nuk_conv_step(r, x, cb, 2, kh, kw, NUK_STRIP);
+    int64_t rem = r->n_px - x;
+    if (rem > NUK_VW)
+        nuk_conv_step(r, x, cb, 2, kh, kw, rem);
+    else if (rem > 0)
+        nuk_conv_step(r, x, cb, 1, kh, kw, rem);
+}
+
+/* Input columns [j, j + NUK_VW) of one transposed-conv row, i.e. output
+ * columns [2j, 2j + 2 NUK_VW); n input columns' worth stored. Even and odd
+ * output columns take different kernel columns, so they are accumulated
+ * apart and interleaved at the store:
+ *   PyTorch: out[2j] = w1 x[j],           out[2j+1] = w0 x[j+1] + w2 x[j]
+ *   Keras:   out[2j] = w0 x[j] + w2 x[j-1], out[2j+1] = w1 x[j]
+ * (wc = W[ci, co, a, c] for the tap's kernel row a). */
+NUK_INLINE void nuk_convt_step(const native_convt_row *r, int64_t j, int cb, bool keras, int64_t n)
+{
+    nuk_vec even[NUK_CB], odd[NUK_CB];
+    for (int c = 0; c < cb; c++) {
+        even[c] = nuk_splat(r->bias[c]);
+        odd[c] = even[c];
+    }
+
+    for (int ci = 0; ci < r->c_in; ci++) {
+        for (int t = 0; t < r->n_taps; t++) {
+            const float *row = r->src + ci * r->src_cs + t * r->src_ts + j;
+            const float *wa = r->w + (ci * 3 + r->tap_a[t]) * 3 * cb;
+            nuk_vec x0 = nuk_load(row + 1);
+            if (keras) {
+                nuk_vec xm = nuk_load(row);
+                for (int c = 0; c < cb; c++) {
+                    even[c] += wa[c] * x0;
+                    even[c] += wa[2 * cb + c] * xm;
+                    odd[c] += wa[cb + c] * x0;
+                }
+            } else {
+                nuk_vec xp = nuk_load(row + 2);
+                for (int c = 0; c < cb; c++) {
+                    even[c] += wa[cb + c] * x0;
+                    odd[c] += wa[c] * xp;
+                    odd[c] += wa[2 * cb + c] * x0;
+                }
+            }
+        }
+    }
+
+    for (int c = 0; c < cb; c++) {
+        nuk_vec e = r->relu ? nuk_relu(even[c]) : even[c];
+        nuk_vec o = r->relu ? nuk_relu(odd[c]) : odd[c];
+        float ev[NUK_VW], ov[NUK_VW], both[2 * NUK_VW];
+        nuk_store(ev, e);
+        nuk_store(ov, o);
+        for (int k = 0; k < NUK_VW; k++) {
+            both[2 * k] = ev[k];
+            both[2 * k + 1] = ov[k];
+        }
+        memcpy(r->dst + c * r->dst_cs + 2 * j, both, (size_t)(2 * n) * sizeof(float));
+    }
+}
+
+NUK_INLINE void nuk_convt_row(const native_convt_row *r, int cb, bool keras)
+{
+    for (int64_t j = 0; j < r->w_in; j += NUK_VW) {
+        int64_t n = r->w_in - j < NUK_VW ? r->w_in - j : NUK_VW;
+        nuk_convt_step(r, j, cb, keras, n);
+    }
+}
+
+/* One function per (kind, channels in block): constant cb, kh, kw let the
+ * compiler unroll the register block completely. */
+#define NUK_KERNELS(n)                                                          \
+    static void nuk_conv1_##n(const native_conv_row *r)                         \
+    {                                                                           \
+        nuk_conv_row(r, n, 1, 1);                                               \
+    }                                                                           \
+    static void nuk_conv3_##n(const native_conv_row *r)                         \
+    {                                                                           \
+        nuk_conv_row(r, n, 3, 3);                                               \
+    }                                                                           \
+    static void nuk_convk_##n(const native_conv_row *r)                         \
+    {                                                                           \
+        nuk_conv_row(r, n, r->kh, r->kw);                                       \
+    }                                                                           \
+    static void nuk_convt_##n(const native_convt_row *r)                        \
+    {                                                                           \
+        if (r->keras)                                                           \
+            nuk_convt_row(r, n, true);                                          \
+        else                                                                    \
+            nuk_convt_row(r, n, false);                                         \
+    }
+
+#define NUK_E(kind, n) [n] = nuk_##kind##_##n
+
+NUK_KERNELS(1)
+NUK_KERNELS(2)
+NUK_KERNELS(3)
+NUK_KERNELS(4)
+#define NUK_ROW_LO(kind) NUK_E(kind, 1), NUK_E(kind, 2), NUK_E(kind, 3), NUK_E(kind, 4)
+
+#if NUK_CB == 4
+#define NUK_ROW(kind) NUK_ROW_LO(kind)
+#elif NUK_CB == 6
+NUK_KERNELS(5)
+NUK_KERNELS(6)
+#define NUK_ROW(kind) NUK_ROW_LO(kind), NUK_E(kind, 5), NUK_E(kind, 6)
+#elif NUK_CB == 8
+NUK_KERNELS(5)
+NUK_KERNELS(6)
+NUK_KERNELS(7)
+NUK_KERNELS(8)
+#define NUK_ROW(kind)                                                                 \
+    NUK_ROW_LO(kind), NUK_E(kind, 5), NUK_E(kind, 6), NUK_E(kind, 7), NUK_E(kind, 8)
+#elif NUK_CB == 12
+NUK_KERNELS(5)
+NUK_KERNELS(6)
+NUK_KERNELS(7)
+NUK_KERNELS(8)
+NUK_KERNELS(9)
+NUK_KERNELS(10)
+NUK_KERNELS(11)
+NUK_KERNELS(12)
+#define NUK_ROW(kind)                                                                 \
+    NUK_ROW_LO(kind), NUK_E(kind, 5), NUK_E(kind, 6), NUK_E(kind, 7), NUK_E(kind, 8), \
+        NUK_E(kind, 9), NUK_E(kind, 10), NUK_E(kind, 11), NUK_E(kind, 12)
+#else
+#error "NUK_CB must be 4, 6, 8 or 12"
+#endif
+
+_Static_assert(NUK_CB <= NATIVE_UK_CB_MAX, "block larger than the tables");
+
+static const native_ukernels nuk_table = {
+    .isa = NUK_ISA,
+    .name = NUK_NAME,
+    .cb = NUK_CB,
+    .strip = NUK_STRIP,
+    .strip_t = NUK_VW,
+    .conv1 = {NUK_ROW(conv1)},
+    .conv3 = {NUK_ROW(conv3)},
+    .convk = {NUK_ROW(convk)},
+    .convt = {NUK_ROW(convt)},
+};
+
+const native_ukernels *NUK_GETTER(void)
+{
+    return &nuk_table;
+}

@@ -1,0 +1,234 @@
+/* PAF candidate enumeration and line scoring, after sleap-nn ops/paf.py.
+ * Every float step is float32 and in sleap-nn's order so that the scores
+ * agree with torch to an ulp or two. */
+#include "layers/ops/paf.h"
+
+#include <float.h>
+#include <math.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+
+sleapc_paf_score_opts sleapc__paf_score_opts_default(void)
+{
+    sleapc_paf_score_opts o = {
+        .n_points = 10,
+        .paf_stride = 1,
+        .max_edge_length_ratio = 0.25,
+        .dist_penalty_weight = 1.0,
+    };
+    return o;
+}
+
+double sleapc__paf_max_edge_length(double ratio, int64_t n_edges, int64_t paf_h, int64_t paf_w,
+                                   int paf_stride)
+{
+    int64_t m = 2 * n_edges;
+    if (paf_w > m)
+        m = paf_w;
+    if (paf_h > m)
+        m = paf_h;
+    /* Python: ratio * max(...) * stride, left to right in double. */
+    return ratio * (double)m * (double)paf_stride;
+}
+
+void sleapc__paf_linspace(int n, float *t)
+{
+    if (n <= 0)
+        return;
+    if (n == 1) {
+        t[0] = 0.0f;
+        return;
+    }
+    /* torch 1.13 linspace_kernel: step = (end - start) / (steps - 1) in
+     * float32, value = start + step * idx. Its vectorised loop only runs on
+     * full pairs of 8-float vectors, each generated as base + i * step from
+     * base = start + step * (vector start). */
+    const float step = 1.0f / (float)(n - 1);
+    const int n_vec = (n / 16) * 16;
+    for (int j = 0; j < n; j++) {
+        if (j < n_vec) {
+            int s = (j / 8) * 8;
+            float base = 0.0f + step * (float)s;
+            t[j] = base + (float)(j - s) * step;
+        } else {
+            t[j] = 0.0f + step * (float)j;
+        }
+    }
+}
+
+static sleapc_status check_nodes(const int32_t *peak_channel_inds, int64_t n_peaks, int n_nodes,
+                                 const int (*edges)[2], int n_edges)
+{
+    if (n_peaks < 0 || n_nodes < 0 || n_edges < 0 || (n_peaks && !peak_channel_inds) ||
+        (n_edges && !edges))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "enumerate PAF candidates: bad arguments");
+    for (int64_t p = 0; p < n_peaks; p++) {
+        if (peak_channel_inds[p] < 0 || peak_channel_inds[p] >= n_nodes)
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                                "enumerate PAF candidates: peak %lld: node %d not in [0, %d)",
+                                (long long)p, (int)peak_channel_inds[p], n_nodes);
+    }
+    for (int k = 0; k < n_edges; k++) {
+        for (int e = 0; e < 2; e++) {
+            if (edges[k][e] < 0 || edges[k][e] >= n_nodes)
+                return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                                    "enumerate PAF candidates: edge %d: node %d not in [0, %d)", k,
+                                    edges[k][e], n_nodes);
+        }
+    }
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__paf_count_candidates(const int32_t *peak_channel_inds, int64_t n_peaks,
+                                           int n_nodes, const int (*edges)[2], int n_edges,
+                                           int64_t *out_n)
+{
+    if (!out_n)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "count PAF candidates: out is required");
+    *out_n = 0;
+    sleapc_status st = check_nodes(peak_channel_inds, n_peaks, n_nodes, edges, n_edges);
+    if (st)
+        return st;
+    int64_t total = 0;
+    for (int k = 0; k < n_edges; k++) {
+        int64_t n_src = 0, n_dst = 0;
+        for (int64_t p = 0; p < n_peaks; p++) {
+            n_src += peak_channel_inds[p] == edges[k][0];
+            n_dst += peak_channel_inds[p] == edges[k][1];
+        }
+        if (n_src && n_dst > (INT64_MAX - total) / n_src)
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                                "count PAF candidates: too many candidate connections");
+        total += n_src * n_dst;
+    }
+    *out_n = total;
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__paf_candidates(const int32_t *peak_channel_inds, int64_t n_peaks, int n_nodes,
+                                     const int (*edges)[2], int n_edges, int64_t capacity,
+                                     int32_t *edge_inds, int64_t (*edge_peak_inds)[2],
+                                     int64_t *n_out)
+{
+    if (!n_out)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "enumerate PAF candidates: n_out is required");
+    *n_out = 0;
+    int64_t total;
+    sleapc_status st =
+        sleapc__paf_count_candidates(peak_channel_inds, n_peaks, n_nodes, edges, n_edges, &total);
+    if (st)
+        return st;
+    if (total > capacity || (total && (!edge_inds || !edge_peak_inds)))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "enumerate PAF candidates: %lld candidates, room for %lld",
+                            (long long)total, (long long)capacity);
+    /* get_connection_candidates groups peaks by node with an argsort that
+     * keeps peak order within a node, then takes a src-major meshgrid. */
+    int64_t n = 0;
+    for (int k = 0; k < n_edges; k++) {
+        for (int64_t s = 0; s < n_peaks; s++) {
+            if (peak_channel_inds[s] != edges[k][0])
+                continue;
+            for (int64_t d = 0; d < n_peaks; d++) {
+                if (peak_channel_inds[d] != edges[k][1])
+                    continue;
+                edge_inds[n] = (int32_t)k;
+                edge_peak_inds[n][0] = s;
+                edge_peak_inds[n][1] = d;
+                n++;
+            }
+        }
+    }
+    *n_out = n;
+    return SLEAPC_OK;
+}
+
+/* make_line_subs: (x / stride).round().int(), then clip to [0, size - 1].
+ * Clipping happens before the int conversion here so that huge or NaN
+ * coordinates stay defined; in range the result is the same. */
+static int64_t grid_index(float coord, int stride, int64_t size)
+{
+    float r = rintf(coord / (float)stride); /* half to even, like torch.round */
+    if (!(r >= 0.0f))
+        return 0;
+    if (r > (float)(size - 1))
+        return size - 1;
+    return (int64_t)r;
+}
+
+sleapc_status sleapc__paf_score_lines(const float *pafs, int64_t n_edges, int64_t paf_h,
+                                      int64_t paf_w, const float *peaks, int64_t n_peaks,
+                                      const int32_t *edge_inds, const int64_t (*edge_peak_inds)[2],
+                                      int64_t n_cand, const sleapc_paf_score_opts *opts,
+                                      float *line_scores)
+{
+    if (!opts || opts->n_points < 1 || opts->paf_stride < 1 || n_edges < 0 || paf_h < 1 ||
+        paf_w < 1 || n_peaks < 0 || n_cand < 0)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "score PAF lines: bad sizes or options");
+    if (n_cand == 0)
+        return SLEAPC_OK;
+    if (!pafs || !peaks || !edge_inds || !edge_peak_inds || !line_scores)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "score PAF lines: NULL array");
+
+    const int n_points = opts->n_points;
+    float *t = sleapc__malloc((size_t)n_points * sizeof *t);
+    if (!t)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "score PAF lines: out of memory");
+    sleapc__paf_linspace(n_points, t);
+
+    const float max_len = (float)sleapc__paf_max_edge_length(opts->max_edge_length_ratio, n_edges,
+                                                             paf_h, paf_w, opts->paf_stride);
+    const float weight = (float)opts->dist_penalty_weight;
+    /* interp1d divides by eps + (x1 - x0) with x = [0, 1]: 1 + 2^-23. */
+    const float interp_den = 1.0f + FLT_EPSILON;
+    const int64_t plane = paf_h * paf_w;
+
+    for (int64_t c = 0; c < n_cand; c++) {
+        const int64_t k = edge_inds[c];
+        const int64_t s = edge_peak_inds[c][0], d = edge_peak_inds[c][1];
+        if (k < 0 || k >= n_edges || s < 0 || s >= n_peaks || d < 0 || d >= n_peaks) {
+            sleapc__free(t);
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                                "score PAF lines: candidate %lld: edge %lld or peaks "
+                                "(%lld, %lld) out of range",
+                                (long long)c, (long long)k, (long long)s, (long long)d);
+        }
+        const float sx = peaks[2 * s], sy = peaks[2 * s + 1];
+        const float dx = peaks[2 * d], dy = peaks[2 * d + 1];
+
+        /* score_paf_lines: unit displacement vector via torch.norm. */
+        const float vx = dx - sx, vy = dy - sy;
+        float sq = vx * vx;
+        sq = sq + vy * vy;
+        const float len = sqrtf(sq);
+        const float ux = vx / len, uy = vy / len;
+
+        const float slope_x = vx / interp_den, slope_y = vy / interp_den;
+        const float *px_map = pafs + 2 * k * plane;
+        const float *py_map = px_map + plane;
+        float sum = 0.0f;
+        for (int j = 0; j < n_points; j++) {
+            const float x = sx + slope_x * t[j];
+            const float y = sy + slope_y * t[j];
+            const int64_t col = grid_index(x, opts->paf_stride, paf_w);
+            const int64_t row = grid_index(y, opts->paf_stride, paf_h);
+            const int64_t at = row * paf_w + col;
+            float dot = px_map[at] * ux;
+            dot = dot + py_map[at] * uy;
+            sum = sum + dot;
+        }
+        const float mean = sum / (float)n_points;
+
+        /* compute_distance_penalty: torch evaluates max_len / len as
+         * reciprocal(len) * max_len (Tensor.__rtruediv__). */
+        float pen = (1.0f / len) * max_len;
+        pen = pen - 1.0f;
+        if (pen > 0.0f)
+            pen = 0.0f;
+        pen = pen * weight;
+        line_scores[c] = mean + pen;
+    }
+    sleapc__free(t);
+    return SLEAPC_OK;
+}
