@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "io/ckpt/ckpt.h"
+#include "io/ckpt/ckpt_zip.h"
 #include "test_util.h"
 
 #define MAX_LINE 1024
@@ -257,7 +258,7 @@ static void check_model(const char *spec_dir, const char *formats_md, const char
                         const char *ckpt)
 {
     static row listing[MAX_ROWS], sums[MAX_ROWS];
-    char path[2048];
+    char path[4096];
     sleapc_weights w = {0};
     CHECK_OK(sleapc__ckpt_read(ckpt, &w));
     printf("%s: %d tensors, %lld parameters\n", name, w.n,
@@ -342,6 +343,293 @@ static void check_sha256_itself(void)
     CHECK(strcmp(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad") == 0);
 }
 
+/* ---- synthetic archives: opcodes, dtypes and layouts the six files lack ---- */
+
+typedef struct buf {
+    uint8_t p[1 << 15];
+    size_t n;
+} buf;
+
+static void put(buf *b, const void *src, size_t n)
+{
+    if (b->n + n <= sizeof b->p) {
+        memcpy(b->p + b->n, src, n);
+        b->n += n;
+    }
+}
+
+static void put_le(buf *b, uint64_t x, int k)
+{
+    for (int i = 0; i < k; i++) {
+        uint8_t c = i < 8 ? (uint8_t)(x >> (8 * i)) : 0;
+        put(b, &c, 1);
+    }
+}
+
+typedef struct zentry {
+    const char *name;
+    const void *data;
+    size_t n;
+} zentry;
+
+/* A plain stored zip (no alignment, no data descriptors: another writer's
+ * layout than torch's). */
+static void make_zip(buf *z, const zentry *e, int n)
+{
+    uint64_t offs[16];
+    z->n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t cd = z->n;
+        for (int i = 0; i < n; i++) {
+            if (pass == 0)
+                offs[i] = z->n;
+            put_le(z, pass ? 0x02014b50u : 0x04034b50u, 4);
+            if (pass)
+                put_le(z, 20, 2);
+            put_le(z, 20, 2);
+            put_le(z, 0, 8); /* flags, method, time, date */
+            put_le(z, sleapc__zip_crc32(0, e[i].data, e[i].n), 4);
+            put_le(z, e[i].n, 4);
+            put_le(z, e[i].n, 4);
+            put_le(z, strlen(e[i].name), 2);
+            put_le(z, 0, 2);
+            if (pass) {
+                put_le(z, 0, 10); /* comment length, disk, attributes */
+                put_le(z, offs[i], 4);
+            }
+            put(z, e[i].name, strlen(e[i].name));
+            if (!pass)
+                put(z, e[i].data, e[i].n);
+        }
+        if (pass) {
+            uint64_t cd_size = z->n - cd;
+            put_le(z, 0x06054b50u, 4);
+            put_le(z, 0, 4);
+            put_le(z, (uint64_t)n, 2);
+            put_le(z, (uint64_t)n, 2);
+            put_le(z, cd_size, 4);
+            put_le(z, cd, 4);
+            put_le(z, 0, 2);
+        }
+    }
+}
+
+static buf pk, zip;
+
+static void op(int c)
+{
+    uint8_t b = (uint8_t)c;
+    put(&pk, &b, 1);
+}
+
+/* Literals may contain NUL bytes. */
+#define BYTES(lit) put(&pk, lit, sizeof lit - 1)
+
+static void sbu(const char *s) /* SHORT_BINUNICODE */
+{
+    op(0x8c);
+    op((int)strlen(s));
+    put(&pk, s, strlen(s));
+}
+
+static void stack_global(const char *module, const char *name)
+{
+    sbu(module);
+    sbu(name);
+    op(0x93);
+}
+
+static int expect_values(const sleapc_weights *w, const char *name, const float *want, int n)
+{
+    const sleapc_weight *t = sleapc__weights_find(w, name);
+    if (!t || sleapc__weight_numel(t) != n) {
+        fprintf(stderr, "%s: missing or wrong size\n", name);
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        if (memcmp(&t->data[i], &want[i], sizeof(float)) != 0) {
+            fprintf(stderr, "%s[%d] = %.9g, want %.9g\n", name, i, t->data[i], want[i]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Protocol 0/1: text opcodes, PUT/GET, DICT/LIST/INST/OBJ, a shared double
+ * storage seen through a transposed view and through an offset view. */
+static void check_protocol0(void)
+{
+    double storage[6];
+    for (int k = 0; k < 6; k++)
+        storage[k] = k * 1.5 - 2;
+    pk.n = 0;
+    BYTES("(dp0\nS'state_dict'\np1\nccollections\nOrderedDict\np2\n(tRp3\n");
+    BYTES("Vmodel.w\\u00e9\nctorch._utils\n_rebuild_tensor\np4\n"
+          "((S'storage'\nctorch\nDoubleStorage\np5\nS'0'\nS'cpu'\nI6\ntQI0\n"
+          "(I2\nI3\nt(I3\nI1\nttRs");
+    BYTES("Vmodel.t\ng4\n((S'storage'\ng5\nS'0'\nS'cpu'\nL6L\ntQI0\n"
+          "(I3\nI2\nt(I1\nI3\nttRs");
+    BYTES("S\"model.off\"\ng4\n((S'storage'\ng5\nS'0'\nS'cpu'\nI6\ntQI2\n"
+          "(I2\nt(I2\nttRs");
+    BYTES("S'model.list'\n(lp9\nI1\naI01\naF2.5\na(I7\nI-8\nlas");
+    BYTES("s");
+    BYTES("S'junk'\n(i__main__\nThing\nsS'junk2'\n(cargparse\nNamespace\nos");
+    BYTES("S'junk3'\nI5\n20sS'junk4'\n(I1\nI2\n1NsS'junk5'\nS'a\\x41\\n\\'b\\101'\ns.");
+    const zentry e[] = {{"best/data.pkl", pk.p, pk.n}, {"best/data/0", storage, sizeof storage},
+                        {"best/version", "3\n", 2}};
+    make_zip(&zip, e, 3);
+    sleapc_weights w = {0};
+    CHECK_OK(sleapc__ckpt_read_buffer(zip.p, zip.n, "protocol0", &w));
+    CHECK_MSG(w.n == 3, "%d tensors", w.n);
+    CHECK(expect_values(&w, "model.w\xc3\xa9", (const float[]){-2, -0.5f, 1, 2.5f, 4, 5.5f}, 6));
+    CHECK(expect_values(&w, "model.t", (const float[]){-2, 2.5f, -0.5f, 4, 1, 5.5f}, 6));
+    CHECK(expect_values(&w, "model.off", (const float[]){1, 4}, 2));
+    const sleapc_weight *t = sleapc__weights_find(&w, "model.t");
+    CHECK(t && t->ndim == 2 && t->shape[0] == 3 && t->shape[1] == 2);
+    sleapc__weights_clear(&w);
+}
+
+/* One tensor of n elements: _rebuild_tensor_v2 over storage `key`. */
+static void tensor_v2(const char *cls, const char *key, int n)
+{
+    stack_global("torch._utils", "_rebuild_tensor_v2");
+    op('(');
+    op('(');
+    sbu("storage");
+    stack_global("torch", cls);
+    sbu(key);
+    sbu("cpu");
+    op('K');
+    op(n);
+    op('t');
+    op('Q');
+    BYTES("K\x00");
+    op('K');
+    op(n);
+    op(0x85);
+    BYTES("K\x01\x85\x89N");
+    op('t');
+    op('R');
+}
+
+/* Protocol 4: FRAME, MEMOIZE, STACK_GLOBAL, the byte-string and set opcodes,
+ * NEWOBJ_EX, LONG1/LONG4, and every storage dtype the reader converts. */
+static void check_protocol4(void)
+{
+    static const struct {
+        const char *cls;
+        uint8_t bytes[16];
+        int size, n;
+        float want[5];
+    } dt[] = {
+        {"FloatStorage", {0, 0, 0xc0, 0x3f, 0, 0, 0x80, 0xbe}, 8, 2, {1.5f, -0.25f}},
+        {"DoubleStorage", {0, 0, 0, 0, 0, 0, 2, 0xc0, 0, 0, 0, 0, 0, 0, 8, 0x40}, 16, 2,
+         {-2.25f, 3}},
+        {"HalfStorage", {0, 0x3c, 0, 0xc0, 1, 0, 0, 0x7c, 0x55, 0x35}, 10, 5,
+         {1, -2, 5.9604644775390625e-8f, INFINITY, 0.333251953125f}},
+        {"BFloat16Storage", {0xc0, 0x3f, 0x20, 0xc0}, 4, 2, {1.5f, -2.5f}},
+        {"LongStorage", {0xfb, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 1, 0, 0},
+         16, 2, {-5, 1099511627776.0f}},
+        {"IntStorage", {0xf9, 0xff, 0xff, 0xff, 0x40, 0xe2, 1, 0}, 8, 2, {-7, 123456}},
+        {"ShortStorage", {0xd4, 0xfe, 0x2c, 1}, 4, 2, {-300, 300}},
+        {"CharStorage", {0x80, 0x7f}, 2, 2, {-128, 127}},
+        {"ByteStorage", {0xff, 0}, 2, 2, {255, 0}},
+        {"BoolStorage", {0, 1, 2}, 3, 3, {0, 1, 1}},
+    };
+    enum { N_DT = sizeof dt / sizeof dt[0] };
+    pk.n = 0;
+    BYTES("\x80\x04\x95\x00\x00\x00\x00\x00\x00\x00\x00");
+    size_t frame_start = pk.n;
+    op('}');
+    op(0x94);
+    sbu("state_dict");
+    op(0x94);
+    stack_global("collections", "OrderedDict");
+    op(0x94);
+    BYTES(")R\x94(");
+    for (int i = 0; i < N_DT; i++) {
+        char name[64], key[8];
+        snprintf(name, sizeof name, "model.%s", dt[i].cls);
+        snprintf(key, sizeof key, "%d", i);
+        sbu(name);
+        if (i == 0) { /* nn.Parameter(tensor) */
+            stack_global("torch._utils", "_rebuild_parameter");
+            tensor_v2(dt[i].cls, key, dt[i].n);
+            BYTES("\x88h\x02)R\x87R"); /* (tensor, True, OrderedDict()) */
+        } else if (i == 1) { /* a tensor subclass */
+            stack_global("torch._tensor", "_rebuild_from_type_v2");
+            op('(');
+            stack_global("torch._utils", "_rebuild_tensor_v2");
+            stack_global("torch.nn.parameter", "Parameter");
+            op('(');
+            op('(');
+            sbu("storage");
+            stack_global("torch", dt[i].cls);
+            sbu(key);
+            sbu("cpu");
+            BYTES("K\x02tQK\x00K\x02\x85K\x01\x85\x89Nt}tR");
+        } else {
+            tensor_v2(dt[i].cls, key, dt[i].n);
+        }
+    }
+    op('u');
+    op('s');
+    sbu("junk");
+    BYTES("](\x8f(K\x01K\x02\x90(K\x01K\x02\x91");
+    stack_global("argparse", "Namespace");
+    BYTES(")}\x92");
+    BYTES("\x8b\x09\x00\x00\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09");
+    BYTES("\x8a\x02\xff\x7f" "B\x03\x00\x00\x00" "abc" "C\x02hi");
+    BYTES("\x8e\x01\x00\x00\x00\x00\x00\x00\x00z\x96\x01\x00\x00\x00\x00\x00\x00\x00z\x98");
+    BYTES("G\x3f\xf8\x00\x00\x00\x00\x00\x00T\x02\x00\x00\x00okU\x02ok\x82\x01");
+    BYTES("\x8d\x02\x00\x00\x00\x00\x00\x00\x00okh\x01" "es.");
+    uint64_t frame_len = pk.n - frame_start;
+    for (int i = 0; i < 8; i++)
+        pk.p[3 + i] = (uint8_t)(frame_len >> (8 * i));
+
+    zentry e[N_DT + 2] = {{"best/data.pkl", pk.p, pk.n}, {"best/byteorder", "little", 6}};
+    static char names[N_DT][32];
+    for (int i = 0; i < N_DT; i++) {
+        snprintf(names[i], sizeof names[i], "best/data/%d", i);
+        e[i + 2] = (zentry){names[i], dt[i].bytes, (size_t)dt[i].size};
+    }
+    make_zip(&zip, e, N_DT + 2);
+    sleapc_weights w = {0};
+    CHECK_OK(sleapc__ckpt_read_buffer(zip.p, zip.n, "protocol4", &w));
+    CHECK_MSG(w.n == N_DT, "%d tensors", w.n);
+    for (int i = 0; i < N_DT; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "model.%s", dt[i].cls);
+        CHECK_MSG(expect_values(&w, name, dt[i].want, dt[i].n), "%s", name);
+    }
+    sleapc__weights_clear(&w);
+}
+
+/* Another folder name, big-endian storages, and no byteorder record at all
+ * (older torch: little-endian). */
+static void check_byteorder_and_prefix(void)
+{
+    static const uint8_t be[8] = {0x3f, 0xc0, 0, 0, 0xbe, 0x80, 0, 0};
+    static const uint8_t le[8] = {0, 0, 0xc0, 0x3f, 0, 0, 0x80, 0xbe};
+    for (int big = 0; big < 2; big++) {
+        pk.n = 0;
+        BYTES("\x80\x02}");
+        sbu("state_dict");
+        BYTES("}");
+        sbu("w");
+        tensor_v2("FloatStorage", "0", 2);
+        BYTES("ss.");
+        zentry e[3] = {{"archive/data.pkl", pk.p, pk.n},
+                       {"archive/data/0", big ? be : le, 8},
+                       {"archive/byteorder", "big", 3}};
+        make_zip(&zip, e, big ? 3 : 2);
+        sleapc_weights w = {0};
+        CHECK_OK(sleapc__ckpt_read_buffer(zip.p, zip.n, "byteorder", &w));
+        CHECK(expect_values(&w, "w", (const float[]){1.5f, -0.25f}, 2));
+        sleapc__weights_clear(&w);
+    }
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -349,8 +637,13 @@ static int cmp_str(const void *a, const void *b)
 
 int main(void)
 {
-    test_require_data();
     check_sha256_itself();
+    check_protocol0();
+    check_protocol4();
+    check_byteorder_and_prefix();
+    if (test_n_failed)
+        return test_finish();
+    test_require_data();
 
     char spec_dir[2048], formats_md[2048], models[2048];
     snprintf(spec_dir, sizeof spec_dir, "%s/../spec/ckpt_keys", test_data_dir());

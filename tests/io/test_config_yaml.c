@@ -368,6 +368,19 @@ static void test_corrupt(void)
     expect_fail("bad_utf8.yaml", "model_config:\n  a: \xff\xfe\n", SLEAPC_ERR_FORMAT, "YAML",
                 NULL);
 
+    /* Hostile sizes: deep brackets (libyaml is quadratic in them), a huge file. */
+    static char big[(1 << 20) + 64];
+    int k = snprintf(big, sizeof big, "a: ");
+    for (int i = 0; i < 300; i++)
+        big[k++] = '[';
+    for (int i = 0; i < 300; i++)
+        big[k++] = ']';
+    big[k] = '\0';
+    expect_fail("deep.yaml", big, SLEAPC_ERR_FORMAT, "nested", NULL);
+    memset(big, '#', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    expect_fail("big.yaml", big, SLEAPC_ERR_FORMAT, "larger", NULL);
+
     /* Not files. */
     sleapc_model_config c;
     char path[512];

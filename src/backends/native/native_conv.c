@@ -290,7 +290,7 @@ static void conv_task_pointwise(void *ctx, int64_t task, int thread)
     };
     /* Chunks small enough that their input (all channels) stays in L1 while
      * every channel block reads it. */
-    int64_t chunk = round_up(4096 / cv->c_in, strip);
+    int64_t chunk = 4096 / cv->c_in < strip ? strip : round_up(4096 / cv->c_in, strip);
     for (int64_t px = px0; px < (px1 < full_end ? px1 : full_end); px += chunk) {
         int64_t end = px + chunk < px1 ? px + chunk : px1;
         if (end > full_end)

@@ -20,11 +20,13 @@ static axis_coef source_index(float scale, int64_t dst, int64_t in_size)
     float s = scale * ((float)dst + 0.5f) - 0.5f;
     if (!(s > 0.0f))
         s = 0.0f;
+    /* Past the last index (only with a caller's scale > in/out) PyTorch
+     * clamps the index and the weight, which yields the last sample; so does
+     * clamping the coordinate, and it keeps the conversion in range. */
+    if (s > (float)(in_size - 1))
+        s = (float)(in_size - 1);
     int64_t i = (int64_t)s;
-    if (i > in_size - 1)
-        i = in_size - 1;
     float l = s - (float)i;
-    l = l < 0.0f ? 0.0f : l > 1.0f ? 1.0f : l;
     axis_coef c = {.i0 = i, .i1 = i + (i < in_size - 1), .l0 = 1.0f - l, .l1 = l};
     return c;
 }

@@ -1129,7 +1129,10 @@ static sleapc_status step(vm *v, uint8_t op, int *done)
         }
         return st;
     case '0': return op_pop(v);
-    case '1': return pop_mark(v, &mark);
+    case '1': /* POP_MARK discards the mark and everything above it */
+        st = pop_mark(v, &mark);
+        v->sp = mark;
+        return st;
     case '2': st = peek(v, &o); return st ? st : push(v, o);
     case 'N': return push(v, v->none);
     case 0x88: return push(v, v->yes);

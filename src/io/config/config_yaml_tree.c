@@ -15,9 +15,11 @@
 #include "core/alloc.h"
 #include "core/error.h"
 
-/* Training configs are a few KiB; anything this large is not one, and reading
- * it whole would only let a hostile file take memory. */
-#define YAML_FILE_MAX ((size_t)16 << 20)
+/* Training configs are a few KiB. libyaml's document tree takes up to ~250
+ * bytes per input byte (a line of "- - - ..."), so a larger file would only
+ * let a hostile one take memory. */
+#define YAML_FILE_MAX ((size_t)1 << 20)
+#define YAML_FLOW_DEPTH_MAX 256
 
 sleapc_status sleapc__yaml_fail(const sleapc_yaml_tree *t, const sleapc_yaml_ref *r,
                                 sleapc_status st, const char *fmt, ...)
@@ -56,7 +58,7 @@ static sleapc_status read_whole_file(sleapc_yaml_tree *t, unsigned char **out, s
     }
     if (sb.st_size < 0 || (uintmax_t)sb.st_size > YAML_FILE_MAX) {
         st = sleapc__yaml_fail(t, NULL, SLEAPC_ERR_FORMAT,
-                               "larger than 16 MiB: not a training config");
+                               "larger than 1 MiB: not a training config");
         goto done;
     }
     size_t n = (size_t)sb.st_size;
@@ -90,6 +92,24 @@ done:
     return st;
 }
 
+/* libyaml's parser takes time quadratic in the depth of flow collections
+ * ([[[[...), so a small hostile file could stall it for minutes. Counting
+ * brackets without regard to quoting may refuse a file whose strings hold
+ * hundreds of unmatched brackets; no training config does. */
+static bool flow_depth_ok(const unsigned char *buf, size_t n)
+{
+    long depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (buf[i] == '[' || buf[i] == '{') {
+            if (++depth > YAML_FLOW_DEPTH_MAX)
+                return false;
+        } else if ((buf[i] == ']' || buf[i] == '}') && depth > 0) {
+            depth--;
+        }
+    }
+    return true;
+}
+
 sleapc_status sleapc__yaml_tree_load(sleapc_yaml_tree *t, const char *action, const char *path)
 {
     memset(t, 0, sizeof *t);
@@ -101,6 +121,11 @@ sleapc_status sleapc__yaml_tree_load(sleapc_yaml_tree *t, const char *action, co
     if (st)
         return st;
 
+    if (!flow_depth_ok(buf, n)) {
+        sleapc__free(buf);
+        return sleapc__yaml_fail(t, NULL, SLEAPC_ERR_FORMAT, "brackets nested over %d deep",
+                                 YAML_FLOW_DEPTH_MAX);
+    }
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) {
         sleapc__free(buf);

@@ -30,8 +30,8 @@ typedef struct sleapc_yaml_ref {
 /* Read and parse the first document of path. action and path are kept
  * (borrowed) for messages. Returns SLEAPC_ERR_IO (missing, unreadable, a
  * directory), SLEAPC_ERR_FORMAT (syntax error with line/column, empty file,
- * over 16 MiB) or SLEAPC_ERR_NOMEM. On failure t needs no freeing, but
- * sleapc__yaml_tree_free(t) is harmless. */
+ * over 1 MiB, brackets nested over 256 deep) or SLEAPC_ERR_NOMEM. On failure
+ * t needs no freeing, but sleapc__yaml_tree_free(t) is harmless. */
 sleapc_status sleapc__yaml_tree_load(sleapc_yaml_tree *t, const char *action, const char *path);
 
 /* Release the document. Accepts a zeroed or failed tree. */

@@ -163,7 +163,7 @@ static sleapc_status solve(const double *cost, int64_t n_rows, int64_t n_cols, d
             if (big > 0.0 && x == INFINITY)
                 x = big;
             if (transpose)
-                c[j * nr + i] = x;
+                c[j * nc + i] = x;
             else
                 c[i * nc + j] = x;
         }

@@ -1,6 +1,6 @@
 /* PAF candidate enumeration and line scoring, after sleap-nn ops/paf.py.
- * Every float step is float32 and in sleap-nn's order so that the scores
- * agree with torch to an ulp or two. */
+ * Every float step is float32 and in the order torch 1.13 evaluates it on
+ * the CPU, so that the scores are bit-identical to sleap-nn's. */
 #include "layers/ops/paf.h"
 
 #include <float.h>
@@ -55,6 +55,94 @@ void sleapc__paf_linspace(int n, float *t)
             t[j] = 0.0f + step * (float)j;
         }
     }
+}
+
+/* ---- torch's float32 sum over a contiguous row (SumKernel.cpp) ----------
+ * mean_line_scores = torch.mean(scores, dim=1) is sum().div_(n), and torch
+ * 1.13's cascade_sum adds in a fixed, unusual order: 4 interleaved partial
+ * sums (multi_row_sum, with a 4-level cascade past 16 rows per partial), and
+ * for rows of 8 or more, 8-float vector lanes whose lanes are added last,
+ * after the leftover tail elements. Reproducing it makes the scores
+ * bit-identical to sleap-nn's. */
+
+/* Item i of a strided sequence: x[i * stride]. */
+static float item(const float *x, int64_t stride, int64_t i)
+{
+    return x[i * stride];
+}
+
+static int64_t ceil_log2(int64_t v)
+{
+    if (v <= 2)
+        return 1;
+    int64_t bits = 0;
+    for (uint64_t u = (uint64_t)(v - 1); u; u >>= 1)
+        bits++;
+    return bits;
+}
+
+/* multi_row_sum<acc, 4>: partial k sums items 4 * i + k, i < n_rows. */
+static void multi_row_sum(const float *x, int64_t stride, int64_t n_rows, float out[4])
+{
+    enum { LEVELS = 4, ROWS = 4 };
+    int64_t level_power = ceil_log2(n_rows) / LEVELS;
+    if (level_power < 4)
+        level_power = 4;
+    const int64_t level_step = (int64_t)1 << level_power;
+    const int64_t level_mask = level_step - 1;
+    float acc[LEVELS][ROWS] = { { 0 } };
+    int64_t i = 0;
+    for (; i + level_step <= n_rows;) {
+        for (int64_t j = 0; j < level_step; j++)
+            for (int k = 0; k < ROWS; k++)
+                acc[0][k] = acc[0][k] + item(x, stride, (i + j) * ROWS + k);
+        for (int j = 1; j < LEVELS; j++) {
+            for (int k = 0; k < ROWS; k++) {
+                acc[j][k] = acc[j][k] + acc[j - 1][k];
+                acc[j - 1][k] = 0.0f;
+            }
+            if ((i & (level_mask << (j * level_power))) != 0)
+                break;
+        }
+        i += level_step;
+    }
+    for (; i < n_rows; i++)
+        for (int k = 0; k < ROWS; k++)
+            acc[0][k] = acc[0][k] + item(x, stride, i * ROWS + k);
+    for (int j = 1; j < LEVELS; j++)
+        for (int k = 0; k < ROWS; k++)
+            acc[0][k] = acc[0][k] + acc[j][k];
+    for (int k = 0; k < ROWS; k++)
+        out[k] = acc[0][k];
+}
+
+/* row_sum with ilp factor 4 over n items. */
+static float row_sum(const float *x, int64_t stride, int64_t n)
+{
+    float p[4];
+    const int64_t n_ilp = n / 4;
+    multi_row_sum(x, stride, n_ilp, p);
+    for (int64_t i = n_ilp * 4; i < n; i++)
+        p[0] = p[0] + item(x, stride, i);
+    for (int k = 1; k < 4; k++)
+        p[0] = p[0] + p[k];
+    return p[0];
+}
+
+/* cascade_sum of one contiguous row of n floats. */
+static float torch_row_sum(const float *x, int64_t n)
+{
+    enum { LANES = 8 };
+    if (n < LANES)
+        return row_sum(x, 1, n); /* scalar_inner_sum */
+    /* vectorized_inner_sum: each lane runs row_sum over its vectors. */
+    const int64_t n_vec = n / LANES;
+    float acc = 0.0f;
+    for (int64_t k = n_vec * LANES; k < n; k++)
+        acc = acc + x[k];
+    for (int l = 0; l < LANES; l++)
+        acc = acc + row_sum(x + l, LANES, n_vec);
+    return acc;
 }
 
 static sleapc_status check_nodes(const int32_t *peak_channel_inds, int64_t n_peaks, int n_nodes,
@@ -172,9 +260,10 @@ sleapc_status sleapc__paf_score_lines(const float *pafs, int64_t n_edges, int64_
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "score PAF lines: NULL array");
 
     const int n_points = opts->n_points;
-    float *t = sleapc__malloc((size_t)n_points * sizeof *t);
+    float *t = sleapc__malloc((size_t)n_points * 2 * sizeof *t);
     if (!t)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "score PAF lines: out of memory");
+    float *dots = t + n_points;
     sleapc__paf_linspace(n_points, t);
 
     const float max_len = (float)sleapc__paf_max_edge_length(opts->max_edge_length_ratio, n_edges,
@@ -199,26 +288,27 @@ sleapc_status sleapc__paf_score_lines(const float *pafs, int64_t n_edges, int64_
 
         /* score_paf_lines: unit displacement vector via torch.norm. */
         const float vx = dx - sx, vy = dy - sy;
-        float sq = vx * vx;
-        sq = sq + vy * vy;
+        /* torch.norm's float kernel accumulates x * x with fused
+         * multiply-adds (its AVX2 build contracts them). */
+        const float sq = fmaf(vy, vy, vx * vx);
         const float len = sqrtf(sq);
         const float ux = vx / len, uy = vy / len;
 
         const float slope_x = vx / interp_den, slope_y = vy / interp_den;
         const float *px_map = pafs + 2 * k * plane;
         const float *py_map = px_map + plane;
-        float sum = 0.0f;
         for (int j = 0; j < n_points; j++) {
             const float x = sx + slope_x * t[j];
             const float y = sy + slope_y * t[j];
             const int64_t col = grid_index(x, opts->paf_stride, paf_w);
             const int64_t row = grid_index(y, opts->paf_stride, paf_h);
             const int64_t at = row * paf_w + col;
+            /* bmm's small-matrix kernel: plain multiply, then add. */
             float dot = px_map[at] * ux;
             dot = dot + py_map[at] * uy;
-            sum = sum + dot;
+            dots[j] = dot;
         }
-        const float mean = sum / (float)n_points;
+        const float mean = torch_row_sum(dots, n_points) / (float)n_points;
 
         /* compute_distance_penalty: torch evaluates max_len / len as
          * reciprocal(len) * max_len (Tensor.__rtruediv__). */

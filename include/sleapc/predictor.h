@@ -1,0 +1,94 @@
+/* Pose prediction: one or two model folders -> instances per frame, with
+ * sleap-nn's preprocessing, peak finding, grouping and identity logic. */
+#ifndef SLEAPC_PREDICTOR_H
+#define SLEAPC_PREDICTOR_H
+
+#include "sleapc/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Options, with sleap-nn's names and defaults (sleapc_predictor_opts_default).
+ * "From the config" values are taken from the model's training_config.yaml. */
+typedef struct sleapc_predictor_opts {
+    const char *backend;             /* "auto" */
+    int n_threads;                   /* 0: one per core */
+    int batch_size;                  /* 4 */
+    double peak_threshold;           /* 0.2 */
+    double centroid_peak_threshold;  /* NaN: = peak_threshold (top-down centroid stage) */
+    int integral_refinement;         /* 1: "integral"; 0: none */
+    int integral_patch_size;         /* 5 */
+    int max_instances;               /* 0: no limit */
+    double max_edge_length_ratio;    /* 0.25 */
+    double dist_penalty_weight;      /* 1.0 */
+    int n_points;                    /* 10 */
+    double min_instance_peaks;       /* 0: off; >= 1 an absolute count, < 1 a fraction of
+                                        the nodes (see README: sleap-nn's CLI quirk) */
+    double min_line_scores;          /* 0.25 */
+    int crop_size;                   /* 0: from the config */
+    int max_height, max_width;       /* 0: from the config */
+    double input_scale;              /* 0: from the config */
+    int ensure_rgb;                  /* -1: from the config; 0/1 override */
+    int ensure_grayscale;            /* -1: from the config; 0/1 override */
+} sleapc_predictor_opts;
+
+SLEAPC_API sleapc_predictor_opts sleapc_predictor_opts_default(void);
+
+typedef struct sleapc_predictor sleapc_predictor;
+
+/* model_paths: one folder (single_instance, centroid, centered_instance,
+ * bottomup, multi_class_bottomup) or two (a centroid folder and a
+ * centered_instance or multi_class_topdown folder, in either order: top-down).
+ * Returns SLEAPC_OK, SLEAPC_ERR_INVALID_ARG (folders that do not form a
+ * pipeline, contradictory options), or a model-loading status. */
+SLEAPC_API sleapc_status sleapc_predictor_create(const char *const *model_paths, int n_models,
+                                                 const sleapc_predictor_opts *opts,
+                                                 sleapc_predictor **out);
+SLEAPC_API void sleapc_predictor_destroy(sleapc_predictor *p);
+
+/* sleap-nn's layer name: "SingleInstanceLayer", "TopDownLayer", ... Static. */
+SLEAPC_API const char *sleapc_predictor_layer_name(const sleapc_predictor *p);
+/* The skeleton instances are reported in (the pose model's). Strings owned by
+ * the predictor. */
+SLEAPC_API const char *sleapc_predictor_skeleton_name(const sleapc_predictor *p);
+SLEAPC_API int sleapc_predictor_n_nodes(const sleapc_predictor *p);
+SLEAPC_API const char *sleapc_predictor_node_name(const sleapc_predictor *p, int i);
+SLEAPC_API int sleapc_predictor_n_edges(const sleapc_predictor *p);
+SLEAPC_API void sleapc_predictor_edge(const sleapc_predictor *p, int i, int *src, int *dst);
+SLEAPC_API int sleapc_predictor_n_symmetries(const sleapc_predictor *p);
+SLEAPC_API void sleapc_predictor_symmetry(const sleapc_predictor *p, int i, int *a, int *b);
+/* Class names of multi-class models (tracks); 0 otherwise. */
+SLEAPC_API int sleapc_predictor_n_classes(const sleapc_predictor *p);
+SLEAPC_API const char *sleapc_predictor_class_name(const sleapc_predictor *p, int i);
+SLEAPC_API int sleapc_predictor_batch_size(const sleapc_predictor *p);
+
+/* Predict on a batch of equally sized frames: (N,H,W,C), (H,W,C) or (H,W)
+ * uint8, C = 1 or 3. Results replace the previous run's. Returns SLEAPC_OK or
+ * SLEAPC_ERR_INVALID_ARG (bad frames) and others. */
+SLEAPC_API sleapc_status sleapc_predictor_run(sleapc_predictor *p, const sleapc_tensor *frames);
+
+/* One predicted instance, owned by the predictor, valid until the next run. */
+typedef struct sleapc_instance {
+    const float *points;        /* n_nodes (x, y) pairs; NaN = missing */
+    const float *point_scores;  /* n_nodes; NaN = missing */
+    float score;                /* instance score (sleap-nn's, per model type) */
+    int track;                  /* class index for multi-class models, else -1 */
+    float tracking_score;       /* NaN when none */
+    bool has_centroid;          /* top-down: the centroid it was found from */
+    float centroid[2];
+    float centroid_score;
+} sleapc_instance;
+
+/* Frames of the last run, and their instances in the layer's order.
+ * Instances whose points are all missing are left out, as sleap-nn does. */
+SLEAPC_API int sleapc_predictor_n_frames(const sleapc_predictor *p);
+SLEAPC_API int sleapc_predictor_n_instances(const sleapc_predictor *p, int frame);
+SLEAPC_API sleapc_status sleapc_predictor_instance(const sleapc_predictor *p, int frame, int i,
+                                                   sleapc_instance *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

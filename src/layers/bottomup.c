@@ -1,0 +1,188 @@
+/* BottomUpLayer (sleap-nn layers/bottomup.py, inference/streaming.py):
+ * local peaks, PAF line scores between candidate pairs, matching edge by edge
+ * and instance assembly. */
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+#include "layers/bottomup_common.h"
+#include "layers/layer.h"
+#include "layers/ops/grouping.h"
+#include "layers/ops/paf.h"
+#include "layers/stage.h"
+
+typedef struct bottomup_layer {
+    sleapc_layer base;
+    sleapc_stage stage;
+    double threshold;
+    int refine_k;
+    int max_instances;
+    int n_nodes, n_edges;
+    int (*edges)[2];       /* borrowed from the model config */
+    int *order;            /* BFS edge order */
+    int n_order;
+    sleapc_paf_score_opts score_opts;
+    sleapc_grouping_opts group_opts;
+    sleapc_peak_list peaks;
+    /* Per-frame candidates, reused. */
+    int64_t cand_cap;
+    int32_t *edge_inds;
+    int64_t (*edge_peak_inds)[2];
+    float *line_scores;
+    sleapc_grouping_result *frames;
+    int64_t frames_cap;
+} bottomup_layer;
+
+static sleapc_status grow_candidates(bottomup_layer *bu, int64_t n)
+{
+    if (n <= bu->cand_cap)
+        return SLEAPC_OK;
+    sleapc__free(bu->edge_inds);
+    sleapc__free(bu->edge_peak_inds);
+    sleapc__free(bu->line_scores);
+    bu->edge_inds = sleapc__malloc((size_t)n * sizeof *bu->edge_inds);
+    bu->edge_peak_inds = sleapc__malloc((size_t)n * sizeof *bu->edge_peak_inds);
+    bu->line_scores = sleapc__malloc((size_t)n * sizeof *bu->line_scores);
+    bu->cand_cap = n;
+    if (!bu->edge_inds || !bu->edge_peak_inds || !bu->line_scores) {
+        bu->cand_cap = 0;
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "bottom-up: out of memory");
+    }
+    return SLEAPC_OK;
+}
+
+static sleapc_status bottomup_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
+                                  int64_t h, int64_t w, sleapc_layer_outputs *out)
+{
+    bottomup_layer *bu = l->impl;
+    sleapc_status st = sleapc__stage_run(&bu->stage, frames, b, c, h, w);
+    const sleapc_tensor *cms = NULL, *pafs = NULL;
+    if (!st)
+        st = sleapc__stage_head(&bu->stage, "MultiInstanceConfmapsHead", false, &cms);
+    if (!st)
+        st = sleapc__stage_head(&bu->stage, "PartAffinityFieldsHead", false, &pafs);
+    if (!st)
+        st = sleapc__peak_list_find(&bu->peaks, cms->data, b, cms->shape[1], cms->shape[2],
+                                    cms->shape[3], bu->threshold, bu->refine_k,
+                                    sleapc__stage_head_stride(&bu->stage, "MultiInstanceConfmapsHead"));
+    if (st)
+        return st;
+    if (b > bu->frames_cap) {
+        for (int64_t k = 0; k < bu->frames_cap; k++)
+            sleapc__grouping_result_free(&bu->frames[k]);
+        sleapc__free(bu->frames);
+        bu->frames = sleapc__calloc((size_t)b, sizeof *bu->frames);
+        bu->frames_cap = bu->frames ? b : 0;
+        if (!bu->frames)
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "bottom-up: out of memory");
+    }
+    int64_t hp = pafs->shape[2], wp = pafs->shape[3];
+    const sleapc_peak_list *pk = &bu->peaks;
+    int64_t start = 0;
+    for (int64_t s = 0; s < b && !st; s++) {
+        int64_t end = start;
+        while (end < pk->n && pk->sample_inds[end] == s)
+            end++;
+        int64_t np = end - start, n_cand = 0, n_written = 0;
+        const int32_t *chan = pk->channel_inds + start;
+        st = sleapc__paf_count_candidates(chan, np, bu->n_nodes, (const int(*)[2])bu->edges,
+                                          bu->n_edges, &n_cand);
+        if (!st)
+            st = grow_candidates(bu, n_cand > 0 ? n_cand : 1);
+        if (!st)
+            st = sleapc__paf_candidates(chan, np, bu->n_nodes, (const int(*)[2])bu->edges,
+                                        bu->n_edges, bu->cand_cap, bu->edge_inds,
+                                        bu->edge_peak_inds, &n_written);
+        if (!st)
+            st = sleapc__paf_score_lines((const float *)pafs->data + s * pafs->shape[1] * hp * wp,
+                                         bu->n_edges, hp, wp, pk->peaks + start * 2, np,
+                                         bu->edge_inds, (const int64_t(*)[2])bu->edge_peak_inds,
+                                         n_written, &bu->score_opts, bu->line_scores);
+        sleapc__grouping_result_free(&bu->frames[s]);
+        sleapc_grouping_skeleton sk = {.n_nodes = bu->n_nodes, .n_edges = bu->n_edges,
+                                       .edges = (const int(*)[2])bu->edges,
+                                       .n_order = bu->n_order, .order = bu->order};
+        if (!st)
+            st = sleapc__grouping_group_frame(&sk, pk->peaks + start * 2, pk->vals + start, chan,
+                                              np, bu->edge_inds,
+                                              (const int64_t(*)[2])bu->edge_peak_inds,
+                                              bu->line_scores, n_written, &bu->group_opts,
+                                              &bu->frames[s]);
+        start = end;
+    }
+    if (st)
+        return st;
+    int64_t slots = sleapc__grouping_n_slots(bu->frames, b, bu->max_instances);
+    st = sleapc__layer_outputs_reset(out, b, slots, bu->n_nodes, 0);
+    if (st)
+        return st;
+    const sleapc_preprocess_plan *pl = &bu->stage.plan;
+    for (int64_t s = 0; s < b; s++)
+        out->eff_scale[s] = (float)pl->eff_scale;
+    out->has_instance_scores = true;
+    return sleapc__grouping_pack(bu->frames, b, bu->n_nodes, bu->max_instances, slots,
+                                 (float)pl->opts.scale, out->eff_scale, out->keypoints,
+                                 out->peak_values, out->instance_scores);
+}
+
+static void bottomup_destroy(sleapc_layer *l)
+{
+    bottomup_layer *bu = l->impl;
+    sleapc__stage_free(&bu->stage);
+    sleapc__peak_list_free(&bu->peaks);
+    for (int64_t k = 0; k < bu->frames_cap; k++)
+        sleapc__grouping_result_free(&bu->frames[k]);
+    sleapc__free(bu->frames);
+    sleapc__free(bu->edge_inds);
+    sleapc__free(bu->edge_peak_inds);
+    sleapc__free(bu->line_scores);
+    sleapc__free(bu->order);
+    sleapc__free(bu);
+}
+
+static const struct sleapc_layer_ops bottomup_ops = {
+    .name = "BottomUpLayer", .run = bottomup_run, .destroy = bottomup_destroy};
+
+sleapc_status sleapc__bottomup_layer_create(const sleapc_model *m, const sleapc_predictor_opts *o,
+                                            sleapc_layer **out)
+{
+    bottomup_layer *bu = sleapc__calloc(1, sizeof *bu);
+    if (!bu)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    bu->base.ops = &bottomup_ops;
+    bu->base.impl = bu;
+    bu->threshold = o->peak_threshold;
+    bu->refine_k = sleapc__layer_refine_k(o);
+    bu->max_instances = o->max_instances;
+    bu->n_nodes = m->cfg.n_part_names;
+    bu->n_edges = m->cfg.n_paf_edges;
+    bu->edges = m->cfg.paf_edges;
+    bu->score_opts = sleapc__paf_score_opts_default();
+    bu->score_opts.n_points = o->n_points;
+    bu->score_opts.max_edge_length_ratio = o->max_edge_length_ratio;
+    bu->score_opts.dist_penalty_weight = o->dist_penalty_weight;
+    bu->score_opts.paf_stride = m->cfg.pafs_stride;
+    bu->group_opts = sleapc__grouping_opts_default();
+    bu->group_opts.min_line_scores = o->min_line_scores;
+    bu->group_opts.min_instance_peaks = o->min_instance_peaks;
+    /* A value below 1 is a fraction of the nodes (sleap-nn's float reading). */
+    bu->group_opts.min_instance_peaks_is_fraction = o->min_instance_peaks > 0 && o->min_instance_peaks < 1;
+    sleapc_status st = SLEAPC_OK;
+    bu->order = sleapc__malloc((size_t)(bu->n_edges > 0 ? bu->n_edges : 1) * sizeof(int));
+    if (!bu->order)
+        st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    if (!st)
+        st = sleapc__grouping_edge_order((const int(*)[2])bu->edges, bu->n_edges, bu->n_nodes,
+                                         bu->order, &bu->n_order);
+    if (st)
+        st = sleapc__wrap(st, "%s: PAF edges", m->dir);
+    sleapc_preprocess_opts pp = sleapc__layer_preprocess_opts(m, o, true);
+    if (!st)
+        st = sleapc__stage_init(&bu->stage, m, o->backend, o->n_threads, &pp);
+    if (st) {
+        bottomup_destroy(&bu->base);
+        return st;
+    }
+    *out = &bu->base;
+    return SLEAPC_OK;
+}

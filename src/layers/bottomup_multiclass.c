@@ -1,0 +1,116 @@
+/* BottomUpMultiClassLayer (sleap-nn layers/bottomup_multiclass.py): local
+ * peaks given identities by class maps; one instance slot per class. */
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+#include "layers/bottomup_common.h"
+#include "layers/layer.h"
+#include "layers/ops/identity.h"
+#include "layers/stage.h"
+
+typedef struct bumc_layer {
+    sleapc_layer base;
+    sleapc_stage stage;
+    double threshold;
+    int refine_k;
+    int max_instances;
+    int64_t n_nodes, n_classes;
+    sleapc_peak_list peaks;
+    float *class_probs;   /* (B, C, N) */
+    size_t probs_cap;
+} bumc_layer;
+
+static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
+                              int64_t h, int64_t w, sleapc_layer_outputs *out)
+{
+    bumc_layer *bm = l->impl;
+    sleapc_status st = sleapc__stage_run(&bm->stage, frames, b, c, h, w);
+    const sleapc_tensor *cms = NULL, *cls = NULL;
+    if (!st)
+        st = sleapc__stage_head(&bm->stage, "MultiInstanceConfmapsHead", false, &cms);
+    if (!st)
+        st = sleapc__stage_head(&bm->stage, "ClassMapsHead", false, &cls);
+    if (!st && cls->shape[1] != bm->n_classes)
+        st = sleapc__fail(SLEAPC_ERR_BACKEND, "class maps have %lld channels, the config %lld classes",
+                          (long long)cls->shape[1], (long long)bm->n_classes);
+    if (!st)
+        st = sleapc__peak_list_find(&bm->peaks, cms->data, b, cms->shape[1], cms->shape[2],
+                                    cms->shape[3], bm->threshold, bm->refine_k,
+                                    sleapc__stage_head_stride(&bm->stage, "MultiInstanceConfmapsHead"));
+    if (!st)
+        st = sleapc__layer_outputs_reset(out, b, bm->n_classes, bm->n_nodes, bm->n_classes);
+    size_t need = (size_t)(b * bm->n_classes * bm->n_nodes) * sizeof(float);
+    if (!st && need > bm->probs_cap) {
+        sleapc__free(bm->class_probs);
+        bm->class_probs = sleapc__malloc(need);
+        bm->probs_cap = bm->class_probs ? need : 0;
+        if (!bm->class_probs)
+            st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    }
+    if (st)
+        return st;
+    const sleapc_peak_list *pk = &bm->peaks;
+    st = sleapc__identity_classify_peaks(cls->data, b, bm->n_classes, cls->shape[2], cls->shape[3],
+                                         sleapc__stage_head_stride(&bm->stage, "ClassMapsHead"),
+                                         pk->peaks, pk->vals, pk->sample_inds, pk->channel_inds,
+                                         pk->n, bm->n_nodes, out->keypoints, out->peak_values,
+                                         bm->class_probs);
+    const sleapc_preprocess_plan *pl = &bm->stage.plan;
+    for (int64_t s = 0; s < b; s++)
+        out->eff_scale[s] = (float)pl->eff_scale;
+    if (!st)
+        st = sleapc__identity_bottomup_finish(b, bm->n_classes, bm->n_nodes, (float)pl->opts.scale,
+                                              out->eff_scale, bm->max_instances, out->keypoints,
+                                              out->peak_values, bm->class_probs,
+                                              out->instance_scores, out->tracking_scores);
+    if (st)
+        return st;
+    out->has_instance_scores = true;
+    out->has_classes = true;
+    for (int64_t s = 0; s < b; s++)
+        for (int64_t k = 0; k < bm->n_classes; k++)
+            out->class_inds[s * bm->n_classes + k] = (int32_t)k;  /* slot == class */
+    return SLEAPC_OK;
+}
+
+static void bumc_destroy(sleapc_layer *l)
+{
+    bumc_layer *bm = l->impl;
+    sleapc__stage_free(&bm->stage);
+    sleapc__peak_list_free(&bm->peaks);
+    sleapc__free(bm->class_probs);
+    sleapc__free(bm);
+}
+
+static const struct sleapc_layer_ops bumc_ops = {
+    .name = "BottomUpMultiClassLayer", .run = bumc_run, .destroy = bumc_destroy};
+
+sleapc_status sleapc__bottomup_multiclass_layer_create(const sleapc_model *m,
+                                                       const sleapc_predictor_opts *o,
+                                                       sleapc_layer **out)
+{
+    bumc_layer *bm = sleapc__calloc(1, sizeof *bm);
+    if (!bm)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    bm->base.ops = &bumc_ops;
+    bm->base.impl = bm;
+    bm->threshold = o->peak_threshold;
+    bm->refine_k = sleapc__layer_refine_k(o);
+    bm->max_instances = o->max_instances;
+    bm->n_nodes = m->cfg.n_part_names;
+    bm->n_classes = m->cfg.n_classes;
+    sleapc_status st = SLEAPC_OK;
+    if (bm->n_classes < 1)
+        st = sleapc__fail(SLEAPC_ERR_FORMAT, "%s: multi_class_bottomup config lists no classes",
+                          m->dir);
+    sleapc_preprocess_opts pp = sleapc__layer_preprocess_opts(m, o, true);
+    if (!st)
+        st = sleapc__stage_init(&bm->stage, m, o->backend, o->n_threads, &pp);
+    if (st) {
+        bumc_destroy(&bm->base);
+        return st;
+    }
+    *out = &bm->base;
+    return SLEAPC_OK;
+}

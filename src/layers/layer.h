@@ -1,0 +1,62 @@
+/* A layer is one model type's inference logic (sleap-nn inference/layers/):
+ * preprocessing, one or two backend forwards, and post-processing into
+ * sleap-nn's Outputs. Layers reach backends only through the contract. */
+#ifndef SLEAPC_LAYERS_LAYER_H
+#define SLEAPC_LAYERS_LAYER_H
+
+#include "layers/layer_outputs.h"
+#include "layers/ops/preprocess.h"
+#include "model/model.h"
+#include "sleapc/predictor.h"
+
+typedef struct sleapc_layer sleapc_layer;
+
+struct sleapc_layer_ops {
+    const char *name;  /* sleap-nn's class name: "SingleInstanceLayer", ... */
+    /* frames: (b, c, h, w) uint8, one size. out: reset and filled. */
+    sleapc_status (*run)(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c, int64_t h,
+                         int64_t w, sleapc_layer_outputs *out);
+    void (*destroy)(sleapc_layer *l);
+};
+
+struct sleapc_layer {
+    const struct sleapc_layer_ops *ops;
+    void *impl;
+};
+
+/* Pick and build the layer for the models, as sleap-nn's predictor does
+ * (_select_layer): one model of a single-stage type, or a centroid model plus
+ * a centered_instance / multi_class_topdown model (any order). The models are
+ * borrowed and must outlive the layer. */
+sleapc_status sleapc__layer_create(sleapc_model *const *models, int n_models,
+                                   const sleapc_predictor_opts *opts, sleapc_layer **out);
+void sleapc__layer_destroy(sleapc_layer *l);
+
+/* Constructors, one per file. */
+sleapc_status sleapc__single_instance_layer_create(const sleapc_model *m,
+                                                   const sleapc_predictor_opts *o,
+                                                   sleapc_layer **out);
+sleapc_status sleapc__centroid_layer_create(const sleapc_model *m, const sleapc_predictor_opts *o,
+                                            sleapc_layer **out);
+sleapc_status sleapc__centered_instance_layer_create(const sleapc_model *m,
+                                                     const sleapc_predictor_opts *o,
+                                                     sleapc_layer **out);
+sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const sleapc_model *ci,
+                                           const sleapc_predictor_opts *o, sleapc_layer **out);
+sleapc_status sleapc__bottomup_layer_create(const sleapc_model *m, const sleapc_predictor_opts *o,
+                                            sleapc_layer **out);
+sleapc_status sleapc__bottomup_multiclass_layer_create(const sleapc_model *m,
+                                                       const sleapc_predictor_opts *o,
+                                                       sleapc_layer **out);
+
+/* Shared helpers (layer.c). */
+
+/* The preprocessing a model's layer applies: options override the config
+ * (sleap-nn _resolve_preprocess_config). full = false gives only the input
+ * scale and stride pad (stage 2 of top-down). */
+sleapc_preprocess_opts sleapc__layer_preprocess_opts(const sleapc_model *m,
+                                                     const sleapc_predictor_opts *o, bool full);
+/* Integral refinement patch side, 0 for none. */
+int sleapc__layer_refine_k(const sleapc_predictor_opts *o);
+
+#endif

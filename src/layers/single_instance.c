@@ -1,0 +1,97 @@
+/* SingleInstanceLayer (sleap-nn layers/single_instance.py): one global peak
+ * per node. The standalone CenteredInstanceLayer (layers/centered_instance.py)
+ * is the same computation on frames that already are crops: it applies only
+ * the input scale and the stride pad. */
+#include <math.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+#include "layers/layer.h"
+#include "layers/ops/coords.h"
+#include "layers/ops/peaks.h"
+#include "layers/stage.h"
+
+typedef struct global_layer {
+    sleapc_layer base;
+    sleapc_stage stage;
+    const char *head;   /* confidence-map head name */
+    double threshold;
+    int refine_k;
+} global_layer;
+
+static sleapc_status global_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
+                                int64_t h, int64_t w, sleapc_layer_outputs *out)
+{
+    global_layer *g = l->impl;
+    sleapc_status st = sleapc__stage_run(&g->stage, frames, b, c, h, w);
+    const sleapc_tensor *cms = NULL;
+    if (!st)
+        st = sleapc__stage_head(&g->stage, g->head, false, &cms);
+    if (st)
+        return st;
+    int64_t n = cms->shape[1];
+    st = sleapc__layer_outputs_reset(out, b, 1, n, 0);
+    if (st)
+        return st;
+    st = sleapc__peaks_find_global(cms->data, b, n, cms->shape[2], cms->shape[3], g->threshold,
+                                   g->refine_k, out->keypoints, out->peak_values);
+    if (st)
+        return st;
+    /* Ladder (ops/coord.py): stride, input scale, eff scale. */
+    const sleapc_preprocess_plan *pl = &g->stage.plan;
+    sleapc__coords_undo_stride(out->keypoints, b * n, sleapc__stage_head_stride(&g->stage, g->head));
+    sleapc__coords_undo_input_scale(out->keypoints, b * n, pl->opts.scale);
+    for (int64_t k = 0; k < b; k++) {
+        sleapc__coords_undo_eff_scale(out->keypoints + k * n * 2, n, pl->eff_scale);
+        out->eff_scale[k] = (float)pl->eff_scale;
+    }
+    return SLEAPC_OK;
+}
+
+static void global_destroy(sleapc_layer *l)
+{
+    global_layer *g = l->impl;
+    sleapc__stage_free(&g->stage);
+    sleapc__free(g);
+}
+
+static const struct sleapc_layer_ops single_instance_ops = {
+    .name = "SingleInstanceLayer", .run = global_run, .destroy = global_destroy};
+static const struct sleapc_layer_ops centered_instance_ops = {
+    .name = "CenteredInstanceLayer", .run = global_run, .destroy = global_destroy};
+
+static sleapc_status create(const sleapc_model *m, const sleapc_predictor_opts *o, bool full,
+                            const char *head, const struct sleapc_layer_ops *ops,
+                            sleapc_layer **out)
+{
+    global_layer *g = sleapc__calloc(1, sizeof *g);
+    if (!g)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    g->base.ops = ops;
+    g->base.impl = g;
+    g->head = head;
+    g->threshold = o->peak_threshold;
+    g->refine_k = sleapc__layer_refine_k(o);
+    sleapc_preprocess_opts pp = sleapc__layer_preprocess_opts(m, o, full);
+    sleapc_status st = sleapc__stage_init(&g->stage, m, o->backend, o->n_threads, &pp);
+    if (st) {
+        global_destroy(&g->base);
+        return st;
+    }
+    *out = &g->base;
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__single_instance_layer_create(const sleapc_model *m,
+                                                   const sleapc_predictor_opts *o,
+                                                   sleapc_layer **out)
+{
+    return create(m, o, true, "SingleInstanceConfmapsHead", &single_instance_ops, out);
+}
+
+sleapc_status sleapc__centered_instance_layer_create(const sleapc_model *m,
+                                                     const sleapc_predictor_opts *o,
+                                                     sleapc_layer **out)
+{
+    return create(m, o, false, "CenteredInstanceConfmapsHead", &centered_instance_ops, out);
+}

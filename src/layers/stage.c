@@ -1,0 +1,105 @@
+#include "layers/stage.h"
+
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+
+static sleapc_status grow(void **p, size_t *cap, size_t need)
+{
+    if (need <= *cap && *p)
+        return SLEAPC_OK;
+    sleapc__aligned_free(*p);
+    *p = sleapc__aligned_alloc(need ? need : 64);
+    *cap = *p ? need : 0;
+    return *p ? SLEAPC_OK : sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+}
+
+sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m, const char *backend,
+                                 int n_threads, const sleapc_preprocess_opts *pp)
+{
+    memset(s, 0, sizeof *s);
+    s->model = m;
+    s->pp = *pp;
+    sleapc_backend_opts bo = {.n_threads = n_threads};
+    sleapc_status st = sleapc__backend_create(backend, &m->graph, &bo, &s->be);
+    if (st)
+        return st;
+    /* A forward on the smallest valid input checks the output names. */
+    int64_t side = m->graph.max_stride > 1 ? m->graph.max_stride : 2;
+    int64_t n = (int64_t)m->graph.in_channels * side * side;
+    st = grow((void **)&s->input, &s->input_cap, (size_t)n);
+    if (st)
+        return st;
+    memset(s->input, 0, (size_t)n);
+    sleapc_tensor x = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4,
+                       .shape = {1, m->graph.in_channels, side, side}, .data = s->input};
+    st = sleapc__backend_warmup(s->be, x.shape);
+    if (!st)
+        st = sleapc__backend_forward(s->be, &x, &s->out);
+    if (st)
+        return sleapc__wrap(st, "warm up %s backend", s->be->ops->name);
+    for (int h = 0; h < m->n_heads; h++)
+        if (!sleapc__tensor_map_get(&s->out, m->heads[h].name))
+            return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s returns no \"%s\" output for %s",
+                                s->be->ops->name, m->heads[h].name, m->dir);
+    return SLEAPC_OK;
+}
+
+void sleapc__stage_free(sleapc_stage *s)
+{
+    if (!s)
+        return;
+    sleapc__backend_destroy(s->be);
+    sleapc__aligned_free(s->input);
+    sleapc__aligned_free(s->scratch);
+    memset(s, 0, sizeof *s);
+}
+
+sleapc_status sleapc__stage_run(sleapc_stage *s, const uint8_t *frames, int64_t b, int64_t c,
+                                int64_t h, int64_t w)
+{
+    sleapc_status st;
+    if (!s->have_plan || s->plan.src_c != c || s->plan.src_h != h || s->plan.src_w != w) {
+        st = sleapc__preprocess_plan_make(&s->pp, c, h, w, &s->plan);
+        if (st)
+            return st;
+        s->have_plan = true;
+    }
+    const sleapc_preprocess_plan *pl = &s->plan;
+    size_t frame_in = (size_t)(c * h * w);
+    size_t frame_out = (size_t)(pl->c * pl->out_h * pl->out_w);
+    st = grow((void **)&s->input, &s->input_cap, frame_out * (size_t)b);
+    if (!st)
+        st = grow(&s->scratch, &s->scratch_cap, pl->scratch_bytes);
+    if (st)
+        return st;
+    for (int64_t k = 0; k < b; k++) {
+        st = sleapc__preprocess_run_u8(pl, frames + (size_t)k * frame_in,
+                                       s->input + (size_t)k * frame_out, s->scratch);
+        if (st)
+            return st;
+    }
+    sleapc_tensor x = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4,
+                       .shape = {b, pl->c, pl->out_h, pl->out_w}, .data = s->input};
+    return sleapc__backend_forward(s->be, &x, &s->out);
+}
+
+sleapc_status sleapc__stage_head(const sleapc_stage *s, const char *name, bool vector,
+                                 const sleapc_tensor **out)
+{
+    const sleapc_tensor *t = sleapc__tensor_map_get(&s->out, name);
+    if (!t || t->dtype != SLEAPC_DTYPE_F32 || t->ndim != (vector ? 2 : 4))
+        return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s: no usable \"%s\" output",
+                            s->be->ops->name, name);
+    *out = t;
+    return SLEAPC_OK;
+}
+
+int sleapc__stage_head_stride(const sleapc_stage *s, const char *name)
+{
+    for (int h = 0; h < s->model->n_heads; h++)
+        if (strcmp(s->model->heads[h].name, name) == 0)
+            return s->model->heads[h].stride;
+    return 0;
+}

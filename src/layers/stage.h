@@ -1,0 +1,42 @@
+/* One network stage of a layer: a model, its backend, and sleap-nn's
+ * preprocessing chain in front of it (inference/layers/base.py). Frames of a
+ * batch share one size, so one preprocessing plan serves the whole batch. */
+#ifndef SLEAPC_LAYERS_STAGE_H
+#define SLEAPC_LAYERS_STAGE_H
+
+#include "backends/backend.h"
+#include "layers/ops/preprocess.h"
+#include "model/model.h"
+
+typedef struct sleapc_stage {
+    const sleapc_model *model;      /* borrowed */
+    sleapc_backend *be;
+    sleapc_preprocess_opts pp;
+    sleapc_preprocess_plan plan;    /* for the last frame size seen */
+    bool have_plan;
+    uint8_t *input;                 /* (B, C, H, W) model input */
+    size_t input_cap;
+    void *scratch;
+    size_t scratch_cap;
+    sleapc_tensor_map out;          /* the last forward's outputs (backend-owned) */
+} sleapc_stage;
+
+/* Create the backend for m, warm it up on a small input and check it returns
+ * every head the model type needs (a mismatch fails here, not at frame 10,000). */
+sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m, const char *backend,
+                                 int n_threads, const sleapc_preprocess_opts *pp);
+void sleapc__stage_free(sleapc_stage *s);
+
+/* Preprocess b frames (b, c, h, w) uint8 and run the network. */
+sleapc_status sleapc__stage_run(sleapc_stage *s, const uint8_t *frames, int64_t b, int64_t c,
+                                int64_t h, int64_t w);
+
+/* A head output of the last run, checked to be a 4-D map (or a 2-D vector
+ * when vector is true) with b samples. */
+sleapc_status sleapc__stage_head(const sleapc_stage *s, const char *name, bool vector,
+                                 const sleapc_tensor **out);
+
+/* Stride of the named head (from the model). */
+int sleapc__stage_head_stride(const sleapc_stage *s, const char *name);
+
+#endif
