@@ -112,8 +112,14 @@ static void bench_shape(const shape *s, int max_threads, bool with_naive)
 {
     size_t n_src = (size_t)s->c_in * s->h * s->w, n_dst = (size_t)s->c_out * s->h * s->w;
     size_t n_w = (size_t)s->c_out * s->c_in * s->k * s->k;
-    float *src = sleapc__malloc(n_src * sizeof *src), *dst = sleapc__malloc(n_dst * sizeof *dst);
-    float *wt = sleapc__malloc(n_w * sizeof *wt), *bias = sleapc__malloc((size_t)s->c_out * sizeof *bias);
+    float *src = sleapc__malloc(n_src * sizeof *src);
+    float *dst = sleapc__malloc(n_dst * sizeof *dst);
+    float *wt = sleapc__malloc(n_w * sizeof *wt);
+    float *bias = sleapc__malloc((size_t)s->c_out * sizeof *bias);
+    if (!src || !dst || !wt || !bias) {
+        printf("out of memory\n");
+        exit(1);
+    }
     unsigned seed = 1;
     fill_random(src, n_src, &seed);
     fill_random(wt, n_w, &seed);
@@ -163,8 +169,14 @@ static void bench_convt(const shape *s, int max_threads)
 {
     size_t n_src = (size_t)s->c_in * s->h * s->w, n_dst = (size_t)s->c_out * 4 * s->h * s->w;
     size_t n_w = (size_t)s->c_out * s->c_in * 9;
-    float *src = sleapc__malloc(n_src * sizeof *src), *dst = sleapc__malloc(n_dst * sizeof *dst);
-    float *wt = sleapc__malloc(n_w * sizeof *wt), *bias = sleapc__malloc((size_t)s->c_out * sizeof *bias);
+    float *src = sleapc__malloc(n_src * sizeof *src);
+    float *dst = sleapc__malloc(n_dst * sizeof *dst);
+    float *wt = sleapc__malloc(n_w * sizeof *wt);
+    float *bias = sleapc__malloc((size_t)s->c_out * sizeof *bias);
+    if (!src || !dst || !wt || !bias) {
+        printf("out of memory\n");
+        exit(1);
+    }
     unsigned seed = 2;
     fill_random(src, n_src, &seed);
     fill_random(wt, n_w, &seed);

@@ -77,39 +77,41 @@ static double relu_d(double v, bool relu)
 /* ---- convolution ------------------------------------------------------ */
 
 static void ref_conv(const float *src, int b, int c_in, int h, int w, const float *wt,
-                     const float *bias, int c_out, int k, bool relu, double *dst)
+                     const float *bias, int c_out, int kh, int kw, bool relu, double *dst)
 {
-    int pad = (k - 1) / 2; /* PyTorch "same": the extra row/column is bottom/right */
+    /* PyTorch "same": the extra row/column of an even kernel is bottom/right. */
+    int pad_t = (kh - 1) / 2, pad_l = (kw - 1) / 2;
     for (int bi = 0; bi < b; bi++)
         for (int co = 0; co < c_out; co++)
             for (int y = 0; y < h; y++)
                 for (int x = 0; x < w; x++) {
                     double acc = bias ? bias[co] : 0.0;
                     for (int ci = 0; ci < c_in; ci++)
-                        for (int ky = 0; ky < k; ky++)
-                            for (int kx = 0; kx < k; kx++) {
-                                int iy = y + ky - pad, ix = x + kx - pad;
+                        for (int ky = 0; ky < kh; ky++)
+                            for (int kx = 0; kx < kw; kx++) {
+                                int iy = y + ky - pad_t, ix = x + kx - pad_l;
                                 if (iy < 0 || iy >= h || ix < 0 || ix >= w)
                                     continue;
                                 acc += (double)src[((bi * c_in + ci) * h + iy) * w + ix] *
-                                       wt[((co * c_in + ci) * k + ky) * k + kx];
+                                       wt[((co * c_in + ci) * kh + ky) * kw + kx];
                             }
                     dst[((bi * c_out + co) * h + y) * w + x] = relu_d(acc, relu);
                 }
 }
 
-static void conv_case(int k, int c_in, int c_out, int h, int w, int b, bool relu, bool has_bias)
+static void conv_case(int kh, int kw, int c_in, int c_out, int h, int w, int b, bool relu,
+                      bool has_bias)
 {
     size_t n_src = (size_t)b * c_in * h * w, n_dst = (size_t)b * c_out * h * w;
     float *src = rand_buf(n_src, 1.0f);
-    float *wt = rand_buf((size_t)c_out * c_in * k * k, 1.0f / sqrtf((float)(c_in * k * k)));
+    float *wt = rand_buf((size_t)c_out * c_in * kh * kw, 1.0f / sqrtf((float)(c_in * kh * kw)));
     float *bias = has_bias ? rand_buf((size_t)c_out, 0.5f) : NULL;
     double *ref = sleapc__malloc(n_dst * sizeof *ref);
-    ref_conv(src, b, c_in, h, w, wt, bias, c_out, k, relu, ref);
+    ref_conv(src, b, c_in, h, w, wt, bias, c_out, kh, kw, relu, ref);
 
     for (int s = 0; s < n_sets; s++) {
         native_conv *conv = NULL;
-        CHECK_OK(sleapc__native_conv_create_uk(sets[s], c_in, c_out, k, k, wt, bias, relu,
+        CHECK_OK(sleapc__native_conv_create_uk(sets[s], c_in, c_out, kh, kw, wt, bias, relu,
                                                &conv));
         if (!conv)
             continue;
@@ -122,7 +124,7 @@ static void conv_case(int k, int c_in, int c_out, int h, int w, int b, bool relu
             char what[160];
             snprintf(what, sizeof what,
                      "conv %s %dx%d b=%d c_in=%d c_out=%d %dx%d relu=%d bias=%d pool=%d",
-                     sets[s]->name, k, k, b, c_in, c_out, h, w, relu, has_bias, p);
+                     sets[s]->name, kh, kw, b, c_in, c_out, h, w, relu, has_bias, p);
             close_to(dst, ref, n_dst, what);
             sleapc__free(dst);
             sleapc__aligned_free(scratch);
@@ -151,10 +153,15 @@ static void test_conv(void)
                  * so every combination of them meets every kernel size. */
                 for (int rep = 0; rep < 2; rep++) {
                     const int *hw = sizes[(i + 2 * rep) % 4];
-                    conv_case(ks[ki], c_ins[a], c_outs[o], hw[0], hw[1], 1 + (i + rep) % 2,
-                              (i / 2 + rep) % 2 == 0, (i + rep) % 5 != 0);
+                    conv_case(ks[ki], ks[ki], c_ins[a], c_outs[o], hw[0], hw[1],
+                              1 + (i + rep) % 2, (i / 2 + rep) % 2 == 0, (i + rep) % 5 != 0);
                 }
             }
+    /* Non-square kernels take the generic microkernel. */
+    conv_case(3, 1, 5, 7, 9, 20, 2, true, true);
+    conv_case(1, 5, 3, 13, 6, 37, 1, false, true);
+    conv_case(2, 3, 8, 6, 17, 9, 1, true, false);
+    conv_case(7, 7, 4, 9, 12, 19, 1, false, true);
 }
 
 /* ---- transposed convolution ------------------------------------------- */

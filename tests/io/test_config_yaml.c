@@ -26,8 +26,7 @@ static void check_model_values(const char *dir_name, const sleapc_model_config *
     /* Every test model was trained on the same two-node skeleton A -> B. */
     CHECK(str_eq(c->skeleton.name, "Skeleton-0"));
     CHECK(names_are(c->skeleton.node_names, c->skeleton.n_nodes, "A", "B"));
-    CHECK(c->skeleton.n_edges == 1 && c->skeleton.edges[0][0] == 0 &&
-          c->skeleton.edges[0][1] == 1);
+    CHECK(c->skeleton.n_edges == 1 && c->skeleton.edges[0][0] == 0 && c->skeleton.edges[0][1] == 1);
     CHECK(c->skeleton.n_symmetries == 0);
     CHECK(c->backbone_type == SLEAPC_BACKBONE_UNET && str_eq(c->backbone_name, "unet"));
     CHECK(c->unet.kernel_size == 3 && c->unet.stacks == 1 && c->unet.convs_per_block == 2);
@@ -150,9 +149,10 @@ static void test_bench_configs(void)
 /* Config-generator files omit many keys: the dataclass defaults apply. */
 static void test_generated_configs(void)
 {
-    static const char *const names[] = {"bottomup", "centered_instance", "centroid",
-                                        "centroid_only", "multi_class_bottomup",
-                                        "multi_class_topdown", "single_instance"};
+    static const char *const names[] = {
+        "bottomup",       "centered_instance",    "centroid",
+        "centroid_only",  "multi_class_bottomup", "multi_class_topdown",
+        "single_instance"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char rel[256];
         snprintf(rel, sizeof rel, "sleap-nn-assets/generated_configs/%s.yaml", names[i]);
@@ -239,13 +239,12 @@ static void test_synthetic(void)
     /* A ConvNeXt backbone is recorded, not refused; class vector stride
      * defaults to max_stride. */
     CHECK_OK(sleapc__config_read_yaml(
-        write_tmp("convnext.yaml",
-                  "model_config:\n"
-                  "  backbone_config: {unet: null, convnext: {model_type: tiny}}\n"
-                  "  head_configs:\n"
-                  "    multi_class_topdown:\n"
-                  "      confmaps: {part_names: [a, b], anchor_part: b}\n"
-                  "      class_vectors: {classes: [x, y, z]}\n"),
+        write_tmp("convnext.yaml", "model_config:\n"
+                                   "  backbone_config: {unet: null, convnext: {model_type: tiny}}\n"
+                                   "  head_configs:\n"
+                                   "    multi_class_topdown:\n"
+                                   "      confmaps: {part_names: [a, b], anchor_part: b}\n"
+                                   "      class_vectors: {classes: [x, y, z]}\n"),
         &c));
     CHECK(c.backbone_type == SLEAPC_BACKBONE_CONVNEXT && str_eq(c.backbone_name, "convnext"));
     CHECK(c.n_classes == 3 && c.class_vectors_stride == c.unet.max_stride);
@@ -255,8 +254,8 @@ static void test_synthetic(void)
 }
 
 /* One bad file: expected status, message holding the path and each needle. */
-static void expect_fail(const char *name, const char *text, sleapc_status want,
-                        const char *needle1, const char *needle2)
+static void expect_fail(const char *name, const char *text, sleapc_status want, const char *needle1,
+                        const char *needle2)
 {
     const char *path = write_tmp(name, text);
     sleapc_model_config c;
@@ -278,13 +277,13 @@ static void test_corrupt(void)
 {
     expect_fail("empty.yaml", "", SLEAPC_ERR_FORMAT, "empty", NULL);
     expect_fail("comments.yaml", "# nothing here\n", SLEAPC_ERR_FORMAT, "empty", NULL);
-    expect_fail("syntax.yaml", "model_config:\n  a: [1, 2\n  b: 3\n", SLEAPC_ERR_FORMAT,
-                "line", "column");
+    expect_fail("syntax.yaml", "model_config:\n  a: [1, 2\n  b: 3\n", SLEAPC_ERR_FORMAT, "line",
+                "column");
     expect_fail("toplist.yaml", "- 1\n- 2\n", SLEAPC_ERR_FORMAT, "mapping", NULL);
-    expect_fail("nomodel.yaml", "data_config: {}\n", SLEAPC_ERR_FORMAT,
-                "missing key model_config", NULL);
-    expect_fail("noheads.yaml", "model_config:\n  backbone_config: {unet: {}}\n",
-                SLEAPC_ERR_FORMAT, "missing key model_config.head_configs", NULL);
+    expect_fail("nomodel.yaml", "data_config: {}\n", SLEAPC_ERR_FORMAT, "missing key model_config",
+                NULL);
+    expect_fail("noheads.yaml", "model_config:\n  backbone_config: {unet: {}}\n", SLEAPC_ERR_FORMAT,
+                "missing key model_config.head_configs", NULL);
     expect_fail("nullheads.yaml",
                 "model_config:\n  backbone_config: {unet: {}}\n"
                 "  head_configs:\n    single_instance: null\n    centroid: ~\n    bottomup:\n",
@@ -293,18 +292,17 @@ static void test_corrupt(void)
                 "model_config:\n  backbone_config: {unet: {}}\n"
                 "  head_configs: {single_instance: null, segmentation: {masks: {}}}\n",
                 SLEAPC_ERR_UNSUPPORTED, "segmentation", NULL);
-    expect_fail("nobackbone.yaml", "model_config:\n" HEAD_OK, SLEAPC_ERR_FORMAT,
-                "backbone_config", NULL);
+    expect_fail("nobackbone.yaml", "model_config:\n" HEAD_OK, SLEAPC_ERR_FORMAT, "backbone_config",
+                NULL);
     expect_fail("nullbackbone.yaml",
                 "model_config:\n  backbone_config: {unet: null, convnext: null}\n" HEAD_OK,
                 SLEAPC_ERR_FORMAT, "backbone_config", NULL);
     expect_fail("filters_abc.yaml", UNET("filters: abc"), SLEAPC_ERR_FORMAT,
-                "model_config.backbone_config.unet.filters: expected an integer, got 'abc'",
-                NULL);
-    expect_fail("filters_quoted.yaml", UNET("filters: '16'"), SLEAPC_ERR_FORMAT,
-                "unet.filters", "quoted");
-    expect_fail("filters_float.yaml", UNET("filters: 16.5"), SLEAPC_ERR_FORMAT,
-                "unet.filters", "integer");
+                "model_config.backbone_config.unet.filters: expected an integer, got 'abc'", NULL);
+    expect_fail("filters_quoted.yaml", UNET("filters: '16'"), SLEAPC_ERR_FORMAT, "unet.filters",
+                "quoted");
+    expect_fail("filters_float.yaml", UNET("filters: 16.5"), SLEAPC_ERR_FORMAT, "unet.filters",
+                "integer");
     expect_fail("filters_list.yaml", UNET("filters: [1]"), SLEAPC_ERR_FORMAT, "unet.filters",
                 "a list");
     expect_fail("filters_zero.yaml", UNET("filters: 0"), SLEAPC_ERR_FORMAT, "unet.filters",
@@ -313,29 +311,26 @@ static void test_corrupt(void)
                 "positive");
     expect_fail("filters_huge.yaml", UNET("filters: 99999999999"), SLEAPC_ERR_FORMAT,
                 "unet.filters", "range");
-    expect_fail("rate_zero.yaml", UNET("filters_rate: 0.0"), SLEAPC_ERR_FORMAT,
-                "unet.filters_rate", "positive");
-    expect_fail("rate_inf.yaml", UNET("filters_rate: .inf"), SLEAPC_ERR_FORMAT,
-                "unet.filters_rate", "number");
+    expect_fail("rate_zero.yaml", UNET("filters_rate: 0.0"), SLEAPC_ERR_FORMAT, "unet.filters_rate",
+                "positive");
+    expect_fail("rate_inf.yaml", UNET("filters_rate: .inf"), SLEAPC_ERR_FORMAT, "unet.filters_rate",
+                "number");
     expect_fail("stride_12.yaml", UNET("max_stride: 12"), SLEAPC_ERR_FORMAT, "unet.max_stride",
                 "power of two");
     expect_fail("bool_bad.yaml", UNET("up_interpolate: maybe"), SLEAPC_ERR_FORMAT,
                 "unet.up_interpolate", "true or false");
     expect_fail("unet_scalar.yaml", "model_config:\n  backbone_config: {unet: 3}\n" HEAD_OK,
                 SLEAPC_ERR_FORMAT, "backbone_config.unet", "mapping");
-    expect_fail("dupkey.yaml", UNET("filters: 8, filters: 16"), SLEAPC_ERR_FORMAT,
-                "unet.filters", "twice");
-    expect_fail("scale_neg.yaml",
-                "data_config: {preprocessing: {scale: -1.0}}\n" UNET(""), SLEAPC_ERR_FORMAT,
-                "data_config.preprocessing.scale", "positive");
-    expect_fail("scale_empty.yaml",
-                "data_config: {preprocessing: {scale: []}}\n" UNET(""), SLEAPC_ERR_FORMAT,
-                "data_config.preprocessing.scale", NULL);
-    expect_fail("nocrop.yaml",
-                "data_config: {preprocessing: {crop_size: [96, 128]}}\n" UNET(""),
+    expect_fail("dupkey.yaml", UNET("filters: 8, filters: 16"), SLEAPC_ERR_FORMAT, "unet.filters",
+                "twice");
+    expect_fail("scale_neg.yaml", "data_config: {preprocessing: {scale: -1.0}}\n" UNET(""),
+                SLEAPC_ERR_FORMAT, "data_config.preprocessing.scale", "positive");
+    expect_fail("scale_empty.yaml", "data_config: {preprocessing: {scale: []}}\n" UNET(""),
+                SLEAPC_ERR_FORMAT, "data_config.preprocessing.scale", NULL);
+    expect_fail("nocrop.yaml", "data_config: {preprocessing: {crop_size: [96, 128]}}\n" UNET(""),
                 SLEAPC_ERR_UNSUPPORTED, "crop_size", NULL);
-    expect_fail("skel_scalar.yaml", "data_config: {skeletons: 3}\n" UNET(""),
-                SLEAPC_ERR_FORMAT, "data_config.skeletons", "list");
+    expect_fail("skel_scalar.yaml", "data_config: {skeletons: 3}\n" UNET(""), SLEAPC_ERR_FORMAT,
+                "data_config.skeletons", "list");
     expect_fail("skel_edge.yaml",
                 "data_config:\n  skeletons:\n  - nodes: [{name: A}, {name: B}]\n"
                 "    edges: [{source: {name: A}, destination: {name: Z}}]\n" UNET(""),
@@ -352,6 +347,12 @@ static void test_corrupt(void)
                 "  head_configs:\n    bottomup:\n      confmaps: {part_names: [A, B]}\n"
                 "      pafs: {edges: [[A, B], [B, C]]}\n",
                 SLEAPC_ERR_FORMAT, "model_config.head_configs.bottomup.pafs.edges[1][1]", "'C'");
+    expect_fail("anchor.yaml",
+                "data_config: {skeletons: [{nodes: [A, B]}]}\n"
+                "model_config:\n  backbone_config: {unet: {}}\n"
+                "  head_configs: {centroid: {confmaps: {anchor_part: C}}}\n",
+                SLEAPC_ERR_FORMAT, "model_config.head_configs.centroid.confmaps.anchor_part",
+                "'C'");
     expect_fail("no_pafs.yaml",
                 "model_config:\n  backbone_config: {unet: {}}\n"
                 "  head_configs:\n    bottomup:\n      confmaps: {}\n",
@@ -365,8 +366,7 @@ static void test_corrupt(void)
                 "  head_configs:\n    multi_class_bottomup:\n      confmaps: {}\n"
                 "      class_maps: {classes: female}\n",
                 SLEAPC_ERR_FORMAT, "class_maps.classes", "list");
-    expect_fail("bad_utf8.yaml", "model_config:\n  a: \xff\xfe\n", SLEAPC_ERR_FORMAT, "YAML",
-                NULL);
+    expect_fail("bad_utf8.yaml", "model_config:\n  a: \xff\xfe\n", SLEAPC_ERR_FORMAT, "YAML", NULL);
 
     /* Hostile sizes: deep brackets (libyaml is quadratic in them), a huge file. */
     static char big[(1 << 20) + 64];
@@ -422,9 +422,9 @@ int main(void)
     test_generated_configs();
     test_synthetic();
     test_corrupt();
-    test_alloc_failures(test_data_path(
-        "sleap-nn-assets/model_ckpts/minimal_instance_multiclass_centered_instance/"
-        "training_config.yaml"));
+    test_alloc_failures(
+        test_data_path("sleap-nn-assets/model_ckpts/minimal_instance_multiclass_centered_instance/"
+                       "training_config.yaml"));
     char text[4096];
     snprintf(text, sizeof text,
              "%smodel_config:\n  backbone_config: {unet: {}}\n"

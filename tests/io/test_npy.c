@@ -55,8 +55,8 @@ static void check_against_manifest(const char *path, const cJSON *entry)
         const cJSON *jn = cJSON_GetObjectItemCaseSensitive(entry, "n_nan");
         const cJSON *jmin = cJSON_GetObjectItemCaseSensitive(entry, "min");
         const cJSON *jmax = cJSON_GetObjectItemCaseSensitive(entry, "max");
-        CHECK_MSG(cJSON_IsNumber(jn) && (int64_t)jn->valuedouble == n_nan, "%s: %lld NaNs",
-                  path, (long long)n_nan);
+        CHECK_MSG(cJSON_IsNumber(jn) && (int64_t)jn->valuedouble == n_nan, "%s: %lld NaNs", path,
+                  (long long)n_nan);
         /* The manifest holds float32 values printed as doubles, so the
          * extremes match exactly once cast back to float32. */
         if (cJSON_IsNumber(jmin))
@@ -106,8 +106,8 @@ static void test_reference_case(const char *case_rel)
     }
     if (d)
         closedir(d);
-    CHECK_MSG(n_files == cJSON_GetArraySize(arrays), "%s: %d files, %d manifest entries",
-              case_rel, n_files, cJSON_GetArraySize(arrays));
+    CHECK_MSG(n_files == cJSON_GetArraySize(arrays), "%s: %d files, %d manifest entries", case_rel,
+              n_files, cJSON_GetArraySize(arrays));
     CHECK(seen[0] && seen[1] && seen[2]);
     cJSON_Delete(manifest);
 }
@@ -217,8 +217,10 @@ static void test_other_headers(void)
     sleapc_tensor t;
     /* v2.0 header, '<f8' converted to float32. */
     double d[3] = {0.25, -1e300, 3.0};
-    const char *path = make_npy("f8.npy", 2, "{'descr': '<f8', 'fortran_order': False, "
-                                "'shape': (3,), }", true, d, sizeof d);
+    const char *path = make_npy("f8.npy", 2,
+                                "{'descr': '<f8', 'fortran_order': False, "
+                                "'shape': (3,), }",
+                                true, d, sizeof d);
     CHECK_OK(sleapc__npy_read(path, &t));
     CHECK(t.dtype == SLEAPC_DTYPE_F32 && t.ndim == 1 && t.shape[0] == 3);
     const float *f = t.data;
@@ -226,16 +228,18 @@ static void test_other_headers(void)
     sleapc__free(t.data);
     /* Booleans become 0/1 bytes; double quotes, key order and Python 2 'L' dims are accepted. */
     unsigned char b[4] = {0, 1, 0, 1};
-    path = make_npy("b1.npy", 1, "{\"shape\": (2L, 2L), \"fortran_order\": False, "
-                    "\"descr\": \"|b1\"}", true, b, sizeof b);
+    path = make_npy("b1.npy", 1,
+                    "{\"shape\": (2L, 2L), \"fortran_order\": False, "
+                    "\"descr\": \"|b1\"}",
+                    true, b, sizeof b);
     CHECK_OK(sleapc__npy_read(path, &t));
     CHECK(t.dtype == SLEAPC_DTYPE_U8 && t.ndim == 2 && t.shape[1] == 2);
     CHECK(t.data && memcmp(t.data, b, 4) == 0);
     sleapc__free(t.data);
     /* A scalar. */
     int32_t s = -7;
-    path = make_npy("scalar.npy", 1, "{'descr': '<i4', 'fortran_order': False, 'shape': ()}",
-                    true, &s, sizeof s);
+    path = make_npy("scalar.npy", 1, "{'descr': '<i4', 'fortran_order': False, 'shape': ()}", true,
+                    &s, sizeof s);
     CHECK_OK(sleapc__npy_read(path, &t));
     CHECK(t.ndim == 0 && sleapc_tensor_numel(&t) == 1 && *(int32_t *)t.data == -7);
     sleapc__free(t.data);
@@ -252,7 +256,7 @@ static void expect_bad(const char *path, sleapc_status want, const char *needle)
     CHECK(t.data == NULL);
 }
 
-#define HDR(descr, fortran, shape) \
+#define HDR(descr, fortran, shape)                                                                 \
     "{'descr': '" descr "', 'fortran_order': " fortran ", 'shape': " shape ", }"
 
 static void test_corrupt(void)
@@ -281,27 +285,32 @@ static void test_corrupt(void)
     expect_bad(make_npy("long.npy", 1, HDR("<f4", "False", "(3,)"), true, data, 16),
                SLEAPC_ERR_FORMAT, "bytes");
     expect_bad(make_npy("absurd.npy", 1,
-                        HDR("<f4", "False", "(4294967296, 4294967296, 4294967296)"), true,
-                        data, 16),
-               SLEAPC_ERR_FORMAT, "too large");
-    expect_bad(make_npy("bigdim.npy", 1, HDR("<f4", "False", "(99999999999999999999,)"), true,
-                        data, 16),
-               SLEAPC_ERR_FORMAT, "dimension");
-    expect_bad(make_npy("7d.npy", 1, HDR("<f4", "False", "(1, 1, 1, 1, 1, 1, 4)"), true, data,
+                        HDR("<f4", "False", "(4294967296, 4294967296, 4294967296)"), true, data,
                         16),
+               SLEAPC_ERR_FORMAT, "too large");
+    expect_bad(
+        make_npy("bigdim.npy", 1, HDR("<f4", "False", "(99999999999999999999,)"), true, data, 16),
+        SLEAPC_ERR_FORMAT, "dimension");
+    expect_bad(make_npy("7d.npy", 1, HDR("<f4", "False", "(1, 1, 1, 1, 1, 1, 4)"), true, data, 16),
                SLEAPC_ERR_FORMAT, "dimensions");
     expect_bad(make_npy("notuple.npy", 1, HDR("<f4", "False", "(4)"), true, data, 16),
                SLEAPC_ERR_FORMAT, "tuple");
     expect_bad(make_npy("nokey.npy", 1, "{'descr': '<f4', 'shape': (4,), }", true, data, 16),
                SLEAPC_ERR_FORMAT, "lacks");
-    expect_bad(make_npy("twice.npy", 1, "{'descr': '<f4', 'descr': '<f4', 'fortran_order': "
-                        "False, 'shape': (4,), }", true, data, 16),
+    expect_bad(make_npy("twice.npy", 1,
+                        "{'descr': '<f4', 'descr': '<f4', 'fortran_order': "
+                        "False, 'shape': (4,), }",
+                        true, data, 16),
                SLEAPC_ERR_FORMAT, "repeated");
-    expect_bad(make_npy("extra.npy", 1, "{'descr': '<f4', 'fortran_order': False, "
-                        "'shape': (4,), 'x': 1}", true, data, 16),
+    expect_bad(make_npy("extra.npy", 1,
+                        "{'descr': '<f4', 'fortran_order': False, "
+                        "'shape': (4,), 'x': 1}",
+                        true, data, 16),
                SLEAPC_ERR_FORMAT, "'x'");
-    expect_bad(make_npy("struct.npy", 1, "{'descr': [('a', '<f4')], 'fortran_order': False, "
-                        "'shape': (4,), }", true, data, 16),
+    expect_bad(make_npy("struct.npy", 1,
+                        "{'descr': [('a', '<f4')], 'fortran_order': False, "
+                        "'shape': (4,), }",
+                        true, data, 16),
                SLEAPC_ERR_FORMAT, "structured");
     expect_bad(make_npy("nonl.npy", 1, HDR("<f4", "False", "(4,)") "   ", false, data, 16),
                SLEAPC_ERR_FORMAT, "newline");

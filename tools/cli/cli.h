@@ -24,5 +24,6 @@ bool cli_is_option(const char *arg, const char *name, const char *alias);
 
 int cmd_info(int argc, char **argv);
 int cmd_forward(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
 
 #endif

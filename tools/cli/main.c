@@ -14,6 +14,8 @@ static void usage(FILE *f)
             "  info     -m MODEL_DIR [--size HxW]       describe a model\n"
             "  forward  -m MODEL_DIR -i INPUT.npy -o OUT_DIR [--backend NAME] [--threads N]\n"
             "                                           run the network on a preprocessed input\n"
+            "  predict  -m MODEL_DIR [-m MODEL_DIR] -i INPUT -o OUTPUT [options]\n"
+            "                                           predict poses (sleap-nn predict)\n"
             "  version                                  print the version\n"
             "\n"
             "Run 'sleapc <command> --help' for the options of a command.\n");
@@ -28,6 +30,8 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "info") == 0)
         return cmd_info(argc - 1, argv + 1);
+    if (strcmp(cmd, "predict") == 0)
+        return cmd_predict(argc - 1, argv + 1);
     if (strcmp(cmd, "forward") == 0)
         return cmd_forward(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

@@ -24,14 +24,14 @@
 
 struct native_conv {
     const native_ukernels *uk;
-    native_conv_row_fn fn_full;  /* kernel for blocks of uk->cb channels */
-    native_conv_row_fn fn_last;  /* kernel for the last block */
+    native_conv_row_fn fn_big;   /* kernel for blocks of blocks.size + 1 channels */
+    native_conv_row_fn fn_small; /* kernel for blocks of blocks.size channels */
     int c_in, c_out, kh, kw;
     int pad_t, pad_l;            /* PyTorch "same": the odd one out goes bottom/right */
-    int n_blocks;
+    native_blocks blocks;
     bool relu;
     float *w;                    /* packed, see native_ukernel.h */
-    float *bias;                 /* n_blocks * cb, zero padded */
+    float *bias;                 /* c_out, zeros without a bias */
 };
 
 typedef struct conv_job {
@@ -50,9 +50,10 @@ static int64_t round_up(int64_t a, int64_t m)
     return (a + m - 1) / m * m;
 }
 
-static size_t block_floats(const native_conv *cv)
+/* Packed weights per output channel. */
+static size_t chan_floats(const native_conv *cv)
 {
-    return (size_t)cv->uk->cb * (size_t)cv->c_in * (size_t)cv->kh * (size_t)cv->kw;
+    return (size_t)cv->c_in * (size_t)cv->kh * (size_t)cv->kw;
 }
 
 sleapc_status sleapc__native_conv_create_uk(const native_ukernels *uk, int c_in, int c_out,
@@ -86,40 +87,35 @@ sleapc_status sleapc__native_conv_create_uk(const native_ukernels *uk, int c_in,
     cv->pad_t = (kh - 1) / 2;
     cv->pad_l = (kw - 1) / 2;
     cv->relu = relu;
-    int cb = uk->cb;
-    cv->n_blocks = (c_out + cb - 1) / cb;
-    int cb_last = c_out - (cv->n_blocks - 1) * cb;
+    sleapc__native_blocks_plan(c_out, uk->cb, &cv->blocks);
     const native_conv_row_fn *table = kh == 1 && kw == 1   ? uk->conv1
                                       : kh == 3 && kw == 3 ? uk->conv3
                                                            : uk->convk;
-    cv->fn_full = table[cb];
-    cv->fn_last = table[cb_last];
+    cv->fn_big = cv->blocks.size < uk->cb ? table[cv->blocks.size + 1] : NULL;
+    cv->fn_small = table[cv->blocks.size];
 
     size_t taps = (size_t)kh * (size_t)kw;
     size_t n_w = (size_t)c_out * (size_t)c_in * taps;
     if (n_w > SIZE_MAX / sizeof(float))
         goto nomem;
     cv->w = sleapc__aligned_alloc(n_w * sizeof(float));
-    cv->bias = sleapc__aligned_alloc((size_t)cv->n_blocks * (size_t)cb * sizeof(float));
+    cv->bias = sleapc__aligned_alloc((size_t)c_out * sizeof(float));
     if (!cv->w || !cv->bias)
         goto nomem;
 
     /* OIHW -> per block [c_in][kh][kw][channels in block]. */
-    for (int blk = 0; blk < cv->n_blocks; blk++) {
-        int n = blk == cv->n_blocks - 1 ? cb_last : cb;
-        float *pw = cv->w + (size_t)blk * block_floats(cv);
-        for (int ci = 0; ci < c_in; ci++)
+    for (int blk = 0; blk < cv->blocks.n; blk++) {
+        size_t co0 = (size_t)native_block_start(&cv->blocks, blk);
+        size_t n = (size_t)native_block_len(&cv->blocks, blk);
+        float *pw = cv->w + co0 * chan_floats(cv);
+        for (size_t ci = 0; ci < (size_t)c_in; ci++)
             for (size_t t = 0; t < taps; t++)
-                for (int k = 0; k < n; k++) {
-                    size_t co = (size_t)blk * (size_t)cb + (size_t)k;
-                    pw[((size_t)ci * taps + t) * (size_t)n + (size_t)k] =
-                        weight[(co * (size_t)c_in + (size_t)ci) * taps + t];
-                }
-        for (int k = 0; k < cb; k++) {
-            int co = blk * cb + k;
-            cv->bias[blk * cb + k] = bias && k < n ? bias[co] : 0.0f;
-        }
+                for (size_t k = 0; k < n; k++)
+                    pw[(ci * taps + t) * n + k] =
+                        weight[((co0 + k) * (size_t)c_in + ci) * taps + t];
     }
+    for (int co = 0; co < c_out; co++)
+        cv->bias[co] = bias ? bias[co] : 0.0f;
     *out = cv;
     return SLEAPC_OK;
 
@@ -210,12 +206,12 @@ static void task_coords(const native_split *s, int64_t task, int64_t *bi, int64_
 static void run_blocks(const native_conv *cv, native_conv_row *r, float *dst, int blk0, int blk1,
                        int64_t plane)
 {
-    int cb = cv->uk->cb;
     for (int blk = blk0; blk < blk1; blk++) {
-        r->w = cv->w + (size_t)blk * block_floats(cv);
-        r->bias = cv->bias + blk * cb;
-        r->dst = dst + (int64_t)blk * cb * plane;
-        (blk == cv->n_blocks - 1 ? cv->fn_last : cv->fn_full)(r);
+        int co0 = native_block_start(&cv->blocks, blk);
+        r->w = cv->w + (size_t)co0 * chan_floats(cv);
+        r->bias = cv->bias + co0;
+        r->dst = dst + co0 * plane;
+        (blk < cv->blocks.n_big ? cv->fn_big : cv->fn_small)(r);
     }
 }
 
@@ -229,8 +225,8 @@ static void conv_task_rows(void *ctx, int64_t task, int thread)
     int64_t y0 = rt * j->split.units_per_task;
     int64_t y1 = y0 + j->split.units_per_task < j->h ? y0 + j->split.units_per_task : j->h;
     int blk0 = g * j->split.blocks_per_group;
-    int blk1 = blk0 + j->split.blocks_per_group < cv->n_blocks ? blk0 + j->split.blocks_per_group
-                                                               : cv->n_blocks;
+    int blk1 = blk0 + j->split.blocks_per_group < cv->blocks.n ? blk0 + j->split.blocks_per_group
+                                                               : cv->blocks.n;
     int64_t plane = j->h * j->w;
     const float *in = j->src + bi * cv->c_in * plane;
     float *out = j->dst + bi * cv->c_out * plane;
@@ -268,8 +264,8 @@ static void conv_task_pointwise(void *ctx, int64_t task, int thread)
     int g;
     task_coords(&j->split, task, &bi, &st, &g);
     int blk0 = g * j->split.blocks_per_group;
-    int blk1 = blk0 + j->split.blocks_per_group < cv->n_blocks ? blk0 + j->split.blocks_per_group
-                                                               : cv->n_blocks;
+    int blk1 = blk0 + j->split.blocks_per_group < cv->blocks.n ? blk0 + j->split.blocks_per_group
+                                                               : cv->blocks.n;
     int64_t strip = cv->uk->strip;
     int64_t plane = j->h * j->w;
     int64_t px0 = st * j->split.units_per_task * strip;
@@ -332,10 +328,10 @@ void sleapc__native_conv_run(const native_conv *conv, sleapc_threadpool *tp, con
     };
     if (is_pointwise(conv)) {
         int64_t n_strips = (h * w + conv->uk->strip - 1) / conv->uk->strip;
-        sleapc__native_split_plan(b, n_strips, conv->n_blocks, n_threads, &j.split);
+        sleapc__native_split_plan(b, n_strips, conv->blocks.n, n_threads, &j.split);
         sleapc__threadpool_run_indexed(tp, conv_task_pointwise, &j, j.split.n_tasks);
     } else {
-        sleapc__native_split_plan(b, h, conv->n_blocks, n_threads, &j.split);
+        sleapc__native_split_plan(b, h, conv->blocks.n, n_threads, &j.split);
         sleapc__threadpool_run_indexed(tp, conv_task_rows, &j, j.split.n_tasks);
     }
 }

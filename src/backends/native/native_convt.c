@@ -19,14 +19,14 @@
 
 struct native_convt {
     const native_ukernels *uk;
-    native_convt_row_fn fn_full;
-    native_convt_row_fn fn_last;
+    native_convt_row_fn fn_big;   /* blocks of blocks.size + 1 channels */
+    native_convt_row_fn fn_small; /* blocks of blocks.size channels */
     int c_in, c_out;
-    int n_blocks;
+    native_blocks blocks;
     bool relu;
     bool keras;
     float *w;     /* per block [c_in][3][3][channels in block] */
-    float *bias;  /* n_blocks * cb, zero padded */
+    float *bias;  /* c_out, zeros without a bias */
 };
 
 typedef struct convt_job {
@@ -70,32 +70,27 @@ sleapc_status sleapc__native_convt_create_uk(const native_ukernels *uk, int c_in
     ct->c_out = c_out;
     ct->relu = relu;
     ct->keras = keras_placement;
-    int cb = uk->cb;
-    ct->n_blocks = (c_out + cb - 1) / cb;
-    int cb_last = c_out - (ct->n_blocks - 1) * cb;
-    ct->fn_full = uk->convt[cb];
-    ct->fn_last = uk->convt[cb_last];
+    sleapc__native_blocks_plan(c_out, uk->cb, &ct->blocks);
+    ct->fn_big = ct->blocks.size < uk->cb ? uk->convt[ct->blocks.size + 1] : NULL;
+    ct->fn_small = uk->convt[ct->blocks.size];
 
-    size_t block = (size_t)cb * (size_t)c_in * 9;
-    ct->w = sleapc__aligned_alloc((size_t)ct->n_blocks * block * sizeof(float));
-    ct->bias = sleapc__aligned_alloc((size_t)ct->n_blocks * (size_t)cb * sizeof(float));
+    ct->w = sleapc__aligned_alloc((size_t)c_out * (size_t)c_in * 9 * sizeof(float));
+    ct->bias = sleapc__aligned_alloc((size_t)c_out * sizeof(float));
     if (!ct->w || !ct->bias)
         goto nomem;
 
     /* (c_in, c_out, 3, 3) -> per block [c_in][3][3][channels in block]. */
-    for (int blk = 0; blk < ct->n_blocks; blk++) {
-        int n = blk == ct->n_blocks - 1 ? cb_last : cb;
-        float *pw = ct->w + (size_t)blk * block;
-        for (int ci = 0; ci < c_in; ci++)
-            for (int t = 0; t < 9; t++)
-                for (int k = 0; k < n; k++) {
-                    size_t co = (size_t)blk * (size_t)cb + (size_t)k;
-                    pw[((size_t)ci * 9 + (size_t)t) * (size_t)n + (size_t)k] =
-                        weight[((size_t)ci * (size_t)c_out + co) * 9 + (size_t)t];
-                }
-        for (int k = 0; k < cb; k++)
-            ct->bias[blk * cb + k] = bias && k < n ? bias[blk * cb + k] : 0.0f;
+    for (int blk = 0; blk < ct->blocks.n; blk++) {
+        size_t co0 = (size_t)native_block_start(&ct->blocks, blk);
+        size_t n = (size_t)native_block_len(&ct->blocks, blk);
+        float *pw = ct->w + co0 * (size_t)c_in * 9;
+        for (size_t ci = 0; ci < (size_t)c_in; ci++)
+            for (size_t t = 0; t < 9; t++)
+                for (size_t k = 0; k < n; k++)
+                    pw[(ci * 9 + t) * n + k] = weight[(ci * (size_t)c_out + co0 + k) * 9 + t];
     }
+    for (int co = 0; co < c_out; co++)
+        ct->bias[co] = bias ? bias[co] : 0.0f;
     *out = ct;
     return SLEAPC_OK;
 
@@ -173,9 +168,8 @@ static void convt_task(void *ctx, int64_t task, int thread)
     int64_t y0 = rt * s->units_per_task;
     int64_t y1 = y0 + s->units_per_task < oh ? y0 + s->units_per_task : oh;
     int blk0 = g * s->blocks_per_group;
-    int blk1 = blk0 + s->blocks_per_group < ct->n_blocks ? blk0 + s->blocks_per_group
-                                                         : ct->n_blocks;
-    int cb = ct->uk->cb;
+    int blk1 = blk0 + s->blocks_per_group < ct->blocks.n ? blk0 + s->blocks_per_group
+                                                         : ct->blocks.n;
     const float *in = j->src + bi * ct->c_in * j->h * j->w;
     float *out = j->dst + bi * ct->c_out * oh * ow;
     float *stage = (float *)(j->scratch + (size_t)thread * j->per_thread);
@@ -203,10 +197,11 @@ static void convt_task(void *ctx, int64_t task, int thread)
             r.tap_a[r.n_taps++] = a;
         }
         for (int blk = blk0; blk < blk1; blk++) {
-            r.w = ct->w + (size_t)blk * (size_t)cb * (size_t)ct->c_in * 9;
-            r.bias = ct->bias + blk * cb;
-            r.dst = out + ((int64_t)blk * cb * oh + y) * ow;
-            (blk == ct->n_blocks - 1 ? ct->fn_last : ct->fn_full)(&r);
+            int co0 = native_block_start(&ct->blocks, blk);
+            r.w = ct->w + (size_t)co0 * (size_t)ct->c_in * 9;
+            r.bias = ct->bias + co0;
+            r.dst = out + (co0 * oh + y) * ow;
+            (blk < ct->blocks.n_big ? ct->fn_big : ct->fn_small)(&r);
         }
     }
 }
@@ -227,7 +222,7 @@ void sleapc__native_convt_run(const native_convt *convt, sleapc_threadpool *tp,
         .per_thread = per_thread_bytes(convt, w),
         .wt = staged_row_len(convt, w),
     };
-    sleapc__native_split_plan(b, 2 * h, convt->n_blocks, sleapc__threadpool_n_threads(tp),
+    sleapc__native_split_plan(b, 2 * h, convt->blocks.n, sleapc__threadpool_n_threads(tp),
                               &j.split);
     sleapc__threadpool_run_indexed(tp, convt_task, &j, j.split.n_tasks);
 }

@@ -21,11 +21,14 @@ sleapc_status sleapc__native_conv_create(int c_in, int c_out, int kh, int kw,
                                          const float *weight, const float *bias, bool relu,
                                          native_conv **out);
 void sleapc__native_conv_destroy(native_conv *conv);
-/* Bytes of scratch one run on an h x w input needs with n_threads threads. */
+/* Bytes of scratch one run on an h x w input needs with n_threads threads
+ * (pass sleapc__threadpool_n_threads of the pool the run will use). SIZE_MAX
+ * when no buffer could hold it. */
 size_t sleapc__native_conv_scratch_size(const native_conv *conv, int64_t h, int64_t w,
                                         int n_threads);
-/* src: (b, c_in, h, w) -> dst: (b, c_out, h, w). scratch: at least
- * scratch_size bytes, 64-byte aligned. */
+/* src: (b, c_in, h, w) -> dst: (b, c_out, h, w); src and dst must not
+ * overlap. scratch: at least scratch_size bytes, 64-byte aligned; its content
+ * is not kept between runs. */
 void sleapc__native_conv_run(const native_conv *conv, sleapc_threadpool *tp, const float *src,
                              int64_t b, int64_t h, int64_t w, float *dst, void *scratch);
 
@@ -42,6 +45,7 @@ sleapc_status sleapc__native_convt_create(int c_in, int c_out, const float *weig
                                           const float *bias, bool relu, bool keras_placement,
                                           native_convt **out);
 void sleapc__native_convt_destroy(native_convt *convt);
+/* As for native_conv: h x w is the input size; run writes (b, c_out, 2h, 2w). */
 size_t sleapc__native_convt_scratch_size(const native_convt *convt, int64_t h, int64_t w,
                                          int n_threads);
 void sleapc__native_convt_run(const native_convt *convt, sleapc_threadpool *tp,

@@ -1,4 +1,4 @@
-/* Cutting a kernel run into thread-pool tasks. */
+/* Cutting a kernel run into output-channel blocks and thread-pool tasks. */
 #include "backends/native/native_ukernel.h"
 
 static int64_t ceil_div(int64_t a, int64_t b)
@@ -32,4 +32,11 @@ void sleapc__native_split_plan(int64_t b, int64_t n_units, int n_blocks, int n_t
     out->blocks_per_group = (int)ceil_div(n_blocks, n_groups);
     out->n_groups = (int)ceil_div(n_blocks, out->blocks_per_group);
     out->n_tasks = have * out->n_groups;
+}
+
+void sleapc__native_blocks_plan(int c_out, int cb, native_blocks *out)
+{
+    out->n = (c_out + cb - 1) / cb;
+    out->size = c_out / out->n;
+    out->n_big = c_out - out->n * out->size;
 }

@@ -4,9 +4,9 @@
  * stage padded input rows; a microkernel computes one output row for one
  * block of output channels, all in registers.
  *
- * Packed weights: blocks of `cb` output channels (the last block may hold
- * fewer), each laid out [c_in][kh][kw][channels in block], so the kernel
- * reads one scalar per output channel per input value in order. */
+ * Packed weights: blocks of at most `cb` output channels (native_blocks),
+ * each laid out [c_in][kh][kw][channels in block], so the kernel reads one
+ * scalar per output channel per input value, in order. */
 #ifndef SLEAPC_BACKENDS_NATIVE_UKERNEL_H
 #define SLEAPC_BACKENDS_NATIVE_UKERNEL_H
 
@@ -95,6 +95,30 @@ const native_ukernels *sleapc__native_ukernels_best(void);
 const native_ukernels *sleapc__native_ukernels_generic(void);
 const native_ukernels *sleapc__native_ukernels_avx2(void);
 const native_ukernels *sleapc__native_ukernels_avx512(void);
+
+/* Output channels cut into n blocks of near-equal size, at most the set's
+ * cb: the first n_big blocks hold size + 1 channels, the others size. Even
+ * blocks keep every microkernel call near its full register block (64
+ * channels as 9 x 6 + 2 x 5 rather than 10 x 6 + 4). Blocks are stored
+ * back to back, weights and bias alike. */
+typedef struct native_blocks {
+    int n;
+    int size;
+    int n_big;
+} native_blocks;
+
+void sleapc__native_blocks_plan(int c_out, int cb, native_blocks *out);
+
+/* First output channel of block k, and its channel count. */
+static inline int native_block_start(const native_blocks *b, int k)
+{
+    return k * b->size + (k < b->n_big ? k : b->n_big);
+}
+
+static inline int native_block_len(const native_blocks *b, int k)
+{
+    return b->size + (k < b->n_big);
+}
 
 /* How a kernel run is cut into tasks: per batch item, n_units units of work
  * (output rows, pixel strips) in runs of units_per_task, times the channel

@@ -23,7 +23,9 @@ static sleapc_status read_whole_file(const char *path, uint8_t **out, size_t *si
 {
     *out = NULL;
     *size = 0;
-    int fd = open(path, O_RDONLY);
+    /* O_NONBLOCK: a FIFO or device must not hang the open; it is refused
+     * below as not a regular file (the flag means nothing for those). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return sleapc__fail(SLEAPC_ERR_IO, "cannot open: %s", strerror(errno));
     struct stat sb;

@@ -216,17 +216,65 @@ static void batch_close(pwriter *b, int i, int n, uint8_t one, uint8_t many)
     op(b, n - first > 1 ? many : one);
 }
 
-static void dict_open(pwriter *b, int n)
+/* A dict being written: dict_key closes the previous item (SETITEM or part
+ * of a SETITEMS batch) before writing the next key; dict_end closes the last.
+ * n, the number of items, must be known up front, as pickle.py batches. */
+typedef struct dict_ctx {
+    int i; /* index of the item being written; -1 before the first key */
+    int n;
+} dict_ctx;
+
+static dict_ctx dict_begin(pwriter *b, int n)
 {
     op(b, '}');
     batch_open(b, 0, n);
+    return (dict_ctx){-1, n};
 }
 
-static void dict_item_done(pwriter *b, int i, int n)
+static void dict_key(pwriter *b, dict_ctx *d, const char *key)
 {
-    batch_close(b, i, n, 's', 'u');
-    if (i + 1 < n)
-        batch_open(b, i + 1, n);
+    if (d->i >= 0) {
+        batch_close(b, d->i, d->n, 's', 'u');
+        batch_open(b, d->i + 1, d->n);
+    }
+    d->i++;
+    emit_str(b, key);
+}
+
+static void dict_end(pwriter *b, dict_ctx *d)
+{
+    if (d->i >= 0)
+        batch_close(b, d->i, d->n, 's', 'u');
+}
+
+static void kv_int(pwriter *b, dict_ctx *d, const char *key, int64_t x)
+{
+    dict_key(b, d, key);
+    emit_int(b, x);
+}
+
+static void kv_float(pwriter *b, dict_ctx *d, const char *key, double x)
+{
+    dict_key(b, d, key);
+    emit_float(b, x);
+}
+
+static void kv_bool(pwriter *b, dict_ctx *d, const char *key, int x)
+{
+    dict_key(b, d, key);
+    emit_bool(b, x);
+}
+
+static void kv_none(pwriter *b, dict_ctx *d, const char *key)
+{
+    dict_key(b, d, key);
+    op(b, 'N');
+}
+
+static void kv_str(pwriter *b, dict_ctx *d, const char *key, const char *value)
+{
+    dict_key(b, d, key);
+    emit_str(b, value);
 }
 
 static int64_t shape_numel(int ndim, const int64_t *shape)
@@ -322,70 +370,54 @@ static void emit_optimizer_states(pwriter *b)
 {
     int n = b->w->n;
     op(b, ']');
-    dict_open(b, 2);
-    emit_str(b, "state");
+    dict_ctx opt = dict_begin(b, 2);
+    dict_key(b, &opt, "state");
     op(b, '}');
     for (int i = 0; i < n; i++) {
         batch_open(b, i, n);
         emit_int(b, i);
-        dict_open(b, 3);
-        emit_str(b, "step");
+        dict_ctx st = dict_begin(b, 3);
+        dict_key(b, &st, "step");
         emit_scalar_tensor(b, SRC_STEP);
-        dict_item_done(b, 0, 3);
-        emit_str(b, "exp_avg");
+        dict_key(b, &st, "exp_avg");
         emit_weight_tensor(b, SRC_EXP_AVG, i);
-        dict_item_done(b, 1, 3);
-        emit_str(b, "exp_avg_sq");
+        dict_key(b, &st, "exp_avg_sq");
         emit_weight_tensor(b, SRC_EXP_AVG_SQ, i);
-        dict_item_done(b, 2, 3);
+        dict_end(b, &st);
         batch_close(b, i, n, 's', 'u');
     }
-    dict_item_done(b, 0, 2);
-
-    emit_str(b, "param_groups");
+    dict_key(b, &opt, "param_groups");
     op(b, ']');
-    dict_open(b, 11);
-    const char *flags[] = {"amsgrad", "maximize", "capturable", "differentiable"};
-    emit_str(b, "lr");
-    emit_float(b, 1e-4);
-    dict_item_done(b, 0, 11);
-    emit_str(b, "betas");
+    dict_ctx g = dict_begin(b, 11);
+    kv_float(b, &g, "lr", 1e-4);
+    dict_key(b, &g, "betas");
     emit_float(b, 0.9);
     emit_float(b, 0.999);
     op(b, 0x86);
-    dict_item_done(b, 1, 11);
-    emit_str(b, "eps");
-    emit_float(b, 1e-8);
-    dict_item_done(b, 2, 11);
-    emit_str(b, "weight_decay");
-    emit_float(b, 0.0);
-    dict_item_done(b, 3, 11);
-    for (int k = 0; k < 4; k++) {
-        emit_str(b, flags[k]);
-        emit_bool(b, 0);
-        dict_item_done(b, 4 + k, 11);
-    }
-    emit_str(b, "foreach");
-    op(b, 'N');
-    dict_item_done(b, 8, 11);
-    emit_str(b, "fused");
-    op(b, 'N');
-    dict_item_done(b, 9, 11);
-    emit_str(b, "params");
+    kv_float(b, &g, "eps", 1e-8);
+    kv_float(b, &g, "weight_decay", 0.0);
+    kv_bool(b, &g, "amsgrad", 0);
+    kv_bool(b, &g, "maximize", 0);
+    kv_bool(b, &g, "capturable", 0);
+    kv_bool(b, &g, "differentiable", 0);
+    kv_none(b, &g, "foreach");
+    kv_none(b, &g, "fused");
+    dict_key(b, &g, "params");
     op(b, ']');
     for (int i = 0; i < n; i++) {
         batch_open(b, i, n);
         emit_int(b, i);
         batch_close(b, i, n, 'a', 'e');
     }
-    dict_item_done(b, 10, 11);
-    op(b, 'a'); /* the one param group into the list */
-    dict_item_done(b, 1, 2);
+    dict_end(b, &g);
+    op(b, 'a'); /* the one param group into its list */
+    dict_end(b, &opt);
     op(b, 'a'); /* the one optimizer into optimizer_states */
 }
 
-static void emit_float_list1(pwriter *b, double x)
+static void kv_float_list1(pwriter *b, dict_ctx *d, const char *key, double x)
 {
+    dict_key(b, d, key);
     op(b, ']');
     emit_float(b, x);
     op(b, 'a');
@@ -395,31 +427,16 @@ static void emit_float_list1(pwriter *b, double x)
 static void emit_lr_schedulers(pwriter *b)
 {
     op(b, ']');
-    dict_open(b, 8);
-    emit_str(b, "step_size");
-    emit_int(b, 10);
-    dict_item_done(b, 0, 8);
-    emit_str(b, "gamma");
-    emit_float(b, 0.5);
-    dict_item_done(b, 1, 8);
-    emit_str(b, "base_lrs");
-    emit_float_list1(b, 1e-4);
-    dict_item_done(b, 2, 8);
-    emit_str(b, "last_epoch");
-    emit_int(b, 0);
-    dict_item_done(b, 3, 8);
-    emit_str(b, "verbose");
-    emit_bool(b, 0);
-    dict_item_done(b, 4, 8);
-    emit_str(b, "_step_count");
-    emit_int(b, 1);
-    dict_item_done(b, 5, 8);
-    emit_str(b, "_get_lr_called_within_step");
-    emit_bool(b, 0);
-    dict_item_done(b, 6, 8);
-    emit_str(b, "_last_lr");
-    emit_float_list1(b, 1e-4);
-    dict_item_done(b, 7, 8);
+    dict_ctx d = dict_begin(b, 8);
+    kv_int(b, &d, "step_size", 10);
+    kv_float(b, &d, "gamma", 0.5);
+    kv_float_list1(b, &d, "base_lrs", 1e-4);
+    kv_int(b, &d, "last_epoch", 0);
+    kv_bool(b, &d, "verbose", 0);
+    kv_int(b, &d, "_step_count", 1);
+    kv_bool(b, &d, "_get_lr_called_within_step", 0);
+    kv_float_list1(b, &d, "_last_lr", 1e-4);
+    dict_end(b, &d);
     op(b, 'a');
 }
 
@@ -428,166 +445,117 @@ static void emit_lr_schedulers(pwriter *b)
  * protocol 2 writes as NEWOBJ followed by BUILD with its __dict__. */
 static void emit_callbacks(pwriter *b)
 {
-    dict_open(b, 2);
-    emit_str(b, "ModelCheckpoint{'monitor': 'val_loss', 'mode': 'min', "
-                "'every_n_train_steps': 0, 'every_n_epochs': 1, 'train_time_interval': None}");
-    dict_open(b, 5);
-    emit_str(b, "monitor");
-    emit_str(b, "val_loss");
-    dict_item_done(b, 0, 5);
-    emit_str(b, "best_model_score");
+    dict_ctx cb = dict_begin(b, 2);
+    dict_key(b, &cb, "ModelCheckpoint{'monitor': 'val_loss', 'mode': 'min', "
+                     "'every_n_train_steps': 0, 'every_n_epochs': 1, "
+                     "'train_time_interval': None}");
+    dict_ctx mc = dict_begin(b, 5);
+    kv_str(b, &mc, "monitor", "val_loss");
+    dict_key(b, &mc, "best_model_score");
     emit_scalar_tensor(b, SRC_SCORE);
-    dict_item_done(b, 1, 5);
-    emit_str(b, "best_model_path");
-    emit_str(b, "best.ckpt");
-    dict_item_done(b, 2, 5);
-    emit_str(b, "dirpath");
-    op(b, 'N');
-    dict_item_done(b, 3, 5);
-    emit_str(b, "kth_value");
-    emit_float(b, INFINITY);
-    dict_item_done(b, 4, 5);
-    dict_item_done(b, 0, 2);
+    kv_str(b, &mc, "best_model_path", "best.ckpt");
+    kv_none(b, &mc, "dirpath");
+    kv_float(b, &mc, "kth_value", INFINITY);
+    dict_end(b, &mc);
 
-    emit_str(b, "EarlyStopping{'monitor': 'val_loss', 'mode': 'min'}");
-    dict_open(b, 3);
-    emit_str(b, "wait_count");
-    emit_int(b, 0);
-    dict_item_done(b, 0, 3);
-    emit_str(b, "best_score");
+    dict_key(b, &cb, "EarlyStopping{'monitor': 'val_loss', 'mode': 'min'}");
+    dict_ctx es = dict_begin(b, 3);
+    kv_int(b, &es, "wait_count", 0);
+    dict_key(b, &es, "best_score");
     emit_scalar_tensor(b, SRC_SCORE);
-    dict_item_done(b, 1, 3);
-    emit_str(b, "args");
+    dict_key(b, &es, "args");
     emit_global(b, NULL, "argparse", "Namespace");
     op(b, ')');
     op(b, 0x81);
-    dict_open(b, 3);
-    emit_str(b, "patience");
-    emit_int(b, 5);
-    dict_item_done(b, 0, 3);
-    emit_str(b, "min_delta");
-    emit_float(b, 1e-8);
-    dict_item_done(b, 1, 3);
-    emit_str(b, "check_finite");
-    emit_bool(b, 1);
-    dict_item_done(b, 2, 3);
+    dict_ctx ns = dict_begin(b, 3);
+    kv_int(b, &ns, "patience", 5);
+    kv_float(b, &ns, "min_delta", 1e-8);
+    kv_bool(b, &ns, "check_finite", 1);
+    dict_end(b, &ns);
     op(b, 'b');
-    dict_item_done(b, 2, 3);
-    dict_item_done(b, 1, 2);
+    dict_end(b, &es);
+    dict_end(b, &cb);
 }
 
 static void emit_loops(pwriter *b)
 {
-    dict_open(b, 1);
-    emit_str(b, "fit_loop");
-    dict_open(b, 2);
-    emit_str(b, "state_dict");
+    dict_ctx loops = dict_begin(b, 1);
+    dict_key(b, &loops, "fit_loop");
+    dict_ctx fit = dict_begin(b, 2);
+    dict_key(b, &fit, "state_dict");
     op(b, '}');
-    dict_item_done(b, 0, 2);
-    emit_str(b, "epoch_progress");
-    dict_open(b, 2);
+    dict_key(b, &fit, "epoch_progress");
+    dict_ctx prog = dict_begin(b, 2);
     for (int k = 0; k < 2; k++) {
-        emit_str(b, k ? "current" : "total");
-        dict_open(b, 2);
-        emit_str(b, "ready");
-        emit_int(b, 1);
-        dict_item_done(b, 0, 2);
-        emit_str(b, "completed");
-        emit_int(b, 1);
-        dict_item_done(b, 1, 2);
-        dict_item_done(b, k, 2);
+        dict_key(b, &prog, k ? "current" : "total");
+        dict_ctx c = dict_begin(b, 2);
+        kv_int(b, &c, "ready", 1);
+        kv_int(b, &c, "completed", 1);
+        dict_end(b, &c);
     }
-    dict_item_done(b, 1, 2);
-    dict_item_done(b, 0, 1);
+    dict_end(b, &prog);
+    dict_end(b, &fit);
+    dict_end(b, &loops);
 }
 
 /* Nested plain values, the shape of save_hyperparameters() output. */
 static void emit_hyper_parameters(pwriter *b)
 {
-    dict_open(b, 1);
-    emit_str(b, "config");
-    dict_open(b, 3);
-    emit_str(b, "model_type");
-    emit_str(b, "single_instance");
-    dict_item_done(b, 0, 3);
-    emit_str(b, "backbone");
-    dict_open(b, 4);
-    emit_str(b, "filters");
-    emit_int(b, 16);
-    dict_item_done(b, 0, 4);
-    emit_str(b, "up_interpolate");
-    emit_bool(b, 1);
-    dict_item_done(b, 1, 4);
-    emit_str(b, "stem_stride");
-    op(b, 'N');
-    dict_item_done(b, 2, 4);
-    emit_str(b, "kernel_size");
+    dict_ctx top = dict_begin(b, 1);
+    dict_key(b, &top, "config");
+    dict_ctx cfg = dict_begin(b, 3);
+    kv_str(b, &cfg, "model_type", "single_instance");
+    dict_key(b, &cfg, "backbone");
+    dict_ctx bb = dict_begin(b, 4);
+    kv_int(b, &bb, "filters", 16);
+    kv_bool(b, &bb, "up_interpolate", 1);
+    kv_none(b, &bb, "stem_stride");
+    dict_key(b, &bb, "kernel_size");
     emit_int_tuple(b, 2, (const int64_t[]){3, 3});
-    dict_item_done(b, 3, 4);
-    dict_item_done(b, 1, 3);
-    emit_str(b, "trainer");
-    dict_open(b, 5);
-    emit_str(b, "lr");
-    emit_float(b, 1e-4);
-    dict_item_done(b, 0, 5);
-    emit_str(b, "devices");
+    dict_end(b, &bb);
+    dict_key(b, &cfg, "trainer");
+    dict_ctx tr = dict_begin(b, 5);
+    kv_float(b, &tr, "lr", 1e-4);
+    dict_key(b, &tr, "devices");
     op(b, ']');
     op(b, '(');
     emit_int(b, 0);
     emit_int(b, 70000);
     emit_int(b, -7);
     op(b, 'e');
-    dict_item_done(b, 1, 5);
-    emit_str(b, "seed");
-    op(b, 'N');
-    dict_item_done(b, 2, 5);
-    emit_str(b, "max_bytes");
-    emit_int(b, INT64_C(1) << 40);
-    dict_item_done(b, 3, 5);
-    emit_str(b, "ratio");
-    emit_float(b, -0.25);
-    dict_item_done(b, 4, 5);
-    dict_item_done(b, 2, 3);
-    dict_item_done(b, 0, 1);
+    kv_none(b, &tr, "seed");
+    kv_int(b, &tr, "max_bytes", INT64_C(1) << 40);
+    kv_float(b, &tr, "ratio", -0.25);
+    dict_end(b, &tr);
+    dict_end(b, &cfg);
+    dict_end(b, &top);
 }
 
 static void emit_checkpoint(pwriter *b, bool with_training_state)
 {
-    int n = with_training_state ? 9 : 4;
     op(b, 0x80);
     op(b, 2);
-    dict_open(b, n);
-    emit_str(b, "epoch");
-    emit_int(b, 0);
-    dict_item_done(b, 0, n);
-    emit_str(b, "global_step");
-    emit_int(b, 0);
-    dict_item_done(b, 1, n);
-    emit_str(b, "pytorch-lightning_version");
-    emit_str(b, LIGHTNING_VERSION);
-    dict_item_done(b, 2, n);
-    emit_str(b, "state_dict");
+    dict_ctx d = dict_begin(b, with_training_state ? 9 : 4);
+    kv_int(b, &d, "epoch", 0);
+    kv_int(b, &d, "global_step", 0);
+    kv_str(b, &d, "pytorch-lightning_version", LIGHTNING_VERSION);
+    dict_key(b, &d, "state_dict");
     emit_state_dict(b);
-    dict_item_done(b, 3, n);
     if (with_training_state) {
         /* Lightning's order: state_dict, loops, callbacks, optimizer_states,
          * lr_schedulers, then the hyper-parameters. */
-        emit_str(b, "loops");
+        dict_key(b, &d, "loops");
         emit_loops(b);
-        dict_item_done(b, 4, n);
-        emit_str(b, "callbacks");
+        dict_key(b, &d, "callbacks");
         emit_callbacks(b);
-        dict_item_done(b, 5, n);
-        emit_str(b, "optimizer_states");
+        dict_key(b, &d, "optimizer_states");
         emit_optimizer_states(b);
-        dict_item_done(b, 6, n);
-        emit_str(b, "lr_schedulers");
+        dict_key(b, &d, "lr_schedulers");
         emit_lr_schedulers(b);
-        dict_item_done(b, 7, n);
-        emit_str(b, "hyper_parameters");
+        dict_key(b, &d, "hyper_parameters");
         emit_hyper_parameters(b);
-        dict_item_done(b, 8, n);
     }
+    dict_end(b, &d);
     op(b, '.');
 }
 

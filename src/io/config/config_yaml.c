@@ -1,6 +1,6 @@
 /* sleap-nn training_config.yaml -> sleapc_model_config. Keys and defaults
  * follow sleap-nn's config/data_config.py and config/model_config.py. */
-#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -20,8 +20,8 @@ static sleapc_status nomem(const sleapc_yaml_tree *t)
 }
 
 /* parent.rel as an int (absent or null: dflt, unchecked), then the rule. */
-static sleapc_status read_int(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent,
-                              const char *rel, int dflt, enum int_rule rule, int *out)
+static sleapc_status read_int(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent, const char *rel,
+                              int dflt, enum int_rule rule, int *out)
 {
     sleapc_yaml_ref r;
     sleapc_status st = sleapc__yaml_get(t, parent, rel, &r);
@@ -32,8 +32,7 @@ static sleapc_status read_int(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent
     if (rule != INT_ANY && *out <= 0)
         return sleapc__yaml_fail(t, &r, SLEAPC_ERR_FORMAT, "must be positive, got %d", *out);
     if (rule == INT_POW2 && (*out & (*out - 1)) != 0)
-        return sleapc__yaml_fail(t, &r, SLEAPC_ERR_FORMAT, "must be a power of two, got %d",
-                                 *out);
+        return sleapc__yaml_fail(t, &r, SLEAPC_ERR_FORMAT, "must be a power of two, got %d", *out);
     return SLEAPC_OK;
 }
 
@@ -55,15 +54,22 @@ static sleapc_status dup_str(const sleapc_yaml_tree *t, const char *s, char **ou
     return *out ? SLEAPC_OK : nomem(t);
 }
 
-/* A new array of n zeroed entries of size sz; *n_out is set only with it, so
- * that sleapc__model_config_clear can always free what is there. */
-static sleapc_status alloc_array(const sleapc_yaml_tree *t, int n, size_t sz, void *out,
-                                 int *n_out)
+/* Zeroed arrays of n names or index pairs. *n_out is set only with the
+ * array, so sleapc__model_config_clear can always free what is there. */
+static sleapc_status new_names(const sleapc_yaml_tree *t, int n, char ***out, int *n_out)
 {
-    void *p = sleapc__calloc(n > 0 ? (size_t)n : 1, sz);
-    if (!p)
+    *out = sleapc__calloc(n > 0 ? (size_t)n : 1, sizeof **out);
+    if (!*out)
         return nomem(t);
-    memcpy(out, &p, sizeof p);
+    *n_out = n;
+    return SLEAPC_OK;
+}
+
+static sleapc_status new_pairs(const sleapc_yaml_tree *t, int n, int (**out)[2], int *n_out)
+{
+    *out = sleapc__calloc(n > 0 ? (size_t)n : 1, sizeof **out);
+    if (!*out)
+        return nomem(t);
     *n_out = n;
     return SLEAPC_OK;
 }
@@ -99,7 +105,7 @@ static sleapc_status read_names(sleapc_yaml_tree *t, const sleapc_yaml_ref *list
     sleapc_status st = check_list(t, list);
     int n = sleapc__yaml_seq_len(list);
     if (!st)
-        st = alloc_array(t, n, sizeof(char *), out, n_out);
+        st = new_names(t, n, out, n_out);
     for (int i = 0; !st && i < n; i++) {
         sleapc_yaml_ref item = sleapc__yaml_seq_item(t, list, i);
         const char *name;
@@ -119,8 +125,8 @@ static int find_name(char *const *names, int n, const char *name)
 }
 
 /* The index in names of the name at r; an unknown name is SLEAPC_ERR_FORMAT. */
-static sleapc_status resolve_name(sleapc_yaml_tree *t, const sleapc_yaml_ref *r,
-                                  char *const *names, int n, const char *what, int *out)
+static sleapc_status resolve_name(sleapc_yaml_tree *t, const sleapc_yaml_ref *r, char *const *names,
+                                  int n, const char *what, int *out)
 {
     const char *name;
     sleapc_status st = read_name(t, r, &name);
@@ -176,15 +182,14 @@ static sleapc_status read_skeleton_edges(sleapc_yaml_tree *t, const sleapc_yaml_
     st = check_list(t, &edges);
     int n = sleapc__yaml_seq_len(&edges);
     if (!st)
-        st = alloc_array(t, n, sizeof *sk->edges, &sk->edges, &sk->n_edges);
+        st = new_pairs(t, n, &sk->edges, &sk->n_edges);
     for (int i = 0; !st && i < n; i++) {
         sleapc_yaml_ref e = sleapc__yaml_seq_item(t, &edges, i), end;
         static const char *const ends[2] = {"source", "destination"};
         for (int k = 0; !st && k < 2; k++) {
             st = sleapc__yaml_require(t, &e, ends[k], &end);
             if (!st)
-                st = resolve_name(t, &end, sk->node_names, sk->n_nodes, "node",
-                                  &sk->edges[i][k]);
+                st = resolve_name(t, &end, sk->node_names, sk->n_nodes, "node", &sk->edges[i][k]);
         }
     }
     return st;
@@ -201,7 +206,7 @@ static sleapc_status read_skeleton_symmetries(sleapc_yaml_tree *t, const sleapc_
     st = check_list(t, &syms);
     int n = sleapc__yaml_seq_len(&syms);
     if (!st)
-        st = alloc_array(t, n, sizeof *sk->symmetries, &sk->symmetries, &sk->n_symmetries);
+        st = new_pairs(t, n, &sk->symmetries, &sk->n_symmetries);
     for (int i = 0; !st && i < n; i++) {
         sleapc_yaml_ref pair = sleapc__yaml_seq_item(t, &syms, i);
         st = resolve_pair(t, &pair, sk->node_names, sk->n_nodes, "node", sk->symmetries[i]);
@@ -271,8 +276,8 @@ static sleapc_status read_preprocessing(sleapc_yaml_tree *t, const sleapc_yaml_r
             st = read_int(t, &item, NULL, 0, INT_POSITIVE, &side[i]);
         }
         if (!st && n == 2 && side[0] != side[1])
-            return sleapc__yaml_fail(t, &crop, SLEAPC_ERR_UNSUPPORTED,
-                                     "non-square crop %dx%d", side[0], side[1]);
+            return sleapc__yaml_fail(t, &crop, SLEAPC_ERR_UNSUPPORTED, "non-square crop %dx%d",
+                                     side[0], side[1]);
         cfg->crop_size = side[0];
         return st;
     }
@@ -330,16 +335,14 @@ static sleapc_status read_backbone(sleapc_yaml_tree *t, const sleapc_yaml_ref *m
     if (!st)
         st = sleapc__yaml_bool(t, &unet, "middle_block", u->middle_block, &u->middle_block);
     if (!st)
-        st = sleapc__yaml_bool(t, &unet, "up_interpolate", u->up_interpolate,
-                               &u->up_interpolate);
+        st = sleapc__yaml_bool(t, &unet, "up_interpolate", u->up_interpolate, &u->up_interpolate);
     if (!st)
         st = read_int(t, &unet, "stacks", u->stacks, INT_POSITIVE, &u->stacks);
     if (!st)
         st = read_int(t, &unet, "convs_per_block", u->convs_per_block, INT_POSITIVE,
                       &u->convs_per_block);
     if (!st)
-        st = read_int(t, &unet, "output_stride", u->output_stride, INT_POW2,
-                      &u->output_stride);
+        st = read_int(t, &unet, "output_stride", u->output_stride, INT_POW2, &u->output_stride);
     return st;
 }
 
@@ -348,11 +351,17 @@ static sleapc_status read_backbone(sleapc_yaml_tree *t, const sleapc_yaml_ref *m
 static sleapc_status read_confmaps(sleapc_yaml_tree *t, const sleapc_yaml_ref *head,
                                    sleapc_model_config *cfg)
 {
-    sleapc_yaml_ref cm, parts;
+    sleapc_yaml_ref cm, parts, anchor_ref;
     const char *anchor = NULL;
+    const sleapc_skeleton_config *sk = &cfg->skeleton;
     sleapc_status st = sleapc__yaml_require(t, head, "confmaps", &cm);
     if (!st && cfg->model_type != SLEAPC_MODEL_TYPE_SINGLE_INSTANCE)
-        st = sleapc__yaml_str(t, &cm, "anchor_part", &anchor);
+        st = sleapc__yaml_get(t, &cm, "anchor_part", &anchor_ref);
+    if (!st && cfg->model_type != SLEAPC_MODEL_TYPE_SINGLE_INSTANCE)
+        st = sleapc__yaml_str(t, &anchor_ref, NULL, &anchor);
+    /* sleap-nn looks the anchor up among the skeleton's node names. */
+    if (!st && anchor && sk->n_nodes > 0 && find_name(sk->node_names, sk->n_nodes, anchor) < 0)
+        return sleapc__yaml_fail(t, &anchor_ref, SLEAPC_ERR_FORMAT, "unknown node '%s'", anchor);
     if (!st && anchor)
         st = dup_str(t, anchor, &cfg->anchor_part);
     if (!st)
@@ -364,7 +373,7 @@ static sleapc_status read_confmaps(sleapc_yaml_tree *t, const sleapc_yaml_ref *h
         return st;
 
     if (cfg->model_type == SLEAPC_MODEL_TYPE_CENTROID) {
-        st = alloc_array(t, 1, sizeof(char *), &cfg->part_names, &cfg->n_part_names);
+        st = new_names(t, 1, &cfg->part_names, &cfg->n_part_names);
         if (!st)
             st = dup_str(t, "centroid", &cfg->part_names[0]);
         return st;
@@ -372,9 +381,8 @@ static sleapc_status read_confmaps(sleapc_yaml_tree *t, const sleapc_yaml_ref *h
     st = sleapc__yaml_get(t, &cm, "part_names", &parts);
     if (!st && !sleapc__yaml_is_null(&parts))
         return read_names(t, &parts, &cfg->part_names, &cfg->n_part_names);
-    const sleapc_skeleton_config *sk = &cfg->skeleton;
     if (!st)
-        st = alloc_array(t, sk->n_nodes, sizeof(char *), &cfg->part_names, &cfg->n_part_names);
+        st = new_names(t, sk->n_nodes, &cfg->part_names, &cfg->n_part_names);
     for (int i = 0; !st && i < sk->n_nodes; i++)
         st = dup_str(t, sk->node_names[i], &cfg->part_names[i]);
     return st;
@@ -399,7 +407,7 @@ static sleapc_status read_pafs(sleapc_yaml_tree *t, const sleapc_yaml_ref *head,
         st = check_list(t, &edges);
         int n = sleapc__yaml_seq_len(&edges);
         if (!st)
-            st = alloc_array(t, n, sizeof *cfg->paf_edges, &cfg->paf_edges, &cfg->n_paf_edges);
+            st = new_pairs(t, n, &cfg->paf_edges, &cfg->n_paf_edges);
         for (int i = 0; !st && i < n; i++) {
             sleapc_yaml_ref pair = sleapc__yaml_seq_item(t, &edges, i);
             st = resolve_pair(t, &pair, cfg->part_names, cfg->n_part_names, "part",
@@ -408,15 +416,14 @@ static sleapc_status read_pafs(sleapc_yaml_tree *t, const sleapc_yaml_ref *head,
         return st;
     }
     const sleapc_skeleton_config *sk = &cfg->skeleton;
-    st = alloc_array(t, sk->n_edges, sizeof *cfg->paf_edges, &cfg->paf_edges, &cfg->n_paf_edges);
+    st = new_pairs(t, sk->n_edges, &cfg->paf_edges, &cfg->n_paf_edges);
     for (int i = 0; !st && i < sk->n_edges; i++) {
         for (int k = 0; k < 2; k++) {
             const char *node = sk->node_names[sk->edges[i][k]];
             int j = find_name(cfg->part_names, cfg->n_part_names, node);
             if (j < 0)
                 return sleapc__yaml_fail(t, &edges, SLEAPC_ERR_FORMAT,
-                                         "null, and skeleton node '%s' is not in part_names",
-                                         node);
+                                         "null, and skeleton node '%s' is not in part_names", node);
             cfg->paf_edges[i][k] = j;
         }
     }

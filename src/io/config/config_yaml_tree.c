@@ -146,13 +146,12 @@ sleapc_status sleapc__yaml_tree_load(sleapc_yaml_tree *t, const char *action, co
             if (parser.context)
                 st = sleapc__yaml_fail(t, NULL, SLEAPC_ERR_FORMAT,
                                        "YAML syntax error at line %zu, column %zu: %s %s",
-                                       parser.problem_mark.line + 1,
-                                       parser.problem_mark.column + 1, problem, parser.context);
+                                       parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+                                       problem, parser.context);
             else
-                st = sleapc__yaml_fail(t, NULL, SLEAPC_ERR_FORMAT,
-                                       "YAML syntax error at line %zu, column %zu: %s",
-                                       parser.problem_mark.line + 1,
-                                       parser.problem_mark.column + 1, problem);
+                st = sleapc__yaml_fail(
+                    t, NULL, SLEAPC_ERR_FORMAT, "YAML syntax error at line %zu, column %zu: %s",
+                    parser.problem_mark.line + 1, parser.problem_mark.column + 1, problem);
         }
         yaml_parser_delete(&parser);
         sleapc__free(buf);
@@ -297,8 +296,8 @@ static sleapc_status get_one(sleapc_yaml_tree *t, const sleapc_yaml_ref *map, co
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc__yaml_get(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent,
-                               const char *rel, sleapc_yaml_ref *out)
+sleapc_status sleapc__yaml_get(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent, const char *rel,
+                               sleapc_yaml_ref *out)
 {
     sleapc_yaml_ref cur = *parent;
     while (rel && *rel) {
@@ -440,8 +439,8 @@ static double strtod_c(const char *s)
     return v;
 }
 
-sleapc_status sleapc__yaml_int(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent,
-                               const char *rel, int dflt, int *out)
+sleapc_status sleapc__yaml_int(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent, const char *rel,
+                               int dflt, int *out)
 {
     sleapc_yaml_ref r;
     sleapc_status st = sleapc__yaml_get(t, parent, rel, &r);
@@ -482,8 +481,8 @@ sleapc_status sleapc__yaml_double(sleapc_yaml_tree *t, const sleapc_yaml_ref *pa
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc__yaml_bool(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent,
-                                const char *rel, bool dflt, bool *out)
+sleapc_status sleapc__yaml_bool(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent, const char *rel,
+                                bool dflt, bool *out)
 {
     sleapc_yaml_ref r;
     sleapc_status st = sleapc__yaml_get(t, parent, rel, &r);
@@ -494,10 +493,10 @@ sleapc_status sleapc__yaml_bool(sleapc_yaml_tree *t, const sleapc_yaml_ref *pare
         return SLEAPC_OK;
     }
     /* YAML 1.1 booleans, as PyYAML (and so sleap-nn) reads them. */
-    static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES",
-                                      "on", "On", "ON"};
-    static const char *const no[] = {"false", "False", "FALSE", "no", "No", "NO",
-                                     "off", "Off", "OFF"};
+    static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes",
+                                      "YES",  "on",   "On",   "ON"};
+    static const char *const no[] = {"false", "False", "FALSE", "no", "No",
+                                     "NO",    "off",   "Off",   "OFF"};
     if (is_plain(r.node)) {
         for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
             if (strcmp(scalar_text(r.node), yes[i]) == 0) {
@@ -513,8 +512,8 @@ sleapc_status sleapc__yaml_bool(sleapc_yaml_tree *t, const sleapc_yaml_ref *pare
     return expected(t, &r, "true or false");
 }
 
-sleapc_status sleapc__yaml_str(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent,
-                               const char *rel, const char **out)
+sleapc_status sleapc__yaml_str(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent, const char *rel,
+                               const char **out)
 {
     *out = NULL;
     sleapc_yaml_ref r;

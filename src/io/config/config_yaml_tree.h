@@ -14,10 +14,10 @@
 #define SLEAPC_YAML_KEY_CAP 192
 
 typedef struct sleapc_yaml_tree {
-    const char *action;  /* borrowed; "read config", first part of every message */
-    const char *path;    /* borrowed; the file, second part of every message */
+    const char *action; /* borrowed; "read config", first part of every message */
+    const char *path;   /* borrowed; the file, second part of every message */
     yaml_document_t doc;
-    bool loaded;         /* doc must be deleted */
+    bool loaded; /* doc must be deleted */
 } sleapc_yaml_tree;
 
 /* A node found by key. node is NULL when the key is absent. key is the dotted
@@ -54,8 +54,8 @@ bool sleapc__yaml_is_seq(const sleapc_yaml_ref *r);
 /* Follow a dotted relative key ("backbone_config.unet") from parent. A step
  * through an absent or null value gives an absent *out; a step through a list
  * or a plain value, or a key written twice, is SLEAPC_ERR_FORMAT. */
-sleapc_status sleapc__yaml_get(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent,
-                               const char *rel, sleapc_yaml_ref *out);
+sleapc_status sleapc__yaml_get(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent, const char *rel,
+                               sleapc_yaml_ref *out);
 
 /* As sleapc__yaml_get, but an absent or null result is SLEAPC_ERR_FORMAT
  * "missing key <key>". */
@@ -78,16 +78,16 @@ sleapc_yaml_ref sleapc__yaml_map_entry(sleapc_yaml_tree *t, const sleapc_yaml_re
  * SLEAPC_ERR_FORMAT "expected an integer, got 'abc'". Integers must fit an
  * int; numbers must be finite. Booleans follow YAML 1.1 as PyYAML reads it
  * (true/false, yes/no, on/off). */
-sleapc_status sleapc__yaml_int(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent,
-                               const char *rel, int dflt, int *out);
+sleapc_status sleapc__yaml_int(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent, const char *rel,
+                               int dflt, int *out);
 sleapc_status sleapc__yaml_double(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent,
                                   const char *rel, double dflt, double *out);
-sleapc_status sleapc__yaml_bool(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent,
-                                const char *rel, bool dflt, bool *out);
+sleapc_status sleapc__yaml_bool(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent, const char *rel,
+                                bool dflt, bool *out);
 
 /* Text of a plain or quoted value; *out is NULL when absent or null, and
  * borrowed from the tree otherwise. A list or mapping is SLEAPC_ERR_FORMAT. */
-sleapc_status sleapc__yaml_str(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent,
-                               const char *rel, const char **out);
+sleapc_status sleapc__yaml_str(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent, const char *rel,
+                               const char **out);
 
 #endif

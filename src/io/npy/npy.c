@@ -7,10 +7,10 @@
 #include <fcntl.h>
 #include <float.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/alloc.h"
@@ -170,8 +170,8 @@ static sleapc_status parse_shape(const char *path, cursor *c, npy_header *h)
     bool trailing_comma = false;
     while (!eat(c, ')')) {
         if (h->ndim == SLEAPC_TENSOR_MAX_DIMS)
-            return sleapc__fail(SLEAPC_ERR_FORMAT, "read npy: %s: more than %d dimensions",
-                                path, SLEAPC_TENSOR_MAX_DIMS);
+            return sleapc__fail(SLEAPC_ERR_FORMAT, "read npy: %s: more than %d dimensions", path,
+                                SLEAPC_TENSOR_MAX_DIMS);
         if (!parse_dim(c, &h->shape[h->ndim]))
             return bad(path, "header 'shape' has a bad dimension");
         h->ndim++;
@@ -218,12 +218,12 @@ static sleapc_status parse_header(const char *path, const char *text, size_t len
             if (st)
                 return st;
         } else {
-            return sleapc__fail(SLEAPC_ERR_FORMAT, "read npy: %s: unexpected header key '%s'",
-                                path, key);
+            return sleapc__fail(SLEAPC_ERR_FORMAT, "read npy: %s: unexpected header key '%s'", path,
+                                key);
         }
         if (h->seen & bit)
-            return sleapc__fail(SLEAPC_ERR_FORMAT, "read npy: %s: header key '%s' repeated",
-                                path, key);
+            return sleapc__fail(SLEAPC_ERR_FORMAT, "read npy: %s: header key '%s' repeated", path,
+                                key);
         h->seen |= bit;
         if (!eat(&c, ',')) {
             if (!eat(&c, '}'))
@@ -260,8 +260,7 @@ static sleapc_status map_descr(const char *path, const char *descr, sleapc_dtype
         }
     }
     if (descr[0] == '>')
-        return sleapc__fail(SLEAPC_ERR_FORMAT, "read npy: %s: big-endian dtype '%s'", path,
-                            descr);
+        return sleapc__fail(SLEAPC_ERR_FORMAT, "read npy: %s: big-endian dtype '%s'", path, descr);
     if (strchr(descr, 'O'))
         return sleapc__fail(SLEAPC_ERR_FORMAT, "read npy: %s: object arrays (pickles) are refused",
                             path);
@@ -277,8 +276,8 @@ static sleapc_status read_f64_as_f32(const char *path, int fd, float *dst, int64
         size_t n = (size_t)(numel - done < 512 ? numel - done : 512);
         int r = read_exact(fd, chunk, n * sizeof(double));
         if (r != 0)
-            return sleapc__fail(r < 0 ? SLEAPC_ERR_IO : SLEAPC_ERR_FORMAT, "read npy: %s: %s",
-                                path, r < 0 ? strerror(errno) : "data too short");
+            return sleapc__fail(r < 0 ? SLEAPC_ERR_IO : SLEAPC_ERR_FORMAT, "read npy: %s: %s", path,
+                                r < 0 ? strerror(errno) : "data too short");
         if (swap)
             swap_bytes(chunk, n, sizeof(double));
         for (size_t i = 0; i < n; i++) {
@@ -316,8 +315,8 @@ static sleapc_status read_body(const char *path, int fd, off_t file_size, sleapc
         header_len = (size_t)prefix[8] | (size_t)prefix[9] << 8 | (size_t)prefix[10] << 16 |
                      (size_t)prefix[11] << 24;
     } else {
-        return sleapc__fail(SLEAPC_ERR_FORMAT, "read npy: %s: unknown format version %d.%d",
-                            path, major, minor);
+        return sleapc__fail(SLEAPC_ERR_FORMAT, "read npy: %s: unknown format version %d.%d", path,
+                            major, minor);
     }
     if (header_len > NPY_HEADER_MAX)
         return sleapc__fail(SLEAPC_ERR_FORMAT, "read npy: %s: header of %zu bytes is too long",
@@ -363,8 +362,8 @@ static sleapc_status read_body(const char *path, int fd, off_t file_size, sleapc
     uintmax_t want = (uintmax_t)numel * file_itemsize;
     if (data_len != want)
         return sleapc__fail(SLEAPC_ERR_FORMAT,
-                            "read npy: %s: data is %ju bytes, shape and dtype '%s' need %ju",
-                            path, data_len, h.descr, want);
+                            "read npy: %s: data is %ju bytes, shape and dtype '%s' need %ju", path,
+                            data_len, h.descr, want);
     size_t itemsize = sleapc_dtype_size(dtype);
     if ((uintmax_t)numel > SIZE_MAX / itemsize)
         return bad(path, "shape too large");
@@ -377,8 +376,8 @@ static sleapc_status read_body(const char *path, int fd, off_t file_size, sleapc
     } else {
         r = read_exact(fd, data, (size_t)numel * itemsize);
         if (r != 0)
-            st = sleapc__fail(r < 0 ? SLEAPC_ERR_IO : SLEAPC_ERR_FORMAT, "read npy: %s: %s",
-                              path, r < 0 ? strerror(errno) : "data too short");
+            st = sleapc__fail(r < 0 ? SLEAPC_ERR_IO : SLEAPC_ERR_FORMAT, "read npy: %s: %s", path,
+                              r < 0 ? strerror(errno) : "data too short");
         else if (itemsize > 1 && !host_is_little_endian())
             swap_bytes(data, (size_t)numel, itemsize);
         else if (strcmp(h.descr, "|b1") == 0)
@@ -471,8 +470,6 @@ static bool write_data(int fd, const sleapc_tensor *t, size_t nbytes)
     return true;
 }
 
-static atomic_uint temp_counter;
-
 sleapc_status sleapc__npy_write(const char *path, const sleapc_tensor *t)
 {
     if (!path || !t)
@@ -483,8 +480,7 @@ sleapc_status sleapc__npy_write(const char *path, const sleapc_tensor *t)
     uint64_t numel = 1;
     for (int i = 0; i < t->ndim; i++) {
         if (t->shape[i] < 0)
-            return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "write npy: %s: negative dimension",
-                                path);
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "write npy: %s: negative dimension", path);
         if (t->shape[i] > 0 && numel > SIZE_MAX / itemsize / (uint64_t)t->shape[i])
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "write npy: %s: shape too large", path);
         numel *= (uint64_t)t->shape[i];
@@ -496,23 +492,24 @@ sleapc_status sleapc__npy_write(const char *path, const sleapc_tensor *t)
     char header[512];
     size_t header_bytes = format_header(t, header, sizeof header);
 
-    /* A unique name beside the target, so the final rename stays on one
-     * filesystem and is atomic. O_EXCL refuses a name someone else took. */
+    /* A fresh name beside the target, so the final rename stays on one
+     * filesystem and is atomic. O_EXCL refuses a name already taken; the
+     * clock only makes a retry unlikely. (mkstemp would ignore the umask.) */
     size_t cap = strlen(path) + 48;
     char *tmp = sleapc__malloc(cap);
     if (!tmp)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "write npy: %s: out of memory", path);
     int fd = -1;
     for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
-        snprintf(tmp, cap, "%s.tmp%ld.%u", path, (long)getpid(),
-                 atomic_fetch_add(&temp_counter, 1u));
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        snprintf(tmp, cap, "%s.tmp%ld.%ld.%d", path, (long)getpid(), (long)now.tv_nsec, attempt);
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd < 0 && errno != EEXIST)
             break;
     }
     if (fd < 0) {
-        sleapc_status st = sleapc__fail(SLEAPC_ERR_IO, "write npy: %s: %s", path,
-                                        strerror(errno));
+        sleapc_status st = sleapc__fail(SLEAPC_ERR_IO, "write npy: %s: %s", path, strerror(errno));
         sleapc__free(tmp);
         return st;
     }

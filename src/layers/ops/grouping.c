@@ -1,4 +1,6 @@
-/* Bottom-up grouping after sleap-nn ops/paf.py and inference/streaming.py.
+/* Bottom-up grouping of one frame after sleap-nn ops/paf.py
+ * (match_candidates_sample, group_instances_sample,
+ * assign_connections_to_instances, make_predicted_instances).
  * sleap-nn keeps its bookkeeping in Python dicts keyed by (node, rank); here a
  * peak "slot" is node_start[node] + rank, and a list of slots in first
  * assignment order stands in for the dict's insertion order. */
@@ -9,7 +11,6 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
-#include "layers/ops/coords.h"
 #include "layers/ops/hungarian.h"
 
 sleapc_grouping_opts sleapc__grouping_opts_default(void)
@@ -21,211 +22,6 @@ sleapc_grouping_opts sleapc__grouping_opts_default(void)
     };
     return o;
 }
-
-/* ---- toposort_edges ---------------------------------------------------- */
-
-sleapc_status sleapc__grouping_edge_order(const int (*edges)[2], int n_edges, int n_nodes,
-                                          int *order, int *n_order)
-{
-    if (!n_order || n_edges < 0 || n_nodes < 0 || (n_edges && (!edges || !order)))
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "order skeleton edges: bad arguments");
-    *n_order = 0;
-    for (int k = 0; k < n_edges; k++) {
-        for (int e = 0; e < 2; e++) {
-            if (edges[k][e] < 0 || edges[k][e] >= n_nodes)
-                return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                                    "order skeleton edges: edge %d: node %d not in [0, %d)", k,
-                                    edges[k][e], n_nodes);
-        }
-    }
-    if (n_edges == 0)
-        return SLEAPC_OK;
-
-    int *indeg = sleapc__calloc((size_t)n_nodes * 3, sizeof(int));
-    if (!indeg)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "order skeleton edges: out of memory");
-    int *seen = indeg + n_nodes;
-    int *queue = seen + n_nodes;
-
-    /* networkx.DiGraph(edges): duplicate edges collapse onto the first. */
-    for (int k = 0; k < n_edges; k++) {
-        bool dup = false;
-        for (int q = 0; q < k && !dup; q++)
-            dup = edges[q][0] == edges[k][0] && edges[q][1] == edges[k][1];
-        if (!dup)
-            indeg[edges[k][1]]++;
-    }
-    /* next(topological_sort(G)): first node, in node insertion order (first
-     * appearance, source before destination), with no incoming edge. */
-    int root = -1;
-    for (int k = 0; k < n_edges && root < 0; k++) {
-        for (int e = 0; e < 2 && root < 0; e++) {
-            if (indeg[edges[k][e]] == 0)
-                root = edges[k][e];
-        }
-    }
-    if (root < 0) {
-        sleapc__free(indeg);
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "order skeleton edges: every node has an incoming edge "
-                            "(the skeleton graph has no root)");
-    }
-
-    /* bfs_edges(G, root): successors in edge insertion order. */
-    int head = 0, tail = 0, n = 0;
-    queue[tail++] = root;
-    seen[root] = 1;
-    while (head < tail) {
-        int u = queue[head++];
-        for (int k = 0; k < n_edges; k++) {
-            if (edges[k][0] != u)
-                continue;
-            int v = edges[k][1];
-            if (seen[v])
-                continue; /* also skips later duplicates of a tree edge */
-            seen[v] = 1;
-            queue[tail++] = v;
-            order[n++] = k; /* edges.index(edge): k is the first (u, v) */
-        }
-    }
-    *n_order = n;
-    sleapc__free(indeg);
-    return SLEAPC_OK;
-}
-
-/* ---- numpy argsort ------------------------------------------------------ */
-
-/* numpy's float ordering: NaN sorts after everything. */
-static bool f_less(float a, float b)
-{
-    return a < b || (b != b && a == a);
-}
-
-/* numpy npysort aheapsort_ on a 1-based view of the index array. */
-static void heap_argsort(const float *v, int64_t *tosort, int64_t n)
-{
-    int64_t *a = tosort - 1;
-    int64_t i, j, l, tmp;
-    for (l = n >> 1; l > 0; --l) {
-        tmp = a[l];
-        for (i = l, j = l << 1; j <= n;) {
-            if (j < n && f_less(v[a[j]], v[a[j + 1]]))
-                j += 1;
-            if (f_less(v[tmp], v[a[j]])) {
-                a[i] = a[j];
-                i = j;
-                j += j;
-            } else {
-                break;
-            }
-        }
-        a[i] = tmp;
-    }
-    for (; n > 1;) {
-        tmp = a[n];
-        a[n] = a[1];
-        n -= 1;
-        for (i = 1, j = 2; j <= n;) {
-            if (j < n && f_less(v[a[j]], v[a[j + 1]]))
-                j++;
-            if (f_less(v[tmp], v[a[j]])) {
-                a[i] = a[j];
-                i = j;
-                j += j;
-            } else {
-                break;
-            }
-        }
-        a[i] = tmp;
-    }
-}
-
-#define SMALL_QUICKSORT 16
-#define QS_STACK 128
-
-static void swap_idx(int64_t *a, int64_t *b)
-{
-    int64_t t = *a;
-    *a = *b;
-    *b = t;
-}
-
-void sleapc__grouping_argsort(const float *v, int64_t n, int64_t *order)
-{
-    for (int64_t i = 0; i < n; i++)
-        order[i] = i;
-    if (n < 2)
-        return;
-    /* numpy npysort aquicksort_: median-of-3 quicksort, larger side pushed,
-     * insertion sort for short runs, heapsort past a depth of 2*log2(n). */
-    int64_t *pl = order, *pr = order + n - 1;
-    int64_t *stack[QS_STACK];
-    int64_t **sptr = stack;
-    int depth[QS_STACK];
-    int *psdepth = depth;
-    int msb = 0;
-    for (uint64_t u = (uint64_t)n; u > 1; u >>= 1)
-        msb++;
-    int cdepth = msb * 2;
-
-    for (;;) {
-        if (cdepth < 0) {
-            heap_argsort(v, pl, pr - pl + 1);
-            goto stack_pop;
-        }
-        while ((pr - pl) > SMALL_QUICKSORT) {
-            int64_t *pm = pl + ((pr - pl) >> 1);
-            if (f_less(v[*pm], v[*pl]))
-                swap_idx(pm, pl);
-            if (f_less(v[*pr], v[*pm]))
-                swap_idx(pr, pm);
-            if (f_less(v[*pm], v[*pl]))
-                swap_idx(pm, pl);
-            float vp = v[*pm];
-            int64_t *pi = pl, *pj = pr - 1;
-            swap_idx(pm, pj);
-            for (;;) {
-                do {
-                    ++pi;
-                } while (f_less(v[*pi], vp));
-                do {
-                    --pj;
-                } while (f_less(vp, v[*pj]));
-                if (pi >= pj)
-                    break;
-                swap_idx(pi, pj);
-            }
-            int64_t *pk = pr - 1;
-            swap_idx(pi, pk);
-            if (pi - pl < pr - pi) {
-                *sptr++ = pi + 1;
-                *sptr++ = pr;
-                pr = pi - 1;
-            } else {
-                *sptr++ = pl;
-                *sptr++ = pi - 1;
-                pl = pi + 1;
-            }
-            *psdepth++ = --cdepth;
-        }
-        for (int64_t *pi = pl + 1; pi <= pr; ++pi) {
-            int64_t vi = *pi;
-            float vp = v[vi];
-            int64_t *pj = pi, *pk = pi - 1;
-            while (pj > pl && f_less(vp, v[*pk]))
-                *pj-- = *pk--;
-            *pj = vi;
-        }
-    stack_pop:
-        if (sptr == stack)
-            break;
-        pr = *(--sptr);
-        pl = *(--sptr);
-        cdepth = *(--psdepth);
-    }
-}
-
-/* ---- one frame ---------------------------------------------------------- */
 
 /* A matched connection: edge, source and destination ranks, score. */
 typedef struct match {
@@ -468,6 +264,9 @@ static sleapc_status check_frame(const sleapc_grouping_skeleton *sk, const float
         n_peaks < 0 || n_cand < 0 || (n_peaks && (!peaks || !peak_vals || !peak_channel_inds)) ||
         (n_cand && (!edge_inds || !edge_peak_inds || !line_scores)))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "group instances: bad arguments");
+    /* Result arrays hold up to n_peaks x n_nodes x 2 floats. */
+    if (n_peaks && (uint64_t)sk->n_nodes > SIZE_MAX / (2 * sizeof(float)) / (uint64_t)n_peaks)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "group instances: too many peaks");
     for (int k = 0; k < sk->n_edges; k++) {
         for (int e = 0; e < 2; e++) {
             if (sk->edges[k][e] < 0 || sk->edges[k][e] >= sk->n_nodes)
@@ -624,79 +423,4 @@ done:
     if (st)
         sleapc__grouping_result_free(out);
     return st;
-}
-
-/* ---- packing (group_scored_batch) ---------------------------------------- */
-
-int64_t sleapc__grouping_n_slots(const sleapc_grouping_result *frames, int64_t n_frames,
-                                 int64_t max_instances)
-{
-    if (max_instances > 0)
-        return max_instances;
-    int64_t m = 0;
-    for (int64_t b = 0; frames && b < n_frames; b++)
-        m = frames[b].n_instances > m ? frames[b].n_instances : m;
-    return m > 0 ? m : 1;
-}
-
-sleapc_status sleapc__grouping_pack(const sleapc_grouping_result *frames, int64_t n_frames,
-                                    int64_t n_nodes, int64_t max_instances, int64_t n_slots,
-                                    float input_scale, const float *eff_scale, float *keypoints,
-                                    float *peak_values, float *instance_scores)
-{
-    if (n_frames < 0 || n_nodes < 1 || n_slots < 1 || (n_frames && !frames) ||
-        (n_frames && (!keypoints || !peak_values || !instance_scores)))
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "pack instances: bad arguments");
-    int64_t most = 0;
-    for (int64_t b = 0; b < n_frames; b++) {
-        if (frames[b].n_instances < 0 ||
-            (frames[b].n_instances > 0 && frames[b].n_nodes != n_nodes))
-            return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                                "pack instances: frame %lld: node count differs", (long long)b);
-        if (frames[b].n_instances > n_slots && max_instances <= 0)
-            return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                                "pack instances: frame %lld: %lld instances, %lld slots",
-                                (long long)b, (long long)frames[b].n_instances, (long long)n_slots);
-        most = frames[b].n_instances > most ? frames[b].n_instances : most;
-    }
-    for (int64_t i = 0; i < n_frames * n_slots * n_nodes * 2; i++)
-        keypoints[i] = NAN;
-    for (int64_t i = 0; i < n_frames * n_slots * n_nodes; i++)
-        peak_values[i] = NAN;
-    for (int64_t i = 0; i < n_frames * n_slots; i++)
-        instance_scores[i] = NAN;
-
-    int64_t *order = sleapc__malloc((size_t)(most > 0 ? most : 1) * sizeof *order);
-    if (!order)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "pack instances: out of memory");
-    for (int64_t b = 0; b < n_frames; b++) {
-        const sleapc_grouping_result *f = &frames[b];
-        const int64_t n = f->n_instances;
-        const float eff = eff_scale ? eff_scale[b] : 1.0f;
-        for (int64_t i = 0; i < n; i++)
-            order[i] = i;
-        if (n > n_slots) {
-            /* np.argsort(scores)[::-1]: descending, equal scores later-first. */
-            sleapc__grouping_argsort(f->scores, n, order);
-            for (int64_t i = 0; i < n / 2; i++) {
-                int64_t t = order[i];
-                order[i] = order[n - 1 - i];
-                order[n - 1 - i] = t;
-            }
-        }
-        const int64_t n_keep = n < n_slots ? n : n_slots;
-        for (int64_t i = 0; i < n_keep; i++) {
-            const int64_t src = order[i];
-            const int64_t dst = b * n_slots + i;
-            float *xy = keypoints + dst * n_nodes * 2;
-            memcpy(xy, f->keypoints + src * n_nodes * 2, (size_t)n_nodes * 2 * sizeof(float));
-            sleapc__coords_undo_input_scale(xy, n_nodes, input_scale);
-            sleapc__coords_undo_eff_scale(xy, n_nodes, eff);
-            memcpy(peak_values + dst * n_nodes, f->peak_values + src * n_nodes,
-                   (size_t)n_nodes * sizeof(float));
-            instance_scores[dst] = f->scores[src];
-        }
-    }
-    sleapc__free(order);
-    return SLEAPC_OK;
 }

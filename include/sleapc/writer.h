@@ -1,0 +1,44 @@
+/* Writing predictions to a file. The format follows the file's extension;
+ * the file appears only when sleapc_writer_close succeeds (it is written to
+ * a temporary file and renamed into place). */
+#ifndef SLEAPC_WRITER_H
+#define SLEAPC_WRITER_H
+
+#include "sleapc/predictor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sleapc_video_info {
+    const char *filename;  /* as it should be recorded */
+    int64_t n_frames;
+    int64_t height, width, channels;
+} sleapc_video_info;
+
+typedef struct sleapc_writer sleapc_writer;
+
+/* Start a predictions file for p's skeleton and tracks. Formats: ".json"
+ * (sleapc-predictions, see README). videos are copied. Returns SLEAPC_OK,
+ * SLEAPC_ERR_INVALID_ARG (unknown extension) or SLEAPC_ERR_NOMEM. Nothing is
+ * written to disk until close. */
+SLEAPC_API sleapc_status sleapc_writer_open(const char *path, const sleapc_predictor *p,
+                                            const sleapc_video_info *videos, int n_videos,
+                                            sleapc_writer **out);
+
+/* Record the frames of p's last run: frame k of the run is frame
+ * frame_indices[k] of video `video`. */
+SLEAPC_API sleapc_status sleapc_writer_add(sleapc_writer *w, const sleapc_predictor *p, int video,
+                                           const int64_t *frame_indices);
+
+/* Write the file atomically and free w (also on failure). */
+SLEAPC_API sleapc_status sleapc_writer_close(sleapc_writer *w);
+
+/* Free w without writing anything. Accepts NULL. */
+SLEAPC_API void sleapc_writer_discard(sleapc_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

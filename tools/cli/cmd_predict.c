@@ -1,0 +1,202 @@
+/* sleapc predict: models + frames -> predictions file, with sleap-nn's
+ * option names and defaults (sleap_nn/cli.py). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sleapc/npy.h"
+#include "sleapc/predictor.h"
+#include "sleapc/writer.h"
+
+static int usage(void)
+{
+    printf(
+        "usage: sleapc predict -m MODEL_DIR [-m MODEL_DIR] -i INPUT -o OUTPUT [options]\n"
+        "\n"
+        "  -m, --model_paths DIR       model folder; give two for top-down (centroid +\n"
+        "                              centered_instance or multi_class_topdown)\n"
+        "  -i, --data_path INPUT       frames: .npy uint8 (H,W), (H,W,C) or (N,H,W,C)\n"
+        "  -o, --output_path OUTPUT    predictions file: .json\n"
+        "  --batch_size N              frames per batch (4)\n"
+        "  --peak_threshold X          confidence map threshold (0.2)\n"
+        "  --centroid_peak_threshold X top-down centroid threshold (= peak_threshold)\n"
+        "  --integral_refinement M     integral | none (integral)\n"
+        "  --integral_patch_size N     refinement patch side (5)\n"
+        "  --max_instances N           at most N instances per frame (no limit)\n"
+        "  --max_edge_length_ratio X   bottom-up (0.25)\n"
+        "  --dist_penalty_weight X     bottom-up (1.0)\n"
+        "  --n_points N                bottom-up PAF samples per line (10)\n"
+        "  --min_instance_peaks X      bottom-up: drop instances with fewer peaks; < 1 is a\n"
+        "                              fraction of the nodes (0)\n"
+        "  --min_line_scores X         bottom-up (0.25)\n"
+        "  --crop_size N               top-down crop side (from the config)\n"
+        "  --max_height N, --max_width N, --input_scale X   override the config\n"
+        "  --ensure_rgb, --ensure_grayscale                  override the config\n"
+        "  --backend NAME              native | auto (auto)\n"
+        "  --threads N                 worker threads (one per core)\n");
+    return 0;
+}
+
+static bool parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end = NULL;
+    double v = s && *s ? strtod(s, &end) : NAN;
+    if (!s || !*s || *end || !(v >= lo && v <= hi))
+        return false;
+    *out = v;
+    return true;
+}
+
+typedef struct num_opt {
+    const char *name;
+    bool is_int;
+    double lo, hi;
+    void *dst;
+} num_opt;
+
+int cmd_predict(int argc, char **argv)
+{
+    const char *models[2] = {NULL, NULL};
+    int n_models = 0;
+    const char *in_path = NULL, *out_path = NULL;
+    sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    num_opt nums[] = {
+        {"batch_size", true, 1, 4096, &o.batch_size},
+        {"peak_threshold", false, 0, 1, &o.peak_threshold},
+        {"centroid_peak_threshold", false, 0, 1, &o.centroid_peak_threshold},
+        {"integral_patch_size", true, 1, 22, &o.integral_patch_size},
+        {"max_instances", true, 1, 100000, &o.max_instances},
+        {"max_edge_length_ratio", false, 1e-9, 1e9, &o.max_edge_length_ratio},
+        {"dist_penalty_weight", false, 0, 1e9, &o.dist_penalty_weight},
+        {"n_points", true, 1, 1000, &o.n_points},
+        {"min_instance_peaks", false, 0, 1e9, &o.min_instance_peaks},
+        {"min_line_scores", false, -1e9, 1e9, &o.min_line_scores},
+        {"crop_size", true, 1, 65536, &o.crop_size},
+        {"max_height", true, 1, 65536, &o.max_height},
+        {"max_width", true, 1, 65536, &o.max_width},
+        {"input_scale", false, 1e-6, 16, &o.input_scale},
+        {"threads", true, 1, 1024, &o.n_threads},
+    };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+            return usage();
+        if (cli_is_option(a, "model_paths", "-m") || cli_is_option(a, "model", NULL)) {
+            if (!(v = cli_option_value(argc, argv, &i, "model_paths")))
+                return 1;
+            if (n_models == 2)
+                return cli_error("predict: at most two -m model folders");
+            models[n_models++] = v;
+        } else if (cli_is_option(a, "data_path", "-i") || cli_is_option(a, "input", NULL)) {
+            if (!(in_path = cli_option_value(argc, argv, &i, "data_path")))
+                return 1;
+        } else if (cli_is_option(a, "output_path", "-o") || cli_is_option(a, "output", NULL)) {
+            if (!(out_path = cli_option_value(argc, argv, &i, "output_path")))
+                return 1;
+        } else if (cli_is_option(a, "backend", NULL)) {
+            if (!(o.backend = cli_option_value(argc, argv, &i, "backend")))
+                return 1;
+        } else if (cli_is_option(a, "integral_refinement", NULL)) {
+            if (!(v = cli_option_value(argc, argv, &i, "integral_refinement")))
+                return 1;
+            if (strcmp(v, "integral") == 0)
+                o.integral_refinement = 1;
+            else if (strcmp(v, "none") == 0 || strcmp(v, "None") == 0)
+                o.integral_refinement = 0;
+            else
+                return cli_error("--integral_refinement: expected integral or none, got \"%s\"", v);
+        } else if (strcmp(a, "--ensure_rgb") == 0) {
+            o.ensure_rgb = 1;
+        } else if (strcmp(a, "--ensure_grayscale") == 0) {
+            o.ensure_grayscale = 1;
+        } else {
+            size_t k = 0;
+            for (; k < sizeof nums / sizeof nums[0]; k++)
+                if (cli_is_option(a, nums[k].name, NULL))
+                    break;
+            if (k == sizeof nums / sizeof nums[0])
+                return cli_error("predict: unknown option \"%s\" (see sleapc predict --help)", a);
+            if (!(v = cli_option_value(argc, argv, &i, nums[k].name)))
+                return 1;
+            double d;
+            if (!parse_double(v, nums[k].lo, nums[k].hi, &d) || (nums[k].is_int && d != floor(d)))
+                return cli_error("--%s: expected %s from %g to %g, got \"%s\"", nums[k].name,
+                                 nums[k].is_int ? "an integer" : "a number", nums[k].lo,
+                                 nums[k].hi, v);
+            if (nums[k].is_int)
+                *(int *)nums[k].dst = (int)d;
+            else
+                *(double *)nums[k].dst = d;
+        }
+    }
+    if (!n_models || !in_path || !out_path)
+        return cli_error("predict: -m MODEL_DIR, -i INPUT and -o OUTPUT are required");
+    if (o.ensure_rgb == 1 && o.ensure_grayscale == 1)
+        return cli_error("predict: --ensure_rgb and --ensure_grayscale contradict each other");
+
+    int rc = 1;
+    sleapc_predictor *p = NULL;
+    sleapc_writer *w = NULL;
+    sleapc_tensor frames = {0};
+    int64_t *idx = NULL;
+    if (sleapc_npy_read(in_path, &frames)) {
+        rc = cli_lib_error();
+        goto done;
+    }
+    if (frames.dtype != SLEAPC_DTYPE_U8 || frames.ndim < 2 || frames.ndim > 4) {
+        rc = cli_error("%s: expected uint8 frames shaped (H,W), (H,W,C) or (N,H,W,C)", in_path);
+        goto done;
+    }
+    if (sleapc_predictor_create(models, n_models, &o, &p)) {
+        rc = cli_lib_error();
+        goto done;
+    }
+    int64_t n = frames.ndim == 4 ? frames.shape[0] : 1;
+    int64_t h = frames.shape[frames.ndim == 4 ? 1 : 0], wd = frames.shape[frames.ndim == 4 ? 2 : 1];
+    int64_t c = frames.ndim == 4 ? frames.shape[3] : frames.ndim == 3 ? frames.shape[2] : 1;
+    sleapc_video_info vi = {.filename = in_path, .n_frames = n, .height = h, .width = wd,
+                            .channels = c};
+    if (sleapc_writer_open(out_path, p, &vi, 1, &w)) {
+        rc = cli_lib_error();
+        goto done;
+    }
+    /* Run batch by batch so the writer sees each batch's frames. */
+    int64_t bs = sleapc_predictor_batch_size(p);
+    size_t frame_bytes = (size_t)(h * wd * c);
+    idx = malloc((size_t)bs * sizeof *idx);
+    if (!idx) {
+        rc = cli_error("out of memory");
+        goto done;
+    }
+    int64_t n_inst = 0;
+    for (int64_t start = 0; start < n; start += bs) {
+        int64_t b = n - start < bs ? n - start : bs;
+        sleapc_tensor batch = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {b, h, wd, c},
+                               .data = (uint8_t *)frames.data + (size_t)start * frame_bytes};
+        for (int64_t k = 0; k < b; k++)
+            idx[k] = start + k;
+        if (sleapc_predictor_run(p, &batch) || sleapc_writer_add(w, p, 0, idx)) {
+            rc = cli_lib_error();
+            goto done;
+        }
+        for (int k = 0; k < sleapc_predictor_n_frames(p); k++)
+            n_inst += sleapc_predictor_n_instances(p, k);
+    }
+    sleapc_status st = sleapc_writer_close(w);
+    w = NULL;
+    if (st) {
+        rc = cli_lib_error();
+        goto done;
+    }
+    fprintf(stderr, "sleapc: %s: %lld frames, %lld instances -> %s\n",
+            sleapc_predictor_layer_name(p), (long long)n, (long long)n_inst, out_path);
+    rc = 0;
+done:
+    free(idx);
+    sleapc_writer_discard(w);
+    sleapc_predictor_destroy(p);
+    sleapc_tensor_free(&frames);
+    return rc;
+}
