@@ -1,7 +1,9 @@
 # Convenience entry points over CMake. `make test` and `make demo` do all the
 # set-up on a fresh Debian machine (they install the Debian packages first).
 
-DEB_PACKAGES := build-essential cmake pkg-config libyaml-dev libcjson-dev
+DEB_PACKAGES := build-essential cmake pkg-config libyaml-dev libcjson-dev libhdf5-dev \
+  libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libprotobuf-c-dev protobuf-c-compiler \
+  libdnnl-dev libxnnpack-dev
 SLEAPC_DATA_DIR ?= $(CURDIR)/../shared/data
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 

@@ -40,8 +40,16 @@ struct sleapc_backend {
     void *impl;                            /* the backend's own state */
 };
 
+typedef enum sleapc_precision {
+    SLEAPC_PRECISION_FP32 = 0,
+    SLEAPC_PRECISION_BF16,   /* bfloat16 weights/activations, fp32 accumulation */
+    SLEAPC_PRECISION_FP16
+} sleapc_precision;
+
 typedef struct sleapc_backend_opts {
-    int n_threads;  /* <= 0: one per core */
+    int n_threads;               /* <= 0: one per core */
+    sleapc_precision precision;  /* a backend that cannot honour it returns
+                                    SLEAPC_ERR_UNSUPPORTED from create */
 } sleapc_backend_opts;
 
 struct sleapc_backend_factory {

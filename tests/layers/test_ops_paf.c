@@ -92,6 +92,16 @@ static void test_scoring_synthetic(void)
     CHECK_MSG(fabsf(s[3] - (6.0f / 398.0f)) < 1e-6f, "%.9g", (double)s[3]);
     CHECK(isfinite(s[4]));
 
+    /* Every sample counted once whatever the summation blocking (scalar
+     * below 8 points, vector lanes above, cascaded levels past 512). */
+    const int counts[] = { 1, 3, 7, 8, 9, 17, 40, 600 };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        o.n_points = counts[i];
+        CHECK_OK(sleapc__paf_score_lines(pafs, 1, H, W, &peaks[0][0], 6, ei, epi, 1, &o, s));
+        CHECK_MSG(s[0] == 1.0f, "n_points %d: %.9g", counts[i], (double)s[0]);
+    }
+    o.n_points = 10;
+
     const int32_t bad_ei[1] = { 1 };
     CHECK(sleapc__paf_score_lines(pafs, 1, H, W, &peaks[0][0], 6, bad_ei, epi, 1, &o, s) ==
           SLEAPC_ERR_INVALID_ARG);

@@ -279,6 +279,8 @@ static const struct sleapc_backend_ops native_ops = {
 static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_opts *opts,
                                    sleapc_backend **out)
 {
+    if (opts->precision != SLEAPC_PRECISION_FP32)
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "the native backend computes in fp32 only");
     sleapc_backend *be = sleapc__calloc(1, sizeof *be);
     native_state *ns = sleapc__calloc(1, sizeof *ns);
     if (!be || !ns) {

@@ -7,8 +7,10 @@
  * needs in a per-thread ring of padded rows (zero columns left and right, the
  * right side padded up to whole kernel steps), so the kernel needs no border
  * tests, and each input row is copied once per task.
- * 1 x 1: a GEMM over the flattened pixels, read in place; only the last
- * partial step goes through a zero-padded copy. */
+ * 1 x 1: a GEMM over the flattened pixels, staged in chunks of all input
+ * channels. Read in place, the channel planes sit a multiple of 4 KiB apart
+ * at SLEAP sizes, so the loads of one step all fall in one L1 set and evict
+ * each other; the packed chunk stays in L1 while every block reads it. */
 #include <limits.h>
 #include <string.h>
 
@@ -146,6 +148,14 @@ static bool is_pointwise(const native_conv *cv)
     return cv->kh == 1 && cv->kw == 1;
 }
 
+/* Pixels per staged 1 x 1 chunk: about 16 KiB over all input channels. */
+static int64_t pointwise_chunk(const native_conv *cv)
+{
+    int64_t strip = cv->uk->strip;
+    int64_t n = 4096 / cv->c_in;
+    return n < strip ? strip : round_up(n, strip);
+}
+
 /* Floats per padded row: whole kernel steps plus the kernel's reach, rounded
  * to 64 bytes. */
 static int64_t padded_row_len(const native_conv *cv, int64_t w)
@@ -158,7 +168,7 @@ static size_t per_thread_bytes(const native_conv *cv, int64_t w)
 {
     if (w < 0 || w > INT64_MAX / 4 - 4096)
         return 0;
-    size_t floats_per_chan = is_pointwise(cv) ? (size_t)cv->uk->strip
+    size_t floats_per_chan = is_pointwise(cv) ? (size_t)pointwise_chunk(cv)
                                               : (size_t)cv->kh * (size_t)padded_row_len(cv, w);
     if (floats_per_chan > SIZE_MAX / sizeof(float) / (size_t)cv->c_in - 64)
         return 0;
@@ -272,41 +282,30 @@ static void conv_task_pointwise(void *ctx, int64_t task, int thread)
     int64_t px1 = px0 + j->split.units_per_task * strip;
     if (px1 > plane)
         px1 = plane;
-    int64_t full_end = plane / strip * strip;
     const float *in = j->src + bi * cv->c_in * plane;
     float *out = j->dst + bi * cv->c_out * plane;
+    float *stage = (float *)(j->scratch + (size_t)thread * j->per_thread);
+    int64_t chunk = pointwise_chunk(cv);
 
     native_conv_row r = {
-        .src_cs = plane,
+        .src = stage,
+        .src_cs = chunk,
         .kh = 1,
         .kw = 1,
         .c_in = cv->c_in,
         .dst_cs = plane,
         .relu = cv->relu,
     };
-    /* Chunks small enough that their input (all channels) stays in L1 while
-     * every channel block reads it. */
-    int64_t chunk = 4096 / cv->c_in < strip ? strip : round_up(4096 / cv->c_in, strip);
-    for (int64_t px = px0; px < (px1 < full_end ? px1 : full_end); px += chunk) {
-        int64_t end = px + chunk < px1 ? px + chunk : px1;
-        if (end > full_end)
-            end = full_end;
-        r.src = in + px;
-        r.n_px = end - px;
-        run_blocks(cv, &r, out + px, blk0, blk1, plane);
-    }
-    if (px1 > full_end) {
-        /* The last partial step reads whole vectors: give it a padded copy. */
-        float *patch = (float *)(j->scratch + (size_t)thread * j->per_thread);
-        int64_t n = plane - full_end;
+    for (int64_t px = px0; px < px1; px += chunk) {
+        int64_t n = px1 - px < chunk ? px1 - px : chunk;
+        /* The last step of the image reads whole vectors: zeros after it. */
+        int64_t n_pad = round_up(n, strip) - n;
         for (int ci = 0; ci < cv->c_in; ci++) {
-            memcpy(patch + ci * strip, in + ci * plane + full_end, (size_t)n * sizeof(float));
-            memset(patch + ci * strip + n, 0, (size_t)(strip - n) * sizeof(float));
+            memcpy(stage + ci * chunk, in + ci * plane + px, (size_t)n * sizeof(float));
+            memset(stage + ci * chunk + n, 0, (size_t)n_pad * sizeof(float));
         }
-        r.src = patch;
-        r.src_cs = strip;
         r.n_px = n;
-        run_blocks(cv, &r, out + full_end, blk0, blk1, plane);
+        run_blocks(cv, &r, out + px, blk0, blk1, plane);
     }
 }
 

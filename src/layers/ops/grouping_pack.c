@@ -28,8 +28,7 @@ sleapc_status sleapc__grouping_pack(const sleapc_grouping_result *frames, int64_
     if (n_frames < 0 || n_nodes < 1 || n_slots < 1 || (n_frames && !frames) ||
         (n_frames && (!keypoints || !peak_values || !instance_scores)))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "pack instances: bad arguments");
-    if (n_frames && (uint64_t)n_slots * (uint64_t)n_nodes >
-                        (uint64_t)(INT64_MAX / 2) / (uint64_t)n_frames / (uint64_t)n_nodes)
+    if (n_frames && n_slots > INT64_MAX / 2 / n_frames / n_nodes)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "pack instances: sizes overflow");
     int64_t most = 0;
     for (int64_t b = 0; b < n_frames; b++) {

@@ -131,18 +131,21 @@ static sleapc_status solve(const double *cost, int64_t n_rows, int64_t n_cols, d
     const int64_t nr = transpose ? n_cols : n_rows;
     const int64_t nc = transpose ? n_rows : n_cols;
 
-    size_t n_cells, bytes_cost, bytes_f, bytes_i;
+    /* Per column: v, path_cost, path, row4col, remaining, col_seen; per row:
+     * u, col4row, row_seen. */
+    size_t n_cells, bytes_cost, bytes_f, bytes_i, total;
     if (!mul_ok((size_t)nr, (size_t)nc, &n_cells) ||
         !mul_ok(n_cells, sizeof(double), &bytes_cost) ||
         !mul_ok((size_t)nc, 2 * sizeof(double) + 3 * sizeof(int64_t) + 1, &bytes_f) ||
         !mul_ok((size_t)nr, sizeof(double) + sizeof(int64_t) + 1, &bytes_i) ||
-        bytes_cost > SIZE_MAX - bytes_f - bytes_i - 64)
+        bytes_f > SIZE_MAX - bytes_cost || bytes_i > SIZE_MAX - bytes_cost - bytes_f)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "solve assignment: %lld x %lld cost matrix: too large",
                             (long long)n_rows, (long long)n_cols);
+    total = bytes_cost + bytes_f + bytes_i;
 
     /* Doubles first, then int64, then bytes: every member stays aligned. */
-    unsigned char *block = sleapc__malloc(bytes_cost + bytes_f + bytes_i + 64);
+    unsigned char *block = sleapc__malloc(total);
     if (!block)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "solve assignment: out of memory");
     lsap s = {.nr = nr, .nc = nc};

@@ -54,10 +54,8 @@ sleapc_status sleapc__identity_classify_peaks(const float *class_maps, int64_t n
         n_peaks < 0 || n_nodes < 1 || (n_samples && (!points || !point_vals || !class_probs)) ||
         (n_peaks && (!class_maps || !peaks || !peak_vals || !sample_inds || !channel_inds)))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify peaks: bad arguments");
-    if ((uint64_t)map_h * (uint64_t)map_w > (uint64_t)INT64_MAX / (uint64_t)n_classes /
-                                                (uint64_t)(n_samples + 1) ||
-        (uint64_t)n_classes * (uint64_t)n_nodes > (uint64_t)INT64_MAX / 2 /
-                                                     (uint64_t)(n_samples + 1))
+    if (n_samples == INT64_MAX || map_h > INT64_MAX / map_w / n_classes / (n_samples + 1) ||
+        n_classes > INT64_MAX / 2 / n_nodes / (n_samples + 1))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify peaks: sizes overflow");
     for (int64_t p = 0; p < n_peaks; p++) {
         if (sample_inds[p] < 0 || sample_inds[p] >= n_samples || channel_inds[p] < 0 ||

@@ -254,7 +254,7 @@ sleapc_status sleapc__paf_score_lines(const float *pafs, int64_t n_edges, int64_
     if (!opts || opts->n_points < 1 || opts->paf_stride < 1 || n_edges < 0 || paf_h < 1 ||
         paf_w < 1 || n_peaks < 0 || n_cand < 0)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "score PAF lines: bad sizes or options");
-    if ((uint64_t)paf_h > (uint64_t)INT64_MAX / (uint64_t)paf_w / (uint64_t)(2 * n_edges + 1))
+    if (n_edges > INT64_MAX / 4 || paf_h > INT64_MAX / paf_w / (2 * n_edges + 1))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "score PAF lines: PAF sizes overflow");
     if (n_cand == 0)
         return SLEAPC_OK;
