@@ -157,10 +157,12 @@ static int64_t pointwise_chunk(const native_conv *cv)
 }
 
 /* Floats per padded row: whole kernel steps plus the kernel's reach, rounded
- * to 64 bytes. */
+ * to 64 bytes, and one cache line more when the channel stride would be a
+ * multiple of 4 KiB (all channels in the same L1 sets). */
 static int64_t padded_row_len(const native_conv *cv, int64_t w)
 {
-    return round_up(round_up(w, cv->uk->strip) + cv->kw - 1, 16);
+    int64_t wp = round_up(round_up(w, cv->uk->strip) + cv->kw - 1, 16);
+    return cv->kh * wp % 1024 == 0 ? wp + 16 : wp;
 }
 
 /* Per-thread scratch bytes; 0 when w is out of range. */

@@ -118,10 +118,12 @@ void sleapc__native_convt_destroy(native_convt *convt)
 }
 
 /* Staged row: input column -1 (zero), the row, zeros to whole kernel steps
- * plus the column after; rounded to 64 bytes. */
+ * plus the column after; rounded to 64 bytes, and one cache line more when
+ * the channel stride would be a multiple of 4 KiB (same L1 sets). */
 static int64_t staged_row_len(const native_convt *ct, int64_t w)
 {
-    return round_up(round_up(w, ct->uk->strip_t) + 2, 16);
+    int64_t wt = round_up(round_up(w, ct->uk->strip_t) + 2, 16);
+    return 2 * wt % 1024 == 0 ? wt + 16 : wt;
 }
 
 static size_t per_thread_bytes(const native_convt *ct, int64_t w)

@@ -299,7 +299,9 @@ static sleapc_status collect(vm *v, sleapc_pk_kind kind, sleapc_pk_obj **out)
         return nomem();
     if (kind == SLEAPC_PK_DICT && (v->sp - start) % 2)
         return bad(v, "odd number of items for a dict");
-    st = seq_extend(v, o, v->stack + start, v->sp - start);
+    size_t k = v->sp - start;
+    /* The stack array is still NULL when nothing was ever pushed. */
+    st = seq_extend(v, o, k ? v->stack + start : NULL, k);
     v->sp = start;
     *out = o;
     return st;
