@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/atomic_file.h"
 #include "core/error.h"
 
 #define NPY_MAGIC "\x93NUMPY"
@@ -69,19 +69,9 @@ static int read_exact(int fd, void *buf, size_t n)
     return 0;
 }
 
-static bool write_all(int fd, const void *buf, size_t n)
+static bool write_all(FILE *f, const void *buf, size_t n)
 {
-    const unsigned char *p = buf;
-    while (n > 0) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
+    return fwrite(buf, 1, n, f) == n;
 }
 
 /* The header dict is parsed as the small subset of Python literals numpy writes. */
@@ -452,18 +442,18 @@ static size_t format_header(const sleapc_tensor *t, char *buf, size_t cap)
     return padded;
 }
 
-static bool write_data(int fd, const sleapc_tensor *t, size_t nbytes)
+static bool write_data(FILE *f, const sleapc_tensor *t, size_t nbytes)
 {
     size_t itemsize = sleapc_dtype_size(t->dtype);
     if (itemsize == 1 || host_is_little_endian())
-        return write_all(fd, t->data, nbytes);
+        return write_all(f, t->data, nbytes);
     unsigned char chunk[4096];
     const unsigned char *src = t->data;
     for (size_t done = 0; done < nbytes;) {
         size_t n = nbytes - done < sizeof chunk ? nbytes - done : sizeof chunk;
         memcpy(chunk, src + done, n);
         swap_bytes(chunk, n / itemsize, itemsize);
-        if (!write_all(fd, chunk, n))
+        if (!write_all(f, chunk, n))
             return false;
         done += n;
     }
@@ -492,44 +482,16 @@ sleapc_status sleapc__npy_write(const char *path, const sleapc_tensor *t)
     char header[512];
     size_t header_bytes = format_header(t, header, sizeof header);
 
-    /* A fresh name beside the target, so the final rename stays on one
-     * filesystem and is atomic. O_EXCL refuses a name already taken; the
-     * clock only makes a retry unlikely. (mkstemp would ignore the umask.) */
-    size_t cap = strlen(path) + 48;
-    char *tmp = sleapc__malloc(cap);
-    if (!tmp)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "write npy: %s: out of memory", path);
-    int fd = -1;
-    for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
-        struct timespec now;
-        clock_gettime(CLOCK_REALTIME, &now);
-        snprintf(tmp, cap, "%s.tmp%ld.%ld.%d", path, (long)getpid(), (long)now.tv_nsec, attempt);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
+    sleapc_atomic_file af;
+    sleapc_status st = sleapc__atomic_open(path, &af);
+    if (st)
+        return sleapc__wrap(st, "write npy");
+    if (!write_all(af.f, header, header_bytes) || !write_data(af.f, t, nbytes)) {
+        sleapc__atomic_abort(&af);
+        return sleapc__fail(SLEAPC_ERR_IO, "write npy: %s: write failed", path);
     }
-    if (fd < 0) {
-        sleapc_status st = sleapc__fail(SLEAPC_ERR_IO, "write npy: %s: %s", path, strerror(errno));
-        sleapc__free(tmp);
-        return st;
-    }
-    bool ok = write_all(fd, header, header_bytes) && write_data(fd, t, nbytes);
-    /* fsync before rename: after a crash the name points at whole data. */
-    ok = ok && fsync(fd) == 0;
-    int err = ok ? 0 : errno;
-    if (close(fd) != 0 && ok) {
-        ok = false;
-        err = errno;
-    }
-    if (ok && rename(tmp, path) != 0) {
-        ok = false;
-        err = errno;
-    }
-    if (!ok)
-        unlink(tmp);
-    sleapc__free(tmp);
-    if (!ok)
-        return sleapc__fail(SLEAPC_ERR_IO, "write npy: %s: %s", path,
-                            err ? strerror(err) : "write failed");
+    st = sleapc__atomic_commit(&af);
+    if (st)
+        return sleapc__wrap(st, "write npy");
     return SLEAPC_OK;
 }
