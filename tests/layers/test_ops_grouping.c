@@ -161,7 +161,7 @@ static void test_assembly(void)
 
 static void test_argsort(void)
 {
-    /* Up to 16 values numpy's argsort is an insertion sort: stable. */
+    /* Up to 17 values numpy's argsort is an insertion sort: stable. */
     const float v[6] = { 0.5f, NAN, 0.2f, 0.5f, -1.0f, 0.2f };
     int64_t o[6];
     sleapc__grouping_argsort(v, 6, o);

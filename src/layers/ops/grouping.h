@@ -100,7 +100,7 @@ sleapc_status sleapc__grouping_pack(const sleapc_grouping_result *frames, int64_
                                     float *peak_values, float *instance_scores);
 
 /* numpy.argsort(v) (default kind, numpy 1.24: introsort with insertion sort
- * below 17 elements and a heapsort fallback) on float32, NaN last. Equal
+ * up to 17 elements and a heapsort fallback) on float32, NaN last. Equal
  * values come out in numpy's order, which is what sleap-nn's score cuts
  * depend on. order: out (n,). */
 void sleapc__grouping_argsort(const float *v, int64_t n, int64_t *order);

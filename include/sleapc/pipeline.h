@@ -1,0 +1,38 @@
+/* Running a predictor over many frames with decoding, inference and writing
+ * overlapped. */
+#ifndef SLEAPC_PIPELINE_H
+#define SLEAPC_PIPELINE_H
+
+#include <signal.h>
+
+#include "sleapc/predictor.h"
+#include "sleapc/writer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sleapc_progress {
+    int64_t done;      /* frames predicted so far */
+    int64_t total;     /* frames to predict */
+    double elapsed_s;
+    double fps;        /* frames per second so far */
+} sleapc_progress;
+
+/* Called after every batch, on the calling thread. */
+typedef void (*sleapc_progress_fn)(const sleapc_progress *progress, void *user);
+
+typedef struct sleapc_run_opts {
+    int video;                          /* index of the video in the writer */
+    int queue_depth;                    /* batches decoded ahead; 0 = 2 */
+    sleapc_progress_fn progress;        /* NULL = none */
+    void *user;
+    volatile sig_atomic_t *stop;        /* non-zero: finish the current batch and
+                                           return SLEAPC_ERR_INTERRUPTED; NULL = never */
+} sleapc_run_opts;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,137 @@
+#include "pipeline/predict_stream.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+#include "core/thread.h"
+
+typedef struct batch_slot {
+    uint8_t *pixels;      /* (batch, h, w, c) */
+    int64_t *indices;     /* frame index of each */
+    int64_t n;            /* frames filled */
+} batch_slot;
+
+typedef struct stream {
+    const sleapc_frame_reader *reader;
+    const int64_t *frames;
+    int64_t n_frames;
+    int64_t batch;
+    size_t frame_bytes;
+    sleapc_queue *free_q, *full_q;
+    volatile sig_atomic_t *stop;
+    /* The decode thread's failure, carried to the caller's thread. */
+    sleapc_status decode_status;
+    char decode_error[1024];
+} stream;
+
+static bool stopped(const stream *s)
+{
+    return s->stop && *s->stop;
+}
+
+/* Decode thread: fill free slots with consecutive batches of frames. */
+static void decode_main(void *arg)
+{
+    stream *s = arg;
+    for (int64_t start = 0; start < s->n_frames && !stopped(s); start += s->batch) {
+        void *item;
+        if (!sleapc__queue_pop(s->free_q, &item))
+            break;
+        batch_slot *slot = item;
+        int64_t n = s->n_frames - start < s->batch ? s->n_frames - start : s->batch;
+        for (int64_t k = 0; k < n; k++) {
+            int64_t idx = s->frames[start + k];
+            sleapc_status st = s->reader->read(s->reader->ctx, idx, slot->pixels + k * s->frame_bytes);
+            if (st) {
+                s->decode_status = st;
+                snprintf(s->decode_error, sizeof s->decode_error, "%s", sleapc_last_error());
+                sleapc__queue_close(s->full_q);
+                return;
+            }
+            slot->indices[k] = idx;
+        }
+        slot->n = n;
+        if (!sleapc__queue_push(s->full_q, slot))
+            break;
+    }
+    sleapc__queue_close(s->full_q);
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+sleapc_status sleapc__predict_stream(sleapc_predictor *p, const sleapc_frame_reader *reader,
+                                     const int64_t *frame_indices, int64_t n_frames,
+                                     sleapc_writer *w, const sleapc_run_opts *opts)
+{
+    sleapc_run_opts o = opts ? *opts : (sleapc_run_opts){0};
+    int depth = o.queue_depth > 0 ? o.queue_depth : 2;
+    int n_slots = depth + 1;
+    stream s = {.reader = reader, .frames = frame_indices, .n_frames = n_frames,
+                .batch = sleapc_predictor_batch_size(p), .stop = o.stop};
+    s.frame_bytes = (size_t)(reader->height * reader->width * reader->channels);
+    batch_slot *slots = sleapc__calloc((size_t)n_slots, sizeof *slots);
+    sleapc_thread *decoder = NULL;
+    sleapc_status st = slots ? SLEAPC_OK : sleapc__fail(SLEAPC_ERR_NOMEM, "predict: out of memory");
+    if (!st)
+        st = sleapc__queue_create(n_slots, &s.free_q);
+    if (!st)
+        st = sleapc__queue_create(n_slots, &s.full_q);
+    for (int i = 0; !st && i < n_slots; i++) {
+        slots[i].pixels = sleapc__aligned_alloc(s.frame_bytes * (size_t)s.batch);
+        slots[i].indices = sleapc__malloc((size_t)s.batch * sizeof(int64_t));
+        if (!slots[i].pixels || !slots[i].indices)
+            st = sleapc__fail(SLEAPC_ERR_NOMEM, "predict: out of memory for frame buffers");
+        else
+            sleapc__queue_push(s.free_q, &slots[i]);
+    }
+    if (!st)
+        st = sleapc__thread_start(decode_main, &s, &decoder);
+
+    double t0 = now_s();
+    sleapc_progress pr = {.total = n_frames};
+    void *item;
+    while (!st && sleapc__queue_pop(s.full_q, &item)) {
+        batch_slot *slot = item;
+        sleapc_tensor t = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4,
+                           .shape = {slot->n, reader->height, reader->width, reader->channels},
+                           .data = slot->pixels};
+        st = sleapc_predictor_run(p, &t);
+        if (!st && w)
+            st = sleapc_writer_add(w, p, o.video, slot->indices);
+        pr.done += slot->n;
+        sleapc__queue_push(s.free_q, slot);
+        pr.elapsed_s = now_s() - t0;
+        pr.fps = pr.elapsed_s > 0 ? (double)pr.done / pr.elapsed_s : 0.0;
+        if (!st && o.progress)
+            o.progress(&pr, o.user);
+        if (!st && stopped(&s))
+            break;
+    }
+    /* Unblock and finish the decoder whatever happened. */
+    if (s.free_q)
+        sleapc__queue_close(s.free_q);
+    if (s.full_q)
+        sleapc__queue_close(s.full_q);
+    sleapc__thread_join(decoder);
+    if (!st && s.decode_status)
+        st = sleapc__fail(s.decode_status, "%s", s.decode_error);
+    if (!st && pr.done < n_frames && stopped(&s))
+        st = sleapc__fail(SLEAPC_ERR_INTERRUPTED, "predict: interrupted after %lld of %lld frames",
+                          (long long)pr.done, (long long)n_frames);
+    for (int i = 0; slots && i < n_slots; i++) {
+        sleapc__aligned_free(slots[i].pixels);
+        sleapc__free(slots[i].indices);
+    }
+    sleapc__free(slots);
+    sleapc__queue_destroy(s.free_q);
+    sleapc__queue_destroy(s.full_q);
+    return st;
+}
