@@ -3,6 +3,9 @@
 #define SLEAPC_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+#include "sleapc/pipeline.h"
 
 /* Print "sleapc: error: <message>" to stderr; returns 1 (the exit code). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -21,6 +24,13 @@ const char *cli_option_value(int argc, char **argv, int *i, const char *name);
 /* True when argv[i] is the option `name`, spelled "--name" or "--name=..."
  * (or the short alias, e.g. "-m"). */
 bool cli_is_option(const char *arg, const char *name, const char *alias);
+
+/* Progress bar (progress.c). */
+bool cli_progress_wanted(bool quiet);
+void cli_progress_show(const sleapc_progress *p, void *user);
+
+/* "0-99,150" -> malloc'd list; 0, or 1 after printing an error. */
+int cli_parse_frames(const char *spec, int64_t n_frames, int64_t **out, int64_t *n_out);
 
 int cmd_info(int argc, char **argv);
 int cmd_forward(int argc, char **argv);

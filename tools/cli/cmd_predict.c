@@ -1,11 +1,13 @@
 /* sleapc predict: models + frames -> predictions file, with sleap-nn's
  * option names and defaults (sleap_nn/cli.py). */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "sleapc/pipeline.h"
 #include "sleapc/npy.h"
 #include "sleapc/predictor.h"
 #include "sleapc/writer.h"
@@ -34,9 +36,21 @@ static int usage(void)
         "  --crop_size N               top-down crop side (from the config)\n"
         "  --max_height N, --max_width N, --input_scale X   override the config\n"
         "  --ensure_rgb, --ensure_grayscale                  override the config\n"
+        "  --frames LIST               only these frames, e.g. 0-99,150 (all)\n"
         "  --backend NAME              native | auto (auto)\n"
-        "  --threads N                 worker threads (one per core)\n");
+        "  --threads N                 worker threads (one per core)\n"
+        "  --quiet                     no progress bar\n"
+        "\n"
+        "Ctrl-C finishes the current batch, writes the frames done so far and exits 130.\n");
     return 0;
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
 }
 
 static bool parse_double(const char *s, double lo, double hi, double *out)
@@ -60,7 +74,8 @@ int cmd_predict(int argc, char **argv)
 {
     const char *models[2] = {NULL, NULL};
     int n_models = 0;
-    const char *in_path = NULL, *out_path = NULL;
+    const char *in_path = NULL, *out_path = NULL, *frames_spec = NULL;
+    bool quiet = false;
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
     num_opt nums[] = {
         {"batch_size", true, 1, 4096, &o.batch_size},
@@ -107,6 +122,11 @@ int cmd_predict(int argc, char **argv)
                 o.integral_refinement = 0;
             else
                 return cli_error("--integral_refinement: expected integral or none, got \"%s\"", v);
+        } else if (cli_is_option(a, "frames", NULL)) {
+            if (!(frames_spec = cli_option_value(argc, argv, &i, "frames")))
+                return 1;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            quiet = true;
         } else if (strcmp(a, "--ensure_rgb") == 0) {
             o.ensure_rgb = 1;
         } else if (strcmp(a, "--ensure_grayscale") == 0) {
@@ -162,27 +182,19 @@ int cmd_predict(int argc, char **argv)
         rc = cli_lib_error();
         goto done;
     }
-    /* Run batch by batch so the writer sees each batch's frames. */
-    int64_t bs = sleapc_predictor_batch_size(p);
-    size_t frame_bytes = (size_t)(h * wd * c);
-    idx = malloc((size_t)bs * sizeof *idx);
-    if (!idx) {
-        rc = cli_error("out of memory");
+    int64_t n_sel = n;
+    if (frames_spec && cli_parse_frames(frames_spec, n, &idx, &n_sel))
         goto done;
-    }
-    int64_t n_inst = 0;
-    for (int64_t start = 0; start < n; start += bs) {
-        int64_t b = n - start < bs ? n - start : bs;
-        sleapc_tensor batch = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {b, h, wd, c},
-                               .data = (uint8_t *)frames.data + (size_t)start * frame_bytes};
-        for (int64_t k = 0; k < b; k++)
-            idx[k] = start + k;
-        if (sleapc_predictor_run(p, &batch) || sleapc_writer_add(w, p, 0, idx)) {
-            rc = cli_lib_error();
-            goto done;
-        }
-        for (int k = 0; k < sleapc_predictor_n_frames(p); k++)
-            n_inst += sleapc_predictor_n_instances(p, k);
+    sleapc_run_opts ro = {.video = 0};
+    if (cli_progress_wanted(quiet))
+        ro.progress = cli_progress_show;
+    ro.stop = &interrupted;
+    signal(SIGINT, on_sigint);
+    sleapc_status run_st = sleapc_predict_array(p, &frames, idx, n_sel, w, &ro);
+    signal(SIGINT, SIG_DFL);
+    if (run_st && run_st != SLEAPC_ERR_INTERRUPTED) {
+        rc = cli_lib_error();
+        goto done;
     }
     sleapc_status st = sleapc_writer_close(w);
     w = NULL;
@@ -190,8 +202,15 @@ int cmd_predict(int argc, char **argv)
         rc = cli_lib_error();
         goto done;
     }
-    fprintf(stderr, "sleapc: %s: %lld frames, %lld instances -> %s\n",
-            sleapc_predictor_layer_name(p), (long long)n, (long long)n_inst, out_path);
+    if (run_st == SLEAPC_ERR_INTERRUPTED) {
+        fprintf(stderr, "\nsleapc: interrupted: %s; the frames done so far are in %s\n",
+                sleapc_last_error(), out_path);
+        rc = 130;
+        goto done;
+    }
+    if (!quiet)
+        fprintf(stderr, "sleapc: %s: %lld frames -> %s\n", sleapc_predictor_layer_name(p),
+                (long long)n_sel, out_path);
     rc = 0;
 done:
     free(idx);
