@@ -39,12 +39,12 @@ test-asan: build-asan
 # The whole suite, in a Release build and under AddressSanitizer + UBSan.
 test: test-release test-asan
 
-# The main job. Until sleapc writes its own sample model, it describes and
-# runs one of the sleap-nn sample models from the shared data folder.
+# The main job, on a sample sleapc makes itself (no external data needed):
+# a synthetic sleap-nn model folder and clip with known keypoints, predicted
+# end to end and checked against the truth.
 demo: build
-	./build/sleapc info -m $(SLEAPC_DATA_DIR)/sleap-nn-assets/model_ckpts/minimal_instance_centroid
-	./build/sleapc forward -m $(SLEAPC_DATA_DIR)/sleap-nn-assets/model_ckpts/minimal_instance_centroid \
-	  -i $(SLEAPC_DATA_DIR)/reference/centroid__pkg_f0000/centroid.input.npy -o build/demo_forward
+	./build/sleapc demo build/demo
+	./build/sleapc info -m build/demo/model
 
 clean:
 	rm -rf build build-asan

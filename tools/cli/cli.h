@@ -35,5 +35,6 @@ int cli_parse_frames(const char *spec, int64_t n_frames, int64_t **out, int64_t 
 int cmd_info(int argc, char **argv);
 int cmd_forward(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
 
 #endif

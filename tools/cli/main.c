@@ -16,6 +16,7 @@ static void usage(FILE *f)
             "                                           run the network on a preprocessed input\n"
             "  predict  -m MODEL_DIR [-m MODEL_DIR] -i INPUT -o OUTPUT [options]\n"
             "                                           predict poses (sleap-nn predict)\n"
+            "  demo     [OUT_DIR]                       end-to-end check on a synthetic sample\n"
             "  version                                  print the version\n"
             "\n"
             "Run 'sleapc <command> --help' for the options of a command.\n");
@@ -30,6 +31,8 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "info") == 0)
         return cmd_info(argc - 1, argv + 1);
+    if (strcmp(cmd, "demo") == 0)
+        return cmd_demo(argc - 1, argv + 1);
     if (strcmp(cmd, "predict") == 0)
         return cmd_predict(argc - 1, argv + 1);
     if (strcmp(cmd, "forward") == 0)
