@@ -11,7 +11,8 @@
  * with opaque stand-ins and ignored. Any surprise (unknown opcode, truncated
  * archive, unsupported dtype, storage too small for shape/stride/offset) is
  * SLEAPC_ERR_FORMAT with a message naming path and the problem; a missing or
- * unreadable file is SLEAPC_ERR_IO. On failure out is left empty. */
+ * unreadable file is SLEAPC_ERR_IO. out must be empty on entry
+ * (SLEAPC_ERR_INVALID_ARG otherwise); on failure it is left empty. */
 sleapc_status sleapc__ckpt_read(const char *path, sleapc_weights *out);
 
 /* The same from a checkpoint already in memory: buf[0..size) is borrowed for

@@ -266,10 +266,35 @@ static sleapc_status check_view(const char *name, const sleapc_pk_obj *t, int64_
     return SLEAPC_OK;
 }
 
+/* Row-major with no gaps (what torch.save writes for ordinary tensors). */
+static int is_contiguous(const tensor_view *tv)
+{
+    int64_t expect = 1;
+    for (int i = tv->ndim - 1; i >= 0; i--) {
+        if (tv->shape[i] != 1 && tv->stride[i] != expect)
+            return 0;
+        expect *= tv->shape[i];
+    }
+    return 1;
+}
+
+static int host_is_big_endian(void)
+{
+    const uint16_t one = 1;
+    uint8_t b;
+    memcpy(&b, &one, 1);
+    return b == 0;
+}
+
 /* Gather the tensor's elements in C order into dst, converting to float. */
 static void gather(const uint8_t *base, size_t esize, sleapc_pk_dtype dtype, int big,
                    const tensor_view *tv, float *dst)
 {
+    /* The common case is a plain copy: float32 in host order, contiguous. */
+    if (dtype == SLEAPC_PK_DTYPE_F32 && big == host_is_big_endian() && is_contiguous(tv)) {
+        memcpy(dst, base + (size_t)tv->offset * esize, (size_t)tv->numel * sizeof(float));
+        return;
+    }
     int64_t idx[SLEAPC_WEIGHT_MAX_DIMS] = {0};
     int64_t pos = tv->offset;
     for (int64_t k = 0; k < tv->numel; k++) {
