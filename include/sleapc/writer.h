@@ -18,8 +18,11 @@ typedef struct sleapc_video_info {
 
 typedef struct sleapc_writer sleapc_writer;
 
-/* Start a predictions file for p's skeleton and tracks. Formats: ".json"
- * (sleapc-predictions, see README). videos are copied. Returns SLEAPC_OK,
+/* Start a predictions file for p's skeleton and tracks. Formats by
+ * extension: ".slp" (SLEAP labels, as sleap-io writes them), ".h5" (SLEAP's
+ * analysis HDF5), ".csv" (one row per instance), ".json" (sleapc-predictions,
+ * see README). The predictor's models and options are recorded as
+ * provenance. videos are copied. Returns SLEAPC_OK,
  * SLEAPC_ERR_INVALID_ARG (unknown extension) or SLEAPC_ERR_NOMEM. Nothing is
  * written to disk until close. */
 SLEAPC_API sleapc_status sleapc_writer_open(const char *path, const sleapc_predictor *p,

@@ -1,5 +1,6 @@
 /* Public writer functions: gather predictions, then hand them to the format
  * writer chosen by the file extension, inside an atomic file. */
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <string.h>
 
@@ -7,9 +8,11 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "pipeline/predictions.h"
+#include "pipeline/predictor.h"
 #include "sleapc/writer.h"
 
-typedef enum writer_format { FORMAT_JSON } writer_format;
+/* Formats by extension; see sleapc_writer_open. */
+typedef enum writer_format { FORMAT_JSON, FORMAT_SLP, FORMAT_ANALYSIS_H5, FORMAT_CSV } writer_format;
 
 struct sleapc_writer {
     char *path;
@@ -43,6 +46,7 @@ void sleapc__predictions_free(sleapc_predictions *pr)
     sleapc__free(pr->insts);
     sleapc__free(pr->points);
     sleapc__free(pr->point_scores);
+    sleapc__free(pr->provenance);
     memset(pr, 0, sizeof *pr);
 }
 
@@ -89,6 +93,42 @@ static sleapc_status copy_header(sleapc_predictions *pr, const sleapc_predictor 
     return SLEAPC_OK;
 }
 
+/* What made these predictions: recorded as the file's provenance. */
+static char *provenance_json(const sleapc_predictor *p)
+{
+    const sleapc_predictor_opts *o = &p->opts;
+    cJSON *j = cJSON_CreateObject();
+    if (!j)
+        return NULL;
+    cJSON_AddStringToObject(j, "software", "sleapc");
+    cJSON_AddStringToObject(j, "sleapc_version", sleapc_version());
+    cJSON_AddStringToObject(j, "layer", sleapc_predictor_layer_name(p));
+    cJSON *models = cJSON_AddArrayToObject(j, "model_paths");
+    for (int i = 0; i < p->n_models; i++)
+        cJSON_AddItemToArray(models, cJSON_CreateString(p->models[i]->dir));
+    cJSON_AddStringToObject(j, "backend", o->backend ? o->backend : "auto");
+    cJSON_AddNumberToObject(j, "batch_size", o->batch_size);
+    cJSON_AddNumberToObject(j, "peak_threshold", o->peak_threshold);
+    if (!isnan(o->centroid_peak_threshold))
+        cJSON_AddNumberToObject(j, "centroid_peak_threshold", o->centroid_peak_threshold);
+    cJSON_AddStringToObject(j, "integral_refinement", o->integral_refinement ? "integral" : "none");
+    cJSON_AddNumberToObject(j, "integral_patch_size", o->integral_patch_size);
+    if (o->max_instances > 0)
+        cJSON_AddNumberToObject(j, "max_instances", o->max_instances);
+    cJSON_AddNumberToObject(j, "max_edge_length_ratio", o->max_edge_length_ratio);
+    cJSON_AddNumberToObject(j, "dist_penalty_weight", o->dist_penalty_weight);
+    cJSON_AddNumberToObject(j, "n_points", o->n_points);
+    cJSON_AddNumberToObject(j, "min_instance_peaks", o->min_instance_peaks);
+    cJSON_AddNumberToObject(j, "min_line_scores", o->min_line_scores);
+    if (o->crop_size > 0)
+        cJSON_AddNumberToObject(j, "crop_size", o->crop_size);
+    char *text = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    char *copy = text ? sleapc__strdup(text) : NULL;
+    cJSON_free(text);
+    return copy;
+}
+
 sleapc_status sleapc_writer_open(const char *path, const sleapc_predictor *p,
                                  const sleapc_video_info *videos, int n_videos,
                                  sleapc_writer **out)
@@ -99,9 +139,15 @@ sleapc_status sleapc_writer_open(const char *path, const sleapc_predictor *p,
     writer_format format;
     if (has_ext(path, ".json"))
         format = FORMAT_JSON;
+    else if (has_ext(path, ".slp"))
+        format = FORMAT_SLP;
+    else if (has_ext(path, ".h5") || has_ext(path, ".hdf5"))
+        format = FORMAT_ANALYSIS_H5;
+    else if (has_ext(path, ".csv"))
+        format = FORMAT_CSV;
     else
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "write %s: unknown output format (use .json)",
-                            path);
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "write %s: unknown output format (use .slp, .h5, .csv or .json)", path);
     sleapc_writer *w = sleapc__calloc(1, sizeof *w);
     if (!w)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
@@ -109,6 +155,8 @@ sleapc_status sleapc_writer_open(const char *path, const sleapc_predictor *p,
     w->path = sleapc__strdup(path);
     sleapc_status st = w->path ? copy_header(&w->pr, p, videos, n_videos)
                                : sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    if (!st && !(w->pr.provenance = provenance_json(p)))
+        st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     if (st) {
         sleapc_writer_discard(w);
         return st;
@@ -196,18 +244,25 @@ sleapc_status sleapc_writer_close(sleapc_writer *w)
 {
     if (!w)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "close writer: no writer");
-    sleapc_atomic_file af;
-    sleapc_status st = sleapc__atomic_open(w->path, &af);
-    if (!st) {
-        switch (w->format) {
-        case FORMAT_JSON:
-            st = sleapc__predictions_write_json(&w->pr, af.f);
-            break;
+    sleapc_status st;
+    if (w->format == FORMAT_SLP) {
+        st = sleapc__predictions_write_slp(&w->pr, w->path);
+    } else if (w->format == FORMAT_ANALYSIS_H5) {
+        st = sleapc__predictions_write_analysis_h5(&w->pr, w->path);
+    } else {
+        /* Text formats: written into a temporary file, renamed into place. */
+        sleapc_atomic_file af;
+        st = sleapc__atomic_open(w->path, &af);
+        if (!st) {
+            if (w->format == FORMAT_CSV)
+                st = sleapc__predictions_write_csv(&w->pr, af.f);
+            else
+                st = sleapc__predictions_write_json(&w->pr, af.f);
+            if (st)
+                sleapc__atomic_abort(&af);
+            else
+                st = sleapc__atomic_commit(&af);
         }
-        if (st)
-            sleapc__atomic_abort(&af);
-        else
-            st = sleapc__atomic_commit(&af);
     }
     if (st)
         st = sleapc__wrap(st, "write %s", w->path);

@@ -50,11 +50,30 @@ typedef struct sleapc_predictions {
     sleapc_pred_instance *insts;
     float *points;         /* (n_insts, n_nodes, 2) */
     float *point_scores;   /* (n_insts, n_nodes) */
+    char *provenance;      /* owned JSON object text recorded as the files' provenance
+                            * (sleapc version, models, options); NULL = {} */
 } sleapc_predictions;
 
 void sleapc__predictions_free(sleapc_predictions *pr);
 
 /* Formats. f is open for writing; the caller makes the write atomic. */
 sleapc_status sleapc__predictions_write_json(const sleapc_predictions *pr, FILE *f);
+
+/* A SLEAP .slp labels file (the predicted-labels schema sleap-io writes),
+ * written atomically: path appears only when everything succeeded. Missing
+ * points (NaN) are stored as sleap-io stores them (NaN, invisible, score 0);
+ * tracking_score NaN is stored as 0. SLEAPC_ERR_INVALID_ARG for inconsistent
+ * predictions (bad video/track index), SLEAPC_ERR_IO, SLEAPC_ERR_NOMEM. */
+sleapc_status sleapc__predictions_write_slp(const sleapc_predictions *pr, const char *path);
+
+/* A SLEAP "analysis" HDF5 file (sleap.info.write_tracking_h5 layout, the
+ * matrices of the first video), written atomically like the .slp. */
+sleapc_status sleapc__predictions_write_analysis_h5(const sleapc_predictions *pr,
+                                                    const char *path);
+
+/* SLEAP analysis CSV: a header, then one row per instance:
+ * track,frame_idx,instance.score,<node>.x,<node>.y,<node>.score,...
+ * with empty fields for missing values. f is open for writing. */
+sleapc_status sleapc__predictions_write_csv(const sleapc_predictions *pr, FILE *f);
 
 #endif

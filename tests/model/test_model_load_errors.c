@@ -145,11 +145,11 @@ static void check_broken_folders(void)
         free(y);
     }
 
-    /* A legacy SLEAP folder is recognised and refused clearly (for now). */
+    /* A legacy SLEAP folder without its weights is recognised as one. */
     dir = make_variant(NULL, 0, NULL, 0);
     snprintf(sub, sizeof sub, "%s/training_config.json", dir);
     test_write_file(sub, "{}", 2);
-    expect_fail("legacy folder", dir, SLEAPC_ERR_UNSUPPORTED, "legacy");
+    expect_fail("legacy folder without weights", dir, SLEAPC_ERR_IO, "best_model.h5");
 }
 
 /* Every allocation of a full load failing in turn: a clean error each time

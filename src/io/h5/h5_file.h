@@ -81,10 +81,10 @@ const char *sleapc__h5_path(const sleapc_h5 *f);
 /* ---- Objects ---------------------------------------------------------- */
 
 typedef enum sleapc_h5_kind {
-    SLEAPC_H5_KIND_NONE = 0,   /* no such object (or a path through a non-group) */
+    SLEAPC_H5_KIND_NONE = 0, /* no such object (or a path through a non-group) */
     SLEAPC_H5_KIND_GROUP,
     SLEAPC_H5_KIND_DATASET,
-    SLEAPC_H5_KIND_OTHER       /* named datatype, dangling or external link */
+    SLEAPC_H5_KIND_OTHER /* named datatype, dangling or external link */
 } sleapc_h5_kind;
 
 /* What obj is. Never fails: anything unreadable is KIND_NONE. */
@@ -115,24 +115,24 @@ typedef enum sleapc_h5_class {
     SLEAPC_H5_CLASS_STRING,
     SLEAPC_H5_CLASS_COMPOUND,
     SLEAPC_H5_CLASS_ENUM,
-    SLEAPC_H5_CLASS_VLEN,      /* variable-length sequence (not a string) */
+    SLEAPC_H5_CLASS_VLEN, /* variable-length sequence (not a string) */
     SLEAPC_H5_CLASS_ARRAY
 } sleapc_h5_class;
 
 typedef struct sleapc_h5_info {
     sleapc_h5_class cls;
-    size_t elem_size;          /* bytes per element in the file (vlen: the handle size) */
-    bool is_signed;            /* INT, and ENUM's base type */
-    bool vlen_string;          /* STRING of variable length */
-    int ndim;                  /* 0 for a scalar */
+    size_t elem_size; /* bytes per element in the file (vlen: the handle size) */
+    bool is_signed;   /* INT, and ENUM's base type */
+    bool vlen_string; /* STRING of variable length */
+    int ndim;         /* 0 for a scalar */
     int64_t shape[SLEAPC_H5_MAX_DIMS];
-    int64_t maxshape[SLEAPC_H5_MAX_DIMS];  /* -1 = unlimited (datasets; attrs: = shape) */
-    int64_t n_elems;           /* product of shape (1 for a scalar) */
+    int64_t maxshape[SLEAPC_H5_MAX_DIMS]; /* -1 = unlimited (datasets; attrs: = shape) */
+    int64_t n_elems;                      /* product of shape (1 for a scalar) */
     /* Datasets only: */
     bool chunked;
     int64_t chunk[SLEAPC_H5_MAX_DIMS];
-    int gzip;                  /* deflate level, -1 when not compressed */
-    int n_members;             /* COMPOUND */
+    int gzip;      /* deflate level, -1 when not compressed */
+    int n_members; /* COMPOUND */
 } sleapc_h5_info;
 
 /* Type, shape and layout of a dataset. SLEAPC_ERR_FORMAT when it is missing
@@ -148,8 +148,7 @@ sleapc_status sleapc__h5_attr_info(sleapc_h5 *f, const char *obj, const char *na
  * "enum:i8le{FALSE=0,TRUE=1}" or
  * "compound[36]{frame_id@0:u64le,video@8:u32le,...}". Two objects with equal
  * texts have the same on-disk type. *text is owned by the caller. */
-sleapc_status sleapc__h5_type_text(sleapc_h5 *f, const char *obj, const char *attr,
-                                   char **text);
+sleapc_status sleapc__h5_type_text(sleapc_h5 *f, const char *obj, const char *attr, char **text);
 
 bool sleapc__h5_attr_exists(sleapc_h5 *f, const char *obj, const char *name);
 
@@ -195,8 +194,8 @@ sleapc_status sleapc__h5_attr_int(sleapc_h5 *f, const char *obj, const char *nam
 sleapc_status sleapc__h5_attr_double(sleapc_h5 *f, const char *obj, const char *name, double *v);
 
 /* A 1-D (or scalar) string attribute as *n strings (Keras "layer_names"). */
-sleapc_status sleapc__h5_attr_strings(sleapc_h5 *f, const char *obj, const char *name,
-                                      char ***strs, int64_t *n);
+sleapc_status sleapc__h5_attr_strings(sleapc_h5 *f, const char *obj, const char *name, char ***strs,
+                                      int64_t *n);
 
 /* Attribute bytes exactly as stored in its file datatype (not vlen). */
 sleapc_status sleapc__h5_attr_raw(sleapc_h5 *f, const char *obj, const char *name, void **data,
@@ -208,11 +207,11 @@ sleapc_status sleapc__h5_attr_raw(sleapc_h5 *f, const char *obj, const char *nam
  * order, offsets, byte order and integer widths may differ); writing
  * produces a packed file type with the members in the given order. */
 typedef struct sleapc_h5_field {
-    const char *name;          /* member name in the file */
-    sleapc_h5_type type;       /* C type of the struct field */
-    size_t offset;             /* offsetof(struct, field) */
-    sleapc_h5_type file_type;  /* writing: type on disk (DEFAULT = same) */
-    bool optional;             /* reading: a missing member leaves the field zero */
+    const char *name;         /* member name in the file */
+    sleapc_h5_type type;      /* C type of the struct field */
+    size_t offset;            /* offsetof(struct, field) */
+    sleapc_h5_type file_type; /* writing: type on disk (DEFAULT = same) */
+    bool optional;            /* reading: a missing member leaves the field zero */
 } sleapc_h5_field;
 
 /* Read a whole 1-D compound dataset into *n_rows records of record_size
@@ -225,17 +224,18 @@ sleapc_status sleapc__h5_read_compound(sleapc_h5 *f, const char *dset,
 /* ---- Writing ---------------------------------------------------------- */
 
 typedef struct sleapc_h5_write_opts {
-    sleapc_h5_type file_type;  /* numeric writes: type on disk (DEFAULT = memory type) */
-    bool chunked;              /* chunked layout (required by unlimited and gzip) */
-    const int64_t *chunk;      /* chunk shape; NULL = guessed the way h5py does */
-    bool unlimited;            /* maxshape None on every axis, as h5py's maxshape=(None,) */
-    int gzip;                  /* 0 = none, 1..9 = deflate level */
+    sleapc_h5_type file_type; /* numeric writes: type on disk (DEFAULT = memory type) */
+    bool chunked;             /* chunked layout (required by unlimited and gzip) */
+    const int64_t *chunk;     /* chunk shape; NULL = guessed the way h5py does */
+    bool unlimited;           /* maxshape None on every axis, as h5py's maxshape=(None,) */
+    int gzip;                 /* 0 = none, 1..9 = deflate level */
 } sleapc_h5_write_opts;
 
 /* Write an ndim-dimensional dataset (ndim 0 = scalar) of memory type t from
- * data (C order). opts may be NULL (contiguous, no filter, same type). A
- * chunked dataset with a zero-length axis falls back to h5py's choice of
- * 1024 for that chunk axis. */
+ * data (C order). opts may be NULL (contiguous, no filter, same type).
+ * Chunked layouts: a zero-length axis gets h5py's chunk of 1024 when
+ * unlimited; with a fixed zero-length axis the dataset stays contiguous
+ * (HDF5 requires chunks to fit the maximum shape). */
 sleapc_status sleapc__h5_write(sleapc_h5 *f, const char *dset, sleapc_h5_type t, int ndim,
                                const int64_t *shape, const void *data,
                                const sleapc_h5_write_opts *opts);
@@ -262,10 +262,8 @@ sleapc_status sleapc__h5_write_compound(sleapc_h5 *f, const char *dset,
  * variable-length UTF-8 (h5py's str). int is int64, double float64. */
 sleapc_status sleapc__h5_set_attr_string(sleapc_h5 *f, const char *obj, const char *name,
                                          const char *s, bool vlen);
-sleapc_status sleapc__h5_set_attr_int(sleapc_h5 *f, const char *obj, const char *name,
-                                      int64_t v);
-sleapc_status sleapc__h5_set_attr_double(sleapc_h5 *f, const char *obj, const char *name,
-                                         double v);
+sleapc_status sleapc__h5_set_attr_int(sleapc_h5 *f, const char *obj, const char *name, int64_t v);
+sleapc_status sleapc__h5_set_attr_double(sleapc_h5 *f, const char *obj, const char *name, double v);
 
 /* h5py's guess_chunk: the chunk shape h5py picks for a chunked dataset of
  * this shape and element size (zero-length axes count as 1024). */
