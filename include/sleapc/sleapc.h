@@ -61,6 +61,10 @@ typedef enum sleapc_log_level {
 typedef void (*sleapc_log_fn)(sleapc_log_level level, const char *msg, void *user);
 SLEAPC_API void sleapc_log_set(sleapc_log_fn fn, void *user);
 
+/* Free a buffer the library allocated for the caller (e.g. the pixels of
+ * sleapc_image_decode). Accepts NULL. */
+SLEAPC_API void sleapc_free(void *p);
+
 #ifdef __cplusplus
 }
 #endif

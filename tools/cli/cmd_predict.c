@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "sleapc/pipeline.h"
-#include "sleapc/npy.h"
+#include "sleapc/input.h"
 #include "sleapc/predictor.h"
 #include "sleapc/writer.h"
 
@@ -19,8 +19,11 @@ static int usage(void)
         "\n"
         "  -m, --model_paths DIR       model folder; give two for top-down (centroid +\n"
         "                              centered_instance or multi_class_topdown)\n"
-        "  -i, --data_path INPUT       frames: .npy uint8 (H,W), (H,W,C) or (N,H,W,C)\n"
-        "  -o, --output_path OUTPUT    predictions file: .json\n"
+        "  -i, --data_path INPUT       a video (any format FFmpeg reads), an image or a folder\n"
+        "                              of images, a .npy of uint8 frames (N,H,W,C), or a SLEAP\n"
+        "                              labels file (.slp/.pkg.slp: its labeled frames)\n"
+        "  -o, --output_path OUTPUT    predictions: .slp, .h5 (analysis), .csv or .json\n"
+        "  --video_index N             which video of a labels file (0)\n"
         "  --batch_size N              frames per batch (4)\n"
         "  --peak_threshold X          confidence map threshold (0.2)\n"
         "  --centroid_peak_threshold X top-down centroid threshold (= peak_threshold)\n"
@@ -77,6 +80,7 @@ int cmd_predict(int argc, char **argv)
     const char *in_path = NULL, *out_path = NULL, *frames_spec = NULL;
     bool quiet = false;
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    int video_index = 0;
     num_opt nums[] = {
         {"batch_size", true, 1, 4096, &o.batch_size},
         {"peak_threshold", false, 0, 1, &o.peak_threshold},
@@ -93,6 +97,7 @@ int cmd_predict(int argc, char **argv)
         {"max_width", true, 1, 65536, &o.max_width},
         {"input_scale", false, 1e-6, 16, &o.input_scale},
         {"threads", true, 1, 1024, &o.n_threads},
+        {"video_index", true, 0, 100000, &video_index},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
@@ -159,30 +164,20 @@ int cmd_predict(int argc, char **argv)
     int rc = 1;
     sleapc_predictor *p = NULL;
     sleapc_writer *w = NULL;
-    sleapc_tensor frames = {0};
+    sleapc_input *in = NULL;
     int64_t *idx = NULL;
-    if (sleapc_npy_read(in_path, &frames)) {
+    if (sleapc_input_open(in_path, video_index, &in) ||
+        sleapc_predictor_create(models, n_models, &o, &p)) {
         rc = cli_lib_error();
         goto done;
     }
-    if (frames.dtype != SLEAPC_DTYPE_U8 || frames.ndim < 2 || frames.ndim > 4) {
-        rc = cli_error("%s: expected uint8 frames shaped (H,W), (H,W,C) or (N,H,W,C)", in_path);
-        goto done;
-    }
-    if (sleapc_predictor_create(models, n_models, &o, &p)) {
-        rc = cli_lib_error();
-        goto done;
-    }
-    int64_t n = frames.ndim == 4 ? frames.shape[0] : 1;
-    int64_t h = frames.shape[frames.ndim == 4 ? 1 : 0], wd = frames.shape[frames.ndim == 4 ? 2 : 1];
-    int64_t c = frames.ndim == 4 ? frames.shape[3] : frames.ndim == 3 ? frames.shape[2] : 1;
-    sleapc_video_info vi = {.filename = in_path, .n_frames = n, .height = h, .width = wd,
-                            .channels = c};
+    sleapc_video_info vi = sleapc_input_video_info(in);
     if (sleapc_writer_open(out_path, p, &vi, 1, &w)) {
         rc = cli_lib_error();
         goto done;
     }
-    int64_t n_sel = n;
+    int64_t n = sleapc_input_n_frames(in);
+    int64_t n_sel = sleapc_input_n_default_frames(in);
     if (frames_spec && cli_parse_frames(frames_spec, n, &idx, &n_sel))
         goto done;
     sleapc_run_opts ro = {.video = 0};
@@ -190,7 +185,7 @@ int cmd_predict(int argc, char **argv)
         ro.progress = cli_progress_show;
     ro.stop = &interrupted;
     signal(SIGINT, on_sigint);
-    sleapc_status run_st = sleapc_predict_array(p, &frames, idx, n_sel, w, &ro);
+    sleapc_status run_st = sleapc_predict_input(p, in, idx, n_sel, w, &ro);
     signal(SIGINT, SIG_DFL);
     if (run_st && run_st != SLEAPC_ERR_INTERRUPTED) {
         rc = cli_lib_error();
@@ -216,6 +211,6 @@ done:
     free(idx);
     sleapc_writer_discard(w);
     sleapc_predictor_destroy(p);
-    sleapc_tensor_free(&frames);
+    sleapc_input_close(in);
     return rc;
 }

@@ -30,6 +30,8 @@ struct sleapc_frame_source {
     int64_t height;    /* pixels, >= 1 */
     int64_t width;     /* pixels, >= 1 */
     int64_t channels;  /* 1 or 3 */
+    int64_t n_seeks;   /* times a kind repositioned its input (test hook: reading
+                        * frame k+1 after frame k must not seek) */
     void *impl;        /* the kind's own state */
 };
 

@@ -100,6 +100,22 @@ int64_t sleapc__video_index_key_for(const sleapc_video_index *ix, int64_t frame)
     return lo - 1;
 }
 
+void sleapc__video_index_drop_before(sleapc_video_index *ix, int64_t first)
+{
+    if (first <= 0 || first >= ix->n_frames)
+        return;
+    memmove(ix->pts, ix->pts + first, (size_t)(ix->n_frames - first) * sizeof *ix->pts);
+    ix->n_frames -= first;
+    int64_t kept = 0;
+    for (int64_t k = 0; k < ix->n_keys; k++) {
+        if (ix->keys[k].frame < first)
+            continue;
+        ix->keys[kept] = ix->keys[k];
+        ix->keys[kept++].frame -= first;
+    }
+    ix->n_keys = kept;
+}
+
 void sleapc__video_index_free(sleapc_video_index *ix)
 {
     sleapc__free(ix->pts);

@@ -43,6 +43,10 @@ int64_t sleapc__video_index_frame_of(const sleapc_video_index *ix, int64_t pts);
  * into keys, or -1 when frame precedes every keyframe. */
 int64_t sleapc__video_index_key_for(const sleapc_video_index *ix, int64_t frame);
 
+/* Forget the frames before frame `first` (0 < first < n_frames), and the
+ * keyframes among them: frame `first` becomes frame 0. */
+void sleapc__video_index_drop_before(sleapc_video_index *ix, int64_t first);
+
 void sleapc__video_index_free(sleapc_video_index *ix);
 
 #endif

@@ -1,0 +1,44 @@
+/* Frames to predict on, from whatever a user has: a video file, an image or
+ * a folder of images, a .npy array, or a SLEAP labels file (.slp/.pkg.slp). */
+#ifndef SLEAPC_INPUT_H
+#define SLEAPC_INPUT_H
+
+#include "sleapc/pipeline.h"
+#include "sleapc/writer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sleapc_input sleapc_input;
+
+/* Open path. For a labels file, video_index picks its video (0 for others),
+ * and the frames predicted by default are that video's labeled frames, as
+ * sleap-nn does; frames embedded in a package file are decoded from it,
+ * other videos are found as SLEAP finds them (next to the labels file too).
+ * Returns SLEAPC_ERR_IO, SLEAPC_ERR_FORMAT or SLEAPC_ERR_INVALID_ARG (a
+ * video index the file does not have) with a message naming the file. */
+SLEAPC_API sleapc_status sleapc_input_open(const char *path, int video_index, sleapc_input **out);
+SLEAPC_API void sleapc_input_close(sleapc_input *in);
+
+/* Frames in the (chosen) video; valid frame indices are 0..n-1. */
+SLEAPC_API int64_t sleapc_input_n_frames(const sleapc_input *in);
+/* The frames predicted when the user names none: all frames, or a labels
+ * file's labeled frames. Owned by in. */
+SLEAPC_API int64_t sleapc_input_n_default_frames(const sleapc_input *in);
+SLEAPC_API const int64_t *sleapc_input_default_frames(const sleapc_input *in);
+/* What a predictions file records about the video. Strings owned by in. */
+SLEAPC_API sleapc_video_info sleapc_input_video_info(const sleapc_input *in);
+
+/* Predict frames (NULL: the default frames) of in, overlapped as
+ * sleapc_predict_array does; results go to w (may be NULL). Returns
+ * SLEAPC_OK, SLEAPC_ERR_INTERRUPTED, or the first failure. */
+SLEAPC_API sleapc_status sleapc_predict_input(sleapc_predictor *p, sleapc_input *in,
+                                              const int64_t *frames, int64_t n_frames,
+                                              sleapc_writer *w, const sleapc_run_opts *opts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,237 @@
+/* sleapc_input: one frame reader over frame sources and SLEAP labels files.
+ * A labels file contributes its video (a frame source opened on the video's
+ * file, or the images embedded in a package) and its labeled frames. */
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+#include "io/slp/slp_read.h"
+#include "io/video/frame_source.h"
+#include "pipeline/predict_stream.h"
+#include "sleapc/input.h"
+
+struct sleapc_input {
+    char *path;
+    sleapc_frame_source *src;    /* NULL for embedded images */
+    sleapc_slp *labels;          /* labels file, or NULL */
+    int video;                   /* the labels' video */
+    sleapc_image_decoder *dec;   /* embedded images */
+    int64_t n_frames, height, width, channels;
+    int64_t *defaults;
+    int64_t n_defaults;
+    char *record_name;           /* the filename a predictions file records */
+};
+
+static bool has_ext(const char *path, const char *ext)
+{
+    size_t n = strlen(path), k = strlen(ext);
+    return n > k && strcmp(path + n - k, ext) == 0;
+}
+
+void sleapc_input_close(sleapc_input *in)
+{
+    if (!in)
+        return;
+    sleapc__frame_source_close(in->src);
+    sleapc__slp_close(in->labels);
+    sleapc__image_decoder_destroy(in->dec);
+    sleapc__free(in->defaults);
+    sleapc__free(in->record_name);
+    sleapc__free(in->path);
+    sleapc__free(in);
+}
+
+/* The labeled frames of the chosen video, ascending, without repeats. */
+static sleapc_status labeled_frames(sleapc_input *in)
+{
+    const sleapc_slp *r = in->labels;
+    in->defaults = sleapc__malloc((size_t)(r->n_frames > 0 ? r->n_frames : 1) * sizeof(int64_t));
+    if (!in->defaults)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    for (int64_t k = 0; k < r->n_frames; k++)
+        if (r->frames[k].video == in->video)
+            in->defaults[in->n_defaults++] = r->frames[k].frame_idx;
+    /* Insertion sort: label files list frames nearly in order. */
+    for (int64_t i = 1; i < in->n_defaults; i++) {
+        int64_t v = in->defaults[i], j = i;
+        while (j > 0 && in->defaults[j - 1] > v) {
+            in->defaults[j] = in->defaults[j - 1];
+            j--;
+        }
+        in->defaults[j] = v;
+    }
+    int64_t n = 0;
+    for (int64_t i = 0; i < in->n_defaults; i++)
+        if (n == 0 || in->defaults[n - 1] != in->defaults[i])
+            in->defaults[n++] = in->defaults[i];
+    in->n_defaults = n;
+    return SLEAPC_OK;
+}
+
+static sleapc_status open_labels(sleapc_input *in, int video_index)
+{
+    sleapc_status st = sleapc__slp_open(in->path, &in->labels);
+    if (st)
+        return st;
+    sleapc_slp *r = in->labels;
+    if (video_index < 0 || video_index >= r->n_videos)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s: no video %d (the file has %d)", in->path,
+                            video_index, r->n_videos);
+    in->video = video_index;
+    const sleapc_slp_video *v = &r->videos[video_index];
+    st = labeled_frames(in);
+    if (st)
+        return st;
+    in->record_name = sleapc__strdup(v->filename);
+    if (!in->record_name)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    if (v->embedded) {
+        /* Frames live in the package: decode one now for the shape. */
+        st = sleapc__image_decoder_create(&in->dec);
+        if (st)
+            return st;
+        if (v->n_embedded < 1)
+            return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: video %d has no embedded images", in->path,
+                                video_index);
+        const uint8_t *bytes;
+        size_t n;
+        st = sleapc__slp_embedded_frame(r, video_index, v->frame_numbers[0], &bytes, &n, NULL);
+        sleapc_decoded_image img;
+        if (!st)
+            st = sleapc__image_decoder_decode(in->dec, bytes, n, in->path, &img);
+        if (st)
+            return st;
+        in->height = img.height;
+        in->width = img.width;
+        in->channels = img.gray_format ? 1 : 3;
+        int64_t last = 0;
+        for (int64_t k = 0; k < v->n_embedded; k++)
+            last = v->frame_numbers[k] > last ? v->frame_numbers[k] : last;
+        in->n_frames = v->n_frames > last ? v->n_frames : last + 1;
+        return SLEAPC_OK;
+    }
+    char *file = NULL;
+    st = sleapc__slp_video_path(r, video_index, &file);
+    if (!st)
+        st = sleapc__frame_source_open(file, &in->src);
+    sleapc__free(file);
+    return st;
+}
+
+sleapc_status sleapc_input_open(const char *path, int video_index, sleapc_input **out)
+{
+    if (!path || !out)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "open input: path and out are required");
+    *out = NULL;
+    sleapc_input *in = sleapc__calloc(1, sizeof *in);
+    if (!in || !(in->path = sleapc__strdup(path))) {
+        sleapc__free(in);
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "open input: out of memory");
+    }
+    sleapc_status st;
+    if (has_ext(path, ".slp")) {
+        st = open_labels(in, video_index);
+    } else {
+        st = video_index == 0 ? sleapc__frame_source_open(path, &in->src)
+                              : sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                                             "%s: --video_index applies to labels files only", path);
+        if (!st && !(in->record_name = sleapc__strdup(path)))
+            st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    }
+    if (!st && in->src) {
+        in->n_frames = in->src->n_frames;
+        in->height = in->src->height;
+        in->width = in->src->width;
+        in->channels = in->src->channels;
+        if (!in->labels) {
+            in->defaults = sleapc__malloc((size_t)in->n_frames * sizeof(int64_t));
+            if (!in->defaults)
+                st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+            for (int64_t k = 0; !st && k < in->n_frames; k++)
+                in->defaults[k] = k;
+            in->n_defaults = in->n_frames;
+        }
+    }
+    if (st) {
+        sleapc_input_close(in);
+        return st;
+    }
+    *out = in;
+    return SLEAPC_OK;
+}
+
+int64_t sleapc_input_n_frames(const sleapc_input *in)
+{
+    return in ? in->n_frames : 0;
+}
+
+int64_t sleapc_input_n_default_frames(const sleapc_input *in)
+{
+    return in ? in->n_defaults : 0;
+}
+
+const int64_t *sleapc_input_default_frames(const sleapc_input *in)
+{
+    return in ? in->defaults : NULL;
+}
+
+sleapc_video_info sleapc_input_video_info(const sleapc_input *in)
+{
+    sleapc_video_info v = {0};
+    if (in) {
+        v.filename = in->record_name;
+        v.n_frames = in->n_frames;
+        v.height = in->height;
+        v.width = in->width;
+        v.channels = in->channels;
+    }
+    return v;
+}
+
+static sleapc_status input_read(void *ctx, int64_t idx, uint8_t *dst)
+{
+    sleapc_input *in = ctx;
+    if (idx < 0 || idx >= in->n_frames)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s: frame %lld is beyond the end (%lld frames)",
+                            in->path, (long long)idx, (long long)in->n_frames);
+    if (in->src)
+        return sleapc__frame_source_read(in->src, idx, dst);
+    const uint8_t *bytes;
+    size_t n;
+    sleapc_decoded_image img;
+    sleapc_status st = sleapc__slp_embedded_frame(in->labels, in->video, idx, &bytes, &n, NULL);
+    if (!st)
+        st = sleapc__image_decoder_decode(in->dec, bytes, n, in->path, &img);
+    if (st)
+        return st;
+    if (img.height != in->height || img.width != in->width)
+        return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: embedded frame %lld is %lldx%lld, not %lldx%lld",
+                            in->path, (long long)idx, (long long)img.height, (long long)img.width,
+                            (long long)in->height, (long long)in->width);
+    size_t px = (size_t)(in->height * in->width);
+    if (in->channels == 3) {
+        memcpy(dst, img.rgb, px * 3);
+    } else {
+        for (size_t k = 0; k < px; k++)
+            dst[k] = img.rgb[3 * k];
+    }
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc_predict_input(sleapc_predictor *p, sleapc_input *in, const int64_t *frames,
+                                   int64_t n_frames, sleapc_writer *w, const sleapc_run_opts *opts)
+{
+    if (!p || !in)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predict: predictor and input are required");
+    if (!frames) {
+        frames = in->defaults;
+        n_frames = in->n_defaults;
+    }
+    for (int64_t k = 0; k < n_frames; k++)
+        if (frames[k] < 0 || frames[k] >= in->n_frames)
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s: frame %lld is beyond the end (%lld frames)",
+                                in->path, (long long)frames[k], (long long)in->n_frames);
+    sleapc_frame_reader r = {.ctx = in, .read = input_read, .height = in->height,
+                             .width = in->width, .channels = in->channels};
+    return sleapc__predict_stream(p, &r, frames, n_frames, w, opts);
+}
