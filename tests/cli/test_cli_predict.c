@@ -113,6 +113,50 @@ static void expect_error(const char *args, const char *msg)
               "sleapc %s: exit %d, output: %s", args, rc, output);
 }
 
+static bool file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Broken inputs and outputs: a clear error, exit 1, and no output file. */
+static void check_bad_inputs(const char *model)
+{
+    char args[8192], out[1024], bad[1024];
+    snprintf(out, sizeof out, "%s/never.slp", test_tmp_dir());
+    size_t n = 0;
+    unsigned char *mp4 = test_read_file(test_data_path("sleap-nn-assets/datasets/small_robot.mp4"), &n);
+    CHECK(mp4 != NULL);
+    struct {
+        const char *name;
+        const void *data;
+        size_t size;
+    } files[] = {
+        {"truncated.mp4", mp4, n / 3},
+        {"text.mp4", "this is not a video\n", 20},
+        {"empty.mp4", "", 0},
+    };
+    for (size_t i = 0; mp4 && i < sizeof files / sizeof files[0]; i++) {
+        snprintf(bad, sizeof bad, "%s/%s", test_tmp_dir(), files[i].name);
+        test_write_file(bad, files[i].data, files[i].size);
+        snprintf(args, sizeof args, "predict -m '%s' -i '%s' -o '%s' --quiet", model, bad, out);
+        expect_error(args, files[i].name);
+        CHECK_MSG(!file_exists(out), "%s left an output file behind", files[i].name);
+    }
+    free(mp4);
+    snprintf(args, sizeof args, "predict -m '%s' -i '%s/missing.mp4' -o '%s'", model,
+             test_tmp_dir(), out);
+    expect_error(args, "missing.mp4");
+    const char *video = test_data_path("sleap-nn-assets/datasets/small_robot.mp4");
+    snprintf(args, sizeof args, "predict -m '%s' -i '%s' -o /nonexistent-dir/out.slp --frames 0",
+             model, video);
+    expect_error(args, "nonexistent-dir");
+    snprintf(args, sizeof args, "predict -m '%s' -i '%s' -o '%s' --frames 160-170", model, video,
+             out);
+    expect_error(args, "beyond the end");
+    CHECK(!file_exists(out));
+}
+
 int main(void)
 {
     test_require_data();
@@ -147,5 +191,8 @@ int main(void)
     expect_error(args, "contradict");
     snprintf(args, sizeof args, "predict -i '%s' -o '%s/x.json'", frame, test_tmp_dir());
     expect_error(args, "-m MODEL_DIR");
+    snprintf(model, sizeof model, "%s",
+             test_data_path("sleap-nn-assets/model_ckpts/minimal_instance_single_instance"));
+    check_bad_inputs(model);
     return test_finish();
 }
