@@ -6,7 +6,9 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "io/ckpt/ckpt.h"
+#include "io/ckpt/keras_h5.h"
 #include "model/model.h"
+#include "model/model_export.h"
 
 static bool file_exists(const char *path)
 {
@@ -54,6 +56,36 @@ static sleapc_status check_backbone(const sleapc_model_config *cfg)
                         cfg->source_path ? cfg->source_path : "config", cfg->backbone_name);
 }
 
+/* A SLEAP 1.x folder: training_config.json + best_model.h5 (Keras). */
+static sleapc_status load_legacy(sleapc_model *m, const char *json)
+{
+    sleapc__free(m->weights_path);
+    m->weights_path = join(m->dir, "best_model.h5");
+    if (!m->weights_path)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    if (!file_exists(m->weights_path))
+        return sleapc__fail(SLEAPC_ERR_IO,
+                            "%s: training_config.json (SLEAP 1.x) but no best_model.h5 in this "
+                            "folder",
+                            m->dir);
+    sleapc_status st = sleapc__config_read_legacy_json(json, &m->cfg);
+    if (!st)
+        st = check_backbone(&m->cfg);
+    if (!st)
+        st = sleapc__keras_h5_read(m->weights_path, &m->cfg, &m->weights);
+    if (!st)
+        st = sleapc__keras_h5_patch_config(&m->weights, m->weights_path, &m->cfg);
+    /* SLEAP's own numbers, so TensorFlow's "same" Conv2DTranspose placement
+     * (architectures.md §6b). Strict: the reader already dropped the heads
+     * this model type does not use (OffsetRefinementHead), so any other
+     * left-over tensor means config and weights disagree. */
+    if (!st)
+        st = sleapc__build_unet(&m->cfg, &m->weights, m->weights_path, true, true, &m->graph);
+    if (!st)
+        m->n_heads = sleapc__heads_for_config(&m->cfg, m->heads);
+    return st;
+}
+
 sleapc_status sleapc__model_load(const char *path, sleapc_model **out)
 {
     *out = NULL;
@@ -64,6 +96,13 @@ sleapc_status sleapc__model_load(const char *path, sleapc_model **out)
     sleapc_status st = model_dir_of(path, &m->dir);
     if (st)
         goto fail;
+    if (sleapc__model_is_export(m->dir)) {
+        st = sleapc__model_load_export(m);
+        if (st)
+            goto fail;
+        *out = m;
+        return SLEAPC_OK;
+    }
     yaml = join(m->dir, "training_config.yaml");
     m->weights_path = join(m->dir, "best.ckpt");
     if (!yaml || !m->weights_path) {
@@ -72,15 +111,21 @@ sleapc_status sleapc__model_load(const char *path, sleapc_model **out)
     }
     if (!file_exists(yaml)) {
         char *json = join(m->dir, "training_config.json");
-        bool legacy = json && file_exists(json);
-        sleapc__free(json);
-        if (legacy)
-            st = sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
-                              "%s: legacy SLEAP models (training_config.json + best_model.h5) are not supported yet",
-                              m->dir);
+        if (!json)
+            st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+        else if (file_exists(json))
+            st = load_legacy(m, json);
         else
-            st = sleapc__fail(SLEAPC_ERR_IO, "%s: no training_config.yaml in this folder", m->dir);
-        goto fail;
+            st = sleapc__fail(SLEAPC_ERR_IO,
+                              "%s: no training_config.yaml (sleap-nn) or training_config.json "
+                              "(SLEAP 1.x) in this folder",
+                              m->dir);
+        sleapc__free(json);
+        if (st)
+            goto fail;
+        sleapc__free(yaml);
+        *out = m;
+        return SLEAPC_OK;
     }
     if (!file_exists(m->weights_path)) {
         st = sleapc__fail(SLEAPC_ERR_IO, "%s: no best.ckpt in this folder", m->dir);

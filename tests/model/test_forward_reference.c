@@ -1,10 +1,21 @@
-/* Every sleap-nn checkpoint case in the reference folder: run the network on
- * the stored model input with every compiled-in backend and compare each head
- * with sleap-nn's output. Cases are discovered from the folder.
+/* Every case in the reference folder: run the network on the stored model
+ * input with every compiled-in backend and compare each head with the stored
+ * output. Cases are discovered from the folder.
  *
  * Tolerance: relative L2 error <= 1e-4 per head. Float32 summation order alone
  * explains up to ~3e-5 (an independent float32 implementation reached 4e-7 to
- * 5e-6 on most models and 2.8e-5 on the multi-class ones; reference README). */
+ * 5e-6 on most models and 2.8e-5 on the multi-class ones; reference README).
+ *
+ * Legacy SLEAP 1.x models (best_model.h5) are built with TensorFlow's
+ * Conv2DTranspose placement, as SLEAP runs them. legacy_kerasT_* cases record
+ * exactly that. The other legacy_* cases record sleap-nn's port, which places
+ * the transposed convolution one pixel off (architectures.md §6b): for models
+ * without one (single instance, the multi-class UNets) both placements agree
+ * and the heads must match; for the others (the centroid, centered-instance
+ * and bottom-up models, also the centroid stage of legacy_multiclass_topdown)
+ * the case is not a reference for us, and we check instead that our heads
+ * differ from it by more than 1e-3 relative L2 (the port is 55-120 % off on
+ * real frames), which documents the difference. */
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <math.h>
@@ -17,6 +28,21 @@
 #include "test_util.h"
 
 #define REL_L2_TOL 1e-4
+#define PORT_MIN_REL_L2 1e-3
+
+/* What a case's stored heads are to us: checkpoint cases and Keras-exact
+ * legacy cases must match; a legacy case from sleap-nn's port must match only
+ * when the model has no transposed convolution (placement is then moot). */
+typedef enum case_kind { CASE_CKPT, CASE_LEGACY_KERAS, CASE_LEGACY_PORT } case_kind;
+typedef enum expect { EXPECT_MATCH, EXPECT_DIFFER } expect;
+
+static bool has_transposed_conv(const sleapc_graph *g)
+{
+    for (int i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].op == SLEAPC_OP_CONV_TRANSPOSE2D)
+            return true;
+    return false;
+}
 
 static cJSON *read_json(const char *path)
 {
@@ -40,11 +66,11 @@ static double rel_l2(const float *a, const float *b, int64_t n)
     return den > 0 ? sqrt(num / den) : sqrt(num);
 }
 
-static int n_cases_run;
+static int n_cases_run, n_legacy_run, n_legacy_differ;
 
 /* One backend call of a case: stage input -> heads. */
 static void check_stage(const char *case_dir, const char *case_id, const char *model_dir,
-                        const cJSON *call)
+                        const cJSON *call, case_kind kind)
 {
     const char *stage = cJSON_GetStringValue(cJSON_GetObjectItem(call, "stage"));
     const cJSON *heads = cJSON_GetObjectItem(call, "heads");
@@ -65,6 +91,9 @@ static void check_stage(const char *case_dir, const char *case_id, const char *m
 
     sleapc_model *m = NULL;
     CHECK_OK(sleapc__model_load(model_dir, &m));
+    expect ex = kind == CASE_LEGACY_PORT && m && has_transposed_conv(&m->graph) ? EXPECT_DIFFER
+                                                                                : EXPECT_MATCH;
+    n_legacy_differ += ex == EXPECT_DIFFER;
     for (int bi = 0; m && bi < sleapc__backend_count(); bi++) {
         const struct sleapc_backend_factory *f = sleapc__backend_factory(bi);
         if (f->score() <= 0)
@@ -92,9 +121,16 @@ static void check_stage(const char *case_dir, const char *case_id, const char *m
                 CHECK_MSG(same_shape, "%s/%s %s: shape differs", case_id, stage, h->string);
                 if (same_shape) {
                     double err = rel_l2(got->data, ref.data, sleapc_tensor_numel(&ref));
-                    CHECK_MSG(err <= REL_L2_TOL, "%s/%s %s [%s]: relative L2 %.3g > %.0e", case_id,
-                              stage, h->string, f->name, err, REL_L2_TOL);
-                    printf("%-45s %-30s %-8s rel L2 %.2e\n", case_id, h->string, f->name, err);
+                    if (ex == EXPECT_MATCH)
+                        CHECK_MSG(err <= REL_L2_TOL, "%s/%s %s [%s]: relative L2 %.3g > %.0e",
+                                  case_id, stage, h->string, f->name, err, REL_L2_TOL);
+                    else
+                        CHECK_MSG(err > PORT_MIN_REL_L2,
+                                  "%s/%s %s [%s]: relative L2 %.3g: expected sleap-nn's port to "
+                                  "differ from SLEAP by more than %.0e",
+                                  case_id, stage, h->string, f->name, err, PORT_MIN_REL_L2);
+                    printf("%-45s %-30s %-8s rel L2 %.2e%s\n", case_id, h->string, f->name, err,
+                           ex == EXPECT_MATCH ? "" : " (sleap-nn port, skipped: must differ)");
                 }
             }
             free(ref.data);
@@ -103,6 +139,14 @@ static void check_stage(const char *case_dir, const char *case_id, const char *m
     }
     sleapc__model_destroy(m);
     free(x.data);
+}
+
+static bool file_exists(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f)
+        fclose(f);
+    return f != NULL;
 }
 
 static void check_case(const char *case_id)
@@ -126,15 +170,19 @@ static void check_case(const char *case_id)
         const char *prefix = "shared/data/";
         if (!rel || strncmp(rel, prefix, strlen(prefix)) != 0)
             continue;
-        char model_dir[4096], ckpt[4096];
+        char model_dir[4096], ckpt[4096], h5[4096];
         snprintf(model_dir, sizeof model_dir, "%s", test_data_path(rel + strlen(prefix)));
         snprintf(ckpt, sizeof ckpt, "%s/best.ckpt", model_dir);
-        FILE *f = fopen(ckpt, "rb");
-        if (!f)
-            continue;  /* legacy .h5 models: not a checkpoint case */
-        fclose(f);
-        check_stage(case_dir, case_id, model_dir, cJSON_GetArrayItem(calls, i));
-        n_cases_run++;
+        snprintf(h5, sizeof h5, "%s/best_model.h5", model_dir);
+        if (file_exists(ckpt)) {
+            check_stage(case_dir, case_id, model_dir, cJSON_GetArrayItem(calls, i), CASE_CKPT);
+            n_cases_run++;
+        } else if (file_exists(h5)) {
+            case_kind kind = strncmp(case_id, "legacy_kerasT_", 14) == 0 ? CASE_LEGACY_KERAS
+                                                                         : CASE_LEGACY_PORT;
+            check_stage(case_dir, case_id, model_dir, cJSON_GetArrayItem(calls, i), kind);
+            n_legacy_run++;
+        }
     }
     cJSON_Delete(man);
 }
@@ -165,5 +213,8 @@ int main(void)
     }
     /* The folder holds checkpoint cases of all six model types. */
     CHECK_MSG(n_cases_run >= 6, "only %d checkpoint stages found", n_cases_run);
+    /* And legacy cases of both kinds (README "Legacy (Keras) cases"). */
+    CHECK_MSG(n_legacy_run > n_legacy_differ && n_legacy_differ >= 3,
+              "legacy stages: %d run, %d of them sleap-nn's port", n_legacy_run, n_legacy_differ);
     return test_finish();
 }

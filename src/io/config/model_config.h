@@ -55,6 +55,11 @@ typedef struct sleapc_model_config {
     double scale;                    /* 1.0 (first element when a list) */
     int crop_size;                   /* 0 = null */
 
+    /* Legacy SLEAP 1.x models (training_config.json + best_model.h5) only. */
+    bool legacy;                     /* the layers switch SLEAP 1.x behaviours on this */
+    int pad_to_stride;               /* data.preprocessing.pad_to_stride; 0 = null */
+    bool resize_and_pad_to_target;   /* data.preprocessing.resize_and_pad_to_target */
+
     sleapc_skeleton_config skeleton; /* data_config.skeletons[0] */
 
     /* head_configs.<model_type>.confmaps (every model type has one) */
@@ -90,5 +95,10 @@ void sleapc__model_config_clear(sleapc_model_config *cfg);
  * message names the file and the key ("SLEAPC_ERR_FORMAT: ...: missing key
  * model_config.head_configs"). */
 sleapc_status sleapc__config_read_yaml(const char *path, sleapc_model_config *cfg);
+
+/* Read a legacy SLEAP 1.x training_config.json (architectures.md §6b, formats.md C.6).
+ * Sets cfg->legacy; unet.in_channels and the class-vector MLP sizes come from
+ * the weights (sleapc__keras_h5_patch_config). Errors as for the YAML reader. */
+sleapc_status sleapc__config_read_legacy_json(const char *path, sleapc_model_config *cfg);
 
 #endif

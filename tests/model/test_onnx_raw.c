@@ -1,0 +1,306 @@
+/* Every sleap-nn export folder with a model_raw.onnx (backbone + heads):
+ * loaded as a model, its imported graph must compute what the checkpoint it
+ * was exported from computes, on the reference input of a stored case.
+ * Folders and cases are discovered by listing.
+ *
+ * Tolerances (relative L2 per head):
+ *  - vs the checkpoint model on the same backend: 1e-5 (the requirement). The
+ *    two graphs hold the same weights in the same op order, so anything above
+ *    float32 rounding would be an import error.
+ *  - vs onnxruntime's output of the same file (cases/<id>/ort_raw.<head>.npy):
+ *    1e-4, as for sleap-nn's own outputs in test_forward_reference: float32
+ *    summation order alone gives up to ~3e-5. */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "backends/backend.h"
+#include "io/npy/npy.h"
+#include "model/model.h"
+#include "test_util.h"
+
+#define REL_L2_VS_CKPT 1e-5
+#define REL_L2_VS_ORT 1e-4
+#define MAX_NAMES 64
+
+static cJSON *read_json(const char *path)
+{
+    size_t n = 0;
+    unsigned char *text = test_read_file(path, &n);
+    if (!text)
+        return NULL;
+    cJSON *j = cJSON_ParseWithLength((const char *)text, n);
+    free(text);
+    return j;
+}
+
+static double rel_l2(const float *a, const float *b, int64_t n)
+{
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double d = (double)a[i] - (double)b[i];
+        num += d * d;
+        den += (double)b[i] * (double)b[i];
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+static bool same_shape(const sleapc_tensor *a, const sleapc_tensor *b)
+{
+    bool same = a->ndim == b->ndim;
+    for (int d = 0; same && d < a->ndim; d++)
+        same = a->shape[d] == b->shape[d];
+    return same;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted entry names of dir (no dot files); returns the count. */
+static int list_dir(const char *dir, char **names)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < MAX_NAMES)
+        if (e->d_name[0] != '.')
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    return n;
+}
+
+static bool exists(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f)
+        fclose(f);
+    return f != NULL;
+}
+
+/* The stage input named by the manifest's raw head reference file
+ * ("shared/data/reference/<case>/<stage>.head.<Head>.npy"). */
+static bool stage_input_path(const cJSON *man, char *out, size_t cap)
+{
+    const cJSON *outs = cJSON_GetObjectItem(cJSON_GetObjectItem(man, "raw"), "outputs");
+    const cJSON *first = outs ? outs->child : NULL;
+    const char *ref = cJSON_GetStringValue(cJSON_GetObjectItem(first, "reference_file"));
+    const char *prefix = "shared/data/";
+    if (!ref || strncmp(ref, prefix, strlen(prefix)) != 0 || !strstr(ref, ".head."))
+        return false;
+    snprintf(out, cap, "%s", test_data_path(ref + strlen(prefix)));
+    snprintf(strstr(out, ".head."), cap - (size_t)(strstr(out, ".head.") - out), ".input.npy");
+    return true;
+}
+
+static void check_case(const char *export_dir, const char *case_id, sleapc_model *onnx,
+                       sleapc_model *ckpt)
+{
+    char case_dir[4096], path[4096];
+    snprintf(case_dir, sizeof case_dir, "%s/cases/%s", export_dir, case_id);
+    snprintf(path, sizeof path, "%s/manifest.json", case_dir);
+    cJSON *man = read_json(path);
+    CHECK_MSG(man != NULL, "%s: no manifest", case_dir);
+    if (!man || !stage_input_path(man, path, sizeof path)) {
+        CHECK_MSG(false, "%s: manifest names no raw reference input", case_dir);
+        cJSON_Delete(man);
+        return;
+    }
+    cJSON_Delete(man);
+    sleapc_tensor x = {0};
+    CHECK_OK(sleapc__npy_read(path, &x));
+    if (!x.data)
+        return;
+    /* (B, n_samples=1, C, H, W) -> (B, C, H, W) */
+    CHECK(x.ndim == 5 && x.shape[1] == 1);
+    for (int d = 1; d < 4; d++)
+        x.shape[d] = x.shape[d + 1];
+    x.ndim = 4;
+
+    sleapc_backend_opts opts = {.n_threads = 2};
+    sleapc_backend *be_onnx = NULL, *be_ckpt = NULL;
+    CHECK_OK(sleapc__backend_create("native", &onnx->graph, &opts, &be_onnx));
+    CHECK_OK(sleapc__backend_create("native", &ckpt->graph, &opts, &be_ckpt));
+    sleapc_tensor_map out_onnx = {0}, out_ckpt = {0};
+    if (be_onnx && be_ckpt) {
+        CHECK_OK(sleapc__backend_forward(be_onnx, &x, &out_onnx));
+        CHECK_OK(sleapc__backend_forward(be_ckpt, &x, &out_ckpt));
+    }
+    for (int h = 0; h < ckpt->n_heads; h++) {
+        const char *head = ckpt->heads[h].name;
+        const sleapc_tensor *a = sleapc__tensor_map_get(&out_onnx, head);
+        const sleapc_tensor *b = sleapc__tensor_map_get(&out_ckpt, head);
+        CHECK_MSG(a && b, "%s: no %s output", case_id, head);
+        if (!a || !b)
+            continue;
+        CHECK_MSG(same_shape(a, b), "%s %s: shapes differ", case_id, head);
+        if (!same_shape(a, b))
+            continue;
+        double err = rel_l2(a->data, b->data, sleapc_tensor_numel(b));
+        CHECK_MSG(err <= REL_L2_VS_CKPT, "%s %s: relative L2 vs checkpoint %.3g > %.0e", case_id,
+                  head, err, REL_L2_VS_CKPT);
+        snprintf(path, sizeof path, "%s/ort_raw.%s.npy", case_dir, head);
+        sleapc_tensor ort = {0};
+        CHECK_OK(sleapc__npy_read(path, &ort));
+        if (ort.data) {
+            CHECK_MSG(same_shape(a, &ort), "%s %s: shape differs from onnxruntime's", case_id,
+                      head);
+            double err_ort = same_shape(a, &ort)
+                                 ? rel_l2(a->data, ort.data, sleapc_tensor_numel(&ort))
+                                 : INFINITY;
+            CHECK_MSG(err_ort <= REL_L2_VS_ORT, "%s %s: relative L2 vs onnxruntime %.3g > %.0e",
+                      case_id, head, err_ort, REL_L2_VS_ORT);
+            printf("%-40s %-30s vs ckpt %.2e  vs ort %.2e\n", case_id, head, err, err_ort);
+        }
+        free(ort.data);
+    }
+    sleapc__backend_destroy(be_onnx);
+    sleapc__backend_destroy(be_ckpt);
+    free(x.data);
+}
+
+/* Load the export and its checkpoint; compare what they are, then run the
+ * cases. Returns whether the folder was an export with model_raw.onnx. */
+static bool check_export(const char *name)
+{
+    char dir[4096], path[4096];
+    snprintf(dir, sizeof dir, "%s", test_data_path("onnx"));
+    size_t n = strlen(dir);
+    snprintf(dir + n, sizeof dir - n, "/%s", name);
+    snprintf(path, sizeof path, "%s/model_raw.onnx", dir);
+    if (!exists(path))
+        return false;
+    snprintf(path, sizeof path, "%s/export_metadata.json", dir);
+    cJSON *meta = read_json(path);
+    const char *model_name = cJSON_GetStringValue(cJSON_GetObjectItem(meta, "model_name"));
+    CHECK_MSG(model_name != NULL, "%s: no model_name in the metadata", name);
+    char ckpt_dir[4096];
+    snprintf(ckpt_dir, sizeof ckpt_dir, "%s", test_data_path("sleap-nn-assets/model_ckpts"));
+    n = strlen(ckpt_dir);
+    snprintf(ckpt_dir + n, sizeof ckpt_dir - n, "/%s", model_name ? model_name : "?");
+    cJSON_Delete(meta);
+
+    sleapc_model *onnx = NULL, *ckpt = NULL;
+    CHECK_OK(sleapc__model_load(dir, &onnx));
+    CHECK_OK(sleapc__model_load(ckpt_dir, &ckpt));
+    if (onnx && ckpt) {
+        /* The same model, as far as the pipeline can see. */
+        CHECK(onnx->cfg.model_type == ckpt->cfg.model_type);
+        CHECK(onnx->graph.in_channels == ckpt->graph.in_channels);
+        CHECK_MSG(onnx->graph.max_stride == ckpt->graph.max_stride, "%s: max stride %d vs %d", name,
+                  onnx->graph.max_stride, ckpt->graph.max_stride);
+        CHECK(onnx->n_heads == ckpt->n_heads);
+        CHECK(onnx->graph.n_outputs == ckpt->graph.n_outputs);
+        for (int o = 0; o < onnx->graph.n_outputs && o < ckpt->graph.n_outputs; o++) {
+            CHECK(strcmp(onnx->graph.outputs[o].name, ckpt->graph.outputs[o].name) == 0);
+            CHECK_MSG(onnx->graph.outputs[o].stride == ckpt->graph.outputs[o].stride,
+                      "%s %s: stride %d vs %d", name, onnx->graph.outputs[o].name,
+                      onnx->graph.outputs[o].stride, ckpt->graph.outputs[o].stride);
+        }
+        CHECK_MSG(sleapc__weights_param_count(&onnx->weights) ==
+                      sleapc__weights_param_count(&ckpt->weights),
+                  "%s: %lld parameters vs %lld", name,
+                  (long long)sleapc__weights_param_count(&onnx->weights),
+                  (long long)sleapc__weights_param_count(&ckpt->weights));
+        char *cases[MAX_NAMES];
+        snprintf(path, sizeof path, "%s/cases", dir);
+        int n_cases = list_dir(path, cases);
+        CHECK_MSG(n_cases > 0, "%s: no cases", name);
+        /* One case per export keeps the sanitizer build quick; the cases of
+         * a folder differ only in the frame. */
+        if (n_cases > 0)
+            check_case(dir, cases[0], onnx, ckpt);
+        for (int i = 0; i < n_cases; i++)
+            free(cases[i]);
+    }
+    sleapc__model_destroy(onnx);
+    sleapc__model_destroy(ckpt);
+    return true;
+}
+
+/* A folder under the test's temporary directory holding the centroid
+ * export's files, the metadata with `from` replaced by `to` and the graph cut
+ * to `graph_bytes` (0 = whole); `skip` is left out. */
+static const char *make_export(const char *name, const char *skip, const char *from, const char *to,
+                               size_t graph_bytes)
+{
+    static char dir[4096];
+    snprintf(dir, sizeof dir, "%s/%s", test_tmp_dir(), name);
+    mkdir(dir, 0700);
+    const char *files[] = {"model_raw.onnx", "training_config.yaml", "export_metadata.json"};
+    for (int i = 0; i < 3; i++) {
+        if (skip && strcmp(files[i], skip) == 0)
+            continue;
+        char src[4096], dst[4096];
+        snprintf(src, sizeof src, "%s", test_data_path("onnx/centroid"));
+        size_t n = strlen(src);
+        snprintf(src + n, sizeof src - n, "/%s", files[i]);
+        snprintf(dst, sizeof dst, "%s/%s", dir, files[i]);
+        size_t size = 0;
+        unsigned char *data = test_read_file(src, &size);
+        CHECK(data != NULL);
+        if (!data)
+            continue;
+        char *hit = i == 2 && from ? strstr((char *)data, from) : NULL;
+        if (hit && strlen(from) == strlen(to))
+            memcpy(hit, to, strlen(to));
+        if (i == 0 && graph_bytes && graph_bytes < size)
+            size = graph_bytes;
+        CHECK(test_write_file(dst, data, size));
+        free(data);
+    }
+    return dir;
+}
+
+static void check_load_errors(void)
+{
+    sleapc_model *m = NULL;
+    /* Only the graph with post-processing baked in: not something phase-1 runs. */
+    sleapc_status st = sleapc__model_load(test_data_path("onnx/topdown"), &m);
+    CHECK_MSG(st == SLEAPC_ERR_UNSUPPORTED && !m && strstr(sleapc_last_error(), "model.onnx"), "%s",
+              sleapc_last_error());
+    /* Naming the file inside the folder loads the folder. */
+    CHECK_OK(sleapc__model_load(test_data_path("onnx/centroid/model_raw.onnx"), &m));
+    sleapc__model_destroy(m);
+    m = NULL;
+    /* Metadata that describes another model. */
+    st = sleapc__model_load(make_export("wrong_type", NULL, "\"centroid\"", "\"bottomup\"", 0), &m);
+    CHECK_MSG(st == SLEAPC_ERR_FORMAT && !m && strstr(sleapc_last_error(), "export_metadata.json"),
+              "%s", sleapc_last_error());
+    st = sleapc__model_load(
+        make_export("wrong_channels", NULL, "\"input_channels\": 1", "\"input_channels\": 3", 0),
+        &m);
+    CHECK_MSG(st == SLEAPC_ERR_FORMAT && !m && strstr(sleapc_last_error(), "input_channels"), "%s",
+              sleapc_last_error());
+    st = sleapc__model_load(make_export("no_config", "training_config.yaml", NULL, NULL, 0), &m);
+    CHECK_MSG(st == SLEAPC_ERR_IO && !m, "%s", sleapc_last_error());
+    st = sleapc__model_load(make_export("cut", NULL, NULL, NULL, 1000), &m);
+    CHECK_MSG(st == SLEAPC_ERR_FORMAT && !m && strstr(sleapc_last_error(), "model_raw.onnx"), "%s",
+              sleapc_last_error());
+    /* The metadata is a cross-check, not a requirement. */
+    CHECK_OK(sleapc__model_load(make_export("no_meta", "export_metadata.json", NULL, NULL, 0), &m));
+    sleapc__model_destroy(m);
+}
+
+int main(void)
+{
+    test_require_data();
+    char *names[MAX_NAMES];
+    int n = list_dir(test_data_path("onnx"), names);
+    int n_exports = 0;
+    for (int i = 0; i < n; i++) {
+        n_exports += check_export(names[i]);
+        free(names[i]);
+    }
+    /* One raw export per single-model type: six in the data folder. */
+    CHECK_MSG(n_exports >= 6, "only %d exports with model_raw.onnx found", n_exports);
+    check_load_errors();
+    return test_finish();
+}
