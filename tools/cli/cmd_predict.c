@@ -165,6 +165,8 @@ int cmd_predict(int argc, char **argv)
     sleapc_predictor *p = NULL;
     sleapc_writer *w = NULL;
     sleapc_input *in = NULL;
+    /* From here on Ctrl-C asks for a clean stop; the run checks it per batch. */
+    signal(SIGINT, on_sigint);
     int64_t *idx = NULL;
     if (sleapc_input_open(in_path, video_index, &in) ||
         sleapc_predictor_create(models, n_models, &o, &p)) {
@@ -184,7 +186,6 @@ int cmd_predict(int argc, char **argv)
     if (cli_progress_wanted(quiet))
         ro.progress = cli_progress_show;
     ro.stop = &interrupted;
-    signal(SIGINT, on_sigint);
     sleapc_status run_st = sleapc_predict_input(p, in, idx, n_sel, w, &ro);
     signal(SIGINT, SIG_DFL);
     if (run_st && run_st != SLEAPC_ERR_INTERRUPTED) {
@@ -208,6 +209,7 @@ int cmd_predict(int argc, char **argv)
                 (long long)n_sel, out_path);
     rc = 0;
 done:
+    signal(SIGINT, SIG_DFL);
     free(idx);
     sleapc_writer_discard(w);
     sleapc_predictor_destroy(p);
