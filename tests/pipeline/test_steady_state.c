@@ -1,0 +1,67 @@
+/* A long run keeps its memory flat: after the first batches have sized every
+ * buffer, predicting a batch (decode, network, post-processing) allocates
+ * nothing per frame. Writers are left out: a predictions file grows with its
+ * predictions by nature. */
+#include "core/alloc.h"
+#include "sleapc/input.h"
+#include "test_util.h"
+
+typedef struct counts {
+    int64_t per_batch[64];
+    int n;
+} counts;
+
+static void on_batch(const sleapc_progress *pr, void *user)
+{
+    counts *c = user;
+    (void)pr;
+    if (c->n < 64)
+        c->per_batch[c->n++] = sleapc__alloc_count();
+}
+
+static void check(const char *name, const char *video, const char *m1, const char *m2,
+                  int64_t max_per_batch)
+{
+    char a[2048], b[2048], v[2048];
+    snprintf(a, sizeof a, "%s", test_data_path(m1));
+    if (m2)
+        snprintf(b, sizeof b, "%s", test_data_path(m2));
+    snprintf(v, sizeof v, "%s", test_data_path(video));
+    const char *paths[2] = {a, b};
+    sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    o.n_threads = 2;
+    o.backend = "native";
+    sleapc_predictor *p = NULL;
+    sleapc_input *in = NULL;
+    CHECK_OK(sleapc_predictor_create(paths, m2 ? 2 : 1, &o, &p));
+    CHECK_OK(sleapc_input_open(v, 0, &in));
+    int64_t frames[48];
+    for (int i = 0; i < 48; i++)
+        frames[i] = i;
+    counts c = {0};
+    sleapc_run_opts ro = {.progress = on_batch, .user = &c};
+    if (p && in)
+        CHECK_OK(sleapc_predict_input(p, in, frames, 48, NULL, &ro));
+    /* Batches 4..: every buffer is sized by then. */
+    int64_t worst = 0;
+    for (int k = 4; k < c.n; k++)
+        if (c.per_batch[k] - c.per_batch[k - 1] > worst)
+            worst = c.per_batch[k] - c.per_batch[k - 1];
+    CHECK_MSG(c.n == 12, "%s: %d batches", name, c.n);
+    CHECK_MSG(worst <= max_per_batch, "%s: %lld allocations in a steady batch", name,
+              (long long)worst);
+    printf("%s: at most %lld allocations per steady batch\n", name, (long long)worst);
+    sleapc_predictor_destroy(p);
+    sleapc_input_close(in);
+}
+
+int main(void)
+{
+    test_require_data();
+    check("top-down", "sleap-nn-assets/datasets/centered_pair_small.mp4",
+          "sleap-nn-assets/model_ckpts/minimal_instance_centroid",
+          "sleap-nn-assets/model_ckpts/minimal_instance_centered_instance", 0);
+    check("single instance", "sleap-nn-assets/datasets/small_robot.mp4",
+          "sleap-nn-assets/model_ckpts/minimal_instance_single_instance", NULL, 0);
+    return test_finish();
+}
