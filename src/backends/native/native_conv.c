@@ -11,7 +11,6 @@
  * channels. Read in place, the channel planes sit a multiple of 4 KiB apart
  * at SLEAP sizes, so the loads of one step all fall in one L1 set and evict
  * each other; the packed chunk stays in L1 while every block reads it. */
-#include <limits.h>
 #include <string.h>
 
 #include "backends/native/native_kernels.h"
@@ -165,16 +164,21 @@ static int64_t padded_row_len(const native_conv *cv, int64_t w)
     return cv->kh * wp % 1024 == 0 ? wp + 16 : wp;
 }
 
-/* Per-thread scratch bytes; 0 when w is out of range. */
+/* Per-thread scratch bytes; 0 when w is beyond NATIVE_MAX_WIDTH or the size
+ * does not fit a size_t. At most 2^20 channels x 64 rows x (2^24 + 256)
+ * floats: no overflow in 64 bits. */
 static size_t per_thread_bytes(const native_conv *cv, int64_t w)
 {
-    if (w < 0 || w > INT64_MAX / 4 - 4096)
+    if (w < 0 || w > NATIVE_MAX_WIDTH)
         return 0;
-    size_t floats_per_chan = is_pointwise(cv) ? (size_t)pointwise_chunk(cv)
-                                              : (size_t)cv->kh * (size_t)padded_row_len(cv, w);
-    if (floats_per_chan > SIZE_MAX / sizeof(float) / (size_t)cv->c_in - 64)
+    uint64_t per_chan = is_pointwise(cv) ? (uint64_t)pointwise_chunk(cv)
+                                         : (uint64_t)cv->kh * (uint64_t)padded_row_len(cv, w);
+    uint64_t bytes = ((uint64_t)cv->c_in * per_chan * sizeof(float) + 63) / 64 * 64;
+#if SIZE_MAX < UINT64_MAX
+    if (bytes > SIZE_MAX)
         return 0;
-    return (size_t)round_up((int64_t)(floats_per_chan * (size_t)cv->c_in * sizeof(float)), 64);
+#endif
+    return (size_t)bytes;
 }
 
 size_t sleapc__native_conv_scratch_size(const native_conv *conv, int64_t h, int64_t w,

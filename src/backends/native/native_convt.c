@@ -126,14 +126,20 @@ static int64_t staged_row_len(const native_convt *ct, int64_t w)
     return 2 * wt % 1024 == 0 ? wt + 16 : wt;
 }
 
+/* Per-thread scratch bytes; 0 when w is beyond NATIVE_MAX_WIDTH or the size
+ * does not fit a size_t. At most 2^20 channels x 64 rows x (2^24 + 256)
+ * floats: no overflow in 64 bits. */
 static size_t per_thread_bytes(const native_convt *ct, int64_t w)
 {
-    if (w < 0 || w > INT64_MAX / 4 - 4096)
+    if (w < 0 || w > NATIVE_MAX_WIDTH)
         return 0;
-    size_t floats_per_chan = 2 * (size_t)staged_row_len(ct, w);
-    if (floats_per_chan > SIZE_MAX / sizeof(float) / (size_t)ct->c_in - 64)
+    uint64_t per_chan = 2 * (uint64_t)staged_row_len(ct, w);
+    uint64_t bytes = ((uint64_t)ct->c_in * per_chan * sizeof(float) + 63) / 64 * 64;
+#if SIZE_MAX < UINT64_MAX
+    if (bytes > SIZE_MAX)
         return 0;
-    return (size_t)round_up((int64_t)(floats_per_chan * (size_t)ct->c_in * sizeof(float)), 64);
+#endif
+    return (size_t)bytes;
 }
 
 size_t sleapc__native_convt_scratch_size(const native_convt *convt, int64_t h, int64_t w,

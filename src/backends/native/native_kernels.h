@@ -13,10 +13,14 @@
 
 /* k x k convolution, stride 1, "same" zero padding as PyTorch pads it
  * (top/left (k-1)/2, the rest bottom/right), bias, optional fused ReLU.
- * Weights are packed once at create. */
+ * Weights are packed once at create; a conv is read-only afterwards, so
+ * concurrent runs may share it, each with its own scratch. Inputs at most
+ * NATIVE_MAX_WIDTH (2^24) columns wide. */
 typedef struct native_conv native_conv;
 
-/* weight: (c_out, c_in, kh, kw) OIHW; bias: (c_out) or NULL. Both copied. */
+/* weight: (c_out, c_in, kh, kw) OIHW; bias: (c_out) or NULL. Both copied.
+ * Returns SLEAPC_ERR_INVALID_ARG (NULL weight or out; channels outside
+ * 1..2^20, kernel outside 1..64) or SLEAPC_ERR_NOMEM; *out NULL then. */
 sleapc_status sleapc__native_conv_create(int c_in, int c_out, int kh, int kw,
                                          const float *weight, const float *bias, bool relu,
                                          native_conv **out);
@@ -40,7 +44,8 @@ void sleapc__native_conv_run(const native_conv *conv, sleapc_threadpool *tp, con
  *  - Keras placement (Conv2DTranspose padding="same"): output (y, x) = full (y, x). */
 typedef struct native_convt native_convt;
 
-/* weight: (c_in, c_out, 3, 3) as PyTorch stores ConvTranspose2d. Copied. */
+/* weight: (c_in, c_out, 3, 3) as PyTorch stores ConvTranspose2d; bias
+ * (c_out) or NULL. Copied. Errors as for native_conv. */
 sleapc_status sleapc__native_convt_create(int c_in, int c_out, const float *weight,
                                           const float *bias, bool relu, bool keras_placement,
                                           native_convt **out);

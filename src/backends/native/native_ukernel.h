@@ -15,6 +15,10 @@
 
 #include "backends/native/native_kernels.h"
 
+/* Widest input the convolutions take (scratch sizes stay far from
+ * overflow); wider gives a scratch size of SIZE_MAX. */
+#define NATIVE_MAX_WIDTH ((int64_t)1 << 24)
+
 /* Largest block of output channels any set uses (table size). */
 #define NATIVE_UK_CB_MAX 16
 

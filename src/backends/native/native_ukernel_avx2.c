@@ -7,7 +7,8 @@
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__clang__)
 
 #pragma GCC target("avx2,fma")
-#pragma GCC optimize("fp-contract=fast")
+/* FMA contraction and optimization even in Debug builds: see the generic set. */
+#pragma GCC optimize("O3", "fp-contract=fast")
 
 #define NUK_VW 8
 #define NUK_CB 6

@@ -8,7 +8,8 @@
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__clang__)
 
 #pragma GCC target("avx512f")
-#pragma GCC optimize("fp-contract=fast")
+/* FMA contraction and optimization even in Debug builds: see the generic set. */
+#pragma GCC optimize("O3", "fp-contract=fast")
 
 #define NUK_VW 16
 #define NUK_CB 12

@@ -5,9 +5,11 @@
 #include "backends/native/native_ukernel.h"
 
 /* ISO C mode turns off a*b+c contraction; the kernels rely on FMA where the
- * target has it. */
+ * target has it. They are optimized in Debug builds too: unoptimized, the
+ * register blocks live in memory and whole-model tests under the sanitizers
+ * take several times longer. */
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("fp-contract=fast")
+#pragma GCC optimize("O3", "fp-contract=fast")
 #endif
 
 #define NUK_VW 4

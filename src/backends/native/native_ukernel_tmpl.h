@@ -40,10 +40,13 @@ NUK_INLINE nuk_vec nuk_splat(float s)
     return z + s;
 }
 
+/* max(v, 0) from the sign bit: no zero constant, which the compiler would
+ * keep in a register through the whole reduction (with 2 x 6 accumulators
+ * that register is the one that stops a spill in the inner loop). */
 NUK_INLINE nuk_vec nuk_relu(nuk_vec v)
 {
-    nuk_vec z = {0};
-    return (nuk_vec)((nuk_ivec)v & (v > z));
+    nuk_ivec bits = (nuk_ivec)v;
+    return (nuk_vec)(bits & ~(bits >> 31));
 }
 
 /* Output columns [x, x + nv * NUK_VW) of one conv row; n of them stored. */
