@@ -32,6 +32,13 @@ typedef struct sleapc_model sleapc_model;
  * (e.g. a ConvNeXt backbone) or SLEAPC_ERR_NOMEM. *out is NULL on failure. */
 SLEAPC_API sleapc_status sleapc_model_load(const char *path, sleapc_model **out);
 
+/* A model from a training_config.yaml alone, with random weights (the same
+ * seed gives the same weights): for benchmarks of network sizes without a
+ * trained checkpoint. A config without a skeleton gets n_nodes nodes in a
+ * chain (and two classes for multi-class heads). */
+SLEAPC_API sleapc_status sleapc_model_load_random(const char *config_yaml, int n_nodes,
+                                                  uint64_t seed, sleapc_model **out);
+
 /* Accepts NULL. */
 SLEAPC_API void sleapc_model_destroy(sleapc_model *model);
 

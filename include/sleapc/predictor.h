@@ -80,6 +80,17 @@ typedef struct sleapc_instance {
     float centroid_score;
 } sleapc_instance;
 
+/* Where time went since the predictor was created (or stats were reset):
+ * frames predicted, seconds in network forward passes, seconds in
+ * sleapc_predictor_run altogether (preprocessing, network, post-processing). */
+typedef struct sleapc_predictor_stats {
+    int64_t frames;
+    double network_s;
+    double run_s;
+} sleapc_predictor_stats;
+SLEAPC_API sleapc_predictor_stats sleapc_predictor_get_stats(const sleapc_predictor *p);
+SLEAPC_API void sleapc_predictor_reset_stats(sleapc_predictor *p);
+
 /* Frames of the last run, and their instances in the layer's order.
  * Instances whose points are all missing are left out, as sleap-nn does. */
 SLEAPC_API int sleapc_predictor_n_frames(const sleapc_predictor *p);

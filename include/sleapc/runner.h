@@ -11,12 +11,28 @@ extern "C" {
 
 typedef struct sleapc_runner sleapc_runner;
 
+/* Arithmetic a backend computes in. A backend that cannot honour a precision
+ * refuses it with SLEAPC_ERR_UNSUPPORTED at creation. */
+typedef enum sleapc_precision {
+    SLEAPC_PRECISION_FP32 = 0,
+    SLEAPC_PRECISION_BF16,   /* bfloat16 weights/activations, fp32 accumulation */
+    SLEAPC_PRECISION_FP16
+} sleapc_precision;
+
 typedef struct sleapc_runner_opts {
-    const char *backend;  /* "native", ..., or "auto"/NULL: the best available */
-    int n_threads;        /* <= 0: one per core */
+    const char *backend;         /* "native", "onednn", "xnnpack", or "auto"/NULL: the best
+                                    available */
+    int n_threads;               /* <= 0: one per core */
+    sleapc_precision precision;  /* FP32 */
 } sleapc_runner_opts;
 
-/* Defaults: backend "auto", n_threads 0. */
+/* Backends compiled into this build, by index: name ("native", ...) and
+ * whether it can run on this machine. */
+SLEAPC_API int sleapc_backend_count(void);
+SLEAPC_API const char *sleapc_backend_name(int i);
+SLEAPC_API bool sleapc_backend_available(int i);
+
+/* Defaults: backend "auto", n_threads 0, fp32. */
 SLEAPC_API sleapc_runner_opts sleapc_runner_opts_default(void);
 
 /* model is borrowed and must outlive the runner. Returns SLEAPC_OK,
@@ -44,6 +60,9 @@ SLEAPC_API sleapc_status sleapc_runner_forward(sleapc_runner *runner, const slea
  * named as sleap-nn names its heads. name and data are owned by the runner
  * and valid until the next forward or destroy. */
 SLEAPC_API int sleapc_runner_n_outputs(const sleapc_runner *runner);
+/* Floating-point operations of one forward pass of the model on a (B,C,H,W)
+ * input, in GFLOP (2 per multiply-add). */
+SLEAPC_API double sleapc_runner_gflops(const sleapc_runner *runner, const int64_t shape[4]);
 SLEAPC_API sleapc_status sleapc_runner_output(const sleapc_runner *runner, int i,
                                               const char **name, sleapc_tensor *out);
 

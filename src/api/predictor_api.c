@@ -1,7 +1,9 @@
 /* Public predictor functions. */
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
+#include "backends/backend.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "pipeline/predictor.h"
@@ -224,6 +226,9 @@ sleapc_status sleapc_predictor_run(sleapc_predictor *p, const sleapc_tensor *fra
                             (long long)h, (long long)w);
     p->n_frames = 0;
     p->n_insts = 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t net0 = sleapc__backend_forward_ns();
     int64_t bs = p->opts.batch_size;
     size_t frame_px = (size_t)(h * w * c);
     size_t need = frame_px * (size_t)(bs < n ? bs : n);
@@ -252,7 +257,23 @@ sleapc_status sleapc_predictor_run(sleapc_predictor *p, const sleapc_tensor *fra
         if (st)
             return sleapc__wrap(st, "predict (%s)", p->layer->ops->name);
     }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    p->stats.frames += n;
+    p->stats.network_s += (double)(sleapc__backend_forward_ns() - net0) * 1e-9;
+    p->stats.run_s += (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     return SLEAPC_OK;
+}
+
+sleapc_predictor_stats sleapc_predictor_get_stats(const sleapc_predictor *p)
+{
+    sleapc_predictor_stats s = {0};
+    return p ? p->stats : s;
+}
+
+void sleapc_predictor_reset_stats(sleapc_predictor *p)
+{
+    if (p)
+        memset(&p->stats, 0, sizeof p->stats);
 }
 
 int sleapc_predictor_n_frames(const sleapc_predictor *p)

@@ -30,7 +30,7 @@ sleapc_status sleapc_runner_create(const sleapc_model *model, const sleapc_runne
     if (!r)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "create runner: out of memory");
     r->model = model;
-    sleapc_backend_opts bo = {.n_threads = o.n_threads};
+    sleapc_backend_opts bo = {.n_threads = o.n_threads, .precision = o.precision};
     sleapc_status st = sleapc__backend_create(o.backend, &model->graph, &bo, &r->be);
     if (st) {
         sleapc__free(r);
@@ -89,4 +89,28 @@ sleapc_status sleapc_runner_output(const sleapc_runner *r, int i, const char **n
         *name = r->outputs.names[i];
     *out = r->outputs.tensors[i];
     return SLEAPC_OK;
+}
+
+double sleapc_runner_gflops(const sleapc_runner *r, const int64_t shape[4])
+{
+    if (!r || !shape)
+        return 0.0;
+    return sleapc__graph_flops(&r->model->graph, shape[0], shape[2], shape[3]) * 1e-9;
+}
+
+int sleapc_backend_count(void)
+{
+    return sleapc__backend_count();
+}
+
+const char *sleapc_backend_name(int i)
+{
+    const struct sleapc_backend_factory *f = sleapc__backend_factory(i);
+    return f ? f->name : NULL;
+}
+
+bool sleapc_backend_available(int i)
+{
+    const struct sleapc_backend_factory *f = sleapc__backend_factory(i);
+    return f && f->score() > 0;
 }

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/error.h"
 
@@ -118,13 +119,32 @@ sleapc_status sleapc__backend_create(const char *name, const sleapc_graph *g,
                         name, names);
 }
 
+/* Time spent in forward passes on this thread: callers attribute network
+ * time to themselves by reading it before and after (a forward runs on its
+ * caller's thread, whatever threads the backend uses inside). */
+static _Thread_local int64_t forward_ns;
+
+int64_t sleapc__backend_forward_ns(void)
+{
+    return forward_ns;
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 sleapc_status sleapc__backend_forward(sleapc_backend *be, const sleapc_tensor *x,
                                       sleapc_tensor_map *out)
 {
     if (!be || !x || !out)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "forward: backend, input and output are required");
     sleapc__tensor_map_clear(out);
+    int64_t t0 = now_ns();
     sleapc_status st = be->ops->forward(be, x, out);
+    forward_ns += now_ns() - t0;
     if (st)
         return sleapc__wrap(st, "forward (%s backend)", be->ops->name);
     return SLEAPC_OK;

@@ -10,6 +10,7 @@
 
 #include "core/tensor_map.h"
 #include "model/graph.h"
+#include "sleapc/runner.h"
 #include "sleapc/sleapc.h"
 
 #define SLEAPC_BACKEND_ABI 1
@@ -39,12 +40,6 @@ struct sleapc_backend {
     bool baked_postproc;                   /* outputs are "peaks"/"peak_vals", not maps */
     void *impl;                            /* the backend's own state */
 };
-
-typedef enum sleapc_precision {
-    SLEAPC_PRECISION_FP32 = 0,
-    SLEAPC_PRECISION_BF16,   /* bfloat16 weights/activations, fp32 accumulation */
-    SLEAPC_PRECISION_FP16
-} sleapc_precision;
 
 typedef struct sleapc_backend_opts {
     int n_threads;               /* <= 0: one per core */
@@ -79,6 +74,8 @@ sleapc_status sleapc__backend_check(const sleapc_backend *be);
 sleapc_status sleapc__backend_forward(sleapc_backend *be, const sleapc_tensor *x,
                                       sleapc_tensor_map *out);
 sleapc_status sleapc__backend_warmup(sleapc_backend *be, const int64_t shape[4]);
+/* Nanoseconds this thread has spent in sleapc__backend_forward so far. */
+int64_t sleapc__backend_forward_ns(void);
 sleapc_status sleapc__backend_set_n_threads(sleapc_backend *be, int n_threads);
 void sleapc__backend_destroy(sleapc_backend *be);
 

@@ -3,9 +3,21 @@
  * where the define appears. */
 #include "backends/backend.h"
 #include "backends/native/native_backend.h"
+#if SLEAPC_HAVE_ONEDNN
+#include "backends/onednn/onednn_backend.h"
+#endif
+#if SLEAPC_HAVE_XNNPACK
+#include "backends/xnnpack/xnnpack_backend.h"
+#endif
 
 static const struct sleapc_backend_factory *const factories[] = {
     &sleapc__native_factory,
+#if SLEAPC_HAVE_ONEDNN
+    &sleapc__onednn_factory,
+#endif
+#if SLEAPC_HAVE_XNNPACK
+    &sleapc__xnnpack_factory,
+#endif
 };
 
 int sleapc__backend_count(void)

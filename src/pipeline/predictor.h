@@ -35,6 +35,7 @@ struct sleapc_predictor {
     size_t inst_cap;
     float *points;               /* (n_insts, n_nodes, 2) then scores (n_insts, n_nodes) */
     float *point_scores;
+    sleapc_predictor_stats stats;
     size_t points_cap;           /* instances the point arrays hold */
 };
 

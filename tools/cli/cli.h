@@ -36,5 +36,7 @@ int cmd_info(int argc, char **argv);
 int cmd_forward(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_render(int argc, char **argv);
 
 #endif

@@ -16,7 +16,11 @@ static void usage(FILE *f)
             "                                           run the network on a preprocessed input\n"
             "  predict  -m MODEL_DIR [-m MODEL_DIR] -i INPUT -o OUTPUT [options]\n"
             "                                           predict poses (sleap-nn predict)\n"
+            "  render   PREDICTIONS.slp [-i VIDEO] -o OUT.png|OUT.mp4 [--frames LIST]\n"
+            "                                           draw predicted poses on the frames\n"
             "  demo     [OUT_DIR]                       end-to-end check on a synthetic sample\n"
+            "  bench    -m MODEL_DIR | --config C --random-weights | --peak | --video V\n"
+            "                                           speed per backend, batch and precision\n"
             "  version                                  print the version\n"
             "\n"
             "Run 'sleapc <command> --help' for the options of a command.\n");
@@ -31,10 +35,14 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "info") == 0)
         return cmd_info(argc - 1, argv + 1);
+    if (strcmp(cmd, "bench") == 0)
+        return cmd_bench(argc - 1, argv + 1);
     if (strcmp(cmd, "demo") == 0)
         return cmd_demo(argc - 1, argv + 1);
     if (strcmp(cmd, "predict") == 0)
         return cmd_predict(argc - 1, argv + 1);
+    if (strcmp(cmd, "render") == 0)
+        return cmd_render(argc - 1, argv + 1);
     if (strcmp(cmd, "forward") == 0)
         return cmd_forward(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

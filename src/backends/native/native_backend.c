@@ -324,7 +324,7 @@ fail:
 
 static int native_score(void)
 {
-    return 1;  /* runs anywhere; faster backends score higher */
+    return 2;  /* runs anywhere; faster backends score higher */
 }
 
 const struct sleapc_backend_factory sleapc__native_factory = {
