@@ -19,7 +19,8 @@ typedef struct sleapc_progress {
     double fps;        /* frames per second so far */
 } sleapc_progress;
 
-/* Called after every batch, on the calling thread. */
+/* Called after every batch, on the calling thread, while the predictor still
+ * holds that batch's results (sleapc_predictor_n_frames/instance read them). */
 typedef void (*sleapc_progress_fn)(const sleapc_progress *progress, void *user);
 
 typedef struct sleapc_run_opts {

@@ -1,25 +1,68 @@
 /* sleapc demo: the whole path on data sleapc makes itself. Writes a synthetic
- * model folder and clip with known keypoints, predicts every frame, writes
- * the predictions, and reports the error against the truth. */
+ * model folder and clip with known keypoints, saves the clip as a lossless
+ * video, predicts every frame of that video, writes the predictions and an
+ * overlay picture, and reports the error against the truth. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "sleapc/input.h"
 #include "sleapc/npy.h"
+#include "sleapc/pipeline.h"
 #include "sleapc/predictor.h"
+#include "sleapc/render.h"
 #include "sleapc/sample.h"
 #include "sleapc/writer.h"
+
+/* Frame rate recorded in the clip's video file. */
+#define DEMO_FPS 30.0
 
 static int usage(void)
 {
     printf("usage: sleapc demo [OUT_DIR] [--frames N] [--backend NAME] [--threads N]\n"
            "\n"
            "Writes a synthetic sample (a sleap-nn model folder and a clip with known\n"
-           "keypoints) into OUT_DIR (default sleapc-demo), predicts every frame, writes\n"
-           "OUT_DIR/predictions.json and reports the error against the known keypoints.\n");
+           "keypoints) into OUT_DIR (default sleapc-demo), saves the clip as the lossless\n"
+           "video OUT_DIR/clip.mkv, predicts every frame of it, writes\n"
+           "OUT_DIR/predictions.slp and OUT_DIR/overlay.png (frame 0 with the predicted\n"
+           "skeleton) and reports the error against the known keypoints.\n");
     return 0;
+}
+
+/* Error tally against the truth, filled batch by batch from the progress
+ * callback: at that point the predictor holds the batch just predicted,
+ * which covers frames done - n .. done - 1 of the (all-frames) run. */
+typedef struct tally {
+    const sleapc_predictor *p;
+    const sleapc_tensor *truth;
+    int64_t n_points, within_1px, missing;
+    double sum_err, max_err;
+} tally;
+
+static void tally_batch(const sleapc_progress *pr, void *user)
+{
+    tally *t = user;
+    int n_run = sleapc_predictor_n_frames(t->p);
+    int64_t start = pr->done - n_run, n_nodes = t->truth->shape[1];
+    for (int k = 0; k < n_run; k++) {
+        const float *gt = (const float *)t->truth->data + (start + k) * n_nodes * 2;
+        sleapc_instance in;
+        bool have = sleapc_predictor_n_instances(t->p, k) > 0 &&
+                    sleapc_predictor_instance(t->p, k, 0, &in) == SLEAPC_OK;
+        for (int64_t n = 0; n < n_nodes; n++) {
+            t->n_points++;
+            if (!have || isnan(in.points[2 * n])) {
+                t->missing++;
+                continue;
+            }
+            double e = hypot(in.points[2 * n] - gt[2 * n], in.points[2 * n + 1] - gt[2 * n + 1]);
+            t->sum_err += e;
+            t->max_err = e > t->max_err ? e : t->max_err;
+            t->within_1px += e <= 1.0;
+        }
+    }
 }
 
 int cmd_demo(int argc, char **argv)
@@ -53,9 +96,14 @@ int cmd_demo(int argc, char **argv)
             dir = argv[i];
         }
     }
-    char model[4096], path[4096];
+    char model[4096], clip_path[4096], video[4096], preds[4096], overlay[4096], path[4096];
     snprintf(model, sizeof model, "%s/model", dir);
-    printf("sleapc demo: writing a synthetic model and a %d-frame clip into %s/\n", so.n_frames, dir);
+    snprintf(clip_path, sizeof clip_path, "%s/clip.npy", dir);
+    snprintf(video, sizeof video, "%s/clip.mkv", dir);
+    snprintf(preds, sizeof preds, "%s/predictions.slp", dir);
+    snprintf(overlay, sizeof overlay, "%s/overlay.png", dir);
+    printf("sleapc demo: writing a synthetic model and a %d-frame clip into %s/\n", so.n_frames,
+           dir);
     if (sleapc_sample_write(dir, &so))
         return cli_lib_error();
 
@@ -63,74 +111,56 @@ int cmd_demo(int argc, char **argv)
     sleapc_tensor clip = {0}, truth = {0};
     sleapc_predictor *p = NULL;
     sleapc_writer *w = NULL;
-    snprintf(path, sizeof path, "%s/clip.npy", dir);
-    bool ok = sleapc_npy_read(path, &clip) == SLEAPC_OK;
+    sleapc_input *in = NULL;
     snprintf(path, sizeof path, "%s/truth.npy", dir);
-    ok = ok && sleapc_npy_read(path, &truth) == SLEAPC_OK;
+    bool ok = sleapc_npy_read(clip_path, &clip) == SLEAPC_OK &&
+              sleapc_npy_read(path, &truth) == SLEAPC_OK;
+    /* Lossless, so predicting from the video equals predicting from the array. */
+    ok = ok && sleapc_video_write(video, &clip, DEMO_FPS, true) == SLEAPC_OK;
     const char *models[1] = {model};
     ok = ok && sleapc_predictor_create(models, 1, &po, &p) == SLEAPC_OK;
-    snprintf(path, sizeof path, "%s/predictions.json", dir);
-    sleapc_video_info vi = {.filename = "clip.npy", .n_frames = clip.shape[0],
-                            .height = clip.shape[1], .width = clip.shape[2], .channels = 3};
-    ok = ok && sleapc_writer_open(path, p, &vi, 1, &w) == SLEAPC_OK;
+    ok = ok && sleapc_input_open(video, 0, &in) == SLEAPC_OK;
     if (!ok) {
         rc = cli_lib_error();
         goto done;
     }
-    int64_t n_frames = clip.shape[0], n_nodes = truth.shape[1];
-    size_t frame_bytes = (size_t)(clip.shape[1] * clip.shape[2] * clip.shape[3]);
-    int64_t bs = sleapc_predictor_batch_size(p), n_points = 0, within_1px = 0, missing = 0;
-    double sum_err = 0, max_err = 0;
-    int64_t idx[4096];
-    for (int64_t start = 0; start < n_frames; start += bs) {
-        int64_t b = n_frames - start < bs ? n_frames - start : bs;
-        sleapc_tensor batch = clip;
-        batch.shape[0] = b;
-        batch.data = (uint8_t *)clip.data + (size_t)start * frame_bytes;
-        for (int64_t k = 0; k < b; k++)
-            idx[k] = start + k;
-        if (sleapc_predictor_run(p, &batch) || sleapc_writer_add(w, p, 0, idx)) {
-            rc = cli_lib_error();
-            goto done;
-        }
-        for (int64_t k = 0; k < b; k++) {
-            const float *gt = (const float *)truth.data + (start + k) * n_nodes * 2;
-            sleapc_instance in;
-            bool have = sleapc_predictor_n_instances(p, (int)k) > 0 &&
-                        sleapc_predictor_instance(p, (int)k, 0, &in) == SLEAPC_OK;
-            for (int64_t n = 0; n < n_nodes; n++) {
-                n_points++;
-                if (!have || isnan(in.points[2 * n])) {
-                    missing++;
-                    continue;
-                }
-                double e = hypot(in.points[2 * n] - gt[2 * n], in.points[2 * n + 1] - gt[2 * n + 1]);
-                sum_err += e;
-                max_err = e > max_err ? e : max_err;
-                within_1px += e <= 1.0;
-            }
-        }
+    int64_t n_frames = sleapc_input_n_frames(in);
+    if (n_frames != clip.shape[0] || truth.shape[0] != n_frames) {
+        rc = cli_error("demo: %s has %lld frames, the clip %lld", video, (long long)n_frames,
+                       (long long)clip.shape[0]);
+        goto done;
     }
-    sleapc_status st = sleapc_writer_close(w);
-    w = NULL;
-    if (st) {
+    sleapc_video_info vi = sleapc_input_video_info(in);
+    tally t = {.p = p, .truth = &truth};
+    sleapc_run_opts ro = {.video = 0, .progress = tally_batch, .user = &t};
+    if (sleapc_writer_open(preds, p, &vi, 1, &w) || sleapc_predict_input(p, in, NULL, 0, w, &ro)) {
         rc = cli_lib_error();
         goto done;
     }
-    int64_t found = n_points - missing;
+    sleapc_status st = sleapc_writer_close(w);
+    w = NULL;
+    const int64_t frame0 = 0;
+    if (st || sleapc_render(preds, video, overlay, &frame0, 1, NULL)) {
+        rc = cli_lib_error();
+        goto done;
+    }
+    int64_t found = t.n_points - t.missing;
     printf("model:        %s (%s)\n", model, sleapc_predictor_layer_name(p));
-    printf("predictions:  %s\n", path);
+    printf("video:        %s (lossless)\n", video);
+    printf("predictions:  %s\n", preds);
+    printf("overlay:      %s (frame 0)\n", overlay);
     printf("frames:       %lld, points %lld, found %lld\n", (long long)n_frames,
-           (long long)n_points, (long long)found);
+           (long long)t.n_points, (long long)found);
     printf("error:        mean %.3f px, max %.3f px, %.2f%% of points within 1 px\n",
-           found ? sum_err / (double)found : 0.0, max_err,
-           n_points ? 100.0 * (double)within_1px / (double)n_points : 0.0);
+           found ? t.sum_err / (double)found : 0.0, t.max_err,
+           t.n_points ? 100.0 * (double)t.within_1px / (double)t.n_points : 0.0);
     /* The demo is a real check: it fails when the predictions are off. */
-    bool pass = n_points > 0 && within_1px * 100 >= n_points * 99;
+    bool pass = t.n_points > 0 && t.within_1px * 100 >= t.n_points * 99;
     printf("result:       %s (goal: >= 99%% of points within 1 px)\n", pass ? "PASS" : "FAIL");
     rc = pass ? 0 : 1;
 done:
     sleapc_writer_discard(w);
+    sleapc_input_close(in);
     sleapc_predictor_destroy(p);
     sleapc_tensor_free(&clip);
     sleapc_tensor_free(&truth);

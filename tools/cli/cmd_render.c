@@ -1,0 +1,140 @@
+/* sleapc render: a predictions file's poses drawn on the video's frames, as
+ * one PNG or as a video. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sleapc/input.h"
+#include "sleapc/render.h"
+#include "sleapc/video.h"
+
+static int usage(void)
+{
+    printf("usage: sleapc render PREDICTIONS.slp [-i VIDEO] -o OUTPUT [options]\n"
+           "\n"
+           "Draws the instances of a .slp file (edges as lines, nodes as dots, one colour\n"
+           "per track or instance) on the frames of its video.\n"
+           "\n"
+           "  -i, --video VIDEO       the frames (default: the video the .slp file names)\n"
+           "  -o, --output OUTPUT     .png: one frame; .mp4/.mov: a video (H.264);\n"
+           "                          .mkv/.avi: a lossless video (FFV1)\n"
+           "  --frames LIST           frames to draw, e.g. 0-99,150 (default: the labeled\n"
+           "                          frames; a .png shows the first)\n"
+           "  --video_index N         which video of the .slp file (0)\n"
+           "  --fps X                 frame rate of a video output (that of the source)\n"
+           "  --node_radius PX        node dot radius (from the frame size)\n"
+           "  --line_width PX         edge thickness (from the frame size)\n"
+           "  --quiet                 no summary line\n");
+    return 0;
+}
+
+static bool parse_positive(const char *s, double hi, double *out)
+{
+    char *end = NULL;
+    double v = s && *s ? strtod(s, &end) : NAN;
+    if (!s || !*s || *end || !(v > 0 && v <= hi))
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Frames in the video the frames come from, so --frames can be checked
+ * before anything is drawn. 0 after printing an error. */
+static int64_t count_frames(const char *labels, const char *video, int video_index)
+{
+    int64_t n = 0;
+    if (video) {
+        sleapc_video *v = NULL;
+        if (sleapc_video_open(video, &v)) {
+            cli_lib_error();
+            return 0;
+        }
+        n = sleapc_video_n_frames(v);
+        sleapc_video_close(v);
+    } else {
+        sleapc_input *in = NULL;
+        if (sleapc_input_open(labels, video_index, &in)) {
+            cli_lib_error();
+            return 0;
+        }
+        n = sleapc_input_n_frames(in);
+        sleapc_input_close(in);
+    }
+    return n;
+}
+
+int cmd_render(int argc, char **argv)
+{
+    const char *labels = NULL, *video = NULL, *out = NULL, *frames_spec = NULL;
+    bool quiet = false;
+    sleapc_render_opts o = sleapc_render_opts_default();
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        double d;
+        long n;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+            return usage();
+        if (cli_is_option(a, "video", "-i") || cli_is_option(a, "input", NULL)) {
+            if (!(video = cli_option_value(argc, argv, &i, "video")))
+                return 1;
+        } else if (cli_is_option(a, "output", "-o")) {
+            if (!(out = cli_option_value(argc, argv, &i, "output")))
+                return 1;
+        } else if (cli_is_option(a, "frames", NULL)) {
+            if (!(frames_spec = cli_option_value(argc, argv, &i, "frames")))
+                return 1;
+        } else if (cli_is_option(a, "video_index", NULL)) {
+            if (!(v = cli_option_value(argc, argv, &i, "video_index")))
+                return 1;
+            if (!cli_parse_int(v, 0, 100000, &n))
+                return cli_error("--video_index: expected 0..100000, got \"%s\"", v);
+            o.video_index = (int)n;
+        } else if (cli_is_option(a, "fps", NULL)) {
+            if (!(v = cli_option_value(argc, argv, &i, "fps")))
+                return 1;
+            if (!parse_positive(v, 1000, &d))
+                return cli_error("--fps: expected a number in (0, 1000], got \"%s\"", v);
+            o.fps = d;
+        } else if (cli_is_option(a, "node_radius", NULL)) {
+            if (!(v = cli_option_value(argc, argv, &i, "node_radius")))
+                return 1;
+            if (!parse_positive(v, 1000, &d))
+                return cli_error("--node_radius: expected a number in (0, 1000], got \"%s\"", v);
+            o.node_radius_px = d;
+        } else if (cli_is_option(a, "line_width", NULL)) {
+            if (!(v = cli_option_value(argc, argv, &i, "line_width")))
+                return 1;
+            if (!parse_positive(v, 1000, &d))
+                return cli_error("--line_width: expected a number in (0, 1000], got \"%s\"", v);
+            o.line_width_px = d;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            quiet = true;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return cli_error("render: unknown option \"%s\" (see sleapc render --help)", a);
+        } else if (labels) {
+            return cli_error("render: one predictions file only (got \"%s\" and \"%s\")", labels,
+                             a);
+        } else {
+            labels = a;
+        }
+    }
+    if (!labels || !out)
+        return cli_error("render: a PREDICTIONS.slp file and -o OUTPUT are required "
+                         "(see sleapc render --help)");
+
+    int64_t *idx = NULL, n_idx = 0;
+    if (frames_spec) {
+        int64_t n_frames = count_frames(labels, video, o.video_index);
+        if (n_frames < 1 || cli_parse_frames(frames_spec, n_frames, &idx, &n_idx))
+            return 1;
+    }
+    int rc = 0;
+    if (sleapc_render(labels, video, out, idx, n_idx, &o))
+        rc = cli_lib_error();
+    else if (!quiet)
+        fprintf(stderr, "sleapc: rendered %s -> %s\n", labels, out);
+    free(idx);
+    return rc;
+}
