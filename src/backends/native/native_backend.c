@@ -256,9 +256,11 @@ static void native_destroy(sleapc_backend *be)
     native_state *ns = be->impl;
     if (ns) {
         plan_free(ns);
-        for (int i = 0; ns->convs && i < ns->g->n_nodes; i++) {
-            sleapc__native_conv_destroy(ns->convs[i]);
-            sleapc__native_convt_destroy(ns->convts[i]);
+        for (int i = 0; i < ns->g->n_nodes; i++) {
+            if (ns->convs)
+                sleapc__native_conv_destroy(ns->convs[i]);
+            if (ns->convts)
+                sleapc__native_convt_destroy(ns->convts[i]);
         }
         sleapc__free(ns->convs);
         sleapc__free(ns->convts);

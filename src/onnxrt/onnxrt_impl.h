@@ -1,0 +1,230 @@
+/* Private to src/onnxrt: host tensors, the plan (steps over value slots) and
+ * the host op kernels. */
+#ifndef SLEAPC_ONNXRT_ONNXRT_IMPL_H
+#define SLEAPC_ONNXRT_ONNXRT_IMPL_H
+
+#include <stdbool.h>
+
+#include "backends/backend.h"
+#include "model/graph.h"
+#include "model/weights.h"
+#include "onnxrt/onnxrt.h"
+
+#define RT_MAX_DIMS SLEAPC_ONNX_MAX_DIMS
+/* Elements in one host tensor: far above any frame's maps (8 x 3 x 4096 x
+ * 4096 uint8 is 2^28.6), low enough that byte counts and index arithmetic
+ * never overflow. */
+#define RT_MAX_NUMEL ((int64_t)1 << 29)
+
+/* A host value: FLOAT, INT64, INT32, BOOL or UINT8. */
+typedef struct rt_tensor {
+    sleapc_onnx_dtype dtype;
+    int ndim;
+    int64_t shape[RT_MAX_DIMS];
+    int64_t numel;
+    void *data; /* owned (aligned) when `owned`; else a view of a constant or the input */
+    bool owned;
+    bool set; /* holds a value in this run */
+} rt_tensor;
+
+/* What a kernel knows of its node, for attributes and messages. */
+typedef struct rt_op_ctx {
+    const sleapc_onnx_node *node;
+    const char *path;
+    int64_t *budget; /* host bytes this run may still allocate; NULL: no limit */
+} rt_op_ctx;
+
+/* A host kernel: in[i] NULL for an omitted optional input; it fills out[0..n_out-1]
+ * (released and unset on entry) with sleapc__rt_alloc. */
+typedef sleapc_status (*rt_op_fn)(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                  rt_tensor *out, int n_out);
+
+/* SLEAPC_ERR_FORMAT etc. "run ONNX: <file>: node <name> (<op>): <reason>". */
+sleapc_status sleapc__rt_fail(const rt_op_ctx *c, sleapc_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Give t a fresh owned buffer of dtype and shape (numel and the run's
+ * budget checked). */
+sleapc_status sleapc__rt_alloc(const rt_op_ctx *c, rt_tensor *t, sleapc_onnx_dtype dtype, int ndim,
+                               const int64_t *shape);
+void sleapc__rt_release(rt_tensor *t);
+
+/* A view of a constant (not owned). */
+void sleapc__rt_view(rt_tensor *t, const sleapc_onnx_tensor *src);
+
+/* Copy src into a new owned t (same dtype and shape). */
+sleapc_status sleapc__rt_copy(const rt_op_ctx *c, const rt_tensor *src, rt_tensor *t);
+
+size_t sleapc__rt_esize(const rt_tensor *t);
+
+/* Inputs 0..n-1 present and computed (SLEAPC_ERR_FORMAT naming the first
+ * missing one). */
+sleapc_status sleapc__rt_need(const rt_op_ctx *c, rt_tensor *const *in, int n_in, int n);
+
+/* Integer elements of a 0-d or 1-d INT64/INT32 tensor, at most cap. */
+sleapc_status sleapc__rt_ints(const rt_op_ctx *c, const rt_tensor *t, int cap, int64_t *out,
+                              int *n_out);
+
+/* The single element of a numeric tensor, as a double. */
+sleapc_status sleapc__rt_scalar(const rt_op_ctx *c, const rt_tensor *t, double *out);
+
+/* Attributes with defaults; a present attribute of another type is
+ * SLEAPC_ERR_FORMAT. */
+sleapc_status sleapc__rt_attr_int(const rt_op_ctx *c, const char *name, int64_t def, int64_t *out);
+sleapc_status sleapc__rt_attr_ints(const rt_op_ctx *c, const char *name, int cap, int64_t *out,
+                                   int *n_out);
+sleapc_status sleapc__rt_attr_str(const rt_op_ctx *c, const char *name, const char *def,
+                                  const char **out);
+
+/* Axis a of a rank-r tensor, negative from the end, checked. */
+sleapc_status sleapc__rt_axis(const rt_op_ctx *c, int64_t a, int r, int *out);
+
+/* NumPy broadcasting: the shape of n tensors together, and per tensor the
+ * element strides of that shape (0 along broadcast dimensions). */
+sleapc_status sleapc__rt_broadcast(const rt_op_ctx *c, rt_tensor *const *ts, int n, int *ndim,
+                                   int64_t *shape);
+void sleapc__rt_bcast_strides(const rt_tensor *t, int ndim, const int64_t *shape, int64_t *strides);
+
+/* Walks the elements of `shape` in C order, keeping up to 4 broadcast offsets. */
+typedef struct rt_iter {
+    int ndim;
+    int n;
+    int64_t shape[RT_MAX_DIMS];
+    int64_t idx[RT_MAX_DIMS];
+    int64_t strides[4][RT_MAX_DIMS];
+    int64_t off[4];
+} rt_iter;
+
+void sleapc__rt_iter_init(rt_iter *it, int ndim, const int64_t *shape, rt_tensor *const *ts, int n);
+void sleapc__rt_iter_next(rt_iter *it);
+
+/* Host kernels, by file. onnxrt_elementwise.c: */
+sleapc_status sleapc__rt_op_binary(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                   rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_compare(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                    rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_logic(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                  rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_max(const rt_op_ctx *c, rt_tensor *const *in, int n_in, rt_tensor *out,
+                                int n_out);
+sleapc_status sleapc__rt_op_where(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                  rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_unary(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                  rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_cast(const rt_op_ctx *c, rt_tensor *const *in, int n_in, rt_tensor *out,
+                                 int n_out);
+sleapc_status sleapc__rt_op_clip(const rt_op_ctx *c, rt_tensor *const *in, int n_in, rt_tensor *out,
+                                 int n_out);
+
+/* onnxrt_shape.c and onnxrt_index.c: */
+sleapc_status sleapc__rt_op_shape(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                  rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_reshape(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                    rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_unsqueeze(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                      rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_squeeze(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                    rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_concat(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                   rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_slice(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                  rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_gather(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                   rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_expand(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                   rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_constant_of_shape(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                              rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_range(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                  rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_transpose(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                      rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_pad(const rt_op_ctx *c, rt_tensor *const *in, int n_in, rt_tensor *out,
+                                int n_out);
+sleapc_status sleapc__rt_op_identity(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                     rt_tensor *out, int n_out);
+
+/* onnxrt_reduce.c: */
+sleapc_status sleapc__rt_op_reduce(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                   rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_argmax(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                   rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_topk(const rt_op_ctx *c, rt_tensor *const *in, int n_in, rt_tensor *out,
+                                 int n_out);
+
+/* onnxrt_sample.c: */
+sleapc_status sleapc__rt_op_grid_sample(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                        rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_resize(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                   rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_scatter_nd(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                       rt_tensor *out, int n_out);
+
+/* The host kernel for an op type (onnxrt_kernels.c); NULL when there is none. */
+rt_op_fn sleapc__rt_kernel(const char *op_type);
+
+/* ---- The plan (onnxrt_plan.c) and its execution (onnxrt_run.c). ---- */
+
+typedef struct rt_value {
+    const char *name; /* borrowed from the model */
+    rt_tensor t;
+    int n_uses;    /* reads per run: step inputs, If branch reads, graph outputs */
+    int left;      /* reads left in this run */
+    bool is_const; /* bound at plan time, never released by a run */
+} rt_value;
+
+typedef enum rt_step_kind { RT_STEP_HOST, RT_STEP_SEGMENT, RT_STEP_IF } rt_step_kind;
+
+typedef struct rt_block rt_block;
+
+typedef struct rt_step {
+    rt_step_kind kind;
+    const sleapc_onnx_node *node; /* HOST, IF */
+    rt_op_fn fn;                  /* HOST */
+    int seg;                      /* SEGMENT */
+    int n_in;
+    int *in; /* value slots; -1 = omitted */
+    int n_out;
+    int *out;
+    rt_block *branch[2]; /* IF: then, else */
+} rt_step;
+
+struct rt_block {
+    int n_steps;
+    int cap_steps;
+    rt_step *steps;
+    int n_outputs;
+    int *outputs; /* value slots a branch yields */
+};
+
+typedef struct rt_segment {
+    sleapc_graph g;
+    sleapc_weights w;
+    sleapc_backend *be;
+    int input; /* value slot */
+    int n_outputs;
+    int *outputs; /* value slot of IR output "k" */
+    int n_nodes;
+    int *nodes; /* ONNX node indices (plan time) */
+} rt_segment;
+
+struct sleapc_onnxrt {
+    const sleapc_onnx_model *om;
+    const char *path;
+    int n_vals;
+    rt_value *vals;
+    int input; /* the graph input's slot */
+    rt_block main;
+    int n_segs;
+    rt_segment *segs;
+    int n_outputs;
+    int *outputs;   /* graph outputs' slots */
+    int64_t budget; /* host bytes left to this run (onnxrt_run.c) */
+};
+
+/* Run a block's steps in order (onnxrt_run.c). */
+sleapc_status sleapc__rt_run_block(sleapc_onnxrt *rt, const rt_block *b);
+
+void sleapc__rt_block_free(rt_block *b);
+
+#endif
