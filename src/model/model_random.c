@@ -17,6 +17,8 @@ static sleapc_status synth_skeleton(sleapc_model_config *cfg, int n_nodes)
 {
     if (cfg->n_part_names > 0 || cfg->model_type == SLEAPC_MODEL_TYPE_CENTROID)
         return SLEAPC_OK;
+    /* The reader may have left empty arrays: replace them. */
+    sleapc__free(cfg->part_names);
     cfg->part_names = sleapc__calloc((size_t)n_nodes, sizeof(char *));
     if (!cfg->part_names)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
@@ -28,6 +30,7 @@ static sleapc_status synth_skeleton(sleapc_model_config *cfg, int n_nodes)
         cfg->n_part_names = i + 1;
     }
     if (cfg->model_type == SLEAPC_MODEL_TYPE_BOTTOMUP && cfg->n_paf_edges == 0) {
+        sleapc__free(cfg->paf_edges);
         cfg->paf_edges = sleapc__calloc((size_t)n_nodes, sizeof *cfg->paf_edges);
         if (!cfg->paf_edges)
             return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
@@ -40,6 +43,7 @@ static sleapc_status synth_skeleton(sleapc_model_config *cfg, int n_nodes)
     bool multiclass = cfg->model_type == SLEAPC_MODEL_TYPE_MULTI_CLASS_BOTTOMUP ||
                       cfg->model_type == SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN;
     if (multiclass && cfg->n_classes == 0) {
+        sleapc__free(cfg->classes);
         cfg->classes = sleapc__calloc(2, sizeof(char *));
         if (!cfg->classes || !(cfg->classes[0] = sleapc__strdup("class0")) ||
             !(cfg->classes[1] = sleapc__strdup("class1")))
