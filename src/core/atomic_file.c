@@ -27,7 +27,7 @@ sleapc_status sleapc__atomic_open(const char *path, sleapc_atomic_file *af)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "write %s: out of memory", path);
     }
     /* Beside the target, so the rename stays within one file system. */
-    snprintf(af->tmp, n, "%s.tmpXXXXXX", path);
+    snprintf(af->tmp, n, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(af->tmp);
     if (fd < 0) {
         sleapc_status st = sleapc__fail(SLEAPC_ERR_IO, "write %s: %s", path, strerror(errno));

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "io/ckpt/ckpt_zip.h"
 
@@ -830,41 +831,19 @@ static sleapc_status check_weights(const sleapc_weights *w)
     return SLEAPC_OK;
 }
 
-/* Write to path.tmp.XXXXXX beside path, then rename over path. */
+/* Written into a temporary file beside path, renamed into place when whole. */
 static sleapc_status write_file(const char *path, const pwriter *pk, const sleapc_weights *w)
 {
-    size_t n = strlen(path);
-    char *tmp = sleapc__malloc(n + sizeof ".tmp.XXXXXX");
-    if (!tmp)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        sleapc_status st = sleapc__fail(SLEAPC_ERR_IO, "cannot create a temporary file: %s",
-                                        strerror(errno));
-        sleapc__free(tmp);
+    sleapc_atomic_file af;
+    sleapc_status st = sleapc__atomic_open(path, &af);
+    if (st)
+        return st;
+    st = write_archive(af.f, pk, w);
+    if (st) {
+        sleapc__atomic_abort(&af);
         return st;
     }
-    /* mkstemp creates 0600; give the usual permissions of a saved file. */
-    (void)fchmod(fd, 0644);
-    sleapc_status st = SLEAPC_OK;
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-        st = sleapc__fail(SLEAPC_ERR_IO, "cannot open a temporary file: %s", strerror(errno));
-        close(fd);
-    } else {
-        st = write_archive(f, pk, w);
-        if (fclose(f) != 0 && !st)
-            st = sleapc__fail(SLEAPC_ERR_IO, "cannot finish writing: %s", strerror(errno));
-    }
-    if (!st && rename(tmp, path) != 0)
-        st = sleapc__fail(SLEAPC_ERR_IO, "cannot rename the temporary file into place: %s",
-                          strerror(errno));
-    if (st)
-        unlink(tmp);
-    sleapc__free(tmp);
-    return st;
+    return sleapc__atomic_commit(&af);
 }
 
 sleapc_status sleapc__ckpt_write(const char *path, const sleapc_weights *w,

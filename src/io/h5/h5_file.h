@@ -61,7 +61,7 @@ sleapc_status sleapc__h5_open(const char *path, sleapc_h5 **out);
 sleapc_status sleapc__h5_create(const char *path, sleapc_h5 **out);
 
 /* Create a file that appears at path only when sleapc__h5_close succeeds:
- * writes go to "<path>.tmpXXXXXX" in the same folder, which close renames
+ * writes go to "<path>.tmp.XXXXXX" in the same folder, which close renames
  * into place (after an fsync) and sleapc__h5_discard removes. */
 sleapc_status sleapc__h5_create_atomic(const char *path, sleapc_h5 **out);
 

@@ -282,7 +282,7 @@ static sleapc_status open_output_file(sleapc_video_writer *w)
         sleapc__free(url);
         return sleapc__fail(SLEAPC_ERR_NOMEM, "write video: %s: out of memory", w->path);
     }
-    snprintf(w->tmp, n, "%s.tmpXXXXXX", w->path);
+    snprintf(w->tmp, n, "%s.tmp.XXXXXX", w->path);
     int fd = mkstemp(w->tmp);
     if (fd < 0) {
         int err = errno;
