@@ -1,12 +1,17 @@
 /* BottomUpLayer (sleap-nn layers/bottomup.py, inference/streaming.py):
  * local peaks, PAF line scores between candidate pairs, matching edge by edge
- * and instance assembly. */
+ * and instance assembly. Legacy models follow SLEAP 1.x's
+ * BottomUpInferenceLayer and BottomUpPredictor (sleap/nn/inference.py,
+ * paf_grouping.py): SLEAP's refinement and line scoring, "+ 0.5" after the
+ * input scale, and max_instances as a stable sort by score. The matching and
+ * assembly are the same in both. */
 #include <string.h>
 
 #include "core/alloc.h"
 #include "core/error.h"
 #include "layers/bottomup_common.h"
 #include "layers/layer.h"
+#include "layers/ops/coords.h"
 #include "layers/ops/grouping.h"
 #include "layers/ops/paf.h"
 #include "layers/stage.h"
@@ -14,6 +19,7 @@
 typedef struct bottomup_layer {
     sleapc_layer base;
     sleapc_stage stage;
+    bool legacy;           /* SLEAP 1.x conventions (m->cfg.legacy) */
     double threshold;
     int refine_k;
     int max_instances;
@@ -51,6 +57,37 @@ static sleapc_status grow_candidates(bottomup_layer *bu, int64_t n)
     return SLEAPC_OK;
 }
 
+/* Swap instances a and b of one frame's result. */
+static void swap_instances(sleapc_grouping_result *r, int64_t a, int64_t b)
+{
+    const int64_t n = r->n_nodes;
+    for (int64_t k = 0; k < 2 * n; k++) {
+        float t = r->keypoints[a * 2 * n + k];
+        r->keypoints[a * 2 * n + k] = r->keypoints[b * 2 * n + k];
+        r->keypoints[b * 2 * n + k] = t;
+    }
+    for (int64_t k = 0; k < n; k++) {
+        float t = r->peak_values[a * n + k];
+        r->peak_values[a * n + k] = r->peak_values[b * n + k];
+        r->peak_values[b * n + k] = t;
+    }
+    float t = r->scores[a];
+    r->scores[a] = r->scores[b];
+    r->scores[b] = t;
+}
+
+/* SLEAP 1.x BottomUpPredictor._make_labeled_frames_from_generator: with
+ * max_instances, sorted(instances, key=score, reverse=True), a stable sort,
+ * then the first max_instances. (sleap-nn only reorders when it must cut.) */
+static void sleap1_keep_best(sleapc_grouping_result *r, int64_t max_instances)
+{
+    for (int64_t i = 1; i < r->n_instances; i++)
+        for (int64_t j = i; j > 0 && r->scores[j - 1] < r->scores[j]; j--)
+            swap_instances(r, j - 1, j);
+    if (r->n_instances > max_instances)
+        r->n_instances = max_instances;
+}
+
 static sleapc_status bottomup_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
                                   int64_t h, int64_t w, sleapc_layer_outputs *out)
 {
@@ -61,10 +98,11 @@ static sleapc_status bottomup_run(sleapc_layer *l, const uint8_t *frames, int64_
         st = sleapc__stage_head(&bu->stage, "MultiInstanceConfmapsHead", false, &cms);
     if (!st)
         st = sleapc__stage_head(&bu->stage, "PartAffinityFieldsHead", false, &pafs);
+    const int cms_stride = sleapc__stage_head_stride(&bu->stage, "MultiInstanceConfmapsHead");
     if (!st)
         st = sleapc__peak_list_find(&bu->peaks, cms->data, b, cms->shape[1], cms->shape[2],
-                                    cms->shape[3], bu->threshold, bu->refine_k,
-                                    sleapc__stage_head_stride(&bu->stage, "MultiInstanceConfmapsHead"));
+                                    cms->shape[3], bu->threshold, bu->refine_k, cms_stride,
+                                    bu->legacy);
     if (st)
         return st;
     if (b > bu->frames_cap) {
@@ -112,17 +150,28 @@ static sleapc_status bottomup_run(sleapc_layer *l, const uint8_t *frames, int64_
     }
     if (st)
         return st;
+    const sleapc_preprocess_plan *pl = &bu->stage.plan;
+    float input_scale = (float)pl->opts.scale;
+    if (bu->legacy) {
+        for (int64_t s = 0; s < b; s++) {
+            sleapc_grouping_result *r = &bu->frames[s];
+            sleapc__coords_undo_input_scale_sleap1(r->keypoints, r->n_instances * r->n_nodes,
+                                                   pl->opts.scale);
+            if (bu->max_instances > 0)
+                sleap1_keep_best(r, bu->max_instances);
+        }
+        input_scale = 1.0f;
+    }
     int64_t slots = sleapc__grouping_n_slots(bu->frames, b, bu->max_instances);
     st = sleapc__layer_outputs_reset(out, b, slots, bu->n_nodes, 0);
     if (st)
         return st;
-    const sleapc_preprocess_plan *pl = &bu->stage.plan;
     for (int64_t s = 0; s < b; s++)
         out->eff_scale[s] = (float)pl->eff_scale;
     out->has_instance_scores = true;
     return sleapc__grouping_pack(bu->frames, b, bu->n_nodes, bu->max_instances, slots,
-                                 (float)pl->opts.scale, out->eff_scale, out->keypoints,
-                                 out->peak_values, out->instance_scores);
+                                 input_scale, out->eff_scale, out->keypoints, out->peak_values,
+                                 out->instance_scores);
 }
 
 static void bottomup_destroy(sleapc_layer *l)
@@ -151,6 +200,7 @@ sleapc_status sleapc__bottomup_layer_create(const sleapc_model *m, const sleapc_
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     bu->base.ops = &bottomup_ops;
     bu->base.impl = bu;
+    bu->legacy = m->cfg.legacy;
     bu->threshold = o->peak_threshold;
     bu->refine_k = sleapc__layer_refine_k(o);
     bu->max_instances = o->max_instances;
@@ -162,6 +212,7 @@ sleapc_status sleapc__bottomup_layer_create(const sleapc_model *m, const sleapc_
     bu->score_opts.max_edge_length_ratio = o->max_edge_length_ratio;
     bu->score_opts.dist_penalty_weight = o->dist_penalty_weight;
     bu->score_opts.paf_stride = m->cfg.pafs_stride;
+    bu->score_opts.sleap1 = bu->legacy;
     bu->group_opts = sleapc__grouping_opts_default();
     bu->group_opts.min_line_scores = o->min_line_scores;
     bu->group_opts.min_instance_peaks = o->min_instance_peaks;

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "layers/ops/coords.h"
 #include "layers/ops/peaks.h"
+#include "layers/ops/peaks_sleap1.h"
 
 void sleapc__peak_list_free(sleapc_peak_list *pl)
 {
@@ -20,7 +21,7 @@ void sleapc__peak_list_free(sleapc_peak_list *pl)
 
 sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const float *cms, int64_t b, int64_t c,
                                      int64_t h, int64_t w, double threshold, int refine_k,
-                                     int stride)
+                                     int stride, bool sleap1)
 {
     int64_t bound = sleapc__peaks_local_max_count(b, c, h, w);
     if (bound < 0)
@@ -40,9 +41,13 @@ sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const float *cms, int
         }
         pl->cap = bound;
     }
-    sleapc_status st = sleapc__peaks_find_local(cms, b, c, h, w, threshold, refine_k, pl->cap,
-                                                pl->peaks, pl->vals, pl->sample_inds,
-                                                pl->channel_inds, &pl->n);
+    sleapc_status st =
+        sleap1 ? sleapc__peaks_sleap1_find_local(cms, b, c, h, w, threshold, refine_k, pl->cap,
+                                                 pl->peaks, pl->vals, pl->sample_inds,
+                                                 pl->channel_inds, &pl->n)
+               : sleapc__peaks_find_local(cms, b, c, h, w, threshold, refine_k, pl->cap,
+                                          pl->peaks, pl->vals, pl->sample_inds,
+                                          pl->channel_inds, &pl->n);
     if (st)
         return st;
     sleapc__coords_undo_stride(pl->peaks, pl->n, stride);

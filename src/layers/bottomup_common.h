@@ -3,6 +3,7 @@
 #ifndef SLEAPC_LAYERS_BOTTOMUP_COMMON_H
 #define SLEAPC_LAYERS_BOTTOMUP_COMMON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sleapc/sleapc.h"
@@ -17,10 +18,11 @@ typedef struct sleapc_peak_list {
 } sleapc_peak_list;
 
 /* Local peaks (refined when refine_k > 0) of cms (b, c, h, w), multiplied by
- * stride. The arrays grow as needed and are reused. */
+ * stride. sleap1: SLEAP 1.x's refinement (peaks_sleap1.h; refine_k 0 is its
+ * "local" refinement). The arrays grow as needed and are reused. */
 sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const float *cms, int64_t b, int64_t c,
                                      int64_t h, int64_t w, double threshold, int refine_k,
-                                     int stride);
+                                     int stride, bool sleap1);
 void sleapc__peak_list_free(sleapc_peak_list *pl);
 
 #endif

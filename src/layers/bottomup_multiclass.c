@@ -1,17 +1,23 @@
 /* BottomUpMultiClassLayer (sleap-nn layers/bottomup_multiclass.py): local
- * peaks given identities by class maps; one instance slot per class. */
+ * peaks given identities by class maps; one instance slot per class. Legacy
+ * models follow SLEAP 1.x's BottomUpMultiClassInferenceLayer
+ * (sleap/nn/inference.py) instead: SLEAP's refinement, class-map look-ups
+ * outside the map read 0, "+ 0.5" after the input scale, and no
+ * max_instances cap (BottomUpMultiClassPredictor has none). */
 #include <string.h>
 
 #include "core/alloc.h"
 #include "core/error.h"
 #include "layers/bottomup_common.h"
 #include "layers/layer.h"
+#include "layers/ops/coords.h"
 #include "layers/ops/identity.h"
 #include "layers/stage.h"
 
 typedef struct bumc_layer {
     sleapc_layer base;
     sleapc_stage stage;
+    bool legacy;          /* SLEAP 1.x conventions (m->cfg.legacy) */
     double threshold;
     int refine_k;
     int max_instances;
@@ -34,10 +40,11 @@ static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b,
     if (!st && cls->shape[1] != bm->n_classes)
         st = sleapc__fail(SLEAPC_ERR_BACKEND, "class maps have %lld channels, the config %lld classes",
                           (long long)cls->shape[1], (long long)bm->n_classes);
+    const int cms_stride = sleapc__stage_head_stride(&bm->stage, "MultiInstanceConfmapsHead");
     if (!st)
         st = sleapc__peak_list_find(&bm->peaks, cms->data, b, cms->shape[1], cms->shape[2],
-                                    cms->shape[3], bm->threshold, bm->refine_k,
-                                    sleapc__stage_head_stride(&bm->stage, "MultiInstanceConfmapsHead"));
+                                    cms->shape[3], bm->threshold, bm->refine_k, cms_stride,
+                                    bm->legacy);
     if (!st)
         st = sleapc__layer_outputs_reset(out, b, bm->n_classes, bm->n_nodes, bm->n_classes);
     size_t need = (size_t)(b * bm->n_classes * bm->n_nodes) * sizeof(float);
@@ -51,17 +58,33 @@ static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b,
     if (st)
         return st;
     const sleapc_peak_list *pk = &bm->peaks;
-    st = sleapc__identity_classify_peaks(cls->data, b, bm->n_classes, cls->shape[2], cls->shape[3],
-                                         sleapc__stage_head_stride(&bm->stage, "ClassMapsHead"),
-                                         pk->peaks, pk->vals, pk->sample_inds, pk->channel_inds,
-                                         pk->n, bm->n_nodes, out->keypoints, out->peak_values,
-                                         bm->class_probs);
+    const int cls_stride = sleapc__stage_head_stride(&bm->stage, "ClassMapsHead");
+    if (bm->legacy)
+        st = sleapc__identity_classify_peaks_sleap1(
+            cls->data, b, bm->n_classes, cls->shape[2], cls->shape[3], cls_stride, pk->peaks,
+            pk->vals, pk->sample_inds, pk->channel_inds, pk->n, bm->n_nodes, out->keypoints,
+            out->peak_values, bm->class_probs);
+    else
+        st = sleapc__identity_classify_peaks(
+            cls->data, b, bm->n_classes, cls->shape[2], cls->shape[3], cls_stride, pk->peaks,
+            pk->vals, pk->sample_inds, pk->channel_inds, pk->n, bm->n_nodes, out->keypoints,
+            out->peak_values, bm->class_probs);
     const sleapc_preprocess_plan *pl = &bm->stage.plan;
     for (int64_t s = 0; s < b; s++)
         out->eff_scale[s] = (float)pl->eff_scale;
+    float input_scale = (float)pl->opts.scale;
+    int64_t max_instances = bm->max_instances;
+    if (bm->legacy) {
+        /* SLEAP: points / input_scale + 0.5 here; the size-matcher scale is
+         * undone later by the predictor (Predictor._predict_generator). */
+        sleapc__coords_undo_input_scale_sleap1(out->keypoints, b * bm->n_classes * bm->n_nodes,
+                                               pl->opts.scale);
+        input_scale = 1.0f;
+        max_instances = 0;
+    }
     if (!st)
-        st = sleapc__identity_bottomup_finish(b, bm->n_classes, bm->n_nodes, (float)pl->opts.scale,
-                                              out->eff_scale, bm->max_instances, out->keypoints,
+        st = sleapc__identity_bottomup_finish(b, bm->n_classes, bm->n_nodes, input_scale,
+                                              out->eff_scale, max_instances, out->keypoints,
                                               out->peak_values, bm->class_probs,
                                               out->instance_scores, out->tracking_scores);
     if (st)
@@ -95,6 +118,7 @@ sleapc_status sleapc__bottomup_multiclass_layer_create(const sleapc_model *m,
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     bm->base.ops = &bumc_ops;
     bm->base.impl = bm;
+    bm->legacy = m->cfg.legacy;
     bm->threshold = o->peak_threshold;
     bm->refine_k = sleapc__layer_refine_k(o);
     bm->max_instances = o->max_instances;

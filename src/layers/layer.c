@@ -6,9 +6,38 @@
 
 #include "core/error.h"
 
+/* SLEAP 1.x (inference.py): colour always follows the model's input channels
+ * (Predictor.is_grayscale, InferenceLayer.ensure_grayscale), the size matcher
+ * runs only with resize_and_pad_to_target, and the centroid stage pads to its
+ * config's pad_to_stride (TopDownPredictor) where the other models pad to the
+ * backbone's maximum stride. A pad that the backbone could not take falls
+ * back to the maximum stride (SLEAP would fail there). */
+static sleapc_preprocess_opts legacy_opts(const sleapc_model *m, const sleapc_predictor_opts *o,
+                                          bool full)
+{
+    const sleapc_model_config *c = &m->cfg;
+    sleapc_preprocess_opts pp = {0};
+    pp.scale = o->input_scale > 0 ? o->input_scale : c->scale;
+    pp.max_stride = m->graph.max_stride;
+    int64_t ms = m->graph.max_stride > 1 ? m->graph.max_stride : 1;
+    if (c->model_type == SLEAPC_MODEL_TYPE_CENTROID && c->pad_to_stride > 1 &&
+        c->pad_to_stride % ms == 0)
+        pp.max_stride = c->pad_to_stride;
+    pp.ensure_grayscale = m->graph.in_channels == 1;
+    pp.ensure_rgb = m->graph.in_channels == 3;
+    if (full) {
+        bool match = c->resize_and_pad_to_target;
+        pp.max_height = o->max_height > 0 ? o->max_height : (match ? c->max_height : 0);
+        pp.max_width = o->max_width > 0 ? o->max_width : (match ? c->max_width : 0);
+    }
+    return pp;
+}
+
 sleapc_preprocess_opts sleapc__layer_preprocess_opts(const sleapc_model *m,
                                                      const sleapc_predictor_opts *o, bool full)
 {
+    if (m->cfg.legacy)
+        return legacy_opts(m, o, full);
     const sleapc_model_config *c = &m->cfg;
     sleapc_preprocess_opts pp = {0};
     pp.scale = o->input_scale > 0 ? o->input_scale : c->scale;

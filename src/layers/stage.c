@@ -21,18 +21,21 @@ sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m, const c
     memset(s, 0, sizeof *s);
     s->model = m;
     s->pp = *pp;
+    s->legacy = m->cfg.legacy;
     sleapc_backend_opts bo = {.n_threads = n_threads};
     sleapc_status st = sleapc__backend_create(backend, &m->graph, &bo, &s->be);
     if (st)
         return st;
-    /* A forward on the smallest valid input checks the output names. */
+    /* A forward on the smallest valid input checks the output names; legacy
+     * stages warm up on the float32 input they will get. */
     int64_t side = m->graph.max_stride > 1 ? m->graph.max_stride : 2;
     int64_t n = (int64_t)m->graph.in_channels * side * side;
-    st = grow((void **)&s->input, &s->input_cap, (size_t)n);
+    size_t elem = s->legacy ? sizeof(float) : 1;
+    st = grow(&s->input, &s->input_cap, (size_t)n * elem);
     if (st)
         return st;
-    memset(s->input, 0, (size_t)n);
-    sleapc_tensor x = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4,
+    memset(s->input, 0, (size_t)n * elem);
+    sleapc_tensor x = {.dtype = s->legacy ? SLEAPC_DTYPE_F32 : SLEAPC_DTYPE_U8, .ndim = 4,
                        .shape = {1, m->graph.in_channels, side, side}, .data = s->input};
     st = sleapc__backend_warmup(s->be, x.shape);
     if (!st)
@@ -56,31 +59,54 @@ void sleapc__stage_free(sleapc_stage *s)
     memset(s, 0, sizeof *s);
 }
 
+/* The plan for a (c, h, w) frame, remade only when the size changes. */
+static sleapc_status plan_for(sleapc_stage *s, int64_t c, int64_t h, int64_t w)
+{
+    if (s->have_plan && s->plan.src_c == c && s->plan.src_h == h && s->plan.src_w == w)
+        return SLEAPC_OK;
+    s->have_plan = false;
+    sleapc_status st;
+    if (s->legacy) {
+        st = sleapc__preprocess_tf_plan_make(&s->pp, c, h, w, &s->tf_plan);
+        if (!st)
+            s->plan = s->tf_plan.base;
+    } else {
+        st = sleapc__preprocess_plan_make(&s->pp, c, h, w, &s->plan);
+    }
+    s->have_plan = !st;
+    return st;
+}
+
 sleapc_status sleapc__stage_run(sleapc_stage *s, const uint8_t *frames, int64_t b, int64_t c,
                                 int64_t h, int64_t w)
 {
-    sleapc_status st;
-    if (!s->have_plan || s->plan.src_c != c || s->plan.src_h != h || s->plan.src_w != w) {
-        st = sleapc__preprocess_plan_make(&s->pp, c, h, w, &s->plan);
-        if (st)
-            return st;
-        s->have_plan = true;
-    }
+    sleapc_status st = plan_for(s, c, h, w);
+    if (st)
+        return st;
     const sleapc_preprocess_plan *pl = &s->plan;
     size_t frame_in = (size_t)(c * h * w);
     size_t frame_out = (size_t)(pl->c * pl->out_h * pl->out_w);
-    st = grow((void **)&s->input, &s->input_cap, frame_out * (size_t)b);
+    size_t elem = s->legacy ? sizeof(float) : 1;
+    if (b < 1 || frame_out > SIZE_MAX / elem / (size_t)b)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "preprocess: batch of %lld frames: bad size",
+                            (long long)b);
+    st = grow(&s->input, &s->input_cap, frame_out * elem * (size_t)b);
     if (!st)
         st = grow(&s->scratch, &s->scratch_cap, pl->scratch_bytes);
     if (st)
         return st;
-    for (int64_t k = 0; k < b; k++) {
-        st = sleapc__preprocess_run_u8(pl, frames + (size_t)k * frame_in,
-                                       s->input + (size_t)k * frame_out, s->scratch);
-        if (st)
-            return st;
+    for (int64_t k = 0; k < b && !st; k++) {
+        const uint8_t *src = frames + (size_t)k * frame_in;
+        if (s->legacy)
+            st = sleapc__preprocess_tf_run(&s->tf_plan, src,
+                                           (float *)s->input + (size_t)k * frame_out, s->scratch);
+        else
+            st = sleapc__preprocess_run_u8(pl, src, (uint8_t *)s->input + (size_t)k * frame_out,
+                                           s->scratch);
     }
-    sleapc_tensor x = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4,
+    if (st)
+        return st;
+    sleapc_tensor x = {.dtype = s->legacy ? SLEAPC_DTYPE_F32 : SLEAPC_DTYPE_U8, .ndim = 4,
                        .shape = {b, pl->c, pl->out_h, pl->out_w}, .data = s->input};
     return sleapc__backend_forward(s->be, &x, &s->out);
 }

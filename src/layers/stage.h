@@ -1,28 +1,34 @@
-/* One network stage of a layer: a model, its backend, and sleap-nn's
- * preprocessing chain in front of it (inference/layers/base.py). Frames of a
- * batch share one size, so one preprocessing plan serves the whole batch. */
+/* One network stage of a layer: a model, its backend, and the preprocessing
+ * chain in front of it: sleap-nn's (inference/layers/base.py, uint8 model
+ * input) or, for legacy SLEAP 1.x models, SLEAP's (preprocess_tf.h, float32
+ * model input). Frames of a batch share one size, so one preprocessing plan
+ * serves the whole batch. */
 #ifndef SLEAPC_LAYERS_STAGE_H
 #define SLEAPC_LAYERS_STAGE_H
 
 #include "backends/backend.h"
 #include "layers/ops/preprocess.h"
+#include "layers/ops/preprocess_tf.h"
 #include "model/model.h"
 
 typedef struct sleapc_stage {
     const sleapc_model *model;      /* borrowed */
     sleapc_backend *be;
     sleapc_preprocess_opts pp;
-    sleapc_preprocess_plan plan;    /* for the last frame size seen */
+    bool legacy;                    /* SLEAP 1.x preprocessing (m->cfg.legacy) */
+    sleapc_preprocess_plan plan;    /* for the last frame size seen (legacy: tf_plan.base) */
+    sleapc_preprocess_tf_plan tf_plan; /* legacy only */
     bool have_plan;
-    uint8_t *input;                 /* (B, C, H, W) model input */
-    size_t input_cap;
+    void *input;                    /* (B, C, H, W) model input: uint8, legacy float32 */
+    size_t input_cap;               /* bytes */
     void *scratch;
     size_t scratch_cap;
     sleapc_tensor_map out;          /* the last forward's outputs (backend-owned) */
 } sleapc_stage;
 
 /* Create the backend for m, warm it up on a small input and check it returns
- * every head the model type needs (a mismatch fails here, not at frame 10,000). */
+ * every head the model type needs (a mismatch fails here, not at frame 10,000).
+ * The preprocessing convention follows m->cfg.legacy. */
 sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m, const char *backend,
                                  int n_threads, const sleapc_preprocess_opts *pp);
 void sleapc__stage_free(sleapc_stage *s);

@@ -29,6 +29,16 @@ void sleapc__coords_undo_input_scale(float *xy, int64_t n, double input_scale)
         div_all(xy, n, f);
 }
 
+void sleapc__coords_undo_input_scale_sleap1(float *xy, int64_t n, double input_scale)
+{
+    /* SLEAP tests the Python float, then divides by its float32 value. */
+    if (!xy || input_scale == 1.0)
+        return;
+    const float f = (float)input_scale;
+    for (int64_t i = 0; i < 2 * n; i++)
+        xy[i] = xy[i] / f + 0.5f;
+}
+
 void sleapc__coords_add_offset(float *xy, int64_t n, float ox, float oy)
 {
     if (!xy)

@@ -18,6 +18,12 @@ void sleapc__coords_undo_stride(float *xy, int64_t n, double stride);
 /* xy /= float(input_scale). */
 void sleapc__coords_undo_input_scale(float *xy, int64_t n, double input_scale);
 
+/* SLEAP 1.x's input-scale step (sleap/nn/inference.py, every inference layer:
+ * "(peaks / self.input_scale) + 0.5"): when input_scale != 1, xy = xy /
+ * float(input_scale) + 0.5 in float32; identity at 1. The constant offsets
+ * TensorFlow's resize convention; it is exact only at scale 1/2. */
+void sleapc__coords_undo_input_scale_sleap1(float *xy, int64_t n, double input_scale);
+
 /* xy += (ox, oy): top-down lift of crop-local points by the box's fractional
  * top-left (the +0.5 included). */
 void sleapc__coords_add_offset(float *xy, int64_t n, float ox, float oy);

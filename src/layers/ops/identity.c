@@ -24,6 +24,17 @@ static int64_t map_index(float v, int64_t size)
     return (int64_t)r;
 }
 
+/* SLEAP 1.x (identity.py classify_peaks_from_maps): tf.round, then a
+ * gather_nd that reads 0 outside the map (TensorFlow's GPU gather). -1 marks
+ * such a look-up; NaN counts as outside. */
+static int64_t map_index_or_outside(float v, int64_t size)
+{
+    float r = rintf(v);
+    if (!(r >= 0.0f) || r > (float)(size - 1))
+        return -1;
+    return (int64_t)r;
+}
+
 static void fill_nan(float *x, int64_t n)
 {
     for (int64_t i = 0; i < n; i++)
@@ -42,13 +53,12 @@ static sleapc_status assign_rows(const float *probs, int64_t n_rows, int64_t n_c
     return sleapc__hungarian_solve(cost, n_rows, n_classes, row, col);
 }
 
-sleapc_status sleapc__identity_classify_peaks(const float *class_maps, int64_t n_samples,
-                                              int64_t n_classes, int64_t map_h, int64_t map_w,
-                                              int class_maps_stride, const float *peaks,
-                                              const float *peak_vals, const int32_t *sample_inds,
-                                              const int32_t *channel_inds, int64_t n_peaks,
-                                              int64_t n_nodes, float *points, float *point_vals,
-                                              float *class_probs)
+static sleapc_status classify(const float *class_maps, int64_t n_samples, int64_t n_classes,
+                              int64_t map_h, int64_t map_w, int class_maps_stride,
+                              const float *peaks, const float *peak_vals,
+                              const int32_t *sample_inds, const int32_t *channel_inds,
+                              int64_t n_peaks, int64_t n_nodes, bool outside_reads_zero,
+                              float *points, float *point_vals, float *class_probs)
 {
     if (n_samples < 0 || n_classes < 1 || map_h < 1 || map_w < 1 || class_maps_stride < 1 ||
         n_peaks < 0 || n_nodes < 1 || (n_samples && (!points || !point_vals || !class_probs)) ||
@@ -93,7 +103,19 @@ sleapc_status sleapc__identity_classify_peaks(const float *class_maps, int64_t n
     for (int64_t p = 0; p < n_peaks; p++) {
         pcm[2 * p] = peaks[2 * p] / stride;
         pcm[2 * p + 1] = peaks[2 * p + 1] / stride;
-        int64_t x = map_index(pcm[2 * p], map_w), y = map_index(pcm[2 * p + 1], map_h);
+        int64_t x, y;
+        if (outside_reads_zero) {
+            x = map_index_or_outside(pcm[2 * p], map_w);
+            y = map_index_or_outside(pcm[2 * p + 1], map_h);
+            if (x < 0 || y < 0) {
+                for (int64_t c = 0; c < n_classes; c++)
+                    probs[p * n_classes + c] = 0.0f;
+                continue;
+            }
+        } else {
+            x = map_index(pcm[2 * p], map_w);
+            y = map_index(pcm[2 * p + 1], map_h);
+        }
         const float *at = class_maps + (int64_t)sample_inds[p] * n_classes * plane + y * map_w + x;
         for (int64_t c = 0; c < n_classes; c++)
             probs[p * n_classes + c] = at[c * plane];
@@ -144,6 +166,30 @@ done:
     sleapc__free(col);
     sleapc__free(gprobs);
     return st;
+}
+
+sleapc_status sleapc__identity_classify_peaks(const float *class_maps, int64_t n_samples,
+                                              int64_t n_classes, int64_t map_h, int64_t map_w,
+                                              int class_maps_stride, const float *peaks,
+                                              const float *peak_vals, const int32_t *sample_inds,
+                                              const int32_t *channel_inds, int64_t n_peaks,
+                                              int64_t n_nodes, float *points, float *point_vals,
+                                              float *class_probs)
+{
+    return classify(class_maps, n_samples, n_classes, map_h, map_w, class_maps_stride, peaks,
+                    peak_vals, sample_inds, channel_inds, n_peaks, n_nodes, false, points,
+                    point_vals, class_probs);
+}
+
+sleapc_status sleapc__identity_classify_peaks_sleap1(
+    const float *class_maps, int64_t n_samples, int64_t n_classes, int64_t map_h, int64_t map_w,
+    int class_maps_stride, const float *peaks, const float *peak_vals, const int32_t *sample_inds,
+    const int32_t *channel_inds, int64_t n_peaks, int64_t n_nodes, float *points,
+    float *point_vals, float *class_probs)
+{
+    return classify(class_maps, n_samples, n_classes, map_h, map_w, class_maps_stride, peaks,
+                    peak_vals, sample_inds, channel_inds, n_peaks, n_nodes, true, points,
+                    point_vals, class_probs);
 }
 
 /* torch.nanmean over the last axis: nansum (float32) / count of non-NaN. */
@@ -317,5 +363,73 @@ done:
     sleapc__free(rows);
     sleapc__free(inds);
     sleapc__free(probs);
+    return st;
+}
+
+sleapc_status sleapc__identity_topdown_classes_sleap1(const float *class_vectors, int64_t n_crops,
+                                                      int64_t n_classes,
+                                                      const int64_t *crop_frame,
+                                                      int64_t n_frames, int64_t *crop_class,
+                                                      float *crop_prob)
+{
+    if (n_crops < 0 || n_classes < 1 || n_frames < 0 ||
+        (n_crops && (!class_vectors || !crop_frame || !crop_class || !crop_prob)))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify crops: bad arguments");
+    for (int64_t i = 0; i < n_crops; i++) {
+        if (crop_frame[i] < 0 || crop_frame[i] >= n_frames)
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify crops: crop %lld: frame %lld "
+                                "out of range", (long long)i, (long long)crop_frame[i]);
+        crop_class[i] = -1;
+        crop_prob[i] = NAN;
+    }
+    if (n_crops == 0)
+        return SLEAPC_OK;
+    const size_t nr = (size_t)n_crops, nc = (size_t)n_classes;
+    if (nc > SIZE_MAX / sizeof(double) / nr)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify crops: too many crops");
+    const size_t k = nr < nc ? nr : nc;
+    float *vecs = sleapc__malloc(nr * nc * sizeof(float));
+    double *cost = sleapc__malloc(nr * nc * sizeof(double));
+    int64_t *rows = sleapc__malloc(nr * sizeof(int64_t));
+    int64_t *row = sleapc__malloc(k * sizeof(int64_t));
+    int64_t *col = sleapc__malloc(k * sizeof(int64_t));
+    sleapc_status st = SLEAPC_OK;
+    if (!vecs || !cost || !rows || !row || !col) {
+        st = sleapc__fail(SLEAPC_ERR_NOMEM, "classify crops: out of memory");
+        goto done;
+    }
+    for (int64_t f = 0; f < n_frames; f++) {
+        int64_t n = 0;
+        for (int64_t i = 0; i < n_crops; i++) {
+            if (crop_frame[i] == f) {
+                memcpy(vecs + n * n_classes, class_vectors + i * n_classes, nc * sizeof(float));
+                rows[n++] = i;
+            }
+        }
+        if (n == 0)
+            continue;
+        int64_t n_pairs;
+        st = assign_rows(vecs, n, n_classes, cost, row, col, &n_pairs);
+        if (st) {
+            st = sleapc__wrap(st, "classify crops: frame %lld", (long long)f);
+            goto done;
+        }
+        for (int64_t p = 0; p < n_pairs; p++) {
+            const float *pv = vecs + row[p] * n_classes;
+            float best = pv[0];
+            for (int64_t q = 1; q < n_classes; q++)
+                best = pv[q] > best ? pv[q] : best;
+            if (pv[col[p]] != best)
+                continue; /* group_class_peaks keeps best-class matches only */
+            crop_class[rows[row[p]]] = col[p];
+            crop_prob[rows[row[p]]] = pv[col[p]];
+        }
+    }
+done:
+    sleapc__free(vecs);
+    sleapc__free(cost);
+    sleapc__free(rows);
+    sleapc__free(row);
+    sleapc__free(col);
     return st;
 }

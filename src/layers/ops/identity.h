@@ -38,6 +38,18 @@ sleapc_status sleapc__identity_classify_peaks(const float *class_maps, int64_t n
                                               int64_t n_nodes, float *points, float *point_vals,
                                               float *class_probs);
 
+/* The same with SLEAP 1.x's look-up (sleap/nn/identity.py
+ * classify_peaks_from_maps): a rounded position outside the class map reads
+ * probability 0 for every class (TensorFlow's GPU gather_nd) instead of the
+ * clamped border. Such a peak still enters the assignment; matched to a class
+ * no other peak of its node takes, it is kept with probability 0 (0 is its
+ * largest probability), as SLEAP keeps it. */
+sleapc_status sleapc__identity_classify_peaks_sleap1(
+    const float *class_maps, int64_t n_samples, int64_t n_classes, int64_t map_h, int64_t map_w,
+    int class_maps_stride, const float *peaks, const float *peak_vals, const int32_t *sample_inds,
+    const int32_t *channel_inds, int64_t n_peaks, int64_t n_nodes, float *points,
+    float *point_vals, float *class_probs);
+
 /* The rest of BottomUpMultiClassLayer.postprocess, in place:
  * points /= input_scale, then /= eff_scale[s] (float32);
  * instance_scores = nanmean(point_vals over nodes), tracking_scores =
@@ -88,5 +100,21 @@ sleapc_status sleapc__identity_topdown_assign(const float *class_vectors, int64_
                                               int64_t n_slots, int64_t n_nodes,
                                               int64_t *pred_class_inds, float *tracking_scores,
                                               float *pred_class_vectors);
+
+/* SLEAP 1.x's top-down grouping (sleap/nn/identity.py
+ * classify_peaks_from_vectors, group_class_peaks with one channel): per frame
+ * (ascending), scipy's assignment of the frame's crops (in crop order) to
+ * classes on -probability; a match is kept only when its probability equals
+ * the crop's largest (exact float32 equality). Unmatched and dropped crops
+ * get class -1 and probability NaN.
+ * class_vectors: (n_crops, n_classes); crop_frame: (n_crops,) in
+ *   [0, n_frames). crop_class, crop_prob: out (n_crops,).
+ * Returns SLEAPC_OK; SLEAPC_ERR_INVALID_ARG (bad sizes or frames, NaN or
+ * +inf probabilities); SLEAPC_ERR_NOMEM. */
+sleapc_status sleapc__identity_topdown_classes_sleap1(const float *class_vectors, int64_t n_crops,
+                                                      int64_t n_classes,
+                                                      const int64_t *crop_frame,
+                                                      int64_t n_frames, int64_t *crop_class,
+                                                      float *crop_prob);
 
 #endif

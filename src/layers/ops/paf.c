@@ -16,6 +16,7 @@ sleapc_paf_score_opts sleapc__paf_score_opts_default(void)
         .paf_stride = 1,
         .max_edge_length_ratio = 0.25,
         .dist_penalty_weight = 1.0,
+        .sleap1 = false,
     };
     return o;
 }
@@ -247,6 +248,58 @@ static int64_t grid_index(float coord, int stride, int64_t size)
     return (int64_t)r;
 }
 
+/* SLEAP 1.x make_line_subs: tf.round(x / stride) (half to even), no clip;
+ * -1 for a look-up outside the map (it reads 0). */
+static int64_t grid_index_sleap1(float coord, int stride, int64_t size)
+{
+    float r = rintf(coord / (float)stride);
+    if (!(r >= 0.0f) || r > (float)(size - 1))
+        return -1;
+    return (int64_t)r;
+}
+
+/* One candidate as SLEAP 1.x scores it (make_line_subs, get_paf_lines,
+ * score_paf_lines, compute_distance_penalty), float32 throughout. */
+static float score_sleap1(const float *px_map, const float *py_map, int64_t paf_h, int64_t paf_w,
+                          float sx, float sy, float dx, float dy,
+                          const sleapc_paf_score_opts *opts, float max_len, float *dots)
+{
+    const int n = opts->n_points;
+    /* tf.linspace: delta = (stop - start) / (n - 1), start + delta * j inside,
+     * the end points exact. */
+    const float steps = (float)(n - 1 > 1 ? n - 1 : 1);
+    const float delta_x = (dx - sx) / steps, delta_y = (dy - sy) / steps;
+    const float vx = dx - sx, vy = dy - sy;
+    const float len = sqrtf(vx * vx + vy * vy);
+    const float ux = vx / len, uy = vy / len;
+    for (int j = 0; j < n; j++) {
+        float x = sx, y = sy;
+        if (j > 0 && j == n - 1) {
+            x = dx;
+            y = dy;
+        } else if (j > 0) {
+            x = sx + delta_x * (float)j;
+            y = sy + delta_y * (float)j;
+        }
+        const int64_t col = grid_index_sleap1(x, opts->paf_stride, paf_w);
+        const int64_t row = grid_index_sleap1(y, opts->paf_stride, paf_h);
+        float lx = 0.0f, ly = 0.0f;
+        if (col >= 0 && row >= 0) {
+            lx = px_map[row * paf_w + col];
+            ly = py_map[row * paf_w + col];
+        }
+        dots[j] = lx * ux + ly * uy;
+    }
+    float sum = 0.0f;
+    for (int j = 0; j < n; j++)
+        sum = sum + dots[j];
+    const float mean = sum / (float)n;
+    float pen = max_len / len - 1.0f;
+    if (pen > 0.0f)
+        pen = 0.0f;
+    return mean + pen * (float)opts->dist_penalty_weight;
+}
+
 sleapc_status sleapc__paf_score_lines(const float *pafs, int64_t n_edges, int64_t paf_h,
                                       int64_t paf_w, const float *peaks, int64_t n_peaks,
                                       const int32_t *edge_inds, const int64_t (*edge_peak_inds)[2],
@@ -270,8 +323,14 @@ sleapc_status sleapc__paf_score_lines(const float *pafs, int64_t n_edges, int64_
     float *dots = t + n_points;
     sleapc__paf_linspace(n_points, t);
 
-    const float max_len = (float)sleapc__paf_max_edge_length(opts->max_edge_length_ratio, n_edges,
-                                                             paf_h, paf_w, opts->paf_stride);
+    float max_len = (float)sleapc__paf_max_edge_length(opts->max_edge_length_ratio, n_edges,
+                                                       paf_h, paf_w, opts->paf_stride);
+    if (opts->sleap1) {
+        /* score_paf_lines_batch: ratio * float32(max(shape)) * stride in float32. */
+        int64_t m = 2 * n_edges > paf_h ? 2 * n_edges : paf_h;
+        m = paf_w > m ? paf_w : m;
+        max_len = ((float)opts->max_edge_length_ratio * (float)m) * (float)opts->paf_stride;
+    }
     const float weight = (float)opts->dist_penalty_weight;
     /* interp1d divides by eps + (x1 - x0) with x = [0, 1]: 1 + 2^-23. */
     const float interp_den = 1.0f + FLT_EPSILON;
@@ -289,6 +348,12 @@ sleapc_status sleapc__paf_score_lines(const float *pafs, int64_t n_edges, int64_
         }
         const float sx = peaks[2 * s], sy = peaks[2 * s + 1];
         const float dx = peaks[2 * d], dy = peaks[2 * d + 1];
+        if (opts->sleap1) {
+            const float *pxm = pafs + 2 * k * plane;
+            line_scores[c] = score_sleap1(pxm, pxm + plane, paf_h, paf_w, sx, sy, dx, dy, opts,
+                                          max_len, dots);
+            continue;
+        }
 
         /* score_paf_lines: unit displacement vector via torch.norm. */
         const float vx = dx - sx, vy = dy - sy;

@@ -6,6 +6,7 @@
 #ifndef SLEAPC_LAYERS_OPS_PAF_H
 #define SLEAPC_LAYERS_OPS_PAF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sleapc/sleapc.h"
@@ -16,10 +17,11 @@ typedef struct sleapc_paf_score_opts {
     int paf_stride;               /* input pixels per PAF cell, >= 1 */
     double max_edge_length_ratio; /* [0.25] */
     double dist_penalty_weight;   /* [1.0] */
+    bool sleap1;                  /* SLEAP 1.x scoring (paf_grouping.py) [false] */
 } sleapc_paf_score_opts;
 
-/* sleap-nn's defaults (n_points 10, ratio 0.25, weight 1.0); paf_stride 1
- * must be set by the caller. */
+/* sleap-nn's defaults (n_points 10, ratio 0.25, weight 1.0, sleap1 false);
+ * paf_stride 1 must be set by the caller. */
 sleapc_paf_score_opts sleapc__paf_score_opts_default(void);
 
 /* Longest connection before the distance penalty starts, in input pixels:
@@ -54,7 +56,11 @@ sleapc_status sleapc__paf_candidates(const int32_t *peak_channel_inds, int64_t n
                                      int64_t *n_out);
 
 /* Score candidate connections against one frame's PAFs (make_line_subs +
- * get_paf_lines + score_paf_lines):
+ * get_paf_lines + score_paf_lines). With opts->sleap1, SLEAP 1.x's
+ * sleap/nn/paf_grouping.py instead: points from tf.linspace(src, dst) (src,
+ * src + ((dst - src) / (n - 1)) * j, dst), a look-up outside the map reads 0
+ * (TensorFlow's GPU gather_nd) instead of the clipped border, and the maximum
+ * edge length in float32. Otherwise (sleap-nn):
  *   points p_j = src + ((dst - src) / (1 + eps)) * t_j, t_j = torch's float32
  *   linspace(0, 1, n_points), looked up at round-half-even(p_j / stride),
  *   clipped to the map; score = mean_j(PAF(p_j) . unit(dst - src)) +
