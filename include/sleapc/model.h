@@ -61,6 +61,17 @@ SLEAPC_API void sleapc_model_max_size(const sleapc_model *model, int *height, in
 /* Top-down crop side from the config; 0 when not set. */
 SLEAPC_API int sleapc_model_crop_size(const sleapc_model *model);
 
+/* sleap-nn ONNX exports (a folder with model.onnx): true when the model is
+ * such a graph, with peak finding and the rest of the post-processing baked
+ * in; it then has no heads, and runners return the graph's own outputs
+ * ("peaks", "peak_vals", ...). sleapc_model_get_type gives the pose model's
+ * type (centered_instance for a top-down export). */
+SLEAPC_API bool sleapc_model_is_exported(const sleapc_model *model);
+/* The export's model_type as its metadata spells it ("topdown",
+ * "multi_class_topdown_combined", ...); "" for other models, including
+ * model_raw.onnx exports. */
+SLEAPC_API const char *sleapc_model_export_type(const sleapc_model *model);
+
 /* Network heads, in sleap-nn's head order. */
 typedef struct sleapc_head_info {
     const char *name;  /* "CentroidConfmapsHead", ... */

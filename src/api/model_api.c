@@ -34,6 +34,16 @@ sleapc_model_type sleapc_model_get_type(const sleapc_model *m)
     return m ? m->cfg.model_type : SLEAPC_MODEL_TYPE_UNKNOWN;
 }
 
+bool sleapc_model_is_exported(const sleapc_model *m)
+{
+    return m && m->baked;
+}
+
+const char *sleapc_model_export_type(const sleapc_model *m)
+{
+    return m && m->baked ? m->export_meta.model_type : "";
+}
+
 const char *sleapc_model_skeleton_name(const sleapc_model *m)
 {
     return m && m->cfg.skeleton.name ? m->cfg.skeleton.name : "";

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "backends/model_backend.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "model/model.h"
@@ -31,7 +32,7 @@ sleapc_status sleapc_runner_create(const sleapc_model *model, const sleapc_runne
         return sleapc__fail(SLEAPC_ERR_NOMEM, "create runner: out of memory");
     r->model = model;
     sleapc_backend_opts bo = {.n_threads = o.n_threads, .precision = o.precision};
-    sleapc_status st = sleapc__backend_create(o.backend, &model->graph, &bo, &r->be);
+    sleapc_status st = sleapc__model_backend_create(model, o.backend, &bo, &r->be);
     if (st) {
         sleapc__free(r);
         return st;

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "core/error.h"
+#include "layers/exported.h"
 
 /* SLEAP 1.x (inference.py): colour always follows the model's input channels
  * (Predictor.is_grayscale, InferenceLayer.ensure_grayscale), the size matcher
@@ -65,6 +66,14 @@ sleapc_status sleapc__layer_create(sleapc_model *const *models, int n_models,
                                    const sleapc_predictor_opts *o, sleapc_layer **out)
 {
     *out = NULL;
+    for (int i = 0; i < n_models && n_models > 1; i++)
+        if (models[i]->baked)
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                                "%s: an exported model.onnx runs alone (a top-down export holds "
+                                "both stages in one graph); give only that folder",
+                                models[i]->dir);
+    if (n_models == 1 && models[0]->baked)
+        return sleapc__exported_layer_create(models[0], o, out);
     if (n_models == 1) {
         const sleapc_model *m = models[0];
         switch (m->cfg.model_type) {

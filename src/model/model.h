@@ -2,7 +2,9 @@
 #ifndef SLEAPC_MODEL_MODEL_H
 #define SLEAPC_MODEL_MODEL_H
 
+#include "io/config/export_meta.h"
 #include "io/config/model_config.h"
+#include "io/onnx/onnx_read.h"
 #include "model/build.h"
 #include "model/graph.h"
 #include "model/weights.h"
@@ -15,6 +17,12 @@ struct sleapc_model {
     sleapc_graph graph;
     int n_heads;
     sleapc_head_spec heads[SLEAPC_MAX_HEADS];
+    /* An export's model.onnx with post-processing baked in (export.md §3):
+     * the graph above is empty but for in_channels, and backends for it are
+     * made from `baked`; layers take the exported path (layers/exported.h). */
+    sleapc_onnx_model *baked;       /* owned; NULL for every other model */
+    bool has_export_meta;
+    sleapc_export_meta export_meta; /* owned members; export folders only */
 };
 
 /* Body of sleapc_model_load (which only checks arguments). */

@@ -10,13 +10,14 @@
 /* A folder without best.ckpt that holds model_raw.onnx or model.onnx. */
 bool sleapc__model_is_export(const char *dir);
 
-/* Fill m (m->dir set, everything else empty) from the export in m->dir: the
- * config from training_config.yaml, checked against export_metadata.json when
- * present (model type, input channels; a missing crop size is taken from it);
- * graph and weights from model_raw.onnx (the network without post-processing,
- * run like a checkpoint's). A folder with only model.onnx (post-processing
- * baked into the graph) is SLEAPC_ERR_UNSUPPORTED. On failure the caller
- * destroys m. */
-sleapc_status sleapc__model_load_export(sleapc_model *m);
+/* Fill m (m->dir set, everything else empty) from the export in m->dir;
+ * path is what the caller named (the folder or a file in it). A folder with
+ * model.onnx loads that graph, post-processing baked in (m->baked, the layers'
+ * exported path), with its export_metadata.json (or the copy embedded in the
+ * graph) and the pose model's training config when present. Naming
+ * model_raw.onnx, or a folder with only that file, imports the bare network
+ * into the graph IR and runs it like a checkpoint's, with training_config.yaml
+ * checked against the metadata. On failure the caller destroys m. */
+sleapc_status sleapc__model_load_export(sleapc_model *m, const char *path);
 
 #endif

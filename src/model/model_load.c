@@ -97,7 +97,7 @@ sleapc_status sleapc__model_load(const char *path, sleapc_model **out)
     if (st)
         goto fail;
     if (sleapc__model_is_export(m->dir)) {
-        st = sleapc__model_load_export(m);
+        st = sleapc__model_load_export(m, path);
         if (st)
             goto fail;
         *out = m;
@@ -159,6 +159,8 @@ void sleapc__model_destroy(sleapc_model *m)
     if (!m)
         return;
     sleapc__graph_clear(&m->graph);
+    sleapc__onnx_destroy(m->baked);
+    sleapc__export_meta_clear(&m->export_meta);
     sleapc__weights_clear(&m->weights);
     sleapc__model_config_clear(&m->cfg);
     sleapc__free(m->dir);

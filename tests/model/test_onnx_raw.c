@@ -188,7 +188,11 @@ static bool check_export(const char *name)
     cJSON_Delete(meta);
 
     sleapc_model *onnx = NULL, *ckpt = NULL;
-    CHECK_OK(sleapc__model_load(dir, &onnx));
+    /* The folder itself loads model.onnx; naming model_raw.onnx picks the
+     * bare network. */
+    snprintf(path, sizeof path, "%s/model_raw.onnx", dir);
+    CHECK_OK(sleapc__model_load(path, &onnx));
+    CHECK(!onnx || !onnx->baked);
     CHECK_OK(sleapc__model_load(ckpt_dir, &ckpt));
     if (onnx && ckpt) {
         /* The same model, as far as the pipeline can see. */
@@ -262,14 +266,14 @@ static const char *make_export(const char *name, const char *skip, const char *f
 static void check_load_errors(void)
 {
     sleapc_model *m = NULL;
-    /* Only the graph with post-processing baked in: not something phase-1 runs. */
-    sleapc_status st = sleapc__model_load(test_data_path("onnx/topdown"), &m);
-    CHECK_MSG(st == SLEAPC_ERR_UNSUPPORTED && !m && strstr(sleapc_last_error(), "model.onnx"), "%s",
-              sleapc_last_error());
-    /* Naming the file inside the folder loads the folder. */
-    CHECK_OK(sleapc__model_load(test_data_path("onnx/centroid/model_raw.onnx"), &m));
+    /* A folder with only the baked graph loads it, the pose model's config
+     * and the metadata with it. */
+    CHECK_OK(sleapc__model_load(test_data_path("onnx/topdown"), &m));
+    CHECK(m && m->baked && m->export_meta.kind == SLEAPC_EXPORT_TOPDOWN &&
+          m->cfg.model_type == SLEAPC_MODEL_TYPE_CENTERED_INSTANCE && m->graph.in_channels == 1);
     sleapc__model_destroy(m);
     m = NULL;
+    sleapc_status st;
     /* Metadata that describes another model. */
     st = sleapc__model_load(make_export("wrong_type", NULL, "\"centroid\"", "\"bottomup\"", 0), &m);
     CHECK_MSG(st == SLEAPC_ERR_FORMAT && !m && strstr(sleapc_last_error(), "export_metadata.json"),

@@ -107,7 +107,7 @@ int cmd_forward(int argc, char **argv)
         printf("%s: (", path);
         for (int d = 0; d < t.ndim; d++)
             printf("%s%lld", d ? ", " : "", (long long)t.shape[d]);
-        printf(") float32\n");
+        printf(") %s\n", sleapc_dtype_name(t.dtype));
     }
     rc = 0;
 done:

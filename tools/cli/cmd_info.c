@@ -67,10 +67,18 @@ int cmd_info(int argc, char **argv)
     long ph = round_up(h, stride), pw = round_up(w, stride);
 
     printf("model:          %s\n", model_path);
+    if (sleapc_model_is_exported(m))
+        printf("format:         sleap-nn ONNX export (model.onnx, post-processing in the graph)\n"
+               "export type:    %s\n",
+               sleapc_model_export_type(m));
     printf("type:           %s\n", sleapc_model_type_name(sleapc_model_get_type(m)));
     printf("backbone:       %s\n", sleapc_model_backbone_name(m));
-    printf("input:          %d channel%s, scale %g, max stride %d\n", sleapc_model_in_channels(m),
-           sleapc_model_in_channels(m) == 1 ? "" : "s", sleapc_model_input_scale(m), stride);
+    printf("input:          %d channel%s, scale %g", sleapc_model_in_channels(m),
+           sleapc_model_in_channels(m) == 1 ? "" : "s", sleapc_model_input_scale(m));
+    if (sleapc_model_is_exported(m))
+        printf(" (applied in the graph; frames go in as they are)\n");
+    else
+        printf(", max stride %d\n", stride);
     int mh = 0, mw = 0;
     sleapc_model_max_size(m, &mh, &mw);
     if (mh || mw)
@@ -88,7 +96,13 @@ int cmd_info(int argc, char **argv)
         sleapc_model_edge(m, i, &s, &d);
         printf(" %s->%s", sleapc_model_node_name(m, s), sleapc_model_node_name(m, d));
     }
-    printf("\nheads:\n");
+    printf("\n");
+    if (sleapc_model_is_exported(m)) {
+        /* No network graph of sleapc's own to describe. */
+        sleapc_model_destroy(m);
+        return 0;
+    }
+    printf("heads:\n");
     for (int i = 0; i < sleapc_model_n_heads(m); i++) {
         sleapc_head_info hi = sleapc_model_head(m, i);
         if (hi.stride)

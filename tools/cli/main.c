@@ -26,8 +26,17 @@ static void usage(FILE *f)
             "Run 'sleapc <command> --help' for the options of a command.\n");
 }
 
+/* The library's warnings and errors, on stderr like the CLI's own. */
+static void log_to_stderr(sleapc_log_level level, const char *msg, void *user)
+{
+    (void)user;
+    if (level >= SLEAPC_LOG_WARN)
+        fprintf(stderr, "sleapc: %s: %s\n", level == SLEAPC_LOG_WARN ? "warning" : "error", msg);
+}
+
 int main(int argc, char **argv)
 {
+    sleapc_log_set(log_to_stderr, NULL);
     if (argc < 2) {
         usage(stderr);
         return cli_error("no command given (see usage above)");
