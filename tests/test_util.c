@@ -1,8 +1,10 @@
 #include "test_util.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int test_n_passed;
@@ -87,4 +89,55 @@ void test_require_data(void)
         printf("skipped: shared data folder not found (set SLEAPC_DATA_DIR)\n");
         exit(77);
     }
+}
+
+static char cli_output[65536];
+
+static int run_cli(const char *args, const char *redirect)
+{
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd, "'%s' %s %s", SLEAPC_CLI_PATH, args, redirect);
+    FILE *p = popen(cmd, "r");
+    cli_output[0] = '\0';
+    if (!p)
+        return -1;
+    size_t n = fread(cli_output, 1, sizeof cli_output - 1, p);
+    cli_output[n] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int test_run_cli(const char *args)
+{
+    return run_cli(args, "2>&1");
+}
+
+int test_run_cli_stdout(const char *args)
+{
+    return run_cli(args, "2>/dev/null");
+}
+
+const char *test_cli_output(void)
+{
+    return cli_output;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int test_list_dir(const char *dir, char **names, int max)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < max)
+        if (e->d_name[0] != '.')
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], compare_names);
+    return n;
 }

@@ -55,6 +55,17 @@ const char *test_tmp_dir(void);
 unsigned char *test_read_file(const char *path, size_t *size);
 bool test_write_file(const char *path, const void *data, size_t size);
 
+/* Run the sleapc command line with args (a shell fragment) and keep what it
+ * printed, stdout and stderr (test_run_cli_stdout: stdout only), for
+ * test_cli_output(). Returns the exit status, -1 when it did not exit. */
+int test_run_cli(const char *args);
+int test_run_cli_stdout(const char *args);
+const char *test_cli_output(void);
+
+/* The sorted names in dir, hidden ones left out; at most max, each to be
+ * freed. Returns how many. */
+int test_list_dir(const char *dir, char **names, int max);
+
 /* Print the closing line; return the process exit code. */
 int test_finish(void);
 

@@ -3,35 +3,19 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "io/npy/npy.h"
 #include "test_util.h"
 
-static char output[65536];
-
-/* Run the CLI with args (a shell fragment); capture stdout+stderr. */
-static int run_cli(const char *args)
-{
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", SLEAPC_CLI_PATH, args);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    size_t n = fread(output, 1, sizeof output - 1, p);
-    output[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 static void expect_error(const char *args, const char *msg_part)
 {
-    int rc = run_cli(args);
+    int rc = test_run_cli(args);
     CHECK_MSG(rc == 1, "sleapc %s: exit %d", args, rc);
-    CHECK_MSG(strstr(output, "sleapc: error: ") != NULL, "sleapc %s: no error line in: %s", args,
-              output);
-    CHECK_MSG(strstr(output, msg_part) != NULL, "sleapc %s: \"%s\" not in: %s", args, msg_part,
-              output);
+    CHECK_MSG(strstr(test_cli_output(), "sleapc: error: ") != NULL, "sleapc %s: no error line in: %s", args,
+              test_cli_output());
+    CHECK_MSG(strstr(test_cli_output(), msg_part) != NULL, "sleapc %s: \"%s\" not in: %s", args, msg_part,
+              test_cli_output());
 }
 
 int main(void)
@@ -41,15 +25,15 @@ int main(void)
     snprintf(model, sizeof model, "%s",
              test_data_path("sleap-nn-assets/model_ckpts/minimal_instance_centroid"));
 
-    CHECK(run_cli("version") == 0 && strstr(output, "sleapc ") != NULL);
-    CHECK(run_cli("--help") == 0 && strstr(output, "forward") != NULL);
+    CHECK(test_run_cli("version") == 0 && strstr(test_cli_output(), "sleapc ") != NULL);
+    CHECK(test_run_cli("--help") == 0 && strstr(test_cli_output(), "forward") != NULL);
 
     snprintf(args, sizeof args, "info -m '%s'", model);
-    CHECK(run_cli(args) == 0);
-    CHECK(strstr(output, "type:           centroid") != NULL);
-    CHECK(strstr(output, "CentroidConfmapsHead") != NULL);
-    CHECK(strstr(output, "parameters:     127161") != NULL);  /* formats.md A.2 */
-    CHECK(strstr(output, "GFLOPs") != NULL);
+    CHECK(test_run_cli(args) == 0);
+    CHECK(strstr(test_cli_output(), "type:           centroid") != NULL);
+    CHECK(strstr(test_cli_output(), "CentroidConfmapsHead") != NULL);
+    CHECK(strstr(test_cli_output(), "parameters:     127161") != NULL);  /* formats.md A.2 */
+    CHECK(strstr(test_cli_output(), "GFLOPs") != NULL);
 
     /* forward on the reference case input reproduces sleap-nn's head. */
     const char *case_dir = "reference/centroid__pkg_f0000";
@@ -58,7 +42,7 @@ int main(void)
     snprintf(in_path, sizeof in_path, "%s", test_data_path(case_dir));
     snprintf(args, sizeof args, "forward -m '%s' -i '%s/centroid.input.npy' -o '%s' --threads 2",
              model, in_path, out_dir);
-    CHECK_MSG(run_cli(args) == 0, "%s", output);
+    CHECK_MSG(test_run_cli(args) == 0, "%s", test_cli_output());
     snprintf(ref_path, sizeof ref_path, "%s/centroid.head.CentroidConfmapsHead.npy", in_path);
     snprintf(got_path, sizeof got_path, "%s/CentroidConfmapsHead.npy", out_dir);
     sleapc_tensor ref = {0}, got = {0};

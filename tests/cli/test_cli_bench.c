@@ -2,24 +2,9 @@
  * A sample config with random weights on a small input, as JSON. */
 #include <cjson/cJSON.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "test_util.h"
 
-static char output[65536];
-
-static int run_cli(const char *args)
-{
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>/dev/null", SLEAPC_CLI_PATH, args);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    size_t n = fread(output, 1, sizeof output - 1, p);
-    output[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 int main(void)
 {
@@ -29,9 +14,9 @@ int main(void)
              "bench --config '%s' --random-weights --size 64x64 --batch 1,2 --runs 10 "
              "--backend native --threads 2 --json",
              test_data_path("bench_configs/config_bottomup_unet_medium_rf.yaml"));
-    CHECK_MSG(run_cli(args) == 0, "%s", output);
-    cJSON *j = cJSON_Parse(output);
-    CHECK_MSG(j != NULL, "not JSON: %s", output);
+    CHECK_MSG(test_run_cli_stdout(args) == 0, "%s", test_cli_output());
+    cJSON *j = cJSON_Parse(test_cli_output());
+    CHECK_MSG(j != NULL, "not JSON: %s", test_cli_output());
     const cJSON *results = cJSON_GetObjectItem(j, "results");
     CHECK(cJSON_GetArraySize(results) == 2);
     const cJSON *r;
@@ -47,14 +32,14 @@ int main(void)
     CHECK(cJSON_GetObjectItem(j, "gflop_per_frame")->valuedouble > 0);
     cJSON_Delete(j);
 
-    CHECK(run_cli("bench --peak --json --threads 1") == 0);
-    j = cJSON_Parse(output);
+    CHECK(test_run_cli_stdout("bench --peak --json --threads 1") == 0);
+    j = cJSON_Parse(test_cli_output());
     CHECK(j && cJSON_GetObjectItem(cJSON_GetObjectItem(j, "peak_gflops"), "fp32")->valuedouble > 0);
     cJSON_Delete(j);
 
-    CHECK(run_cli("bench") == 1);
+    CHECK(test_run_cli_stdout("bench") == 1);
     snprintf(args, sizeof args, "bench --config '%s'",
              test_data_path("bench_configs/config_centroid_unet.yaml"));
-    CHECK(run_cli(args) == 1);
+    CHECK(test_run_cli_stdout(args) == 1);
     return test_finish();
 }

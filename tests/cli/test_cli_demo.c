@@ -5,25 +5,10 @@
  * with the skeleton drawn. Needs no shared data. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "sleapc/video.h"
 #include "test_util.h"
 
-static char output[65536];
-
-static int run_cli(const char *args)
-{
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", SLEAPC_CLI_PATH, args);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    size_t n = fread(output, 1, sizeof output - 1, p);
-    output[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 static const char *demo_path(const char *name)
 {
@@ -73,19 +58,19 @@ int main(void)
 {
     char args[4096];
     snprintf(args, sizeof args, "demo '%s/demo' --frames 16 --threads 2", test_tmp_dir());
-    CHECK_MSG(run_cli(args) == 0, "%s", output);
-    CHECK_MSG(strstr(output, "result:       PASS") != NULL, "%s", output);
-    CHECK(strstr(output, "points 48, found 48") != NULL);
+    CHECK_MSG(test_run_cli(args) == 0, "%s", test_cli_output());
+    CHECK_MSG(strstr(test_cli_output(), "result:       PASS") != NULL, "%s", test_cli_output());
+    CHECK(strstr(test_cli_output(), "points 48, found 48") != NULL);
 
-    CHECK(strstr(output, "overlay:") != NULL && strstr(output, "predictions:") != NULL);
+    CHECK(strstr(test_cli_output(), "overlay:") != NULL && strstr(test_cli_output(), "predictions:") != NULL);
     check_outputs();
 
     snprintf(args, sizeof args, "info -m '%s/demo/model'", test_tmp_dir());
-    CHECK_MSG(run_cli(args) == 0, "%s", output);
-    CHECK(strstr(output, "type:           single_instance") != NULL);
-    CHECK(strstr(output, "head->thorax") != NULL);
+    CHECK_MSG(test_run_cli(args) == 0, "%s", test_cli_output());
+    CHECK(strstr(test_cli_output(), "type:           single_instance") != NULL);
+    CHECK(strstr(test_cli_output(), "head->thorax") != NULL);
 
     snprintf(args, sizeof args, "demo '%s/demo' --frames 0", test_tmp_dir());
-    CHECK(run_cli(args) == 1 && strstr(output, "sleapc: error: --frames") != NULL);
+    CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), "sleapc: error: --frames") != NULL);
     return test_finish();
 }

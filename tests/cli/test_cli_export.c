@@ -9,31 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include "onnxrt/ort_cases.h"
 
-static char output[65536];
-
-/* Run the CLI with args (a shell fragment); capture stdout+stderr. */
-static int run_cli(const char *args)
-{
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", SLEAPC_CLI_PATH, args);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    size_t n = fread(output, 1, sizeof output - 1, p);
-    output[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 static void expect_error(const char *args, const char *msg_part)
 {
-    int rc = run_cli(args);
-    CHECK_MSG(rc == 1 && strstr(output, "sleapc: error: ") && strstr(output, msg_part),
-              "sleapc %s: exit %d, \"%s\" expected in: %s", args, rc, msg_part, output);
+    int rc = test_run_cli(args);
+    CHECK_MSG(rc == 1 && strstr(test_cli_output(), "sleapc: error: ") && strstr(test_cli_output(), msg_part),
+              "sleapc %s: exit %d, \"%s\" expected in: %s", args, rc, msg_part, test_cli_output());
 }
 
 static bool exists(const char *path)
@@ -50,8 +34,8 @@ static void check_forward(const char *dir, const char *export_name, const char *
     snprintf(out_dir, sizeof out_dir, "%s/fwd_%s_%s", test_tmp_dir(), export_name, case_id);
     snprintf(args, sizeof args, "forward -m '%s' -i '%s/input.npy' -o '%s' --threads 2", dir,
              case_dir, out_dir);
-    int rc = run_cli(args);
-    CHECK_MSG(rc == 0, "sleapc %s: exit %d: %s", args, rc, output);
+    int rc = test_run_cli(args);
+    CHECK_MSG(rc == 0, "sleapc %s: exit %d: %s", args, rc, test_cli_output());
     if (rc != 0)
         return;
     char *files[ORT_MAX_NAMES];
@@ -112,8 +96,8 @@ static void check_predict(void)
         snprintf(args, sizeof args,
                  "predict -m '%s/%s' -i '%s' --frames 0-5 --batch_size 4 -o '%s' --quiet",
                  onnx, exports[i], video, out);
-        int rc = run_cli(args);
-        CHECK_MSG(rc == 0 && exists(out), "sleapc %s: exit %d: %s", args, rc, output);
+        int rc = test_run_cli(args);
+        CHECK_MSG(rc == 0 && exists(out), "sleapc %s: exit %d: %s", args, rc, test_cli_output());
     }
 }
 
@@ -223,8 +207,8 @@ static void check_fallbacks(void)
         snprintf(out, sizeof out, "%s/fallback_%d.json", test_tmp_dir(), i);
         snprintf(args, sizeof args, "predict -m '%s' -i '%s' --frames 0 -o '%s' --quiet", dirs[i],
                  video, out);
-        int rc = run_cli(args);
-        CHECK_MSG(rc == 0, "sleapc %s: exit %d: %s", args, rc, output);
+        int rc = test_run_cli(args);
+        CHECK_MSG(rc == 0, "sleapc %s: exit %d: %s", args, rc, test_cli_output());
         size_t n = 0;
         char *json = (char *)test_read_file(out, &n);
         /* Node names from the config or the metadata, and two animals. */

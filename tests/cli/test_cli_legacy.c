@@ -5,26 +5,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "io/npy/npy.h"
 #include "sleapc/model.h"
 #include "test_util.h"
 
-static char output[65536];
-
-static int run_cli(const char *args)
-{
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", SLEAPC_CLI_PATH, args);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    size_t n = fread(output, 1, sizeof output - 1, p);
-    output[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 /* `sleapc info` prints what the library reports for the folder. */
 static int check_info(const char *dir, const char *name)
@@ -35,18 +20,18 @@ static int check_info(const char *dir, const char *name)
         return 0;
     char args[8192], line[512];
     snprintf(args, sizeof args, "info -m '%s'", dir);
-    CHECK_MSG(run_cli(args) == 0, "%s: %s", name, output);
+    CHECK_MSG(test_run_cli(args) == 0, "%s: %s", name, test_cli_output());
     snprintf(line, sizeof line, "type:           %s\n",
              sleapc_model_type_name(sleapc_model_get_type(m)));
-    CHECK_MSG(strstr(output, line) != NULL, "%s: no \"%s\" in: %s", name, line, output);
+    CHECK_MSG(strstr(test_cli_output(), line) != NULL, "%s: no \"%s\" in: %s", name, line, test_cli_output());
     snprintf(line, sizeof line, "parameters:     %lld\n", (long long)sleapc_model_param_count(m));
-    CHECK_MSG(strstr(output, line) != NULL, "%s: no \"%s\" in: %s", name, line, output);
+    CHECK_MSG(strstr(test_cli_output(), line) != NULL, "%s: no \"%s\" in: %s", name, line, test_cli_output());
     snprintf(line, sizeof line, "input:          %d channel", sleapc_model_in_channels(m));
-    CHECK_MSG(strstr(output, line) != NULL, "%s: no \"%s\" in: %s", name, line, output);
+    CHECK_MSG(strstr(test_cli_output(), line) != NULL, "%s: no \"%s\" in: %s", name, line, test_cli_output());
     for (int h = 0; h < sleapc_model_n_heads(m); h++)
-        CHECK_MSG(strstr(output, sleapc_model_head(m, h).name) != NULL, "%s: head %s missing", name,
+        CHECK_MSG(strstr(test_cli_output(), sleapc_model_head(m, h).name) != NULL, "%s: head %s missing", name,
                   sleapc_model_head(m, h).name);
-    CHECK(sleapc_model_n_heads(m) >= 1 && strstr(output, "GFLOPs") != NULL);
+    CHECK(sleapc_model_n_heads(m) >= 1 && strstr(test_cli_output(), "GFLOPs") != NULL);
     sleapc_model_destroy(m);
     return 1;
 }
@@ -61,7 +46,7 @@ static void check_forward(void)
     snprintf(out_dir, sizeof out_dir, "%s/forward_legacy", test_tmp_dir());
     snprintf(args, sizeof args, "forward -m '%s' -i '%s/centroid.input.npy' -o '%s' --threads 2",
              model, case_dir, out_dir);
-    CHECK_MSG(run_cli(args) == 0, "%s", output);
+    CHECK_MSG(test_run_cli(args) == 0, "%s", test_cli_output());
     sleapc_tensor ref = {0}, got = {0};
     snprintf(path, sizeof path, "%s/centroid.head.CentroidConfmapsHead.npy", case_dir);
     CHECK_OK(sleapc__npy_read(path, &ref));

@@ -2,26 +2,11 @@
  * writes holds sleap-nn's keypoints (non-empty slots, in order), within the
  * end-to-end tolerance of 0.02 px. Plus the CLI's errors for bad options. */
 #include <math.h>
-#include <sys/wait.h>
 
 #include "../layers/ops_ref_cases.h"
 
 #define PX_TOL 0.02
 
-static char output[65536];
-
-static int run_cli(const char *args)
-{
-    char cmd[16384];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", SLEAPC_CLI_PATH, args);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    size_t n = fread(output, 1, sizeof output - 1, p);
-    output[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 static int n_cases;
 
@@ -58,8 +43,8 @@ static void check_case(const char *id)
     if (ref_num(pc, "max_instances", 0) > 0)
         snprintf(args + len, sizeof args - len, " --max_instances %d",
                  (int)ref_num(pc, "max_instances", 0));
-    int rc = run_cli(args);
-    CHECK_MSG(rc == 0, "%s: exit %d: %s", id, rc, output);
+    int rc = test_run_cli(args);
+    CHECK_MSG(rc == 0, "%s: exit %d: %s", id, rc, test_cli_output());
     size_t size = 0;
     unsigned char *text = test_read_file(out_path, &size);
     cJSON *j = text ? cJSON_ParseWithLength((const char *)text, size) : NULL;
@@ -108,9 +93,9 @@ static void check_case(const char *id)
 
 static void expect_error(const char *args, const char *msg)
 {
-    int rc = run_cli(args);
-    CHECK_MSG(rc == 1 && strstr(output, "sleapc: error: ") && strstr(output, msg),
-              "sleapc %s: exit %d, output: %s", args, rc, output);
+    int rc = test_run_cli(args);
+    CHECK_MSG(rc == 1 && strstr(test_cli_output(), "sleapc: error: ") && strstr(test_cli_output(), msg),
+              "sleapc %s: exit %d, output: %s", args, rc, test_cli_output());
 }
 
 static bool file_exists(const char *path)

@@ -11,7 +11,6 @@
 #define SLEAPC_TESTS_ORT_CASES_H
 
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,26 +34,11 @@ static inline cJSON *ort_read_json(const char *path)
     return j;
 }
 
-static inline int ort_cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Sorted entries of dir (not starting with '.'), at most ORT_MAX_NAMES;
  * free each name. */
 static inline int ort_list_dir(const char *dir, char **names)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < ORT_MAX_NAMES)
-        if (e->d_name[0] != '.')
-            names[n++] = strdup(e->d_name);
-    closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], ort_cmp_str);
-    return n;
+    return test_list_dir(dir, names, ORT_MAX_NAMES);
 }
 
 static inline bool ort_same_shape(const sleapc_tensor *a, const sleapc_tensor *b)

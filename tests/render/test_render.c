@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include "../io/slp_fixture.h"
 #include "core/alloc.h"
@@ -18,20 +17,6 @@
 #include "sleapc/video.h"
 #include "test_util.h"
 
-static char output[65536];
-
-static int run_cli(const char *args)
-{
-    char cmd[16384];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", SLEAPC_CLI_PATH, args);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    size_t n = fread(output, 1, sizeof output - 1, p);
-    output[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 static const char *tmp_path(const char *name)
 {
@@ -324,7 +309,7 @@ static void test_cli(void)
              "render '%s' -i '%s' -o '%s' --frames 1 --node_radius %g "
              "--line_width %g",
              slp, video, png, RADIUS, LINE);
-    CHECK_MSG(run_cli(args) == 0, "%s", output);
+    CHECK_MSG(test_run_cli(args) == 0, "%s", test_cli_output());
     check_png_frame1(png, video);
 
     /* The library with no frame list draws the first labeled frame (1), and
@@ -344,7 +329,7 @@ static void test_cli(void)
      * outside the picture. */
     const char *mp4 = tmp_path("all.mp4");
     snprintf(args, sizeof args, "render '%s' -o '%s' --quiet", slp, mp4);
-    CHECK_MSG(run_cli(args) == 0, "%s", output);
+    CHECK_MSG(test_run_cli(args) == 0, "%s", test_cli_output());
     check_video(mp4, 3, 320, 560);
 
     /* Lossless: frame 1 in the mkv is exactly the PNG. */
@@ -353,7 +338,7 @@ static void test_cli(void)
              "render '%s' -i '%s' -o '%s' --frames 1,5 --fps 10 "
              "--node_radius %g --line_width %g",
              slp, video, mkv, RADIUS, LINE);
-    CHECK_MSG(run_cli(args) == 0, "%s", output);
+    CHECK_MSG(test_run_cli(args) == 0, "%s", test_cli_output());
     check_video(mkv, 2, 320, 560);
     sleapc_video *v = NULL;
     int64_t h, w, c;
@@ -377,27 +362,27 @@ static void test_cli_errors(void)
     snprintf(slp, sizeof slp, "%s", tmp_path("robot.slp"));
     const char *out = tmp_path("bad.png"), *out_mp4 = tmp_path("bad.mp4");
 
-    CHECK(run_cli("render --help") == 0 && strstr(output, "usage: sleapc render") != NULL);
-    CHECK(run_cli("render") == 1 && strstr(output, "sleapc: error: render:") != NULL);
+    CHECK(test_run_cli("render --help") == 0 && strstr(test_cli_output(), "usage: sleapc render") != NULL);
+    CHECK(test_run_cli("render") == 1 && strstr(test_cli_output(), "sleapc: error: render:") != NULL);
     snprintf(args, sizeof args, "render '%s'", slp);
-    CHECK(run_cli(args) == 1 && strstr(output, "-o OUTPUT") != NULL);
+    CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), "-o OUTPUT") != NULL);
     snprintf(args, sizeof args, "render '%s' -o '%s' --bogus", slp, out);
-    CHECK(run_cli(args) == 1 && strstr(output, "unknown option \"--bogus\"") != NULL);
+    CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), "unknown option \"--bogus\"") != NULL);
     snprintf(args, sizeof args, "render '%s' -o '%s'", slp, tmp_path("bad.txt"));
-    CHECK(run_cli(args) == 1 && strstr(output, ".png") != NULL);
+    CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), ".png") != NULL);
     snprintf(args, sizeof args, "render '%s' -i '%s' -o '%s' --frames 500", slp, video, out);
-    CHECK(run_cli(args) == 1 && strstr(output, "beyond the end") != NULL);
+    CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), "beyond the end") != NULL);
     snprintf(args, sizeof args, "render '%s' -o '%s' --frames 3-1", slp, out);
-    CHECK(run_cli(args) == 1 && strstr(output, "--frames") != NULL);
+    CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), "--frames") != NULL);
     snprintf(args, sizeof args, "render '%s' -o '%s' --fps 0", slp, out_mp4);
-    CHECK(run_cli(args) == 1 && strstr(output, "--fps") != NULL);
+    CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), "--fps") != NULL);
     snprintf(args, sizeof args, "render '%s' -o '%s' --video_index 3", slp, out);
-    CHECK(run_cli(args) == 1 && strstr(output, "no video 3") != NULL);
+    CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), "no video 3") != NULL);
     snprintf(args, sizeof args, "render '%s' -o '%s'", tmp_path("absent.slp"), out);
-    CHECK(run_cli(args) == 1 && strstr(output, "absent.slp") != NULL);
+    CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), "absent.slp") != NULL);
     snprintf(args, sizeof args, "render '%s' -i '%s' -o '%s'", slp, tmp_path("absent.mp4"),
              out_mp4);
-    CHECK(run_cli(args) == 1 && strstr(output, "absent.mp4") != NULL);
+    CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), "absent.mp4") != NULL);
     CHECK(!exists(out) && !exists(out_mp4) && count_temporaries() == 0);
 
     /* The library's own argument checks. */

@@ -27,21 +27,12 @@ static const struct {
     {"multi_class_bottomup", SLEAPC_EXPORT_MULTI_CLASS_BOTTOMUP},
 };
 
-static void free_names(char **names, int n)
-{
-    if (!names)
-        return;
-    for (int i = 0; i < n; i++)
-        sleapc__free(names[i]);
-    sleapc__free(names);
-}
-
 void sleapc__export_meta_clear(sleapc_export_meta *m)
 {
     if (!m)
         return;
-    free_names(m->node_names, m->n_nodes);
-    free_names(m->class_names, m->n_classes);
+    sleapc__names_free(m->node_names, m->n_nodes);
+    sleapc__names_free(m->class_names, m->n_classes);
     sleapc__free(m->edges);
     sleapc__free(m->anchor_part);
     memset(m, 0, sizeof *m);

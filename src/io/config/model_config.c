@@ -41,7 +41,7 @@ void sleapc__model_config_defaults(sleapc_model_config *cfg)
     cfg->class_vectors_stride = cfg->unet.max_stride;
 }
 
-static void free_names(char **names, int n)
+void sleapc__names_free(char **names, int n)
 {
     if (!names)
         return;
@@ -56,12 +56,12 @@ void sleapc__model_config_clear(sleapc_model_config *cfg)
         return;
     sleapc__free(cfg->source_path);
     sleapc__free(cfg->skeleton.name);
-    free_names(cfg->skeleton.node_names, cfg->skeleton.n_nodes);
+    sleapc__names_free(cfg->skeleton.node_names, cfg->skeleton.n_nodes);
     sleapc__free(cfg->skeleton.edges);
     sleapc__free(cfg->skeleton.symmetries);
-    free_names(cfg->part_names, cfg->n_part_names);
+    sleapc__names_free(cfg->part_names, cfg->n_part_names);
     sleapc__free(cfg->anchor_part);
     sleapc__free(cfg->paf_edges);
-    free_names(cfg->classes, cfg->n_classes);
+    sleapc__names_free(cfg->classes, cfg->n_classes);
     memset(cfg, 0, sizeof *cfg);
 }

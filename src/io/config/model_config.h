@@ -85,6 +85,9 @@ typedef struct sleapc_model_config {
     int class_vectors_stride;        /* = max_stride */
 } sleapc_model_config;
 
+/* Free an owned array of n owned strings (NULL accepted). */
+void sleapc__names_free(char **names, int n);
+
 /* Fill *cfg with sleap-nn's defaults (no allocation). */
 void sleapc__model_config_defaults(sleapc_model_config *cfg);
 
