@@ -35,7 +35,7 @@ typedef struct bottomup_layer {
     int32_t *edge_inds;
     int64_t (*edge_peak_inds)[2];
     float *line_scores;
-    sleapc_grouping_result *frames;
+    sleapc_grouping_result *frames; /* (frames_cap) reused by every batch */
     int64_t frames_cap;
 } bottomup_layer;
 
@@ -43,6 +43,10 @@ static sleapc_status grow_candidates(bottomup_layer *bu, int64_t n)
 {
     if (n <= bu->cand_cap)
         return SLEAPC_OK;
+    /* Doubling: candidate counts vary from frame to frame, and a long run
+     * must stop reallocating once it has seen its busiest frames. */
+    if (bu->cand_cap <= INT64_MAX / 2 && 2 * bu->cand_cap > n)
+        n = 2 * bu->cand_cap;
     sleapc__free(bu->edge_inds);
     sleapc__free(bu->edge_peak_inds);
     sleapc__free(bu->line_scores);
@@ -136,7 +140,8 @@ static sleapc_status bottomup_run(sleapc_layer *l, const uint8_t *frames, int64_
                                          bu->n_edges, hp, wp, pk->peaks + start * 2, np,
                                          bu->edge_inds, (const int64_t(*)[2])bu->edge_peak_inds,
                                          n_written, &bu->score_opts, bu->line_scores);
-        sleapc__grouping_result_free(&bu->frames[s]);
+        /* frames[s] is reused from batch to batch: grouping overwrites it
+         * and keeps its arrays and scratch (freed in bottomup_destroy). */
         sleapc_grouping_skeleton sk = {.n_nodes = bu->n_nodes, .n_edges = bu->n_edges,
                                        .edges = (const int(*)[2])bu->edges,
                                        .n_order = bu->n_order, .order = bu->order};

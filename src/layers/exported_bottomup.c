@@ -110,7 +110,6 @@ static sleapc_status group_frame(ebu_layer *e, int64_t f, int64_t k, const sleap
     }
     sleapc_grouping_skeleton sk = {.n_nodes = e->n_nodes, .n_edges = e->n_edges,
                                    .edges = e->edges, .n_order = e->n_order, .order = e->order};
-    sleapc__grouping_result_free(&e->frames[f]);
     return sleapc__grouping_group_frame(&sk, e->peaks, e->vals, e->chan, np, e->edge_inds,
                                         (const int64_t(*)[2])e->edge_peak_inds, e->line_scores,
                                         nc, &e->group_opts, &e->frames[f]);

@@ -87,7 +87,7 @@ static void test_assembly(void)
     CHECK_OK(sleapc__grouping_edge_order(syn_edges, 2, 3, order, &n_order));
     const sleapc_grouping_skeleton sk = { 3, 2, syn_edges, n_order, order };
     sleapc_grouping_opts opts = sleapc__grouping_opts_default();
-    sleapc_grouping_result r;
+    sleapc_grouping_result r = { 0 };
     CHECK_OK(sleapc__grouping_group_frame(&sk, &syn_peaks[0][0], syn_vals, syn_ch, 7, ei,
                                           (const int64_t(*)[2])epi, scores, n_cand, &opts, &r));
     CHECK(r.n_instances == 2 && r.n_nodes == 3);
@@ -159,6 +159,90 @@ static void test_assembly(void)
     }
 }
 
+/* Same instances, bit for bit (NaN included), in the same order. */
+static bool same_result(const sleapc_grouping_result *a, const sleapc_grouping_result *b)
+{
+    const int64_t n = a->n_instances, cells = n * a->n_nodes;
+    return n == b->n_instances && a->n_nodes == b->n_nodes &&
+           (n == 0 ||
+            (memcmp(a->keypoints, b->keypoints, (size_t)cells * 2 * sizeof(float)) == 0 &&
+             memcmp(a->peak_values, b->peak_values, (size_t)cells * sizeof(float)) == 0 &&
+             memcmp(a->scores, b->scores, (size_t)n * sizeof(float)) == 0));
+}
+
+/* A result passed again is overwritten: growing from a smaller frame gives
+ * what a fresh result gives, and once sized, grouping a frame and packing it
+ * (with a max_instances cut) allocate nothing. */
+static void test_reuse(void)
+{
+    int32_t ei[32];
+    int64_t epi[32][2], n_cand;
+    float scores[32];
+    syn_scores(ei, epi, scores, &n_cand);
+    int order[2], n_order;
+    CHECK_OK(sleapc__grouping_edge_order(syn_edges, 2, 3, order, &n_order));
+    const sleapc_grouping_skeleton sk = { 3, 2, syn_edges, n_order, order };
+    const sleapc_grouping_opts opts = sleapc__grouping_opts_default();
+    sleapc_grouping_result fresh = { 0 }, r = { 0 };
+    CHECK_OK(sleapc__grouping_group_frame(&sk, &syn_peaks[0][0], syn_vals, syn_ch, 7, ei,
+                                          (const int64_t(*)[2])epi, scores, n_cand, &opts,
+                                          &fresh));
+
+    /* First a frame of animal 1 alone: peaks 1, 2, 5 of the full list. */
+    const float one_peaks[3][2] = { { 10, 10 }, { 12, 20 }, { 14, 30 } };
+    const float one_vals[3] = { 0.8f, 0.7f, 0.4f };
+    const int32_t one_ch[3] = { 0, 1, 2 };
+    const int32_t one_ei[2] = { 0, 1 };
+    const int64_t one_epi[2][2] = { { 0, 1 }, { 1, 2 } };
+    const float one_scores[2] = { 0.9f, 0.8f };
+    CHECK_OK(sleapc__grouping_group_frame(&sk, &one_peaks[0][0], one_vals, one_ch, 3, one_ei,
+                                          one_epi, one_scores, 2, &opts, &r));
+    CHECK(r.n_instances == 1);
+    CHECK_OK(sleapc__grouping_group_frame(&sk, &syn_peaks[0][0], syn_vals, syn_ch, 7, ei,
+                                          (const int64_t(*)[2])epi, scores, n_cand, &opts, &r));
+    CHECK(same_result(&fresh, &r));
+
+    float kp[2][3][2], vals[2][3], sc[2];
+    CHECK_OK(sleapc__grouping_pack(&r, 1, 3, 1, 1, 1.0f, NULL, &kp[0][0][0], &vals[0][0], sc));
+    const int64_t before = sleapc__alloc_count();
+    CHECK_OK(sleapc__grouping_group_frame(&sk, &syn_peaks[0][0], syn_vals, syn_ch, 7, ei,
+                                          (const int64_t(*)[2])epi, scores, n_cand, &opts, &r));
+    CHECK_OK(sleapc__grouping_pack(&r, 1, 3, 1, 1, 1.0f, NULL, &kp[0][0][0], &vals[0][0], sc));
+    CHECK_OK(sleapc__grouping_group_frame(&sk, &one_peaks[0][0], one_vals, one_ch, 3, one_ei,
+                                          one_epi, one_scores, 2, &opts, &r));
+    CHECK_MSG(sleapc__alloc_count() == before, "%lld allocations on a sized result",
+              (long long)(sleapc__alloc_count() - before));
+    CHECK(r.n_instances == 1 && r.keypoints[0] == 10.0f && r.peak_values[2] == 0.4f);
+    /* Both instances score 1.7: the cut keeps the later one. */
+    CHECK(sc[0] == 0.9f + 0.8f && kp[0][0][0] == 10.0f);
+
+    /* A refused frame frees the result; it can be passed again. */
+    const int64_t bad_epi[1][2] = { { 2, 3 } };
+    CHECK(sleapc__grouping_group_frame(&sk, &syn_peaks[0][0], syn_vals, syn_ch, 7, ei, bad_epi,
+                                       scores, 1, &opts, &r) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(r.n_instances == 0 && r.keypoints == NULL && r.ws == NULL);
+    CHECK_OK(sleapc__grouping_group_frame(&sk, &syn_peaks[0][0], syn_vals, syn_ch, 7, ei,
+                                          (const int64_t(*)[2])epi, scores, n_cand, &opts, &r));
+    CHECK(same_result(&fresh, &r));
+
+    /* Growth failing at every allocation in turn: a status and a freed
+     * result, or the right answer; never a leak. */
+    for (int64_t fail = 1; fail < 40; fail++) {
+        sleapc__grouping_result_free(&r);
+        CHECK_OK(sleapc__grouping_group_frame(&sk, &one_peaks[0][0], one_vals, one_ch, 3,
+                                              one_ei, one_epi, one_scores, 2, &opts, &r));
+        sleapc__alloc_fail_after(fail);
+        sleapc_status st = sleapc__grouping_group_frame(
+            &sk, &syn_peaks[0][0], syn_vals, syn_ch, 7, ei, (const int64_t(*)[2])epi, scores,
+            n_cand, &opts, &r);
+        sleapc__alloc_fail_after(0);
+        CHECK(st == SLEAPC_OK || st == SLEAPC_ERR_NOMEM);
+        CHECK(st == SLEAPC_OK ? same_result(&fresh, &r) : r.keypoints == NULL && r.ws == NULL);
+    }
+    sleapc__grouping_result_free(&r);
+    sleapc__grouping_result_free(&fresh);
+}
+
 static void test_argsort(void)
 {
     /* Up to 17 values numpy's argsort is an insertion sort: stable. */
@@ -194,7 +278,9 @@ static void test_pack(void)
     float kp[3][2] = { { 10, 20 }, { 30, 40 }, { 50, 60 } };
     float vals[3] = { 0.1f, 0.2f, 0.3f };
     float sc[3] = { 0.5f, 0.9f, 0.5f };
-    sleapc_grouping_result f = { 3, 1, &kp[0][0], vals, sc };
+    sleapc_grouping_result f = {
+        .n_instances = 3, .n_nodes = 1, .keypoints = &kp[0][0], .peak_values = vals, .scores = sc
+    };
     CHECK(sleapc__grouping_n_slots(&f, 1, 2) == 2);
     CHECK(sleapc__grouping_n_slots(&f, 1, 0) == 3);
     sleapc_grouping_result empty = { 0 };
@@ -217,6 +303,9 @@ static void test_pack(void)
           SLEAPC_ERR_INVALID_ARG);
 }
 
+/* One result reused by every reference case, freed at the end. */
+static sleapc_grouping_result shared_result;
+
 /* Group one frame from the given scored graph and compare with out.*. */
 static void check_case_outputs(bu_case *c, const int32_t *ei, const int64_t (*epi)[2],
                                const float *scores, int64_t n_cand, const char *what)
@@ -224,10 +313,16 @@ static void check_case_outputs(bu_case *c, const int32_t *ei, const int64_t (*ep
     int order[BU_MAX_EDGES], n_order;
     CHECK_OK(sleapc__grouping_edge_order(c->edges, c->n_edges, c->n_nodes, order, &n_order));
     const sleapc_grouping_skeleton sk = { c->n_nodes, c->n_edges, c->edges, n_order, order };
-    sleapc_grouping_result r;
+    sleapc_grouping_result r = { 0 };
     CHECK_OK(sleapc__grouping_group_frame(&sk, c->peaks.data, c->peak_vals.data,
                                           c->peak_channel_inds.data, c->peaks.shape[0], ei, epi,
                                           scores, n_cand, &c->group_opts, &r));
+    /* The same frame grouped into the result every case before it filled
+     * (other skeletons, other sizes) comes out bit for bit the same. */
+    CHECK_OK(sleapc__grouping_group_frame(&sk, c->peaks.data, c->peak_vals.data,
+                                          c->peak_channel_inds.data, c->peaks.shape[0], ei, epi,
+                                          scores, n_cand, &c->group_opts, &shared_result));
+    CHECK_MSG(same_result(&r, &shared_result), "%s (%s): reused result differs", c->id, what);
     sleapc_tensor kp_want, vals_want, sc_want;
     if (ref_load(c->id, "out.pred_keypoints", &kp_want) &&
         ref_load(c->id, "out.pred_peak_values", &vals_want) &&
@@ -309,6 +404,7 @@ int main(void)
 {
     test_edge_order();
     test_assembly();
+    test_reuse();
     test_argsort();
     test_pack();
 
@@ -319,5 +415,6 @@ int main(void)
     CHECK_MSG(n >= 9, "found only %d bottom-up cases", n);
     for (int i = 0; i < n; i++)
         test_reference_case(ids[i]);
+    sleapc__grouping_result_free(&shared_result);
     return test_finish();
 }

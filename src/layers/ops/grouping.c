@@ -30,8 +30,14 @@ typedef struct match {
     float score;
 } match;
 
-/* Scratch for one frame; freed together. */
-typedef struct frame_ws {
+/* Grouping scratch, kept by a result between frames. Each block grows
+ * geometrically and is never shrunk, so once a stream's largest frame has
+ * been seen, grouping allocates nothing. Nothing in it carries over from one
+ * frame to the next: every array is written before it is read. */
+struct sleapc_grouping_ws {
+    int64_t cap_nodes, cap_peaks, cap_cand, cap_matches, cap_cost;
+    int64_t *node_block; /* node_start and node_fill, cap_nodes each */
+    int64_t *peak_block; /* the seven per-peak arrays below, cap_peaks each */
     int64_t *node_start; /* (n_nodes + 1) first slot of each node */
     int64_t *node_fill;  /* (n_nodes) */
     int64_t *node_peaks; /* (n_peaks) peak index by node, then peak order */
@@ -39,56 +45,95 @@ typedef struct frame_ws {
     int64_t *rank_dst;   /* (n_peaks) */
     int64_t *cand;       /* (n_cand) candidates of the current edge */
     match *matches;      /* grown per edge */
-    int64_t n_matches, match_cap;
+    int64_t n_matches;
     int64_t *inst;     /* (n_peaks) instance id of each slot, -1 = none */
     int64_t *assigned; /* (n_peaks) slots in first assignment order */
     int64_t n_assigned;
     int64_t *row, *col; /* (n_peaks) assignment output */
     double *cost;       /* grown per edge */
-    size_t cost_cap;
-} frame_ws;
+    sleapc_hungarian_ws hungarian;
+};
 
-static void ws_free(frame_ws *w)
+/* Capacity for need elements of elem bytes: at least twice the old one, so
+ * slowly growing frames settle after a few reallocations. 0 when need
+ * elements cannot be addressed. */
+static int64_t grown_cap(int64_t cap, int64_t need, size_t elem)
 {
-    sleapc__free(w->node_start);
-    sleapc__free(w->node_fill);
-    sleapc__free(w->node_peaks);
-    sleapc__free(w->rank_src);
-    sleapc__free(w->rank_dst);
-    sleapc__free(w->cand);
-    sleapc__free(w->matches);
-    sleapc__free(w->inst);
-    sleapc__free(w->assigned);
-    sleapc__free(w->row);
-    sleapc__free(w->col);
-    sleapc__free(w->cost);
+    uint64_t limit = SIZE_MAX / elem;
+    if (limit > (uint64_t)INT64_MAX)
+        limit = (uint64_t)INT64_MAX;
+    if (need < 1 || (uint64_t)need > limit)
+        return 0;
+    uint64_t want = (uint64_t)cap * 2;
+    if (want < (uint64_t)need)
+        want = (uint64_t)need;
+    return (int64_t)(want < limit ? want : limit);
 }
 
-static sleapc_status ws_init(frame_ws *w, int n_nodes, int64_t n_peaks, int64_t n_cand)
+static void ws_free(sleapc_grouping_ws *w)
 {
-    memset(w, 0, sizeof *w);
-    size_t np = (size_t)(n_peaks > 0 ? n_peaks : 1);
-    w->node_start = sleapc__calloc((size_t)n_nodes + 1, sizeof(int64_t));
-    w->node_fill = sleapc__calloc((size_t)n_nodes + 1, sizeof(int64_t));
-    w->node_peaks = sleapc__calloc(np, sizeof(int64_t));
-    w->rank_src = sleapc__calloc(np, sizeof(int64_t));
-    w->rank_dst = sleapc__calloc(np, sizeof(int64_t));
-    w->cand = sleapc__calloc((size_t)(n_cand > 0 ? n_cand : 1), sizeof(int64_t));
-    w->inst = sleapc__calloc(np, sizeof(int64_t));
-    w->assigned = sleapc__calloc(np, sizeof(int64_t));
-    w->row = sleapc__calloc(np, sizeof(int64_t));
-    w->col = sleapc__calloc(np, sizeof(int64_t));
-    if (!w->node_start || !w->node_fill || !w->node_peaks || !w->rank_src || !w->rank_dst ||
-        !w->cand || !w->inst || !w->assigned || !w->row || !w->col)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "group instances: out of memory");
+    if (!w)
+        return;
+    sleapc__free(w->node_block);
+    sleapc__free(w->peak_block);
+    sleapc__free(w->cand);
+    sleapc__free(w->matches);
+    sleapc__free(w->cost);
+    sleapc__hungarian_ws_free(&w->hungarian);
+    sleapc__free(w);
+}
+
+/* Make room for a frame of n_nodes, n_peaks and n_cand. A failure leaves
+ * the workspace consistent (capacities match the arrays held). */
+static sleapc_status ws_reserve(sleapc_grouping_ws *w, int n_nodes, int64_t n_peaks,
+                                int64_t n_cand)
+{
+    w->n_matches = 0;
+    w->n_assigned = 0;
+    const int64_t nn = (int64_t)n_nodes + 1;
+    const int64_t np = n_peaks > 0 ? n_peaks : 1;
+    const int64_t nc = n_cand > 0 ? n_cand : 1;
+    if (nn > w->cap_nodes) {
+        int64_t cap = grown_cap(w->cap_nodes, nn, 2 * sizeof(int64_t));
+        sleapc__free(w->node_block);
+        w->node_block = cap ? sleapc__malloc((size_t)cap * 2 * sizeof(int64_t)) : NULL;
+        w->cap_nodes = w->node_block ? cap : 0;
+        if (!w->node_block)
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "group instances: out of memory");
+    }
+    if (np > w->cap_peaks) {
+        int64_t cap = grown_cap(w->cap_peaks, np, 7 * sizeof(int64_t));
+        sleapc__free(w->peak_block);
+        w->peak_block = cap ? sleapc__malloc((size_t)cap * 7 * sizeof(int64_t)) : NULL;
+        w->cap_peaks = w->peak_block ? cap : 0;
+        if (!w->peak_block)
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "group instances: out of memory");
+    }
+    if (nc > w->cap_cand) {
+        int64_t cap = grown_cap(w->cap_cand, nc, sizeof(int64_t));
+        sleapc__free(w->cand);
+        w->cand = cap ? sleapc__malloc((size_t)cap * sizeof(int64_t)) : NULL;
+        w->cap_cand = w->cand ? cap : 0;
+        if (!w->cand)
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "group instances: out of memory");
+    }
+    w->node_start = w->node_block;
+    w->node_fill = w->node_block + w->cap_nodes;
+    int64_t *p = w->peak_block;
+    int64_t **arrays[] = {&w->node_peaks, &w->rank_src, &w->rank_dst, &w->inst,
+                          &w->assigned,   &w->row,      &w->col};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        *arrays[k] = p + (int64_t)k * w->cap_peaks;
+    /* The slot counts are accumulated from zero. */
+    memset(w->node_start, 0, (size_t)nn * sizeof(int64_t));
     return SLEAPC_OK;
 }
 
 /* match_candidates_sample for edge k: append scipy's assignment of the
  * edge's candidates to w->matches. */
-static sleapc_status match_edge(frame_ws *w, int k, int64_t n_peaks, const int32_t *edge_inds,
-                                const int64_t (*edge_peak_inds)[2], const float *line_scores,
-                                int64_t n_cand)
+static sleapc_status match_edge(sleapc_grouping_ws *w, int k, int64_t n_peaks,
+                                const int32_t *edge_inds, const int64_t (*edge_peak_inds)[2],
+                                const float *line_scores, int64_t n_cand)
 {
     int64_t n_c = 0;
     for (int64_t c = 0; c < n_cand; c++) {
@@ -111,16 +156,18 @@ static sleapc_status match_edge(frame_ws *w, int k, int64_t n_peaks, const int32
         if (w->rank_dst[p] >= 0)
             w->rank_dst[p] = n_dst++;
     }
-    /* n_src and n_dst are at most n_peaks, so the product fits. */
-    size_t cells = (size_t)n_src * (size_t)n_dst;
-    if (cells > w->cost_cap) {
-        double *grown = sleapc__realloc(w->cost, cells * sizeof(double));
-        if (!grown)
+    if (n_dst > INT64_MAX / n_src)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "group instances: edge %d: too many peaks", k);
+    const int64_t cells = n_src * n_dst;
+    if (cells > w->cap_cost) {
+        int64_t cap = grown_cap(w->cap_cost, cells, sizeof(double));
+        sleapc__free(w->cost);
+        w->cost = cap ? sleapc__malloc((size_t)cap * sizeof(double)) : NULL;
+        w->cap_cost = w->cost ? cap : 0;
+        if (!w->cost)
             return sleapc__fail(SLEAPC_ERR_NOMEM, "group instances: out of memory");
-        w->cost = grown;
-        w->cost_cap = cells;
     }
-    for (size_t i = 0; i < cells; i++)
+    for (int64_t i = 0; i < cells; i++)
         w->cost[i] = INFINITY;
     for (int64_t i = 0; i < n_c; i++) {
         int64_t c = w->cand[i];
@@ -131,18 +178,18 @@ static sleapc_status match_edge(frame_ws *w, int k, int64_t n_peaks, const int32
             cost;
     }
     int64_t n_pairs;
-    sleapc_status st =
-        sleapc__hungarian_solve_partial(w->cost, n_src, n_dst, w->row, w->col, &n_pairs);
+    sleapc_status st = sleapc__hungarian_solve_partial_ws(w->cost, n_src, n_dst, &w->hungarian,
+                                                          w->row, w->col, &n_pairs);
     if (st)
         return sleapc__wrap(st, "group instances: edge %d", k);
     /* At most n_peaks pairs per edge, and edges are few: no overflow. */
-    if (w->n_matches + n_pairs > w->match_cap) {
-        int64_t cap = w->n_matches + n_pairs;
-        match *grown = sleapc__realloc(w->matches, (size_t)cap * sizeof(match));
+    if (w->n_matches + n_pairs > w->cap_matches) {
+        int64_t cap = grown_cap(w->cap_matches, w->n_matches + n_pairs, sizeof(match));
+        match *grown = cap ? sleapc__realloc(w->matches, (size_t)cap * sizeof(match)) : NULL;
         if (!grown)
             return sleapc__fail(SLEAPC_ERR_NOMEM, "group instances: out of memory");
         w->matches = grown;
-        w->match_cap = cap;
+        w->cap_matches = cap;
     }
     for (int64_t i = 0; i < n_pairs; i++) {
         match *m = &w->matches[w->n_matches++];
@@ -154,7 +201,7 @@ static sleapc_status match_edge(frame_ws *w, int k, int64_t n_peaks, const int32
     return SLEAPC_OK;
 }
 
-static void assign(frame_ws *w, int64_t slot, int64_t id)
+static void assign(sleapc_grouping_ws *w, int64_t slot, int64_t id)
 {
     if (w->inst[slot] < 0)
         w->assigned[w->n_assigned++] = slot;
@@ -163,7 +210,7 @@ static void assign(frame_ws *w, int64_t slot, int64_t id)
 
 /* Case 3 of assign_connections_to_instances: may dst's old instance merge
  * into src's? Only when their node sets are disjoint. */
-static bool node_sets_disjoint(const frame_ws *w, int n_nodes, int64_t a, int64_t b)
+static bool node_sets_disjoint(const sleapc_grouping_ws *w, int n_nodes, int64_t a, int64_t b)
 {
     for (int n = 0; n < n_nodes; n++) {
         bool in_a = false, in_b = false;
@@ -178,7 +225,7 @@ static bool node_sets_disjoint(const frame_ws *w, int n_nodes, int64_t a, int64_
 }
 
 /* assign_connections_to_instances over the kept matches, edges in BFS order. */
-static void assemble(frame_ws *w, const sleapc_grouping_skeleton *sk)
+static void assemble(sleapc_grouping_ws *w, const sleapc_grouping_skeleton *sk)
 {
     for (int o = 0; o < sk->n_order; o++) {
         for (int64_t i = 0; i < w->n_matches; i++) {
@@ -212,7 +259,8 @@ static void assemble(frame_ws *w, const sleapc_grouping_skeleton *sk)
 }
 
 /* min_instance_peaks: drop the slots of instances with fewer peaks. */
-static void drop_small_instances(frame_ws *w, int n_nodes, const sleapc_grouping_opts *opts)
+static void drop_small_instances(sleapc_grouping_ws *w, int n_nodes,
+                                 const sleapc_grouping_opts *opts)
 {
     if (!(opts->min_instance_peaks > 0.0))
         return;
@@ -250,7 +298,37 @@ void sleapc__grouping_result_free(sleapc_grouping_result *r)
     sleapc__free(r->keypoints);
     sleapc__free(r->peak_values);
     sleapc__free(r->scores);
+    sleapc__free(r->order);
+    ws_free(r->ws);
     memset(r, 0, sizeof *r);
+}
+
+/* Room in out for n_inst instances of n_nodes; contents are not kept. */
+static sleapc_status reserve_result(sleapc_grouping_result *out, int64_t n_inst, int64_t n_nodes)
+{
+    if (n_inst > out->cap_instances) {
+        int64_t cap = grown_cap(out->cap_instances, n_inst, sizeof(int64_t));
+        sleapc__free(out->scores);
+        sleapc__free(out->order);
+        out->scores = cap ? sleapc__malloc((size_t)cap * sizeof(float)) : NULL;
+        out->order = cap ? sleapc__malloc((size_t)cap * sizeof(int64_t)) : NULL;
+        out->cap_instances = out->scores && out->order ? cap : 0;
+        if (!out->cap_instances)
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "group instances: out of memory");
+    }
+    /* check_frame bounds n_peaks x n_nodes x 2 floats, and n_inst <= n_peaks. */
+    const int64_t cells = n_inst * n_nodes;
+    if (cells > out->cap_points) {
+        int64_t cap = grown_cap(out->cap_points, cells, 2 * sizeof(float));
+        sleapc__free(out->keypoints);
+        sleapc__free(out->peak_values);
+        out->keypoints = cap ? sleapc__malloc((size_t)cap * 2 * sizeof(float)) : NULL;
+        out->peak_values = cap ? sleapc__malloc((size_t)cap * sizeof(float)) : NULL;
+        out->cap_points = out->keypoints && out->peak_values ? cap : 0;
+        if (!out->cap_points)
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "group instances: out of memory");
+    }
+    return SLEAPC_OK;
 }
 
 static sleapc_status check_frame(const sleapc_grouping_skeleton *sk, const float *peaks,
@@ -303,7 +381,7 @@ static sleapc_status check_frame(const sleapc_grouping_skeleton *sk, const float
 
 /* make_predicted_instances: dense ids by ascending original id, scores as
  * float32 sums in edge / match order, peaks written in assignment order. */
-static sleapc_status build_result(frame_ws *w, const sleapc_grouping_skeleton *sk,
+static sleapc_status build_result(sleapc_grouping_ws *w, const sleapc_grouping_skeleton *sk,
                                   const float *peaks, const float *peak_vals,
                                   const int32_t *peak_channel_inds, sleapc_grouping_result *out)
 {
@@ -322,15 +400,12 @@ static sleapc_status build_result(frame_ws *w, const sleapc_grouping_skeleton *s
         ids[pos] = id;
         n_inst++;
     }
-    out->n_instances = n_inst;
     out->n_nodes = n_nodes;
     if (n_inst == 0)
         return SLEAPC_OK;
-    out->keypoints = sleapc__malloc((size_t)(n_inst * n_nodes * 2) * sizeof(float));
-    out->peak_values = sleapc__malloc((size_t)(n_inst * n_nodes) * sizeof(float));
-    out->scores = sleapc__malloc((size_t)n_inst * sizeof(float));
-    if (!out->keypoints || !out->peak_values || !out->scores)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "group instances: out of memory");
+    sleapc_status st = reserve_result(out, n_inst, n_nodes);
+    if (st)
+        return st;
     for (int64_t i = 0; i < n_inst * n_nodes * 2; i++)
         out->keypoints[i] = NAN;
     for (int64_t i = 0; i < n_inst * n_nodes; i++)
@@ -366,6 +441,7 @@ static sleapc_status build_result(frame_ws *w, const sleapc_grouping_skeleton *s
         out->keypoints[2 * at + 1] = peaks[2 * p + 1];
         out->peak_values[at] = peak_vals[p];
     }
+    out->n_instances = n_inst;
     return SLEAPC_OK;
 }
 
@@ -379,47 +455,53 @@ sleapc_status sleapc__grouping_group_frame(const sleapc_grouping_skeleton *sk, c
 {
     if (!out)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "group instances: out is required");
-    memset(out, 0, sizeof *out);
+    out->n_instances = 0;
+    sleapc_grouping_ws *w = NULL;
     sleapc_status st = check_frame(sk, peaks, peak_vals, peak_channel_inds, n_peaks, edge_inds,
                                    edge_peak_inds, line_scores, n_cand, opts);
     if (st)
-        return st;
-
-    frame_ws w;
-    st = ws_init(&w, sk->n_nodes, n_peaks, n_cand);
+        goto done;
+    if (!out->ws) {
+        out->ws = sleapc__calloc(1, sizeof *out->ws);
+        if (!out->ws) {
+            st = sleapc__fail(SLEAPC_ERR_NOMEM, "group instances: out of memory");
+            goto done;
+        }
+    }
+    w = out->ws;
+    st = ws_reserve(w, sk->n_nodes, n_peaks, n_cand);
     if (st)
         goto done;
     /* Slots: each node's peaks in peak order (the grouping's per-node lists). */
     for (int64_t p = 0; p < n_peaks; p++)
-        w.node_start[peak_channel_inds[p] + 1]++;
+        w->node_start[peak_channel_inds[p] + 1]++;
     for (int n = 0; n < sk->n_nodes; n++) {
-        w.node_start[n + 1] += w.node_start[n];
-        w.node_fill[n] = w.node_start[n];
+        w->node_start[n + 1] += w->node_start[n];
+        w->node_fill[n] = w->node_start[n];
     }
     for (int64_t p = 0; p < n_peaks; p++) {
-        w.node_peaks[w.node_fill[peak_channel_inds[p]]++] = p;
-        w.inst[p] = -1;
+        w->node_peaks[w->node_fill[peak_channel_inds[p]]++] = p;
+        w->inst[p] = -1;
     }
 
     for (int k = 0; k < sk->n_edges; k++) {
-        st = match_edge(&w, k, n_peaks, edge_inds, edge_peak_inds, line_scores, n_cand);
+        st = match_edge(w, k, n_peaks, edge_inds, edge_peak_inds, line_scores, n_cand);
         if (st)
             goto done;
     }
     /* group_instances_sample: drop weak matches (numpy compares in float32). */
     const float min_score = (float)opts->min_line_scores;
     int64_t kept = 0;
-    for (int64_t i = 0; i < w.n_matches; i++) {
-        if (w.matches[i].score >= min_score)
-            w.matches[kept++] = w.matches[i];
+    for (int64_t i = 0; i < w->n_matches; i++) {
+        if (w->matches[i].score >= min_score)
+            w->matches[kept++] = w->matches[i];
     }
-    w.n_matches = kept;
+    w->n_matches = kept;
 
-    assemble(&w, sk);
-    drop_small_instances(&w, sk->n_nodes, opts);
-    st = build_result(&w, sk, peaks, peak_vals, peak_channel_inds, out);
+    assemble(w, sk);
+    drop_small_instances(w, sk->n_nodes, opts);
+    st = build_result(w, sk, peaks, peak_vals, peak_channel_inds, out);
 done:
-    ws_free(&w);
     if (st)
         sleapc__grouping_result_free(out);
     return st;

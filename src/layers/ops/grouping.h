@@ -45,17 +45,30 @@ typedef struct sleapc_grouping_skeleton {
     const int *order; /* from sleapc__grouping_edge_order */
 } sleapc_grouping_skeleton;
 
-/* One frame's instances. Arrays are owned; free with
- * sleapc__grouping_result_free. */
+/* Grouping scratch kept by a result between frames (grouping.c). */
+typedef struct sleapc_grouping_ws sleapc_grouping_ws;
+
+/* One frame's instances, reusable from frame to frame: zero-initialise it
+ * once, pass it to sleapc__grouping_group_frame for every frame (a result
+ * already filled is overwritten, and its arrays and scratch are reused when
+ * large enough, so a steady stream of frames allocates nothing), and release
+ * it with sleapc__grouping_result_free. Arrays are owned. */
 typedef struct sleapc_grouping_result {
     int64_t n_instances;
     int64_t n_nodes;
     float *keypoints;   /* (n_instances, n_nodes, 2) (x, y) in the peaks' pixels; NaN = missing */
     float *peak_values; /* (n_instances, n_nodes); NaN = missing */
     float *scores;      /* (n_instances,) float32 sum of the instance's kept line scores */
+    /* Reuse state, zero in a fresh result; callers only read the fields above.
+     * A result built by hand (arrays not from group_frame) keeps these 0. */
+    int64_t *order;         /* (cap_instances,) scratch of sleapc__grouping_pack's cut */
+    int64_t cap_instances;  /* entries scores and order have room for */
+    int64_t cap_points;     /* (instance, node) cells keypoints and peak_values have room for */
+    sleapc_grouping_ws *ws; /* matching and assembly scratch; NULL until first used */
 } sleapc_grouping_result;
 
-/* Frees the arrays and zeroes *r. Accepts NULL and a zeroed result. */
+/* Frees the arrays and scratch and zeroes *r. Accepts NULL and a zeroed
+ * result. */
 void sleapc__grouping_result_free(sleapc_grouping_result *r);
 
 /* Group one frame.
@@ -67,7 +80,9 @@ void sleapc__grouping_result_free(sleapc_grouping_result *r);
  * scipy's assignment is used (sleapc__hungarian_solve_partial: where scipy
  * would raise on an infeasible matrix, forbidden pairs are skipped instead).
  * Instances are numbered in order of creation; a lone peak forms none.
- * out: filled on success (zeroed on failure); release with
+ * out: zeroed, or a result from an earlier call (overwritten; its arrays
+ *   and scratch are reused, growing geometrically when too small); filled on
+ *   success, freed and zeroed on failure; release with
  *   sleapc__grouping_result_free.
  * Returns SLEAPC_OK; SLEAPC_ERR_INVALID_ARG for bad sizes or indices;
  * SLEAPC_ERR_NOMEM. */
@@ -90,7 +105,11 @@ int64_t sleapc__grouping_n_slots(const sleapc_grouping_result *frames, int64_t n
  * reordered by numpy's argsort of the scores, reversed (descending, ties
  * later-index first), and cut; otherwise assembly order is kept. Unused
  * slots are NaN.
- * frames: (n_frames,); eff_scale: (n_frames,), NULL = all 1.
+ * frames: (n_frames,); eff_scale: (n_frames,), NULL = all 1. The cut sorts
+ *   in the order scratch of a frame's result (from
+ *   sleapc__grouping_group_frame), so packing such results allocates
+ *   nothing; a frame without that scratch (built by hand) gets a temporary
+ *   buffer.
  * keypoints: out (n_frames, n_slots, n_nodes, 2); peak_values: out
  *   (n_frames, n_slots, n_nodes); instance_scores: out (n_frames, n_slots).
  * Returns SLEAPC_OK; SLEAPC_ERR_INVALID_ARG for bad sizes; SLEAPC_ERR_NOMEM. */

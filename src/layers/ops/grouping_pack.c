@@ -49,16 +49,21 @@ sleapc_status sleapc__grouping_pack(const sleapc_grouping_result *frames, int64_
     for (int64_t i = 0; i < n_frames * n_slots; i++)
         instance_scores[i] = NAN;
 
-    int64_t *order = sleapc__malloc((size_t)(most > 0 ? most : 1) * sizeof *order);
-    if (!order)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "pack instances: out of memory");
+    /* Only for frames built by hand: results from group_frame carry their
+     * own order scratch. */
+    int64_t *spare = NULL;
     for (int64_t b = 0; b < n_frames; b++) {
         const sleapc_grouping_result *f = &frames[b];
         const int64_t n = f->n_instances;
         const float eff = eff_scale ? eff_scale[b] : 1.0f;
-        for (int64_t i = 0; i < n; i++)
-            order[i] = i;
+        int64_t *order = NULL; /* NULL: assembly order */
         if (n > n_slots) {
+            order = f->order && f->cap_instances >= n ? f->order : spare;
+            if (!order) {
+                order = spare = sleapc__malloc((size_t)most * sizeof *order);
+                if (!order)
+                    return sleapc__fail(SLEAPC_ERR_NOMEM, "pack instances: out of memory");
+            }
             /* np.argsort(scores)[::-1]: descending, equal scores later-first. */
             sleapc__grouping_argsort(f->scores, n, order);
             for (int64_t i = 0; i < n / 2; i++) {
@@ -69,7 +74,7 @@ sleapc_status sleapc__grouping_pack(const sleapc_grouping_result *frames, int64_
         }
         const int64_t n_keep = n < n_slots ? n : n_slots;
         for (int64_t i = 0; i < n_keep; i++) {
-            const int64_t src = order[i];
+            const int64_t src = order ? order[i] : i;
             const int64_t dst = b * n_slots + i;
             float *xy = keypoints + dst * n_nodes * 2;
             memcpy(xy, f->keypoints + src * n_nodes * 2, (size_t)n_nodes * 2 * sizeof(float));
@@ -80,6 +85,6 @@ sleapc_status sleapc__grouping_pack(const sleapc_grouping_result *frames, int64_
             instance_scores[dst] = f->scores[src];
         }
     }
-    sleapc__free(order);
+    sleapc__free(spare);
     return SLEAPC_OK;
 }

@@ -122,7 +122,7 @@ static bool mul_ok(size_t a, size_t b, size_t *out)
  * solver). Writes min(n_rows, n_cols) pairs sorted by row, or returns
  * LSAP_INFEASIBLE through *code. */
 static sleapc_status solve(const double *cost, int64_t n_rows, int64_t n_cols, double big,
-                           int64_t *row_ind, int64_t *col_ind, int *code)
+                           sleapc_hungarian_ws *ws, int64_t *row_ind, int64_t *col_ind, int *code)
 {
     *code = LSAP_OK;
     if (n_rows == 0 || n_cols == 0)
@@ -144,10 +144,17 @@ static sleapc_status solve(const double *cost, int64_t n_rows, int64_t n_cols, d
                             (long long)n_rows, (long long)n_cols);
     total = bytes_cost + bytes_f + bytes_i;
 
+    if (total > ws->cap) {
+        /* Doubling: a stream of slowly growing matrices settles quickly. */
+        size_t want = ws->cap <= SIZE_MAX / 2 && 2 * ws->cap > total ? 2 * ws->cap : total;
+        sleapc__free(ws->block);
+        ws->block = sleapc__malloc(want);
+        ws->cap = ws->block ? want : 0;
+        if (!ws->block)
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "solve assignment: out of memory");
+    }
     /* Doubles first, then int64, then bytes: every member stays aligned. */
-    unsigned char *block = sleapc__malloc(total);
-    if (!block)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "solve assignment: out of memory");
+    unsigned char *block = ws->block;
     lsap s = {.nr = nr, .nc = nc};
     double *c = (double *)block;
     s.u = c + n_cells;
@@ -203,8 +210,16 @@ static sleapc_status solve(const double *cost, int64_t n_rows, int64_t n_cols, d
             }
         }
     }
-    sleapc__free(block);
     return SLEAPC_OK;
+}
+
+void sleapc__hungarian_ws_free(sleapc_hungarian_ws *ws)
+{
+    if (!ws)
+        return;
+    sleapc__free(ws->block);
+    ws->block = NULL;
+    ws->cap = 0;
 }
 
 /* NaN and -inf are refused, as scipy refuses them. */
@@ -233,7 +248,9 @@ sleapc_status sleapc__hungarian_solve(const double *cost, int64_t n_rows, int64_
     if (st)
         return st;
     int code;
-    st = solve(cost, n_rows, n_cols, 0.0, row_ind, col_ind, &code);
+    sleapc_hungarian_ws ws = {0};
+    st = solve(cost, n_rows, n_cols, 0.0, &ws, row_ind, col_ind, &code);
+    sleapc__hungarian_ws_free(&ws);
     if (st)
         return st;
     if (code != LSAP_OK)
@@ -246,14 +263,27 @@ sleapc_status sleapc__hungarian_solve(const double *cost, int64_t n_rows, int64_
 sleapc_status sleapc__hungarian_solve_partial(const double *cost, int64_t n_rows, int64_t n_cols,
                                               int64_t *row_ind, int64_t *col_ind, int64_t *n_pairs)
 {
-    if (!n_pairs)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "solve assignment: n_pairs is required");
+    sleapc_hungarian_ws ws = {0};
+    sleapc_status st =
+        sleapc__hungarian_solve_partial_ws(cost, n_rows, n_cols, &ws, row_ind, col_ind, n_pairs);
+    sleapc__hungarian_ws_free(&ws);
+    return st;
+}
+
+sleapc_status sleapc__hungarian_solve_partial_ws(const double *cost, int64_t n_rows,
+                                                 int64_t n_cols, sleapc_hungarian_ws *ws,
+                                                 int64_t *row_ind, int64_t *col_ind,
+                                                 int64_t *n_pairs)
+{
+    if (!n_pairs || !ws)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "solve assignment: n_pairs and workspace are required");
     *n_pairs = 0;
     sleapc_status st = check_entries(cost, n_rows, n_cols, row_ind, col_ind);
     if (st)
         return st;
     int code;
-    st = solve(cost, n_rows, n_cols, 0.0, row_ind, col_ind, &code);
+    st = solve(cost, n_rows, n_cols, 0.0, ws, row_ind, col_ind, &code);
     if (st)
         return st;
     const int64_t k = n_rows < n_cols ? n_rows : n_cols;
@@ -274,7 +304,7 @@ sleapc_status sleapc__hungarian_solve_partial(const double *cost, int64_t n_rows
     if (lo == INFINITY)
         return SLEAPC_OK; /* nothing is allowed */
     const double big = fabs(hi) + (hi - lo + 1.0) * (double)(k + 1) + 1.0;
-    st = solve(cost, n_rows, n_cols, big, row_ind, col_ind, &code);
+    st = solve(cost, n_rows, n_cols, big, ws, row_ind, col_ind, &code);
     if (st)
         return st;
     if (code != LSAP_OK) /* every entry is finite now; cannot happen */

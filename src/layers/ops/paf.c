@@ -9,6 +9,9 @@
 #include "core/alloc.h"
 #include "core/error.h"
 
+/* Points per line scored without a heap buffer (sleap-nn's default is 10). */
+#define PAF_STACK_POINTS 64
+
 sleapc_paf_score_opts sleapc__paf_score_opts_default(void)
 {
     sleapc_paf_score_opts o = {
@@ -316,8 +319,11 @@ sleapc_status sleapc__paf_score_lines(const float *pafs, int64_t n_edges, int64_
     if (!pafs || !peaks || !edge_inds || !edge_peak_inds || !line_scores)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "score PAF lines: NULL array");
 
+    /* Sample positions and dot products; on the stack for the usual point
+     * counts, so scoring a frame allocates nothing. */
     const int n_points = opts->n_points;
-    float *t = sleapc__malloc((size_t)n_points * 2 * sizeof *t);
+    float small[2 * PAF_STACK_POINTS];
+    float *t = n_points <= PAF_STACK_POINTS ? small : sleapc__malloc((size_t)n_points * 2 * sizeof *t);
     if (!t)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "score PAF lines: out of memory");
     float *dots = t + n_points;
@@ -340,7 +346,8 @@ sleapc_status sleapc__paf_score_lines(const float *pafs, int64_t n_edges, int64_
         const int64_t k = edge_inds[c];
         const int64_t s = edge_peak_inds[c][0], d = edge_peak_inds[c][1];
         if (k < 0 || k >= n_edges || s < 0 || s >= n_peaks || d < 0 || d >= n_peaks) {
-            sleapc__free(t);
+            if (t != small)
+                sleapc__free(t);
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                                 "score PAF lines: candidate %lld: edge %lld or peaks "
                                 "(%lld, %lld) out of range",
@@ -388,6 +395,7 @@ sleapc_status sleapc__paf_score_lines(const float *pafs, int64_t n_edges, int64_
         pen = pen * weight;
         line_scores[c] = mean + pen;
     }
-    sleapc__free(t);
+    if (t != small)
+        sleapc__free(t);
     return SLEAPC_OK;
 }
