@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "backends/native/native_kernels.h"
+#include "backends/sigmoid.h"
 
 void sleapc__native_linear(const float *src, int64_t b, int64_t n_in, int64_t n_out,
                            const float *weight, const float *bias, bool relu, float *dst)
@@ -21,9 +22,7 @@ void sleapc__native_linear(const float *src, int64_t b, int64_t n_in, int64_t n_
 
 void sleapc__native_sigmoid(float *x, int64_t n)
 {
-    /* expf(-x) overflows to inf for x < -88, which gives the right 0. */
-    for (int64_t i = 0; i < n; i++)
-        x[i] = 1.0f / (1.0f + expf(-x[i]));
+    sleapc__sigmoid_apply(x, n);
 }
 
 void sleapc__native_softmax(float *x, int64_t rows, int64_t n)

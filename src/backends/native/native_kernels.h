@@ -77,7 +77,8 @@ void sleapc__native_global_maxpool(const float *src, int64_t b, int64_t c, int64
 void sleapc__native_linear(const float *src, int64_t b, int64_t n_in, int64_t n_out,
                            const float *weight, const float *bias, bool relu, float *dst);
 
-/* In place. softmax over the last axis of a (rows, n) matrix. */
+/* In place. The sigmoid is the one all backends share (backends/sigmoid.h);
+ * softmax is over the last axis of a (rows, n) matrix. */
 void sleapc__native_sigmoid(float *x, int64_t n);
 void sleapc__native_softmax(float *x, int64_t rows, int64_t n);
 

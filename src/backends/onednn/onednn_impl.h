@@ -30,10 +30,11 @@ typedef struct onednn_value {
     dnnl_memory_t mem;
 } onednn_value;
 
-/* One primitive execution. Arguments are either plan values or fixed
+/* One primitive execution, or (prim NULL) the host sigmoid over value[0],
+ * a plain float32 value. Arguments are either plan values or fixed
  * memories (packed weights, bias) owned by the node's pack. */
 typedef struct onednn_step {
-    dnnl_primitive_t prim;
+    dnnl_primitive_t prim;          /* NULL: the host sigmoid step */
     const char *name;               /* node name, for messages; static or the graph's */
     int n_args;
     int arg[ONEDNN_MAX_ARGS];       /* DNNL_ARG_* */
@@ -105,8 +106,8 @@ sleapc_status sleapc__onednn_plan_run(onednn_state *s);
 /* --- used by the lowering while a plan is built --- */
 
 /* A primitive attribute with the user scratchpad mode (so that executing
- * never allocates) and, for act RELU or SIGMOID, that eltwise post-op.
- * Destroy with dnnl_primitive_attr_destroy. */
+ * never allocates) and, for act RELU, that eltwise post-op (any other act
+ * adds none). Destroy with dnnl_primitive_attr_destroy. */
 sleapc_status sleapc__onednn_attr(sleapc_act act, const char *name, dnnl_primitive_attr_t *out);
 
 /* Create the primitive of pd as a new step; *out_step is its index. */
@@ -122,6 +123,11 @@ void sleapc__onednn_step_fixed(onednn_state *s, int step, int arg, dnnl_memory_t
 /* New value of layout md written by step as argument arg; *out_value. */
 sleapc_status sleapc__onednn_step_write(onednn_state *s, int step, int arg,
                                         const dnnl_memory_desc_t *md, int *out_value);
+
+/* Node i's sigmoid, after the primitive that wrote its value: that value as
+ * plain float32 (reordered if needed), then a host step applying the shared
+ * sigmoid (backends/sigmoid.h) in place; it becomes node i's value. */
+sleapc_status sleapc__onednn_sigmoid_add(onednn_state *s, int i);
 
 /* Value v in layout want: v itself when the layouts agree, else a reordered
  * copy (made once per value and layout). */

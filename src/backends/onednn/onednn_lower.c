@@ -26,7 +26,7 @@ sleapc_status sleapc__onednn_node_supported(const sleapc_graph *g, int i)
              (n->op == SLEAPC_OP_CONV2D || n->kernel == 3);
         break;
     case SLEAPC_OP_LINEAR:
-        act_ok = true; /* relu and sigmoid as post-ops, softmax as its own primitive */
+        act_ok = true; /* relu as a post-op, sigmoid on the host, softmax as a primitive */
         ok = n->weight && n->c_in >= 1 && n->c_out >= 1;
         break;
     case SLEAPC_OP_MAXPOOL2D:
@@ -102,8 +102,7 @@ static sleapc_status add_weighted(onednn_state *s, int i, const void *op_desc,
     onednn_plan *p = &s->plan;
     dnnl_primitive_attr_t attr = NULL;
     dnnl_primitive_desc_t pd = NULL;
-    sleapc_act post = n->act == SLEAPC_ACT_SOFTMAX ? SLEAPC_ACT_NONE : n->act;
-    sleapc_status st = sleapc__onednn_attr(post, n->name, &attr);
+    sleapc_status st = sleapc__onednn_attr(n->act, n->name, &attr);
     if (st)
         return st;
     st = sleapc__onednn_check(dnnl_primitive_desc_create(&pd, op_desc, attr, s->eng, NULL), what,
@@ -125,6 +124,8 @@ static sleapc_status add_weighted(onednn_state *s, int i, const void *op_desc,
             sleapc__onednn_step_fixed(s, step, DNNL_ARG_BIAS, s->bpack[i].mem);
     }
     dnnl_primitive_desc_destroy(pd);
+    if (!st && n->act == SLEAPC_ACT_SIGMOID)
+        st = sleapc__onednn_sigmoid_add(s, i);
     return st;
 }
 

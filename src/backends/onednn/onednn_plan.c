@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backends/onednn/onednn_impl.h"
+#include "backends/sigmoid.h"
 #include "core/alloc.h"
 #include "core/error.h"
 
@@ -28,12 +29,12 @@ sleapc_status sleapc__onednn_attr(sleapc_act act, const char *name, dnnl_primiti
     dnnl_status_t s = dnnl_primitive_attr_create(&attr);
     if (s == dnnl_success)
         s = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
-    if (s == dnnl_success && (act == SLEAPC_ACT_RELU || act == SLEAPC_ACT_SIGMOID)) {
+    /* Not the sigmoid: oneDNN's logistic gives 0.99999994 where the other
+     * backends give 1 (see sleapc__onednn_sigmoid_add). */
+    if (s == dnnl_success && act == SLEAPC_ACT_RELU) {
         s = dnnl_post_ops_create(&po);
         if (s == dnnl_success)
-            s = dnnl_post_ops_append_eltwise(
-                po, 1.0f, act == SLEAPC_ACT_RELU ? dnnl_eltwise_relu : dnnl_eltwise_logistic,
-                0.0f, 0.0f);
+            s = dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f);
         if (s == dnnl_success)
             s = dnnl_primitive_attr_set_post_ops(attr, po);
         if (po)
@@ -76,8 +77,8 @@ static sleapc_status value_add(onednn_state *s, const dnnl_memory_desc_t *md, in
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc__onednn_step_add(onednn_state *s, const_dnnl_primitive_desc_t pd,
-                                      const char *name, int *out_step)
+/* Room for one more step, zeroed and named; the caller counts it. */
+static sleapc_status step_new(onednn_state *s, const char *name, onednn_step **out)
 {
     onednn_plan *p = &s->plan;
     if (p->n_steps == p->cap_steps) {
@@ -91,13 +92,24 @@ sleapc_status sleapc__onednn_step_add(onednn_state *s, const_dnnl_primitive_desc
     onednn_step *st = &p->steps[p->n_steps];
     memset(st, 0, sizeof *st);
     st->name = name;
+    *out = st;
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__onednn_step_add(onednn_state *s, const_dnnl_primitive_desc_t pd,
+                                      const char *name, int *out_step)
+{
+    onednn_plan *p = &s->plan;
+    onednn_step *st = NULL;
+    sleapc_status rc = step_new(s, name, &st);
+    if (rc)
+        return rc;
     const dnnl_memory_desc_t *smd = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     if (smd) {
         st->scratch_md = *smd;
         st->scratch_bytes = dnnl_memory_desc_get_size(smd);
     }
-    sleapc_status rc = sleapc__onednn_check(dnnl_primitive_create(&st->prim, pd),
-                                            "create primitive", name);
+    rc = sleapc__onednn_check(dnnl_primitive_create(&st->prim, pd), "create primitive", name);
     if (rc)
         return rc;
     *out_step = p->n_steps++;
@@ -137,6 +149,15 @@ sleapc_status sleapc__onednn_step_write(onednn_state *s, int step, int arg,
     return SLEAPC_OK;
 }
 
+/* Plain float32 layout of a value's dims: NCHW for maps, (B, C) vectors. */
+static sleapc_status plain_f32(const dnnl_memory_desc_t *md, const char *name,
+                               dnnl_memory_desc_t *out)
+{
+    dnnl_format_tag_t tag = md->ndims == 4 ? dnnl_nchw : dnnl_nc;
+    dnnl_status_t ds = dnnl_memory_desc_init_by_tag(out, md->ndims, md->dims, dnnl_f32, tag);
+    return sleapc__onednn_check(ds, "describe output", name);
+}
+
 sleapc_status sleapc__onednn_value_as(onednn_state *s, int v, const dnnl_memory_desc_t *want,
                                       const char *name, int *out_value)
 {
@@ -171,6 +192,32 @@ sleapc_status sleapc__onednn_value_as(onednn_state *s, int v, const dnnl_memory_
     if (st)
         return st;
     p->values[*out_value].reorder_of = v;
+    return SLEAPC_OK;
+}
+
+/* oneDNN's logistic (as a post-op or an eltwise primitive) rounds to
+ * 0.99999994 where expf's sigmoid gives exactly 1, and SLEAP 1.x's class
+ * assignment breaks ties between class-map values of exactly 1; so the
+ * sigmoid runs on the host, with the function the native backend uses. It
+ * needs a plain layout only because blocked ones pad channels with zeros that
+ * must stay zero. Heads are small: a serial pass costs next to nothing. */
+sleapc_status sleapc__onednn_sigmoid_add(onednn_state *s, int i)
+{
+    onednn_plan *p = &s->plan;
+    const char *name = s->g->nodes[i].name;
+    dnnl_memory_desc_t plain;
+    int v = -1;
+    onednn_step *st = NULL;
+    sleapc_status rc = plain_f32(&p->values[p->node_value[i]].md, name, &plain);
+    if (!rc)
+        rc = sleapc__onednn_value_as(s, p->node_value[i], &plain, name, &v);
+    if (!rc)
+        rc = step_new(s, name, &st);
+    if (rc)
+        return rc;
+    int step = p->n_steps++;
+    sleapc__onednn_step_read(s, step, DNNL_ARG_DST, v);
+    p->node_value[i] = v;
     return SLEAPC_OK;
 }
 
@@ -353,15 +400,6 @@ static sleapc_status bind_memories(onednn_state *s)
     return SLEAPC_OK;
 }
 
-/* Plain float32 layout of a value's dims: NCHW for maps, (B, C) vectors. */
-static sleapc_status plain_f32(const dnnl_memory_desc_t *md, const char *name,
-                               dnnl_memory_desc_t *out)
-{
-    dnnl_format_tag_t tag = md->ndims == 4 ? dnnl_nchw : dnnl_nc;
-    dnnl_status_t ds = dnnl_memory_desc_init_by_tag(out, md->ndims, md->dims, dnnl_f32, tag);
-    return sleapc__onednn_check(ds, "describe output", name);
-}
-
 static sleapc_status build(onednn_state *s, const int64_t shape[4])
 {
     const sleapc_graph *g = s->g;
@@ -425,7 +463,17 @@ sleapc_status sleapc__onednn_plan_run(onednn_state *s)
     onednn_plan *p = &s->plan;
     for (int i = 0; i < p->n_steps; i++) {
         onednn_step *st = &p->steps[i];
-        dnnl_status_t ds = dnnl_primitive_execute(st->prim, s->stream, st->n_exec, st->exec);
+        dnnl_status_t ds;
+        if (!st->prim) {
+            /* The host sigmoid reads what the primitives before it wrote. */
+            ds = dnnl_stream_wait(s->stream);
+            if (ds != dnnl_success)
+                return sleapc__onednn_check(ds, "wait for stream", st->name);
+            const onednn_value *v = &p->values[st->value[0]];
+            sleapc__sigmoid_apply(p->bufs[v->buf], (int64_t)(v->bytes / sizeof(float)));
+            continue;
+        }
+        ds = dnnl_primitive_execute(st->prim, s->stream, st->n_exec, st->exec);
         if (ds != dnnl_success)
             return sleapc__onednn_check(ds, "execute", st->name);
     }

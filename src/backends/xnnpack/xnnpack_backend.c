@@ -2,7 +2,8 @@
  * shapes, so a runtime is built per input shape, at warmup or at the first
  * forward of a new shape, and kept until the shape changes. The runtime reads
  * and writes buffers fixed at that plan, so a forward only converts the input
- * to NHWC, invokes the runtime and converts the maps back to NCHW: no heap
+ * to NHWC, invokes the runtime, applies the sigmoid of sigmoid heads (see
+ * sleapc__xnnpack_host_sigmoid) and converts the maps back to NCHW: no heap
  * calls. */
 #include "backends/xnnpack/xnnpack_backend.h"
 
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <xnnpack.h>
 
+#include "backends/sigmoid.h"
 #include "backends/xnnpack/xnnpack_impl.h"
 #include "core/alloc.h"
 #include "core/error.h"
@@ -245,6 +247,9 @@ static sleapc_status xnnpack_forward(sleapc_backend *be, const sleapc_tensor *x,
         const sleapc_graph_output *go = &g->outputs[o];
         const int64_t *s = xs->shapes[go->node];
         float *data = xs->out_nhwc[o];
+        /* Elementwise, so NHWC is as good as NCHW. */
+        if (sleapc__xnnpack_host_sigmoid(g, go->node))
+            sleapc__sigmoid_apply(data, numel(s));
         if (xs->out_nchw[o]) {
             transpose(xs->pool, nhwc_to_nchw_row, data, xs->out_nchw[o], s,
                       PTHREADPOOL_FLAG_YIELD_WORKERS);

@@ -39,6 +39,17 @@ const char *sleapc__xnnpack_status_str(int status)
     return "unknown";
 }
 
+bool sleapc__xnnpack_host_sigmoid(const sleapc_graph *g, int i)
+{
+    if (g->nodes[i].act != SLEAPC_ACT_SIGMOID)
+        return false;
+    for (int j = i + 1; j < g->n_nodes; j++)
+        for (int k = 0; k < g->nodes[j].n_inputs; k++)
+            if (g->nodes[j].inputs[k] == i)
+                return false;
+    return true;
+}
+
 sleapc_status sleapc__xnnpack_check(const sleapc_graph *g, bool fp16)
 {
     if (g->n_nodes < 1 || g->nodes[0].op != SLEAPC_OP_INPUT)
@@ -67,6 +78,14 @@ sleapc_status sleapc__xnnpack_check(const sleapc_graph *g, bool fp16)
         if (!act_ok)
             return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "node %s: %s with activation %d", n->name,
                                 op, (int)n->act);
+        /* A sigmoid inside the subgraph would be XNNPACK's, which rounds
+         * otherwise than the other backends; every model's sigmoid ends a
+         * head. */
+        if (n->act == SLEAPC_ACT_SIGMOID && !sleapc__xnnpack_host_sigmoid(g, i))
+            return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                                "node %s: a sigmoid that other nodes read (only a head's "
+                                "sigmoid is supported)",
+                                n->name);
         /* XNNPACK rewrites a subgraph to fp16 only when every node has an
          * fp16 operator; fully connected, sigmoid and softmax have none. */
         if (fp16 && (n->op == SLEAPC_OP_LINEAR || n->act == SLEAPC_ACT_SIGMOID ||
@@ -211,13 +230,21 @@ static void act_range(sleapc_act act, float *lo, float *hi)
     *hi = INFINITY;
 }
 
+/* Whether node i's activation is a subgraph node of its own (softmax). ReLU
+ * is fused, and the sigmoid is applied on the host after the runtime
+ * (sleapc__xnnpack_host_sigmoid). */
+static bool act_node(const sleapc_node *n)
+{
+    return n->act == SLEAPC_ACT_SOFTMAX;
+}
+
 /* The value a weighted node writes before its activation node: the node's
- * own value when the activation is fused (or absent), else an internal one. */
+ * own value when there is no activation node, else an internal one. */
 static sleapc_status pre_act_value(lower_ctx *lc, int i, int n_dims, const size_t *dims,
                                    uint32_t *id)
 {
     const sleapc_node *n = &lc->g->nodes[i];
-    if (n->act == SLEAPC_ACT_NONE || n->act == SLEAPC_ACT_RELU) {
+    if (!act_node(n)) {
         sleapc_status st = node_value(lc, i, n_dims, dims);
         *id = lc->value[i];
         return st;
@@ -225,21 +252,16 @@ static sleapc_status pre_act_value(lower_ctx *lc, int i, int n_dims, const size_
     return define_value(lc, n, n_dims, dims, NULL, XNN_INVALID_VALUE_ID, 0, id);
 }
 
-/* Sigmoid or softmax from pre (the weighted op's result) into node i's value. */
+/* Softmax from pre (the weighted op's result) into node i's value. */
 static sleapc_status post_act(lower_ctx *lc, int i, int n_dims, const size_t *dims, uint32_t pre)
 {
     const sleapc_node *n = &lc->g->nodes[i];
-    if (n->act == SLEAPC_ACT_NONE || n->act == SLEAPC_ACT_RELU)
+    if (!act_node(n))
         return SLEAPC_OK;
     sleapc_status st = node_value(lc, i, n_dims, dims);
     if (st)
         return st;
-    enum xnn_status s;
-    if (n->act == SLEAPC_ACT_SIGMOID) {
-        s = xnn_define_sigmoid(lc->sg, pre, lc->value[i], 0);
-        return s == xnn_status_success ? SLEAPC_OK : xnn_fail(n, "xnn_define_sigmoid", s);
-    }
-    s = xnn_define_softmax(lc->sg, pre, lc->value[i], 0);
+    enum xnn_status s = xnn_define_softmax(lc->sg, pre, lc->value[i], 0);
     return s == xnn_status_success ? SLEAPC_OK : xnn_fail(n, "xnn_define_softmax", s);
 }
 

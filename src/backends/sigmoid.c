@@ -1,0 +1,14 @@
+/* Kept in its own file so that every backend runs the same compiled code,
+ * whatever its own files' flags. */
+#include "backends/sigmoid.h"
+
+#include <math.h>
+
+void sleapc__sigmoid_apply(float *x, int64_t n)
+{
+    /* expf(-x) overflows to inf for x < -88, which gives the right 0. For
+     * x >= 24 ln 2 (about 16.6) it is at most 2^-24, half an ulp of 1, so
+     * the sum rounds to 1 and the result is exactly 1. */
+    for (int64_t i = 0; i < n; i++)
+        x[i] = 1.0f / (1.0f + expf(-x[i]));
+}
