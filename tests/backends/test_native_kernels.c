@@ -164,6 +164,83 @@ static void test_conv(void)
     conv_case(7, 7, 4, 9, 12, 19, 1, false, true);
 }
 
+/* The input split into n_parts separately stored channel ranges
+ * (sleapc__native_conv_run_parts, a concat never copied together), and the
+ * reduction over input channels cut into slices by a small slice budget
+ * (each slice adds onto the partial sums; ReLU only on the full sums). */
+static void conv_parts_case(int k, int c_in, int c_out, int h, int w, int b, bool relu,
+                            size_t slice_bytes, int n_parts)
+{
+    size_t plane = (size_t)h * w;
+    size_t n_src = (size_t)b * c_in * plane, n_dst = (size_t)b * c_out * plane;
+    float *src = rand_buf(n_src, 1.0f);
+    float *wt = rand_buf((size_t)c_out * c_in * k * k, 1.0f / sqrtf((float)(c_in * k * k)));
+    float *bias = rand_buf((size_t)c_out, 0.5f);
+    double *ref = sleapc__malloc(n_dst * sizeof *ref);
+    ref_conv(src, b, c_in, h, w, wt, bias, c_out, k, k, relu, ref);
+
+    native_conv_src parts = {.n = n_parts};
+    float *part_buf[NATIVE_CONV_MAX_PARTS] = {0};
+    for (int p = 0, c0 = 0; p < n_parts; p++) {
+        int c = c_in * (p + 1) / n_parts - c0;
+        part_buf[p] = sleapc__malloc((size_t)b * c * plane * sizeof(float));
+        for (int bi = 0; bi < b; bi++)
+            memcpy(part_buf[p] + (size_t)bi * c * plane, src + ((size_t)bi * c_in + c0) * plane,
+                   (size_t)c * plane * sizeof(float));
+        parts.data[p] = part_buf[p];
+        parts.c[p] = c;
+        c0 += c;
+    }
+
+    for (int s = 0; s < n_sets; s++) {
+        native_conv *conv = NULL;
+        CHECK_OK(sleapc__native_conv_create_uk(sets[s], c_in, c_out, k, k, wt, bias, relu,
+                                               &conv));
+        if (!conv)
+            continue;
+        sleapc__native_conv_set_slice_bytes(conv, slice_bytes);
+        for (int p = 0; p < N_POOLS; p++) {
+            int nt = sleapc__threadpool_n_threads(pools[p]);
+            void *scratch =
+                sleapc__aligned_alloc(sleapc__native_conv_scratch_size(conv, h, w, nt));
+            float *dst = nan_buf(n_dst);
+            sleapc__native_conv_run_parts(conv, pools[p], &parts, b, h, w, dst, scratch);
+            char what[160];
+            snprintf(what, sizeof what,
+                     "conv parts %s %dx%d b=%d c_in=%d (%d parts) c_out=%d %dx%d relu=%d "
+                     "slice=%zu pool=%d",
+                     sets[s]->name, k, k, b, c_in, n_parts, c_out, h, w, relu, slice_bytes, p);
+            close_to(dst, ref, n_dst, what);
+            sleapc__free(dst);
+            sleapc__aligned_free(scratch);
+        }
+        sleapc__native_conv_destroy(conv);
+    }
+    for (int p = 0; p < n_parts; p++)
+        sleapc__free(part_buf[p]);
+    sleapc__free(src);
+    sleapc__free(wt);
+    sleapc__free(bias);
+    sleapc__free(ref);
+}
+
+static void test_conv_parts(void)
+{
+    static const int ks[] = {3, 1, 5};
+    for (int ki = 0; ki < 3; ki++) {
+        int k = ks[ki];
+        /* 1 byte: one input channel per slice. Larger budgets give uneven
+         * slices (e.g. 7 channels as 2 + 2 + 2 + 1). */
+        conv_parts_case(k, 1, 5, 7, 9, 1, true, 1, 1);
+        conv_parts_case(k, 2, 7, 5, 19, 2, true, 1, 2);
+        conv_parts_case(k, 3, 6, 9, 17, 1, false, 1, 3);
+        conv_parts_case(k, 7, 13, 6, 37, 2, true, 2000, 2);
+        conv_parts_case(k, 33, 17, 4, 33, 1, true, 3000, 4);
+        conv_parts_case(k, 16, 6, 3, 1, 1, true, 1, 2);
+        conv_parts_case(k, 12, 2, 11, 40, 1, true, 0, 3); /* default budget: one slice */
+    }
+}
+
 /* ---- transposed convolution ------------------------------------------- */
 
 /* Scatter form of the definition: input (i, j) adds x * W[ci, co, a, c] to
@@ -523,6 +600,7 @@ int main(void)
         CHECK_OK(sleapc__threadpool_create(p, &pools[p]));
 
     test_conv();
+    test_conv_parts();
     test_convt();
     test_maxpool();
     test_global_maxpool();

@@ -1,7 +1,9 @@
 /* Runs the graph IR node by node with the native kernels. Buffers are planned
  * for one input shape at warmup (or at the first forward of a new shape):
  * activations share a few buffers by liveness, so a forward of a planned
- * shape allocates nothing. */
+ * shape allocates nothing. Two decoder copies are never made: a resize to
+ * the size its input already has reads its input's buffer, and a concat
+ * whose only consumers are convs is read by them from its parts. */
 #include "backends/native/native_backend.h"
 
 #include <string.h>
@@ -21,11 +23,15 @@ typedef struct native_state {
     /* The plan, for input shape `planned`. */
     int64_t planned[4];
     int64_t (*shapes)[4];
-    int *buf_of;            /* node -> buffer index */
+    int *buf_of;            /* node -> buffer index; -1: no buffer (virtual concat) */
+    int *home;              /* node -> the node whose buffer holds its value */
     float **bufs;           /* distinct activation buffers */
     int n_bufs;
     void *scratch;
     size_t scratch_bytes;
+
+    sleapc_native_node_fn node_hook;  /* profiling; NULL: off */
+    void *node_hook_ctx;
 } native_state;
 
 static int64_t node_numel(const int64_t *s)
@@ -39,15 +45,59 @@ static void plan_free(native_state *ns)
         sleapc__aligned_free(ns->bufs[i]);
     sleapc__free(ns->bufs);
     sleapc__free(ns->buf_of);
+    sleapc__free(ns->home);
     sleapc__free(ns->shapes);
     sleapc__aligned_free(ns->scratch);
     ns->bufs = NULL;
     ns->buf_of = NULL;
+    ns->home = NULL;
     ns->shapes = NULL;
     ns->scratch = NULL;
     ns->n_bufs = 0;
     ns->scratch_bytes = 0;
     memset(ns->planned, 0, sizeof ns->planned);
+}
+
+/* A concat every consumer of which is a conv, so they can read its parts
+ * where they are (native_conv_src) and it needs no buffer. */
+static bool concat_is_virtual(const sleapc_graph *g, int i)
+{
+    const sleapc_node *n = &g->nodes[i];
+    if (n->op != SLEAPC_OP_CONCAT || n->n_inputs < 1 || n->n_inputs > NATIVE_CONV_MAX_PARTS)
+        return false;
+    for (int o = 0; o < g->n_outputs; o++)
+        if (g->outputs[o].node == i)
+            return false;
+    int consumers = 0;
+    for (int j = i + 1; j < g->n_nodes; j++)
+        for (int k = 0; k < g->nodes[j].n_inputs; k++)
+            if (g->nodes[j].inputs[k] == i) {
+                if (g->nodes[j].op != SLEAPC_OP_CONV2D)
+                    return false;
+                consumers++;
+            }
+    return consumers > 0;
+}
+
+/* The nodes whose buffers node i reads: the homes of its inputs, or of a
+ * virtual concat's parts. Returns their count (at most
+ * SLEAPC_NODE_MAX_INPUTS * NATIVE_CONV_MAX_PARTS). */
+#define MAX_SOURCES (SLEAPC_NODE_MAX_INPUTS * NATIVE_CONV_MAX_PARTS)
+static int node_sources(const native_state *ns, int i, int *src)
+{
+    const sleapc_node *n = &ns->g->nodes[i];
+    int count = 0;
+    for (int k = 0; k < n->n_inputs; k++) {
+        int in = n->inputs[k];
+        if (ns->buf_of[in] == -1) {
+            const sleapc_node *c = &ns->g->nodes[in];
+            for (int m = 0; m < c->n_inputs; m++)
+                src[count++] = ns->home[c->inputs[m]];
+        } else {
+            src[count++] = ns->home[in];
+        }
+    }
+    return count;
 }
 
 /* Greedy liveness packing: a buffer whose value is dead is reused by the next
@@ -59,54 +109,77 @@ static sleapc_status plan(native_state *ns, const int64_t shape[4])
     plan_free(ns);
     ns->shapes = sleapc__malloc((size_t)n * sizeof *ns->shapes);
     ns->buf_of = sleapc__malloc((size_t)n * sizeof *ns->buf_of);
+    ns->home = sleapc__malloc((size_t)n * sizeof *ns->home);
     ns->bufs = sleapc__calloc((size_t)n, sizeof *ns->bufs);
     int *last_use = sleapc__malloc((size_t)n * sizeof *last_use);
     int64_t *buf_cap = sleapc__calloc((size_t)n, sizeof *buf_cap);
     bool *buf_busy = sleapc__calloc((size_t)n, sizeof *buf_busy);
     sleapc_status st = SLEAPC_OK;
-    if (!ns->shapes || !ns->buf_of || !ns->bufs || !last_use || !buf_cap || !buf_busy) {
+    if (!ns->shapes || !ns->buf_of || !ns->home || !ns->bufs || !last_use || !buf_cap ||
+        !buf_busy) {
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "plan: out of memory");
         goto done;
     }
     st = sleapc__graph_infer_shapes(g, shape[0], shape[2], shape[3], ns->shapes);
     if (st)
         goto done;
+    /* Which nodes own a buffer (buf_of 0 for now), share their input's
+     * (an identity resize) or have none (a virtual concat). */
+    for (int i = 0; i < n; i++) {
+        const sleapc_node *nd = &g->nodes[i];
+        ns->home[i] = i;
+        ns->buf_of[i] = 0;
+        if (nd->op == SLEAPC_OP_RESIZE_LIKE && ns->buf_of[nd->inputs[0]] != -1 &&
+            ns->shapes[nd->inputs[0]][2] == ns->shapes[i][2] &&
+            ns->shapes[nd->inputs[0]][3] == ns->shapes[i][3])
+            ns->home[i] = ns->home[nd->inputs[0]];
+        else if (concat_is_virtual(g, i))
+            ns->buf_of[i] = -1;
+    }
+    int src[MAX_SOURCES];
     for (int i = 0; i < n; i++)
         last_use[i] = i;
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < g->nodes[i].n_inputs; k++)
-            if (last_use[g->nodes[i].inputs[k]] < i)
-                last_use[g->nodes[i].inputs[k]] = i;
+    for (int i = 0; i < n; i++) {
+        int n_src = node_sources(ns, i, src);
+        for (int k = 0; k < n_src; k++)
+            if (last_use[src[k]] < i)
+                last_use[src[k]] = i;
+    }
     for (int o = 0; o < g->n_outputs; o++)
-        last_use[g->outputs[o].node] = n;  /* outputs live until the next forward */
+        last_use[ns->home[g->outputs[o].node]] = n;  /* live until the next forward */
 
     int n_threads = sleapc__threadpool_n_threads(ns->tp);
     size_t scratch = 0;
     for (int i = 0; i < n; i++) {
-        int64_t need = node_numel(ns->shapes[i]);
+        bool owns = ns->buf_of[i] != -1 && ns->home[i] == i;
         int pick = -1;
-        for (int bi = 0; bi < ns->n_bufs; bi++)
-            if (!buf_busy[bi] && buf_cap[bi] >= need && (pick < 0 || buf_cap[bi] < buf_cap[pick]))
-                pick = bi;
-        if (pick < 0) {
-            /* No free buffer fits: grow the largest free one, else add one. */
+        if (owns) {
+            int64_t need = node_numel(ns->shapes[i]);
             for (int bi = 0; bi < ns->n_bufs; bi++)
-                if (!buf_busy[bi] && (pick < 0 || buf_cap[bi] > buf_cap[pick]))
+                if (!buf_busy[bi] && buf_cap[bi] >= need &&
+                    (pick < 0 || buf_cap[bi] < buf_cap[pick]))
                     pick = bi;
-            if (pick < 0)
-                pick = ns->n_bufs++;
-            buf_cap[pick] = need;
+            if (pick < 0) {
+                /* No free buffer fits: grow the largest free one, else add one. */
+                for (int bi = 0; bi < ns->n_bufs; bi++)
+                    if (!buf_busy[bi] && (pick < 0 || buf_cap[bi] > buf_cap[pick]))
+                        pick = bi;
+                if (pick < 0)
+                    pick = ns->n_bufs++;
+                buf_cap[pick] = need;
+            }
+            buf_busy[pick] = true;
+            ns->buf_of[i] = pick;
+        } else if (ns->home[i] != i) {
+            ns->buf_of[i] = ns->buf_of[ns->home[i]];
         }
-        buf_busy[pick] = true;
-        ns->buf_of[i] = pick;
         /* Free the inputs whose last use is this node (after choosing the
          * output buffer: a node never writes over its own inputs). */
-        for (int k = 0; k < g->nodes[i].n_inputs; k++) {
-            int in = g->nodes[i].inputs[k];
-            if (last_use[in] == i)
-                buf_busy[ns->buf_of[in]] = false;
-        }
-        if (last_use[i] == i)
+        int n_src = node_sources(ns, i, src);
+        for (int k = 0; k < n_src; k++)
+            if (last_use[src[k]] == i)
+                buf_busy[ns->buf_of[src[k]]] = false;
+        if (owns && last_use[i] == i)
             buf_busy[pick] = false;
         const int64_t *s0 = g->nodes[i].n_inputs ? ns->shapes[g->nodes[i].inputs[0]] : NULL;
         size_t sb = 0;
@@ -148,21 +221,46 @@ static float *node_buf(native_state *ns, int i)
     return ns->bufs[ns->buf_of[i]];
 }
 
+/* A conv's input as parts: one buffer, or the parts of a virtual concat. */
+static void conv_source(native_state *ns, int in, native_conv_src *out)
+{
+    const sleapc_node *c = &ns->g->nodes[in];
+    if (ns->buf_of[in] != -1) {
+        *out = (native_conv_src){.n = 1, .data = {node_buf(ns, in)},
+                                 .c = {(int)ns->shapes[in][1]}};
+        return;
+    }
+    out->n = c->n_inputs;
+    for (int k = 0; k < c->n_inputs; k++) {
+        out->data[k] = node_buf(ns, c->inputs[k]);
+        out->c[k] = (int)ns->shapes[c->inputs[k]][1];
+    }
+}
+
 static void run_node(native_state *ns, int i)
 {
     const sleapc_node *n = &ns->g->nodes[i];
+    /* Nothing to compute: an identity resize or a virtual concat. */
+    if (ns->buf_of[i] == -1 || ns->home[i] != i)
+        return;
     const int64_t *d = ns->shapes[i];
     const int64_t *s = n->n_inputs ? ns->shapes[n->inputs[0]] : NULL;
-    const float *src = n->n_inputs ? node_buf(ns, n->inputs[0]) : NULL;
+    const float *src = n->n_inputs && ns->buf_of[n->inputs[0]] != -1
+                           ? node_buf(ns, n->inputs[0])
+                           : NULL;
     float *dst = node_buf(ns, i);
     switch (n->op) {
     case SLEAPC_OP_INPUT:
         break;
-    case SLEAPC_OP_CONV2D:
-        sleapc__native_conv_run(ns->convs[i], ns->tp, src, s[0], s[2], s[3], dst, ns->scratch);
+    case SLEAPC_OP_CONV2D: {
+        native_conv_src parts;
+        conv_source(ns, n->inputs[0], &parts);
+        sleapc__native_conv_run_parts(ns->convs[i], ns->tp, &parts, s[0], s[2], s[3], dst,
+                                      ns->scratch);
         if (n->act == SLEAPC_ACT_SIGMOID)
             sleapc__native_sigmoid(dst, node_numel(d));
         break;
+    }
     case SLEAPC_OP_CONV_TRANSPOSE2D:
         sleapc__native_convt_run(ns->convts[i], ns->tp, src, s[0], s[2], s[3], dst, ns->scratch);
         break;
@@ -226,8 +324,16 @@ static sleapc_status native_forward(sleapc_backend *be, const sleapc_tensor *x,
     st = sleapc__graph_input_prepare(x, ns->g->in_channels, node_buf(ns, 0));
     if (st)
         return st;
-    for (int i = 1; i < ns->g->n_nodes; i++)
-        run_node(ns, i);
+    if (ns->node_hook) {
+        ns->node_hook(ns->node_hook_ctx, 0);
+        for (int i = 1; i < ns->g->n_nodes; i++) {
+            run_node(ns, i);
+            ns->node_hook(ns->node_hook_ctx, i);
+        }
+    } else {
+        for (int i = 1; i < ns->g->n_nodes; i++)
+            run_node(ns, i);
+    }
     for (int o = 0; o < ns->g->n_outputs; o++) {
         const sleapc_graph_output *go = &ns->g->outputs[o];
         const int64_t *s = ns->shapes[go->node];
@@ -322,6 +428,16 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
 fail:
     native_destroy(be);
     return st;
+}
+
+void sleapc__native_backend_set_node_hook(sleapc_backend *be, sleapc_native_node_fn fn,
+                                          void *ctx)
+{
+    if (!be || be->ops != &native_ops)
+        return;
+    native_state *ns = be->impl;
+    ns->node_hook = fn;
+    ns->node_hook_ctx = ctx;
 }
 
 static int native_score(void)

@@ -6,7 +6,11 @@
  * a group of output-channel blocks. It keeps the kh input rows one output row
  * needs in a per-thread ring of padded rows (zero columns left and right, the
  * right side padded up to whole kernel steps), so the kernel needs no border
- * tests, and each input row is copied once per task.
+ * tests, and each input row is copied once per task. Every channel block
+ * reads the whole window, so it should stay in L2 between blocks: a window
+ * larger than slice_bytes (decoder convs over a concat: 96..768 channels) is
+ * reduced in slices of input channels, each block adding onto its partial
+ * sums, which then come from L2 rather than L3.
  * 1 x 1: a GEMM over the flattened pixels, staged in chunks of all input
  * channels. Read in place, the channel planes sit a multiple of 4 KiB apart
  * at SLEAP sizes, so the loads of one step all fall in one L1 set and evict
@@ -23,6 +27,10 @@
 #define CONV_MAX_CHANNELS (1 << 20)
 #define CONV_MAX_KERNEL 64
 
+/* Default window bytes per slice: about a third of a 512 KiB L2, leaving
+ * room for the partial sums (c_out x w floats) and the streamed weights. */
+#define CONV_SLICE_BYTES (160 * 1024)
+
 struct native_conv {
     const native_ukernels *uk;
     native_conv_row_fn fn_big;   /* kernel for blocks of blocks.size + 1 channels */
@@ -31,18 +39,20 @@ struct native_conv {
     int pad_t, pad_l;            /* PyTorch "same": the odd one out goes bottom/right */
     native_blocks blocks;
     bool relu;
+    size_t slice_bytes;          /* see CONV_SLICE_BYTES */
     float *w;                    /* packed, see native_ukernel.h */
     float *bias;                 /* c_out, zeros without a bias */
 };
 
 typedef struct conv_job {
     const native_conv *conv;
-    const float *src;
+    native_conv_src src;
     float *dst;
     int64_t h, w;
     char *scratch;
     size_t per_thread;           /* scratch bytes per thread */
     int64_t wp;                  /* padded row length (k x k) */
+    int slice;                   /* input channels per pass (k x k) */
     native_split split;
 } conv_job;
 
@@ -88,6 +98,7 @@ sleapc_status sleapc__native_conv_create_uk(const native_ukernels *uk, int c_in,
     cv->pad_t = (kh - 1) / 2;
     cv->pad_l = (kw - 1) / 2;
     cv->relu = relu;
+    cv->slice_bytes = CONV_SLICE_BYTES;
     sleapc__native_blocks_plan(c_out, uk->cb, &cv->blocks);
     const native_conv_row_fn *table = kh == 1 && kw == 1   ? uk->conv1
                                       : kh == 3 && kw == 3 ? uk->conv3
@@ -142,6 +153,12 @@ void sleapc__native_conv_destroy(native_conv *conv)
     sleapc__free(conv);
 }
 
+void sleapc__native_conv_set_slice_bytes(native_conv *conv, size_t bytes)
+{
+    if (conv)
+        conv->slice_bytes = bytes ? bytes : CONV_SLICE_BYTES;
+}
+
 static bool is_pointwise(const native_conv *cv)
 {
     return cv->kh == 1 && cv->kw == 1;
@@ -191,9 +208,35 @@ size_t sleapc__native_conv_scratch_size(const native_conv *conv, int64_t h, int6
     return per * n;
 }
 
-/* Padded row `slot` of the ring <- input row iy (zeros outside the image). */
+/* Input channels per pass over a window of wp-float rows: all, or even
+ * slices that each fit slice_bytes. */
+static int slice_channels(const native_conv *cv, int64_t wp)
+{
+    size_t per_chan = (size_t)cv->kh * (size_t)wp * sizeof(float);
+    size_t fit = cv->slice_bytes / per_chan;
+    if (fit >= (size_t)cv->c_in)
+        return cv->c_in;
+    int max = fit < 1 ? 1 : (int)fit;
+    int n = (cv->c_in + max - 1) / max;
+    return (cv->c_in + n - 1) / n;
+}
+
+/* Channel ci's plane of batch item bi, from the part that holds it. */
+static const float *src_plane(const conv_job *j, int64_t bi, int ci)
+{
+    int64_t plane = j->h * j->w;
+    int k = 0;
+    while (k + 1 < j->src.n && ci >= j->src.c[k]) {
+        ci -= j->src.c[k];
+        k++;
+    }
+    return j->src.data[k] + (bi * j->src.c[k] + ci) * plane;
+}
+
+/* Padded row `slot` of the ring <- input row iy of batch item bi (zeros
+ * outside the image). */
 static void stage_row(const native_conv *cv, const conv_job *j, float *ring, int slot,
-                      const float *in, int64_t iy)
+                      int64_t bi, int64_t iy)
 {
     int64_t w = j->w, wp = j->wp;
     int64_t cs = (int64_t)cv->kh * wp;
@@ -204,7 +247,7 @@ static void stage_row(const native_conv *cv, const conv_job *j, float *ring, int
             continue;
         }
         memset(d, 0, (size_t)cv->pad_l * sizeof(float));
-        memcpy(d + cv->pad_l, in + (ci * j->h + iy) * w, (size_t)w * sizeof(float));
+        memcpy(d + cv->pad_l, src_plane(j, bi, ci) + iy * w, (size_t)w * sizeof(float));
         memset(d + cv->pad_l + w, 0, (size_t)(wp - cv->pad_l - w) * sizeof(float));
     }
 }
@@ -219,12 +262,15 @@ static void task_coords(const native_split *s, int64_t task, int64_t *bi, int64_
     *bi = rest / s->n_unit_tasks;
 }
 
+/* Input channels [ci0, ci0 + r->c_in) of blocks [blk0, blk1). */
 static void run_blocks(const native_conv *cv, native_conv_row *r, float *dst, int blk0, int blk1,
-                       int64_t plane)
+                       int64_t plane, int ci0)
 {
+    size_t taps = (size_t)cv->kh * (size_t)cv->kw;
     for (int blk = blk0; blk < blk1; blk++) {
         int co0 = native_block_start(&cv->blocks, blk);
-        r->w = cv->w + (size_t)co0 * chan_floats(cv);
+        size_t len = (size_t)native_block_len(&cv->blocks, blk);
+        r->w = cv->w + (size_t)co0 * chan_floats(cv) + (size_t)ci0 * taps * len;
         r->bias = cv->bias + co0;
         r->dst = dst + co0 * plane;
         (blk < cv->blocks.n_big ? cv->fn_big : cv->fn_small)(r);
@@ -244,14 +290,13 @@ static void conv_task_rows(void *ctx, int64_t task, int thread)
     int blk1 = blk0 + j->split.blocks_per_group < cv->blocks.n ? blk0 + j->split.blocks_per_group
                                                                : cv->blocks.n;
     int64_t plane = j->h * j->w;
-    const float *in = j->src + bi * cv->c_in * plane;
     float *out = j->dst + bi * cv->c_out * plane;
     float *ring = (float *)(j->scratch + (size_t)thread * j->per_thread);
 
     /* Padded row p (input row p - pad_t) lives in ring slot p % kh; output
      * row y reads padded rows y .. y + kh - 1. */
     for (int64_t p = y0; p < y0 + cv->kh - 1; p++)
-        stage_row(cv, j, ring, (int)(p % cv->kh), in, p - cv->pad_t);
+        stage_row(cv, j, ring, (int)(p % cv->kh), bi, p - cv->pad_t);
 
     native_conv_row r = {
         .src = ring,
@@ -266,9 +311,16 @@ static void conv_task_rows(void *ctx, int64_t task, int thread)
     };
     for (int64_t y = y0; y < y1; y++) {
         int64_t p = y + cv->kh - 1;
-        stage_row(cv, j, ring, (int)(p % cv->kh), in, p - cv->pad_t);
+        stage_row(cv, j, ring, (int)(p % cv->kh), bi, p - cv->pad_t);
         r.ring0 = (int)(y % cv->kh);
-        run_blocks(cv, &r, out + y * j->w, blk0, blk1, plane);
+        for (int ci0 = 0; ci0 < cv->c_in; ci0 += j->slice) {
+            int n = cv->c_in - ci0 < j->slice ? cv->c_in - ci0 : j->slice;
+            r.src = ring + ci0 * r.src_cs;
+            r.c_in = n;
+            r.accumulate = ci0 > 0;
+            r.relu = cv->relu && ci0 + n == cv->c_in; /* only on the full sums */
+            run_blocks(cv, &r, out + y * j->w, blk0, blk1, plane, ci0);
+        }
     }
 }
 
@@ -288,7 +340,6 @@ static void conv_task_pointwise(void *ctx, int64_t task, int thread)
     int64_t px1 = px0 + j->split.units_per_task * strip;
     if (px1 > plane)
         px1 = plane;
-    const float *in = j->src + bi * cv->c_in * plane;
     float *out = j->dst + bi * cv->c_out * plane;
     float *stage = (float *)(j->scratch + (size_t)thread * j->per_thread);
     int64_t chunk = pointwise_chunk(cv);
@@ -307,23 +358,31 @@ static void conv_task_pointwise(void *ctx, int64_t task, int thread)
         /* The last step of the image reads whole vectors: zeros after it. */
         int64_t n_pad = round_up(n, strip) - n;
         for (int ci = 0; ci < cv->c_in; ci++) {
-            memcpy(stage + ci * chunk, in + ci * plane + px, (size_t)n * sizeof(float));
+            memcpy(stage + ci * chunk, src_plane(j, bi, ci) + px, (size_t)n * sizeof(float));
             memset(stage + ci * chunk + n, 0, (size_t)n_pad * sizeof(float));
         }
         r.n_px = n;
-        run_blocks(cv, &r, out + px, blk0, blk1, plane);
+        run_blocks(cv, &r, out + px, blk0, blk1, plane, 0);
     }
 }
 
 void sleapc__native_conv_run(const native_conv *conv, sleapc_threadpool *tp, const float *src,
                              int64_t b, int64_t h, int64_t w, float *dst, void *scratch)
 {
+    native_conv_src one = {.n = 1, .data = {src}, .c = {conv->c_in}};
+    sleapc__native_conv_run_parts(conv, tp, &one, b, h, w, dst, scratch);
+}
+
+void sleapc__native_conv_run_parts(const native_conv *conv, sleapc_threadpool *tp,
+                                   const native_conv_src *src, int64_t b, int64_t h, int64_t w,
+                                   float *dst, void *scratch)
+{
     if (b <= 0 || h <= 0 || w <= 0)
         return;
     int n_threads = sleapc__threadpool_n_threads(tp);
     conv_job j = {
         .conv = conv,
-        .src = src,
+        .src = *src,
         .dst = dst,
         .h = h,
         .w = w,
@@ -331,6 +390,7 @@ void sleapc__native_conv_run(const native_conv *conv, sleapc_threadpool *tp, con
         .per_thread = per_thread_bytes(conv, w),
         .wp = padded_row_len(conv, w),
     };
+    j.slice = slice_channels(conv, j.wp);
     if (is_pointwise(conv)) {
         int64_t n_strips = (h * w + conv->uk->strip - 1) / conv->uk->strip;
         sleapc__native_split_plan(b, n_strips, conv->blocks.n, n_threads, &j.split);

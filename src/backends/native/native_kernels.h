@@ -36,6 +36,21 @@ size_t sleapc__native_conv_scratch_size(const native_conv *conv, int64_t h, int6
 void sleapc__native_conv_run(const native_conv *conv, sleapc_threadpool *tp, const float *src,
                              int64_t b, int64_t h, int64_t w, float *dst, void *scratch);
 
+/* An input given as a channel concat that was never copied together: part k
+ * is (b, c[k], h, w) at data[k]; the n counts c[k] (each >= 1) add up to
+ * c_in. */
+#define NATIVE_CONV_MAX_PARTS 4
+typedef struct native_conv_src {
+    int n;
+    const float *data[NATIVE_CONV_MAX_PARTS];
+    int c[NATIVE_CONV_MAX_PARTS];
+} native_conv_src;
+
+/* sleapc__native_conv_run on the concat of src's parts. */
+void sleapc__native_conv_run_parts(const native_conv *conv, sleapc_threadpool *tp,
+                                   const native_conv_src *src, int64_t b, int64_t h, int64_t w,
+                                   float *dst, void *scratch);
+
 /* 3 x 3 transposed convolution, stride 2, output exactly 2h x 2w, bias,
  * optional ReLU. Every input pixel (i, j) adds x * W[ci, co, a, c] to the
  * "full" position (2i + a, 2j + c), full size (2h+1) x (2w+1).

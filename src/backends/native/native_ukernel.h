@@ -48,6 +48,8 @@ typedef struct native_conv_row {
     int64_t dst_cs;     /* floats between output channels */
     int64_t n_px;       /* outputs written per channel */
     bool relu;
+    bool accumulate;    /* add to what dst holds instead of to the bias (a
+                           later slice of the input channels) */
 } native_conv_row;
 
 /* One output row of the 3 x 3 stride-2 transposed convolution (see
@@ -141,6 +143,12 @@ typedef struct native_split {
  * task re-stages its input); one task per batch item for one thread. */
 void sleapc__native_split_plan(int64_t b, int64_t n_units, int n_blocks, int n_threads,
                                native_split *out);
+
+/* Bytes of padded input rows a k x k conv keeps hot while it runs every
+ * channel block over them: more input channels than fit are reduced in
+ * slices, each added onto the partial sums in dst. Tests set a small budget
+ * to exercise the slicing; 0 restores the default. */
+void sleapc__native_conv_set_slice_bytes(native_conv *conv, size_t bytes);
 
 /* The create functions with the microkernel set chosen by the caller (tests
  * run every set the CPU has). uk NULL: the best. */

@@ -54,9 +54,27 @@ NUK_INLINE void nuk_conv_step(const native_conv_row *r, int64_t x, int cb, int n
                               int64_t n)
 {
     nuk_vec acc[NUK_CB][2];
-    for (int c = 0; c < cb; c++)
-        for (int v = 0; v < nv; v++)
-            acc[c][v] = nuk_splat(r->bias[c]);
+    if (r->accumulate) {
+        for (int c = 0; c < cb; c++) {
+            const float *d = r->dst + c * r->dst_cs + x;
+            for (int v = 0; v < nv; v++) {
+                int64_t m = n - v * NUK_VW;
+                if (m >= NUK_VW) {
+                    acc[c][v] = nuk_load(d + v * NUK_VW);
+                } else {
+                    /* Never read past the row's last output. */
+                    float tmp[NUK_VW] = {0};
+                    if (m > 0)
+                        memcpy(tmp, d + v * NUK_VW, (size_t)m * sizeof(float));
+                    acc[c][v] = nuk_load(tmp);
+                }
+            }
+        }
+    } else {
+        for (int c = 0; c < cb; c++)
+            for (int v = 0; v < nv; v++)
+                acc[c][v] = nuk_splat(r->bias[c]);
+    }
 
     const float *wp = r->w;
     for (int ci = 0; ci < r->c_in; ci++) {
