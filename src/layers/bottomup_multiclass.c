@@ -25,6 +25,7 @@ typedef struct bumc_layer {
     sleapc_peak_list peaks;
     float *class_probs;   /* (B, C, N) */
     size_t probs_cap;
+    sleapc_identity_ws ws; /* classification scratch, kept across batches */
 } bumc_layer;
 
 static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
@@ -62,13 +63,13 @@ static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b,
     if (bm->legacy)
         st = sleapc__identity_classify_peaks_sleap1(
             cls->data, b, bm->n_classes, cls->shape[2], cls->shape[3], cls_stride, pk->peaks,
-            pk->vals, pk->sample_inds, pk->channel_inds, pk->n, bm->n_nodes, out->keypoints,
-            out->peak_values, bm->class_probs);
+            pk->vals, pk->sample_inds, pk->channel_inds, pk->n, bm->n_nodes, &bm->ws,
+            out->keypoints, out->peak_values, bm->class_probs);
     else
         st = sleapc__identity_classify_peaks(
             cls->data, b, bm->n_classes, cls->shape[2], cls->shape[3], cls_stride, pk->peaks,
-            pk->vals, pk->sample_inds, pk->channel_inds, pk->n, bm->n_nodes, out->keypoints,
-            out->peak_values, bm->class_probs);
+            pk->vals, pk->sample_inds, pk->channel_inds, pk->n, bm->n_nodes, &bm->ws,
+            out->keypoints, out->peak_values, bm->class_probs);
     const sleapc_preprocess_plan *pl = &bm->stage.plan;
     for (int64_t s = 0; s < b; s++)
         out->eff_scale[s] = (float)pl->eff_scale;
@@ -84,8 +85,8 @@ static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b,
     }
     if (!st)
         st = sleapc__identity_bottomup_finish(b, bm->n_classes, bm->n_nodes, input_scale,
-                                              out->eff_scale, max_instances, out->keypoints,
-                                              out->peak_values, bm->class_probs,
+                                              out->eff_scale, max_instances, &bm->ws,
+                                              out->keypoints, out->peak_values, bm->class_probs,
                                               out->instance_scores, out->tracking_scores);
     if (st)
         return st;
@@ -103,6 +104,7 @@ static void bumc_destroy(sleapc_layer *l)
     sleapc__stage_free(&bm->stage);
     sleapc__peak_list_free(&bm->peaks);
     sleapc__free(bm->class_probs);
+    sleapc__identity_ws_free(&bm->ws);
     sleapc__free(bm);
 }
 

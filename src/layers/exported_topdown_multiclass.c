@@ -26,6 +26,7 @@ typedef struct tdmc_layer {
     int64_t *classes;   /* (I) */
     float *class_probs; /* (I) */
     int64_t cap;
+    sleapc_identity_ws ws; /* assignment scratch, kept across frames */
     bool warned;        /* about detections without keypoints */
 } tdmc_layer;
 
@@ -103,7 +104,8 @@ static sleapc_status tdmc_run(sleapc_layer *l, const uint8_t *frames, int64_t b,
                 softmax_row((const float *)logits->data + (f * I + i) * C, C, t->probs + n * C);
                 t->rows[n++] = i;
             }
-        st = sleapc__identity_classes_from_vectors(t->probs, n, C, t->classes, t->class_probs);
+        st = sleapc__identity_classes_from_vectors(t->probs, n, C, &t->ws, t->classes,
+                                                   t->class_probs);
         for (int64_t r = 0; r < n && !st; r++) {
             const int64_t k = t->classes[r], src = f * I + t->rows[r], dst = f * C + k;
             if (k < 0 || k >= C)
@@ -145,6 +147,7 @@ static void tdmc_destroy(sleapc_layer *l)
     sleapc__free(t->rows);
     sleapc__free(t->classes);
     sleapc__free(t->class_probs);
+    sleapc__identity_ws_free(&t->ws);
     sleapc__free(t);
 }
 

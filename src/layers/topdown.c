@@ -55,6 +55,7 @@ typedef struct topdown_layer {
     int64_t *crop_frame, *crop_slot, *crop_class, *class_inds;
     size_t per_crop_cap;                      /* crops the per-crop arrays hold */
     size_t class_inds_cap;
+    sleapc_identity_ws ws;                    /* class assignment scratch */
 } topdown_layer;
 
 /* The size-matched frames crops are cut from. */
@@ -250,8 +251,8 @@ static sleapc_status multiclass_sleap1(topdown_layer *t, const float *vecs, int6
                                        sleapc_layer_outputs *out)
 {
     const int64_t C = t->n_classes, N = t->n_nodes;
-    sleapc_status st = sleapc__identity_topdown_classes_sleap1(vecs, n, C, t->crop_frame, b,
-                                                               t->crop_class, t->crop_prob);
+    sleapc_status st = sleapc__identity_topdown_classes_sleap1(
+        vecs, n, C, t->crop_frame, b, &t->ws, t->crop_class, t->crop_prob);
     if (st)
         return st;
     const float eff = (float)t->finder.stage.plan.eff_scale;
@@ -356,8 +357,9 @@ static sleapc_status topdown_run(sleapc_layer *l, const uint8_t *frames, int64_t
         st = grow_bytes((void **)&t->class_inds, &t->class_inds_cap, need);
         if (!st)
             st = sleapc__identity_topdown_assign(vec->data, n, t->n_classes, t->crop_frame,
-                                                 t->crop_slot, b, I, N > 0 ? N : 1, t->class_inds,
-                                                 out->tracking_scores, out->class_vectors);
+                                                 t->crop_slot, b, I, N > 0 ? N : 1, &t->ws,
+                                                 t->class_inds, out->tracking_scores,
+                                                 out->class_vectors);
         if (st)
             return st;
         for (int64_t k = 0; k < b * I; k++)
@@ -377,6 +379,7 @@ static void topdown_destroy(sleapc_layer *l)
                     t->crop_slot, t->crop_class, t->class_inds};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
         sleapc__aligned_free(bufs[k]);
+    sleapc__identity_ws_free(&t->ws);
     sleapc__free(t);
 }
 

@@ -35,7 +35,7 @@ static void test_classify_peaks(void)
     const int32_t samp[4] = { 0, 0, 0, 0 }, ch[4] = { 0, 0, 1, 1 };
     float pts[2 * 2 * 2], pv[2 * 2], cp[2 * 2];
     CHECK_OK(sleapc__identity_classify_peaks(syn_maps, 1, 2, 4, 4, 2, &peaks[0][0], vals, samp,
-                                             ch, 4, 2, pts, pv, cp));
+                                             ch, 4, 2, NULL, pts, pv, cp));
     /* Node 0: p0 -> class 0, p1 -> class 1. */
     CHECK(pts[0] == 2 && pts[1] == 2 && pv[0] == 0.5f && cp[0] == 0.9f);
     CHECK(pts[4] == 5.2f && pts[5] == 6 && pv[2] == 0.6f && cp[2] == 0.8f);
@@ -55,17 +55,17 @@ static void test_classify_peaks(void)
     const int32_t tie_s[3] = { 0, 0, 0 }, tie_ch[3] = { 0, 0, 0 };
     float tp[2 * 1 * 2], tv[2], tc[2];
     CHECK_OK(sleapc__identity_classify_peaks(syn_maps, 1, 2, 4, 4, 2, &tie_peaks[0][0],
-                                             tie_vals, tie_s, tie_ch, 3, 1, tp, tv, tc));
+                                             tie_vals, tie_s, tie_ch, 3, 1, NULL, tp, tv, tc));
     CHECK_MSG(tv[0] == 1 && tv[1] == 2, "tie: got %g %g", (double)tv[0], (double)tv[1]);
 
     /* Bad indices and NaN probabilities are refused. */
     const int32_t bad_ch[1] = { 5 };
     CHECK(sleapc__identity_classify_peaks(syn_maps, 1, 2, 4, 4, 2, &tie_peaks[0][0], tie_vals,
-                                          tie_s, bad_ch, 1, 1, tp, tv, tc) ==
+                                          tie_s, bad_ch, 1, 1, NULL, tp, tv, tc) ==
           SLEAPC_ERR_INVALID_ARG);
     set_probs(0, 0, NAN, 0.5f);
     CHECK(sleapc__identity_classify_peaks(syn_maps, 1, 2, 4, 4, 2, &tie_peaks[0][0], tie_vals,
-                                          tie_s, tie_ch, 1, 1, tp, tv, tc) ==
+                                          tie_s, tie_ch, 1, 1, NULL, tp, tv, tc) ==
           SLEAPC_ERR_INVALID_ARG);
 }
 
@@ -77,7 +77,7 @@ static void test_bottomup_finish(void)
     const float cp[3 * 2] = { NAN, NAN, 0.6f, NAN, 0.7f, 0.9f };
     float sc[3], tr[3];
     const float eff = 2.0f;
-    CHECK_OK(sleapc__identity_bottomup_finish(1, 3, 2, 0.5f, &eff, 0, pts, pv, cp, sc, tr));
+    CHECK_OK(sleapc__identity_bottomup_finish(1, 3, 2, 0.5f, &eff, 0, NULL, pts, pv, cp, sc, tr));
     CHECK(pts[4] == 10 && pts[5] == 20 && pts[8] == 30); /* / 0.5 / 2 */
     CHECK(isnan(sc[0]) && sc[1] == 0.5f && sc[2] == (0.8f + 1.0f) / 2.0f);
     CHECK(isnan(tr[0]) && tr[1] == 0.6f && tr[2] == (0.7f + 0.9f) / 2.0f);
@@ -85,13 +85,13 @@ static void test_bottomup_finish(void)
     /* max_instances = 1 with two real classes: np.argsort puts the NaN
      * class last, so reversed it comes first and is "kept": both real
      * instances are dropped (sleap-nn's quirk, reproduced). */
-    CHECK_OK(sleapc__identity_bottomup_finish(1, 3, 2, 1.0f, NULL, 1, pts, pv, cp, sc, tr));
+    CHECK_OK(sleapc__identity_bottomup_finish(1, 3, 2, 1.0f, NULL, 1, NULL, pts, pv, cp, sc, tr));
     CHECK(isnan(sc[1]) && isnan(sc[2]) && isnan(tr[1]) && isnan(pts[4]) && isnan(pv[5]));
 
     /* max_instances = 2: only two classes are present, nothing is cut. */
     float pts2[3 * 2 * 2] = { NAN, NAN, NAN, NAN, 10, 20, NAN, NAN, 30, 40, 50, 60 };
     float pv2[3 * 2] = { NAN, NAN, 0.5f, NAN, 0.8f, 1.0f };
-    CHECK_OK(sleapc__identity_bottomup_finish(1, 3, 2, 1.0f, NULL, 2, pts2, pv2, cp, sc, tr));
+    CHECK_OK(sleapc__identity_bottomup_finish(1, 3, 2, 1.0f, NULL, 2, NULL, pts2, pv2, cp, sc, tr));
     CHECK(sc[1] == 0.5f && sc[2] == (0.8f + 1.0f) / 2.0f && pts2[4] == 10 && pts2[8] == 30);
 }
 
@@ -102,7 +102,7 @@ static void test_class_vectors(void)
     const float v[3][2] = { { 1e-13f, 1.0f }, { 2e-12f, 1.0f }, { 1e-21f, 1.0f } };
     int64_t ci[3];
     float cp[3];
-    CHECK_OK(sleapc__identity_classes_from_vectors(&v[0][0], 3, 2, ci, cp));
+    CHECK_OK(sleapc__identity_classes_from_vectors(&v[0][0], 3, 2, NULL, ci, cp));
     CHECK(ci[0] == 1 && ci[1] == 0 && ci[2] == -1);
     CHECK(cp[0] == 1.0f && cp[1] == 2e-12f && isnan(cp[2]));
 
@@ -111,16 +111,106 @@ static void test_class_vectors(void)
     const int64_t frame[3] = { 0, 1, 0 }, slot[3] = { 0, 0, 2 };
     int64_t inds[2 * 3 * 2];
     float track[2 * 3], cv[2 * 3 * 2];
-    CHECK_OK(sleapc__identity_topdown_assign(&vecs[0][0], 3, 2, frame, slot, 2, 3, 2, inds,
-                                             track, cv));
+    CHECK_OK(sleapc__identity_topdown_assign(&vecs[0][0], 3, 2, frame, slot, 2, 3, 2, NULL,
+                                             inds, track, cv));
     /* Frame 0: crops 0 and 2 -> 0.8 + 0.3 beats 0.2 + 0.7: crop 0 class 1. */
     CHECK(inds[0] == 1 && inds[1] == 1 && track[0] == 0.8f);
     CHECK(inds[2] == -1 && isnan(track[1]) && isnan(cv[2]));
     CHECK(inds[4] == 0 && track[2] == 0.3f && cv[4] == 0.3f && cv[5] == 0.7f);
     CHECK(inds[6] == 0 && track[3] == 0.9f && cv[6] == 0.9f);
     CHECK(inds[8] == -1 && isnan(track[5]));
-    CHECK(sleapc__identity_topdown_assign(&vecs[0][0], 3, 2, frame, slot, 1, 3, 2, inds, track,
-                                          cv) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(sleapc__identity_topdown_assign(&vecs[0][0], 3, 2, frame, slot, 1, 3, 2, NULL, inds,
+                                          track, cv) == SLEAPC_ERR_INVALID_ARG);
+}
+
+/* Every function with a kept workspace: the results of a NULL workspace,
+ * bit for bit, and no allocation once the workspace has seen the sizes. The
+ * workspace is shared across functions and sizes, as a layer shares it. */
+static void test_workspace(void)
+{
+    sleapc_identity_ws ws = { 0 };
+    sleapc__identity_ws_free(&ws); /* a zeroed workspace frees cleanly */
+    memset(syn_maps, 0, sizeof syn_maps);
+    set_probs(1, 1, 0.9f, 0.1f);
+    set_probs(3, 3, 0.2f, 0.8f);
+    set_probs(1, 2, 0.6f, 0.4f);
+    set_probs(2, 2, 0.7f, 0.3f);
+    const float peaks[5][2] = { { 2, 2 }, { 5.2f, 6 }, { 2.9f, 5 }, { 4, 4 }, { 9, 2 } };
+    const float vals[5] = { 0.5f, 0.6f, 0.7f, 0.8f, 0.9f };
+    const int32_t samp[5] = { 0, 0, 0, 0, 0 }, ch[5] = { 0, 0, 1, 1, 0 };
+    const float vecs[5][2] = {
+        { 0.9f, 0.1f }, { 0.6f, 0.4f }, { 0.3f, 0.7f }, { 0.2f, 0.8f }, { 0.7f, 0.3f }
+    };
+    const int64_t frame[5] = { 0, 0, 1, 1, 1 }, slot[5] = { 0, 1, 0, 1, 2 };
+    float want[64], got[64];
+    int64_t iwant[32], igot[32];
+    for (int sleap1 = 0; sleap1 < 2; sleap1++) {
+        sleapc_status (*fn)(const float *, int64_t, int64_t, int64_t, int64_t, int,
+                            const float *, const float *, const int32_t *, const int32_t *,
+                            int64_t, int64_t, sleapc_identity_ws *, float *, float *,
+                            float *) =
+            sleap1 ? sleapc__identity_classify_peaks_sleap1 : sleapc__identity_classify_peaks;
+        CHECK_OK(fn(syn_maps, 1, 2, 4, 4, 2, &peaks[0][0], vals, samp, ch, 5, 2, NULL, want,
+                    want + 8, want + 12));
+        CHECK_OK(fn(syn_maps, 1, 2, 4, 4, 2, &peaks[0][0], vals, samp, ch, 5, 2, &ws, got,
+                    got + 8, got + 12));
+        CHECK(!memcmp(want, got, 16 * sizeof(float)));
+        /* The cut of max_instances = 1 needs scratch too. */
+        CHECK_OK(sleapc__identity_bottomup_finish(1, 2, 2, 1.0f, NULL, 1, NULL, want, want + 8,
+                                                  want + 12, want + 16, want + 18));
+        CHECK_OK(sleapc__identity_bottomup_finish(1, 2, 2, 1.0f, NULL, 1, &ws, got, got + 8,
+                                                  got + 12, got + 16, got + 18));
+        CHECK(!memcmp(want, got, 20 * sizeof(float)));
+    }
+    CHECK_OK(sleapc__identity_classes_from_vectors(&vecs[0][0], 5, 2, NULL, iwant, want));
+    CHECK_OK(sleapc__identity_classes_from_vectors(&vecs[0][0], 5, 2, &ws, igot, got));
+    CHECK(!memcmp(iwant, igot, 5 * sizeof(int64_t)) && !memcmp(want, got, 5 * sizeof(float)));
+    CHECK_OK(sleapc__identity_topdown_assign(&vecs[0][0], 5, 2, frame, slot, 2, 3, 2, NULL,
+                                             iwant, want, want + 6));
+    CHECK_OK(sleapc__identity_topdown_assign(&vecs[0][0], 5, 2, frame, slot, 2, 3, 2, &ws,
+                                             igot, got, got + 6));
+    CHECK(!memcmp(iwant, igot, 12 * sizeof(int64_t)) &&
+          !memcmp(want, got, 18 * sizeof(float)));
+    CHECK_OK(sleapc__identity_topdown_classes_sleap1(&vecs[0][0], 5, 2, frame, 2, NULL, iwant,
+                                                     want));
+    CHECK_OK(sleapc__identity_topdown_classes_sleap1(&vecs[0][0], 5, 2, frame, 2, &ws, igot,
+                                                     got));
+    CHECK(!memcmp(iwant, igot, 5 * sizeof(int64_t)) && !memcmp(want, got, 5 * sizeof(float)));
+    /* A failed solve leaves the workspace usable. */
+    const float nan_vec[2] = { NAN, 0.5f };
+    CHECK(sleapc__identity_classes_from_vectors(nan_vec, 1, 2, &ws, igot, got) ==
+          SLEAPC_ERR_INVALID_ARG);
+    /* Once more, counted: the workspace has seen every size. */
+    const int64_t before = sleapc__alloc_count();
+    CHECK_OK(sleapc__identity_classify_peaks(syn_maps, 1, 2, 4, 4, 2, &peaks[0][0], vals, samp,
+                                             ch, 5, 2, &ws, got, got + 8, got + 12));
+    CHECK_OK(sleapc__identity_classify_peaks_sleap1(syn_maps, 1, 2, 4, 4, 2, &peaks[0][0], vals,
+                                                    samp, ch, 5, 2, &ws, got, got + 8, got + 12));
+    CHECK_OK(sleapc__identity_bottomup_finish(1, 2, 2, 1.0f, NULL, 1, &ws, got, got + 8,
+                                              got + 12, got + 16, got + 18));
+    CHECK_OK(sleapc__identity_classes_from_vectors(&vecs[0][0], 5, 2, &ws, igot, got));
+    CHECK_OK(sleapc__identity_topdown_assign(&vecs[0][0], 5, 2, frame, slot, 2, 3, 2, &ws, igot,
+                                             got, got + 6));
+    CHECK_OK(
+        sleapc__identity_topdown_classes_sleap1(&vecs[0][0], 5, 2, frame, 2, &ws, igot, got));
+    const int64_t n_alloc = sleapc__alloc_count() - before;
+    CHECK_MSG(n_alloc == 0, "%lld allocations with a sized workspace", (long long)n_alloc);
+    sleapc__identity_ws_free(&ws);
+    CHECK(ws.block == NULL && ws.cap == 0 && ws.hws.block == NULL);
+
+    /* Out of memory on a fresh workspace: the first or second allocation
+     * (the block, then the solver's) fails cleanly, and the workspace still
+     * works afterwards. */
+    CHECK_OK(sleapc__identity_classes_from_vectors(&vecs[0][0], 5, 2, NULL, iwant, want));
+    for (int64_t n = 1; n <= 2; n++) {
+        sleapc__alloc_fail_after(n);
+        CHECK(sleapc__identity_classes_from_vectors(&vecs[0][0], 5, 2, &ws, igot, got) ==
+              SLEAPC_ERR_NOMEM);
+        sleapc__alloc_fail_after(0);
+        CHECK_OK(sleapc__identity_classes_from_vectors(&vecs[0][0], 5, 2, &ws, igot, got));
+        CHECK(!memcmp(iwant, igot, 5 * sizeof(int64_t)));
+        sleapc__identity_ws_free(&ws);
+    }
 }
 
 /* Tolerances of the README: ~1e-3 px for refined keypoints, ~1e-5 for
@@ -209,9 +299,35 @@ static void test_bottomup_case(const char *id)
         float *tr = sleapc__malloc((size_t)(s * n_classes) * sizeof(float));
         CHECK_OK(sleapc__identity_classify_peaks(maps.data, s, n_classes, maps.shape[2],
                                                  maps.shape[3], cm_stride, peaks, vals, si, ci,
-                                                 n_peaks, n_nodes, pts, pv, cp));
+                                                 n_peaks, n_nodes, NULL, pts, pv, cp));
         CHECK_OK(sleapc__identity_bottomup_finish(s, n_classes, n_nodes, input_scale, eff,
-                                                  max_inst, pts, pv, cp, sc, tr));
+                                                  max_inst, NULL, pts, pv, cp, sc, tr));
+        /* A kept workspace gives the same bits; its second use allocates
+         * nothing. */
+        float *buf = sleapc__malloc((size_t)n_pts * 4 * sizeof(float) +
+                                    (size_t)(s * n_classes) * 2 * sizeof(float));
+        sleapc_identity_ws ws = { 0 };
+        for (int rep = 0; rep < 2 && buf; rep++) {
+            float *wpts = buf, *wpv = wpts + n_pts * 2, *wcp = wpv + n_pts;
+            float *wsc = wcp + n_pts, *wtr = wsc + s * n_classes;
+            const int64_t before = sleapc__alloc_count();
+            CHECK_OK(sleapc__identity_classify_peaks(maps.data, s, n_classes, maps.shape[2],
+                                                     maps.shape[3], cm_stride, peaks, vals, si,
+                                                     ci, n_peaks, n_nodes, &ws, wpts, wpv, wcp));
+            CHECK_OK(sleapc__identity_bottomup_finish(s, n_classes, n_nodes, input_scale, eff,
+                                                      max_inst, &ws, wpts, wpv, wcp, wsc, wtr));
+            const int64_t n_alloc = sleapc__alloc_count() - before;
+            if (rep == 1)
+                CHECK_MSG(n_alloc == 0, "%s: %lld allocations with a kept workspace", id,
+                          (long long)n_alloc);
+            CHECK_MSG(!memcmp(wpts, pts, (size_t)n_pts * 2 * sizeof(float)) &&
+                          !memcmp(wpv, pv, (size_t)n_pts * sizeof(float)) &&
+                          !memcmp(wsc, sc, (size_t)(s * n_classes) * sizeof(float)) &&
+                          !memcmp(wtr, tr, (size_t)(s * n_classes) * sizeof(float)),
+                      "%s: results differ with a workspace", id);
+        }
+        sleapc__identity_ws_free(&ws);
+        sleapc__free(buf);
         const bool strict = ref_bool(m, "reliable");
         compare(id, "out.pred_keypoints", pts, n_pts * 2, 1e-3, strict);
         compare(id, "out.pred_peak_values", pv, n_pts, 1e-5, strict);
@@ -261,7 +377,29 @@ static void test_topdown_case(const char *id)
     float *track = sleapc__malloc((size_t)(b_n * i_n) * sizeof(float));
     float *cv = sleapc__malloc((size_t)(b_n * i_n * n_classes) * sizeof(float));
     CHECK_OK(sleapc__identity_topdown_assign(vecs.data, n, n_classes, frame, slot, b_n, i_n,
-                                             n_nodes, inds, track, cv));
+                                             n_nodes, NULL, inds, track, cv));
+    /* A kept workspace: the same bits, and nothing allocated the second time. */
+    int64_t *winds = sleapc__malloc((size_t)(b_n * i_n * n_nodes) * sizeof(int64_t));
+    float *wtrack = sleapc__malloc((size_t)(b_n * i_n) * sizeof(float));
+    float *wcv = sleapc__malloc((size_t)(b_n * i_n * n_classes) * sizeof(float));
+    sleapc_identity_ws ws = { 0 };
+    for (int rep = 0; rep < 2; rep++) {
+        const int64_t before = sleapc__alloc_count();
+        CHECK_OK(sleapc__identity_topdown_assign(vecs.data, n, n_classes, frame, slot, b_n, i_n,
+                                                 n_nodes, &ws, winds, wtrack, wcv));
+        const int64_t n_alloc = sleapc__alloc_count() - before;
+        if (rep == 1)
+            CHECK_MSG(n_alloc == 0, "%s: %lld allocations with a kept workspace", id,
+                      (long long)n_alloc);
+    }
+    CHECK_MSG(!memcmp(winds, inds, (size_t)(b_n * i_n * n_nodes) * sizeof(int64_t)) &&
+                  !memcmp(wtrack, track, (size_t)(b_n * i_n) * sizeof(float)) &&
+                  !memcmp(wcv, cv, (size_t)(b_n * i_n * n_classes) * sizeof(float)),
+              "%s: results differ with a workspace", id);
+    sleapc__identity_ws_free(&ws);
+    sleapc__free(winds);
+    sleapc__free(wtrack);
+    sleapc__free(wcv);
     const int64_t *want = inds_want.data;
     int64_t n_bad = 0;
     for (int64_t j = 0; j < b_n * i_n * n_nodes; j++)
@@ -288,6 +426,7 @@ int main(void)
     test_classify_peaks();
     test_bottomup_finish();
     test_class_vectors();
+    test_workspace();
 
     test_require_data();
     static ref_cases all;

@@ -106,13 +106,13 @@ static void test_classify_outside(void)
     /* SLEAP 1.x: p1 reads (0, 0); the assignment gives it class 1, and 0 is
      * its largest probability, so it stays with probability 0. */
     CHECK_OK(sleapc__identity_classify_peaks_sleap1(maps, 1, 2, 4, 4, 2, &peaks[0][0], vals,
-                                                    samp, ch, 2, 1, pts, pv, cp));
+                                                    samp, ch, 2, 1, NULL, pts, pv, cp));
     CHECK(pts[0] == 2 && pv[0] == 0.5f && cp[0] == 0.9f);
     CHECK(pts[2] == 9 && pv[1] == 0.6f && cp[1] == 0.0f);
     /* sleap-nn clamps: p1 reads the border (0.8, 0.2), is matched to class 1,
      * which is not its best, and is dropped. */
     CHECK_OK(sleapc__identity_classify_peaks(maps, 1, 2, 4, 4, 2, &peaks[0][0], vals, samp, ch,
-                                             2, 1, pts, pv, cp));
+                                             2, 1, NULL, pts, pv, cp));
     CHECK(pts[0] == 2 && cp[0] == 0.9f && isnan(pts[2]) && isnan(cp[1]));
 }
 
@@ -126,12 +126,13 @@ static void test_topdown_classes(void)
     const int64_t frame[6] = {0, 0, 1, 2, 2, 2};
     int64_t cls[6];
     float prob[6];
-    CHECK_OK(sleapc__identity_topdown_classes_sleap1(&vecs[0][0], 6, 2, frame, 3, cls, prob));
+    CHECK_OK(
+        sleapc__identity_topdown_classes_sleap1(&vecs[0][0], 6, 2, frame, 3, NULL, cls, prob));
     CHECK(cls[0] == 0 && prob[0] == 0.9f && cls[1] == -1 && isnan(prob[1]));
     CHECK(cls[2] == 1 && prob[2] == 0.7f);
     CHECK(cls[3] == 1 && cls[4] == 0 && cls[5] == -1);
     const int64_t bad[1] = {3};
-    CHECK(sleapc__identity_topdown_classes_sleap1(&vecs[0][0], 1, 2, bad, 3, cls, prob) ==
+    CHECK(sleapc__identity_topdown_classes_sleap1(&vecs[0][0], 1, 2, bad, 3, NULL, cls, prob) ==
           SLEAPC_ERR_INVALID_ARG);
 }
 

@@ -3,7 +3,8 @@
  * nothing per frame. Writers are left out: a predictions file grows with its
  * predictions by nature. Bottom-up grouping keeps scratch sized by the peak
  * and candidate counts it has seen (grown geometrically), so a fixed clip
- * settles after its first batches. */
+ * settles after its first batches; so does the multi-class layers' identity
+ * scratch (class assignment per node or per frame). */
 #include "core/alloc.h"
 #include "sleapc/input.h"
 #include "test_util.h"
@@ -21,8 +22,9 @@ static void on_batch(const sleapc_progress *pr, void *user)
         c->per_batch[c->n++] = sleapc__alloc_count();
 }
 
+/* max_instances: 0 for the default (no limit). */
 static void check(const char *name, const char *video, const char *m1, const char *m2,
-                  int64_t max_per_batch)
+                  int max_instances, int64_t max_per_batch)
 {
     char a[2048], b[2048], v[2048];
     snprintf(a, sizeof a, "%s", test_data_path(m1));
@@ -33,6 +35,7 @@ static void check(const char *name, const char *video, const char *m1, const cha
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
     o.n_threads = 2;
     o.backend = "native";
+    o.max_instances = max_instances;
     sleapc_predictor *p = NULL;
     sleapc_input *in = NULL;
     CHECK_OK(sleapc_predictor_create(paths, m2 ? 2 : 1, &o, &p));
@@ -67,13 +70,22 @@ int main(void)
     test_require_data();
     check("top-down", "sleap-nn-assets/datasets/centered_pair_small.mp4",
           "sleap-nn-assets/model_ckpts/minimal_instance_centroid",
-          "sleap-nn-assets/model_ckpts/minimal_instance_centered_instance", 0);
+          "sleap-nn-assets/model_ckpts/minimal_instance_centered_instance", 0, 0);
     check("single instance", "sleap-nn-assets/datasets/small_robot.mp4",
-          "sleap-nn-assets/model_ckpts/minimal_instance_single_instance", NULL, 0);
+          "sleap-nn-assets/model_ckpts/minimal_instance_single_instance", NULL, 0, 0);
     /* The bottom-up end-to-end test predicts minimal_instance.pkg.slp, which
      * has too few labeled frames for 12 batches; this clip shows the same
      * two-fly arena and is the one the top-down case uses. */
     check("bottom-up", "sleap-nn-assets/datasets/centered_pair_small.mp4",
-          "sleap-nn-assets/model_ckpts/minimal_instance_bottomup", NULL, 0);
+          "sleap-nn-assets/model_ckpts/minimal_instance_bottomup", NULL, 0, 0);
+    check("multi-class bottom-up", "sleap-nn-assets/datasets/centered_pair_small.mp4",
+          "sleap-nn-assets/model_ckpts/minimal_instance_multiclass_bottomup", NULL, 0, 0);
+    /* max_instances below the class count: the finish step's cut runs. */
+    check("multi-class bottom-up, max_instances 1",
+          "sleap-nn-assets/datasets/centered_pair_small.mp4",
+          "sleap-nn-assets/model_ckpts/minimal_instance_multiclass_bottomup", NULL, 1, 0);
+    check("multi-class top-down", "sleap-nn-assets/datasets/centered_pair_small.mp4",
+          "sleap-nn-assets/model_ckpts/minimal_instance_centroid",
+          "sleap-nn-assets/model_ckpts/minimal_instance_multiclass_centered_instance", 0, 0);
     return test_finish();
 }

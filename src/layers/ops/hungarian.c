@@ -244,13 +244,23 @@ static sleapc_status check_entries(const double *cost, int64_t n_rows, int64_t n
 sleapc_status sleapc__hungarian_solve(const double *cost, int64_t n_rows, int64_t n_cols,
                                       int64_t *row_ind, int64_t *col_ind)
 {
+    sleapc_hungarian_ws ws = {0};
+    sleapc_status st = sleapc__hungarian_solve_ws(cost, n_rows, n_cols, &ws, row_ind, col_ind);
+    sleapc__hungarian_ws_free(&ws);
+    return st;
+}
+
+sleapc_status sleapc__hungarian_solve_ws(const double *cost, int64_t n_rows, int64_t n_cols,
+                                         sleapc_hungarian_ws *ws, int64_t *row_ind,
+                                         int64_t *col_ind)
+{
+    if (!ws)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "solve assignment: workspace is required");
     sleapc_status st = check_entries(cost, n_rows, n_cols, row_ind, col_ind);
     if (st)
         return st;
     int code;
-    sleapc_hungarian_ws ws = {0};
-    st = solve(cost, n_rows, n_cols, 0.0, &ws, row_ind, col_ind, &code);
-    sleapc__hungarian_ws_free(&ws);
+    st = solve(cost, n_rows, n_cols, 0.0, ws, row_ind, col_ind, &code);
     if (st)
         return st;
     if (code != LSAP_OK)

@@ -46,7 +46,7 @@ sleapc_status sleapc__hungarian_solve_partial(const double *cost, int64_t n_rows
                                               int64_t *n_pairs);
 
 /* Scratch for repeated solves. Zero-initialise it, pass it to any number of
- * sleapc__hungarian_solve_partial_ws calls and release it with
+ * sleapc__hungarian_solve_ws and _partial_ws calls and release it with
  * sleapc__hungarian_ws_free. It grows (geometrically) to the largest matrix
  * seen, so a solve no larger than an earlier one allocates nothing. */
 typedef struct sleapc_hungarian_ws {
@@ -56,6 +56,14 @@ typedef struct sleapc_hungarian_ws {
 
 /* Frees the scratch and zeroes *ws. Accepts NULL and a zeroed workspace. */
 void sleapc__hungarian_ws_free(sleapc_hungarian_ws *ws);
+
+/* sleapc__hungarian_solve with caller-kept scratch: the same arguments,
+ * results and statuses (an infeasible matrix is an error), plus ws
+ * (required; kept by the caller, grown as needed, still valid after a
+ * failure). */
+sleapc_status sleapc__hungarian_solve_ws(const double *cost, int64_t n_rows, int64_t n_cols,
+                                         sleapc_hungarian_ws *ws, int64_t *row_ind,
+                                         int64_t *col_ind);
 
 /* sleapc__hungarian_solve_partial with caller-kept scratch: the same
  * arguments, results and statuses, plus ws (required; kept by the caller,

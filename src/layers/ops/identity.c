@@ -4,6 +4,7 @@
 #include "layers/ops/identity.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -41,16 +42,59 @@ static void fill_nan(float *x, int64_t n)
         x[i] = NAN;
 }
 
+void sleapc__identity_ws_free(sleapc_identity_ws *ws)
+{
+    if (!ws)
+        return;
+    sleapc__free(ws->block);
+    sleapc__hungarian_ws_free(&ws->hws);
+    ws->block = NULL;
+    ws->cap = 0;
+}
+
+/* The arrays of one call, laid out in one block: each starts on an 8-byte
+ * boundary, so float64 and int64 arrays stay aligned. */
+typedef struct layout {
+    size_t bytes;
+    bool ok; /* false once a size overflowed */
+} layout;
+
+/* Appends count * elem bytes; returns their offset. */
+static size_t layout_add(layout *l, size_t count, size_t elem)
+{
+    const size_t at = l->bytes;
+    if (count && elem > (SIZE_MAX / 2 - at) / count) {
+        l->ok = false;
+        return 0;
+    }
+    l->bytes = at + (count * elem + 7) / 8 * 8;
+    return at;
+}
+
+/* ws->block with room for bytes (> 0); old contents are dropped. Doubling
+ * lets a clip whose peak counts creep up settle after a few batches. */
+static unsigned char *ws_reserve(sleapc_identity_ws *ws, size_t bytes)
+{
+    if (bytes > ws->cap) {
+        const size_t want = ws->cap <= SIZE_MAX / 2 && 2 * ws->cap > bytes ? 2 * ws->cap : bytes;
+        sleapc__free(ws->block);
+        ws->block = sleapc__malloc(want);
+        ws->cap = ws->block ? want : 0;
+    }
+    return ws->block;
+}
+
 /* Scipy's assignment of rows to classes on cost = -probs (float32 negation,
  * then float64). cost, row, col: scratch of n_rows * n_classes and
  * min(n_rows, n_classes) entries. Returns the pair count in *n_pairs. */
 static sleapc_status assign_rows(const float *probs, int64_t n_rows, int64_t n_classes,
-                                 double *cost, int64_t *row, int64_t *col, int64_t *n_pairs)
+                                 sleapc_hungarian_ws *hws, double *cost, int64_t *row,
+                                 int64_t *col, int64_t *n_pairs)
 {
     for (int64_t i = 0; i < n_rows * n_classes; i++)
         cost[i] = (double)(-probs[i]);
     *n_pairs = n_rows < n_classes ? n_rows : n_classes;
-    return sleapc__hungarian_solve(cost, n_rows, n_classes, row, col);
+    return sleapc__hungarian_solve_ws(cost, n_rows, n_classes, hws, row, col);
 }
 
 static sleapc_status classify(const float *class_maps, int64_t n_samples, int64_t n_classes,
@@ -58,7 +102,8 @@ static sleapc_status classify(const float *class_maps, int64_t n_samples, int64_
                               const float *peaks, const float *peak_vals,
                               const int32_t *sample_inds, const int32_t *channel_inds,
                               int64_t n_peaks, int64_t n_nodes, bool outside_reads_zero,
-                              float *points, float *point_vals, float *class_probs)
+                              sleapc_identity_ws *ws, float *points, float *point_vals,
+                              float *class_probs)
 {
     if (n_samples < 0 || n_classes < 1 || map_h < 1 || map_w < 1 || class_maps_stride < 1 ||
         n_peaks < 0 || n_nodes < 1 || (n_samples && (!points || !point_vals || !class_probs)) ||
@@ -83,18 +128,26 @@ static sleapc_status classify(const float *class_maps, int64_t n_samples, int64_
     const size_t np = (size_t)n_peaks, nc = (size_t)n_classes;
     if (nc > SIZE_MAX / sizeof(double) / np)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify peaks: too many peaks");
-    float *probs = sleapc__malloc(np * nc * sizeof(float));
-    float *pcm = sleapc__malloc(np * 2 * sizeof(float));
-    double *cost = sleapc__malloc(np * nc * sizeof(double));
-    int64_t *group = sleapc__malloc(np * sizeof(int64_t));
-    int64_t *row = sleapc__malloc(np * sizeof(int64_t));
-    int64_t *col = sleapc__malloc(np * sizeof(int64_t));
-    float *gprobs = sleapc__malloc(np * nc * sizeof(float));
-    sleapc_status st = SLEAPC_OK;
-    if (!probs || !pcm || !cost || !group || !row || !col || !gprobs) {
-        st = sleapc__fail(SLEAPC_ERR_NOMEM, "classify peaks: out of memory");
-        goto done;
-    }
+    layout l = {.ok = true};
+    const size_t o_cost = layout_add(&l, np * nc, sizeof(double));
+    const size_t o_group = layout_add(&l, np, sizeof(int64_t));
+    const size_t o_row = layout_add(&l, np, sizeof(int64_t));
+    const size_t o_col = layout_add(&l, np, sizeof(int64_t));
+    const size_t o_probs = layout_add(&l, np * nc, sizeof(float));
+    const size_t o_gprobs = layout_add(&l, np * nc, sizeof(float));
+    const size_t o_pcm = layout_add(&l, np * 2, sizeof(float));
+    if (!l.ok)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify peaks: too many peaks");
+    unsigned char *base = ws_reserve(ws, l.bytes);
+    if (!base)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "classify peaks: out of memory");
+    double *cost = (double *)(base + o_cost);
+    int64_t *group = (int64_t *)(base + o_group);
+    int64_t *row = (int64_t *)(base + o_row);
+    int64_t *col = (int64_t *)(base + o_col);
+    float *probs = (float *)(base + o_probs);
+    float *gprobs = (float *)(base + o_gprobs);
+    float *pcm = (float *)(base + o_pcm);
 
     /* Peaks in class-map cells (float32 peaks / stride), and the class
      * vector under each. */
@@ -134,12 +187,11 @@ static sleapc_status classify(const float *class_maps, int64_t n_samples, int64_
             for (int64_t i = 0; i < n_g; i++)
                 memcpy(gprobs + i * n_classes, probs + group[i] * n_classes, nc * sizeof(float));
             int64_t n_pairs;
-            st = assign_rows(gprobs, n_g, n_classes, cost, row, col, &n_pairs);
-            if (st) {
-                st = sleapc__wrap(st, "classify peaks: sample %lld, node %lld", (long long)s,
-                                  (long long)n);
-                goto done;
-            }
+            sleapc_status st =
+                assign_rows(gprobs, n_g, n_classes, &ws->hws, cost, row, col, &n_pairs);
+            if (st)
+                return sleapc__wrap(st, "classify peaks: sample %lld, node %lld", (long long)s,
+                                    (long long)n);
             for (int64_t i = 0; i < n_pairs; i++) {
                 const int64_t p = group[row[i]], c = col[i];
                 const float *pv = probs + p * n_classes;
@@ -157,15 +209,7 @@ static sleapc_status classify(const float *class_maps, int64_t n_samples, int64_
             }
         }
     }
-done:
-    sleapc__free(probs);
-    sleapc__free(pcm);
-    sleapc__free(cost);
-    sleapc__free(group);
-    sleapc__free(row);
-    sleapc__free(col);
-    sleapc__free(gprobs);
-    return st;
+    return SLEAPC_OK;
 }
 
 sleapc_status sleapc__identity_classify_peaks(const float *class_maps, int64_t n_samples,
@@ -173,23 +217,30 @@ sleapc_status sleapc__identity_classify_peaks(const float *class_maps, int64_t n
                                               int class_maps_stride, const float *peaks,
                                               const float *peak_vals, const int32_t *sample_inds,
                                               const int32_t *channel_inds, int64_t n_peaks,
-                                              int64_t n_nodes, float *points, float *point_vals,
+                                              int64_t n_nodes, sleapc_identity_ws *ws,
+                                              float *points, float *point_vals,
                                               float *class_probs)
 {
-    return classify(class_maps, n_samples, n_classes, map_h, map_w, class_maps_stride, peaks,
-                    peak_vals, sample_inds, channel_inds, n_peaks, n_nodes, false, points,
-                    point_vals, class_probs);
+    sleapc_identity_ws tmp = {0};
+    sleapc_status st = classify(class_maps, n_samples, n_classes, map_h, map_w, class_maps_stride,
+                                peaks, peak_vals, sample_inds, channel_inds, n_peaks, n_nodes,
+                                false, ws ? ws : &tmp, points, point_vals, class_probs);
+    sleapc__identity_ws_free(&tmp);
+    return st;
 }
 
 sleapc_status sleapc__identity_classify_peaks_sleap1(
     const float *class_maps, int64_t n_samples, int64_t n_classes, int64_t map_h, int64_t map_w,
     int class_maps_stride, const float *peaks, const float *peak_vals, const int32_t *sample_inds,
-    const int32_t *channel_inds, int64_t n_peaks, int64_t n_nodes, float *points,
-    float *point_vals, float *class_probs)
+    const int32_t *channel_inds, int64_t n_peaks, int64_t n_nodes, sleapc_identity_ws *ws,
+    float *points, float *point_vals, float *class_probs)
 {
-    return classify(class_maps, n_samples, n_classes, map_h, map_w, class_maps_stride, peaks,
-                    peak_vals, sample_inds, channel_inds, n_peaks, n_nodes, true, points,
-                    point_vals, class_probs);
+    sleapc_identity_ws tmp = {0};
+    sleapc_status st = classify(class_maps, n_samples, n_classes, map_h, map_w, class_maps_stride,
+                                peaks, peak_vals, sample_inds, channel_inds, n_peaks, n_nodes,
+                                true, ws ? ws : &tmp, points, point_vals, class_probs);
+    sleapc__identity_ws_free(&tmp);
+    return st;
 }
 
 /* torch.nanmean over the last axis: nansum (float32) / count of non-NaN. */
@@ -209,9 +260,9 @@ static float nanmean(const float *x, int64_t n)
 sleapc_status sleapc__identity_bottomup_finish(int64_t n_samples, int64_t n_classes,
                                                int64_t n_nodes, float input_scale,
                                                const float *eff_scale, int64_t max_instances,
-                                               float *points, float *point_vals,
-                                               const float *class_probs, float *instance_scores,
-                                               float *tracking_scores)
+                                               sleapc_identity_ws *ws, float *points,
+                                               float *point_vals, const float *class_probs,
+                                               float *instance_scores, float *tracking_scores)
 {
     if (n_samples < 0 || n_classes < 1 || n_nodes < 1 ||
         (n_samples &&
@@ -230,7 +281,10 @@ sleapc_status sleapc__identity_bottomup_finish(int64_t n_samples, int64_t n_clas
     if (max_instances <= 0 || n_samples == 0)
         return SLEAPC_OK;
 
-    int64_t *order = sleapc__malloc((size_t)n_classes * sizeof *order);
+    sleapc_identity_ws tmp = {0};
+    layout l = {.ok = true};
+    layout_add(&l, (size_t)n_classes, sizeof(int64_t));
+    int64_t *order = l.ok ? (int64_t *)ws_reserve(ws ? ws : &tmp, l.bytes) : NULL;
     if (!order)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "finish class instances: out of memory");
     for (int64_t s = 0; s < n_samples; s++) {
@@ -251,13 +305,34 @@ sleapc_status sleapc__identity_bottomup_finish(int64_t n_samples, int64_t n_clas
         for (int64_t r = 0; r < n_classes - max_instances; r++)
             scores[order[r]] = NAN;
     }
-    sleapc__free(order);
+    sleapc__identity_ws_free(&tmp);
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc__identity_classes_from_vectors(const float *vecs, int64_t n_rows,
-                                                    int64_t n_classes, int64_t *class_inds,
-                                                    float *class_probs)
+/* get_class_inds_from_vectors on validated arguments; cost, row, col as
+ * for assign_rows. */
+static sleapc_status match_vectors(const float *vecs, int64_t n_rows, int64_t n_classes,
+                                   sleapc_hungarian_ws *hws, double *cost, int64_t *row,
+                                   int64_t *col, int64_t *class_inds, float *class_probs)
+{
+    for (int64_t i = 0; i < n_rows; i++) {
+        class_inds[i] = -1;
+        class_probs[i] = NAN;
+    }
+    int64_t n_pairs;
+    sleapc_status st = assign_rows(vecs, n_rows, n_classes, hws, cost, row, col, &n_pairs);
+    if (st)
+        return sleapc__wrap(st, "classify crops");
+    for (int64_t i = 0; i < n_pairs; i++) {
+        class_inds[row[i]] = col[i];
+        class_probs[row[i]] = vecs[row[i] * n_classes + col[i]];
+    }
+    return SLEAPC_OK;
+}
+
+static sleapc_status classes_from_vectors(const float *vecs, int64_t n_rows, int64_t n_classes,
+                                          sleapc_identity_ws *ws, int64_t *class_inds,
+                                          float *class_probs)
 {
     if (n_rows < 0 || n_classes < 1 || (n_rows && (!vecs || !class_inds || !class_probs)))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify crops: bad arguments");
@@ -271,36 +346,37 @@ sleapc_status sleapc__identity_classes_from_vectors(const float *vecs, int64_t n
     if (nc > SIZE_MAX / sizeof(double) / nr)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify crops: too many crops");
     const size_t k = nr < nc ? nr : nc;
-    double *cost = sleapc__malloc(nr * nc * sizeof(double));
-    int64_t *row = sleapc__malloc(k * sizeof(int64_t));
-    int64_t *col = sleapc__malloc(k * sizeof(int64_t));
-    sleapc_status st;
-    if (!cost || !row || !col) {
-        st = sleapc__fail(SLEAPC_ERR_NOMEM, "classify crops: out of memory");
-    } else {
-        int64_t n_pairs;
-        st = assign_rows(vecs, n_rows, n_classes, cost, row, col, &n_pairs);
-        if (st) {
-            st = sleapc__wrap(st, "classify crops");
-        } else {
-            for (int64_t i = 0; i < n_pairs; i++) {
-                class_inds[row[i]] = col[i];
-                class_probs[row[i]] = vecs[row[i] * n_classes + col[i]];
-            }
-        }
-    }
-    sleapc__free(cost);
-    sleapc__free(row);
-    sleapc__free(col);
+    layout l = {.ok = true};
+    const size_t o_cost = layout_add(&l, nr * nc, sizeof(double));
+    const size_t o_row = layout_add(&l, k, sizeof(int64_t));
+    const size_t o_col = layout_add(&l, k, sizeof(int64_t));
+    if (!l.ok)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify crops: too many crops");
+    unsigned char *base = ws_reserve(ws, l.bytes);
+    if (!base)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "classify crops: out of memory");
+    return match_vectors(vecs, n_rows, n_classes, &ws->hws, (double *)(base + o_cost),
+                         (int64_t *)(base + o_row), (int64_t *)(base + o_col), class_inds,
+                         class_probs);
+}
+
+sleapc_status sleapc__identity_classes_from_vectors(const float *vecs, int64_t n_rows,
+                                                    int64_t n_classes, sleapc_identity_ws *ws,
+                                                    int64_t *class_inds, float *class_probs)
+{
+    sleapc_identity_ws tmp = {0};
+    sleapc_status st =
+        classes_from_vectors(vecs, n_rows, n_classes, ws ? ws : &tmp, class_inds, class_probs);
+    sleapc__identity_ws_free(&tmp);
     return st;
 }
 
-sleapc_status sleapc__identity_topdown_assign(const float *class_vectors, int64_t n_crops,
-                                              int64_t n_classes, const int64_t *crop_frame,
-                                              const int64_t *crop_slot, int64_t n_frames,
-                                              int64_t n_slots, int64_t n_nodes,
-                                              int64_t *pred_class_inds, float *tracking_scores,
-                                              float *pred_class_vectors)
+static sleapc_status topdown_assign(const float *class_vectors, int64_t n_crops,
+                                    int64_t n_classes, const int64_t *crop_frame,
+                                    const int64_t *crop_slot, int64_t n_frames, int64_t n_slots,
+                                    int64_t n_nodes, sleapc_identity_ws *ws,
+                                    int64_t *pred_class_inds, float *tracking_scores,
+                                    float *pred_class_vectors)
 {
     if (n_crops < 0 || n_classes < 1 || n_frames < 0 || n_slots < 0 || n_nodes < 1 ||
         (n_crops && (!class_vectors || !crop_frame || !crop_slot)) ||
@@ -322,16 +398,28 @@ sleapc_status sleapc__identity_topdown_assign(const float *class_vectors, int64_
     if (n_crops == 0)
         return SLEAPC_OK;
 
-    const size_t nc = (size_t)n_classes;
-    float *vecs = sleapc__malloc((size_t)n_crops * nc * sizeof(float));
-    int64_t *rows = sleapc__malloc((size_t)n_crops * sizeof(int64_t));
-    int64_t *inds = sleapc__malloc((size_t)n_crops * sizeof(int64_t));
-    float *probs = sleapc__malloc((size_t)n_crops * sizeof(float));
-    sleapc_status st = SLEAPC_OK;
-    if (!vecs || !rows || !inds || !probs) {
-        st = sleapc__fail(SLEAPC_ERR_NOMEM, "assign crop classes: out of memory");
-        goto done;
-    }
+    /* One frame's rows at a time; sized for the whole batch. */
+    const size_t nr = (size_t)n_crops, nc = (size_t)n_classes;
+    if (nc > SIZE_MAX / sizeof(double) / nr)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "assign crop classes: too many crops");
+    const size_t k = nr < nc ? nr : nc;
+    layout l = {.ok = true};
+    const size_t o_cost = layout_add(&l, nr * nc, sizeof(double));
+    const size_t o_row = layout_add(&l, k, sizeof(int64_t));
+    const size_t o_col = layout_add(&l, k, sizeof(int64_t));
+    const size_t o_rows = layout_add(&l, nr, sizeof(int64_t));
+    const size_t o_inds = layout_add(&l, nr, sizeof(int64_t));
+    const size_t o_vecs = layout_add(&l, nr * nc, sizeof(float));
+    const size_t o_probs = layout_add(&l, nr, sizeof(float));
+    if (!l.ok)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "assign crop classes: too many crops");
+    unsigned char *base = ws_reserve(ws, l.bytes);
+    if (!base)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "assign crop classes: out of memory");
+    double *cost = (double *)(base + o_cost);
+    int64_t *row = (int64_t *)(base + o_row), *col = (int64_t *)(base + o_col);
+    int64_t *rows = (int64_t *)(base + o_rows), *inds = (int64_t *)(base + o_inds);
+    float *vecs = (float *)(base + o_vecs), *probs = (float *)(base + o_probs);
     /* torch.unique(crop_b) is ascending; each frame's crops keep their order. */
     for (int64_t b = 0; b < n_frames; b++) {
         int64_t n = 0;
@@ -343,11 +431,10 @@ sleapc_status sleapc__identity_topdown_assign(const float *class_vectors, int64_
         }
         if (n == 0)
             continue;
-        st = sleapc__identity_classes_from_vectors(vecs, n, n_classes, inds, probs);
-        if (st) {
-            st = sleapc__wrap(st, "assign crop classes: frame %lld", (long long)b);
-            goto done;
-        }
+        sleapc_status st =
+            match_vectors(vecs, n, n_classes, &ws->hws, cost, row, col, inds, probs);
+        if (st)
+            return sleapc__wrap(st, "assign crop classes: frame %lld", (long long)b);
         for (int64_t r = 0; r < n; r++) {
             const int64_t at = b * n_slots + crop_slot[rows[r]];
             for (int64_t j = 0; j < n_nodes; j++)
@@ -358,19 +445,28 @@ sleapc_status sleapc__identity_topdown_assign(const float *class_vectors, int64_
                        nc * sizeof(float));
         }
     }
-done:
-    sleapc__free(vecs);
-    sleapc__free(rows);
-    sleapc__free(inds);
-    sleapc__free(probs);
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__identity_topdown_assign(const float *class_vectors, int64_t n_crops,
+                                              int64_t n_classes, const int64_t *crop_frame,
+                                              const int64_t *crop_slot, int64_t n_frames,
+                                              int64_t n_slots, int64_t n_nodes,
+                                              sleapc_identity_ws *ws, int64_t *pred_class_inds,
+                                              float *tracking_scores, float *pred_class_vectors)
+{
+    sleapc_identity_ws tmp = {0};
+    sleapc_status st = topdown_assign(class_vectors, n_crops, n_classes, crop_frame, crop_slot,
+                                      n_frames, n_slots, n_nodes, ws ? ws : &tmp,
+                                      pred_class_inds, tracking_scores, pred_class_vectors);
+    sleapc__identity_ws_free(&tmp);
     return st;
 }
 
-sleapc_status sleapc__identity_topdown_classes_sleap1(const float *class_vectors, int64_t n_crops,
-                                                      int64_t n_classes,
-                                                      const int64_t *crop_frame,
-                                                      int64_t n_frames, int64_t *crop_class,
-                                                      float *crop_prob)
+static sleapc_status topdown_classes_sleap1(const float *class_vectors, int64_t n_crops,
+                                            int64_t n_classes, const int64_t *crop_frame,
+                                            int64_t n_frames, sleapc_identity_ws *ws,
+                                            int64_t *crop_class, float *crop_prob)
 {
     if (n_crops < 0 || n_classes < 1 || n_frames < 0 ||
         (n_crops && (!class_vectors || !crop_frame || !crop_class || !crop_prob)))
@@ -388,16 +484,21 @@ sleapc_status sleapc__identity_topdown_classes_sleap1(const float *class_vectors
     if (nc > SIZE_MAX / sizeof(double) / nr)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify crops: too many crops");
     const size_t k = nr < nc ? nr : nc;
-    float *vecs = sleapc__malloc(nr * nc * sizeof(float));
-    double *cost = sleapc__malloc(nr * nc * sizeof(double));
-    int64_t *rows = sleapc__malloc(nr * sizeof(int64_t));
-    int64_t *row = sleapc__malloc(k * sizeof(int64_t));
-    int64_t *col = sleapc__malloc(k * sizeof(int64_t));
-    sleapc_status st = SLEAPC_OK;
-    if (!vecs || !cost || !rows || !row || !col) {
-        st = sleapc__fail(SLEAPC_ERR_NOMEM, "classify crops: out of memory");
-        goto done;
-    }
+    layout l = {.ok = true};
+    const size_t o_cost = layout_add(&l, nr * nc, sizeof(double));
+    const size_t o_rows = layout_add(&l, nr, sizeof(int64_t));
+    const size_t o_row = layout_add(&l, k, sizeof(int64_t));
+    const size_t o_col = layout_add(&l, k, sizeof(int64_t));
+    const size_t o_vecs = layout_add(&l, nr * nc, sizeof(float));
+    if (!l.ok)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify crops: too many crops");
+    unsigned char *base = ws_reserve(ws, l.bytes);
+    if (!base)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "classify crops: out of memory");
+    double *cost = (double *)(base + o_cost);
+    int64_t *rows = (int64_t *)(base + o_rows);
+    int64_t *row = (int64_t *)(base + o_row), *col = (int64_t *)(base + o_col);
+    float *vecs = (float *)(base + o_vecs);
     for (int64_t f = 0; f < n_frames; f++) {
         int64_t n = 0;
         for (int64_t i = 0; i < n_crops; i++) {
@@ -409,11 +510,9 @@ sleapc_status sleapc__identity_topdown_classes_sleap1(const float *class_vectors
         if (n == 0)
             continue;
         int64_t n_pairs;
-        st = assign_rows(vecs, n, n_classes, cost, row, col, &n_pairs);
-        if (st) {
-            st = sleapc__wrap(st, "classify crops: frame %lld", (long long)f);
-            goto done;
-        }
+        sleapc_status st = assign_rows(vecs, n, n_classes, &ws->hws, cost, row, col, &n_pairs);
+        if (st)
+            return sleapc__wrap(st, "classify crops: frame %lld", (long long)f);
         for (int64_t p = 0; p < n_pairs; p++) {
             const float *pv = vecs + row[p] * n_classes;
             float best = pv[0];
@@ -425,11 +524,18 @@ sleapc_status sleapc__identity_topdown_classes_sleap1(const float *class_vectors
             crop_prob[rows[row[p]]] = pv[col[p]];
         }
     }
-done:
-    sleapc__free(vecs);
-    sleapc__free(cost);
-    sleapc__free(rows);
-    sleapc__free(row);
-    sleapc__free(col);
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__identity_topdown_classes_sleap1(const float *class_vectors, int64_t n_crops,
+                                                      int64_t n_classes,
+                                                      const int64_t *crop_frame,
+                                                      int64_t n_frames, sleapc_identity_ws *ws,
+                                                      int64_t *crop_class, float *crop_prob)
+{
+    sleapc_identity_ws tmp = {0};
+    sleapc_status st = topdown_classes_sleap1(class_vectors, n_crops, n_classes, crop_frame,
+                                              n_frames, ws ? ws : &tmp, crop_class, crop_prob);
+    sleapc__identity_ws_free(&tmp);
     return st;
 }
