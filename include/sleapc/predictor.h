@@ -4,6 +4,7 @@
 #define SLEAPC_PREDICTOR_H
 
 #include "sleapc/model.h"
+#include "sleapc/runner.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,6 +32,7 @@ typedef struct sleapc_predictor_opts {
     double input_scale;              /* 0: from the config */
     int ensure_rgb;                  /* -1: from the config; 0/1 override */
     int ensure_grayscale;            /* -1: from the config; 0/1 override */
+    sleapc_precision precision;      /* FP32; BF16 where the backend and CPU have it */
 } sleapc_predictor_opts;
 
 SLEAPC_API sleapc_predictor_opts sleapc_predictor_opts_default(void);

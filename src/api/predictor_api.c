@@ -30,6 +30,7 @@ sleapc_predictor_opts sleapc_predictor_opts_default(void)
         .input_scale = 0.0,
         .ensure_rgb = -1,
         .ensure_grayscale = -1,
+        .precision = SLEAPC_PRECISION_FP32,
     };
     return o;
 }

@@ -79,11 +79,12 @@ sleapc_status sleapc__backend_create(const char *name, const sleapc_graph *g,
     if (!name || !*name)
         name = "auto";
     if (strcmp(name, "auto") == 0) {
-        /* Best score first; a backend that cannot run a node says UNSUPPORTED
-         * and the next one is tried. */
+        /* Best score first; a backend that cannot run a node (or the
+         * precision) says UNSUPPORTED and the next one is tried. When all
+         * refuse, the message lists every refusal. */
         bool tried[16] = {0};
-        sleapc_status st = SLEAPC_ERR_UNSUPPORTED;
-        sleapc__fail(st, "create backend auto: no backend can run on this machine");
+        char why[1024] = "";
+        size_t len = 0;
         for (;;) {
             int best = -1, best_score = 0;
             for (int i = 0; i < sleapc__backend_count() && i < 16; i++) {
@@ -94,11 +95,16 @@ sleapc_status sleapc__backend_create(const char *name, const sleapc_graph *g,
                 }
             }
             if (best < 0)
-                return st;
+                return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                                    "create backend auto: no backend can run this here%s%s",
+                                    len ? ": " : "", why);
             tried[best] = true;
-            st = sleapc__backend_create_from(sleapc__backend_factory(best), g, opts, out);
+            sleapc_status st = sleapc__backend_create_from(sleapc__backend_factory(best), g, opts, out);
             if (st != SLEAPC_ERR_UNSUPPORTED)
                 return st;
+            if (len < sizeof why - 1)
+                len += (size_t)snprintf(why + len, sizeof why - len, "%s%s", len ? "; " : "",
+                                        sleapc_last_error());
         }
     }
     for (int i = 0; i < sleapc__backend_count(); i++) {

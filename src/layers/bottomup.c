@@ -234,7 +234,7 @@ sleapc_status sleapc__bottomup_layer_create(const sleapc_model *m, const sleapc_
         st = sleapc__wrap(st, "%s: PAF edges", m->dir);
     sleapc_preprocess_opts pp = sleapc__layer_preprocess_opts(m, o, true);
     if (!st)
-        st = sleapc__stage_init(&bu->stage, m, o->backend, o->n_threads, &pp);
+        st = sleapc__stage_init(&bu->stage, m, o, &pp);
     if (st) {
         bottomup_destroy(&bu->base);
         return st;

@@ -132,7 +132,7 @@ sleapc_status sleapc__bottomup_multiclass_layer_create(const sleapc_model *m,
                           m->dir);
     sleapc_preprocess_opts pp = sleapc__layer_preprocess_opts(m, o, true);
     if (!st)
-        st = sleapc__stage_init(&bm->stage, m, o->backend, o->n_threads, &pp);
+        st = sleapc__stage_init(&bm->stage, m, o, &pp);
     if (st) {
         bumc_destroy(&bm->base);
         return st;

@@ -103,7 +103,7 @@ static sleapc_status create(const sleapc_model *m, const sleapc_predictor_opts *
     g->threshold = o->peak_threshold;
     g->refine_k = sleapc__layer_refine_k(o);
     sleapc_preprocess_opts pp = sleapc__layer_preprocess_opts(m, o, full);
-    sleapc_status st = sleapc__stage_init(&g->stage, m, o->backend, o->n_threads, &pp);
+    sleapc_status st = sleapc__stage_init(&g->stage, m, o, &pp);
     if (st) {
         global_destroy(&g->base);
         return st;

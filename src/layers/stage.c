@@ -15,15 +15,15 @@ static sleapc_status grow(void **p, size_t *cap, size_t need)
     return *p ? SLEAPC_OK : sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
 }
 
-sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m, const char *backend,
-                                 int n_threads, const sleapc_preprocess_opts *pp)
+sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m,
+                                 const sleapc_predictor_opts *o, const sleapc_preprocess_opts *pp)
 {
     memset(s, 0, sizeof *s);
     s->model = m;
     s->pp = *pp;
     s->legacy = m->cfg.legacy;
-    sleapc_backend_opts bo = {.n_threads = n_threads};
-    sleapc_status st = sleapc__backend_create(backend, &m->graph, &bo, &s->be);
+    sleapc_backend_opts bo = {.n_threads = o->n_threads, .precision = o->precision};
+    sleapc_status st = sleapc__backend_create(o->backend, &m->graph, &bo, &s->be);
     if (st)
         return st;
     /* A forward on the smallest valid input checks the output names; legacy

@@ -10,6 +10,7 @@
 #include "layers/ops/preprocess.h"
 #include "layers/ops/preprocess_tf.h"
 #include "model/model.h"
+#include "sleapc/predictor.h"
 
 typedef struct sleapc_stage {
     const sleapc_model *model;      /* borrowed */
@@ -26,11 +27,11 @@ typedef struct sleapc_stage {
     sleapc_tensor_map out;          /* the last forward's outputs (backend-owned) */
 } sleapc_stage;
 
-/* Create the backend for m, warm it up on a small input and check it returns
+/* Create the backend for m (o: backend, threads, precision), warm it up on a small input and check it returns
  * every head the model type needs (a mismatch fails here, not at frame 10,000).
  * The preprocessing convention follows m->cfg.legacy. */
-sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m, const char *backend,
-                                 int n_threads, const sleapc_preprocess_opts *pp);
+sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m,
+                                 const sleapc_predictor_opts *o, const sleapc_preprocess_opts *pp);
 void sleapc__stage_free(sleapc_stage *s);
 
 /* Preprocess b frames (b, c, h, w) uint8 and run the network. */

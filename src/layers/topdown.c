@@ -419,7 +419,7 @@ sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const s
      * _build_topdown_layer); SLEAP's FindInstancePeaks also its colour. */
     sleapc_preprocess_opts pp2 = sleapc__layer_preprocess_opts(ci, o, false);
     if (!st)
-        st = sleapc__stage_init(&t->ci, ci, o->backend, o->n_threads, &pp2);
+        st = sleapc__stage_init(&t->ci, ci, o, &pp2);
     if (st) {
         topdown_destroy(&t->base);
         return st;

@@ -40,7 +40,9 @@ static int usage(void)
         "  --max_height N, --max_width N, --input_scale X   override the config\n"
         "  --ensure_rgb, --ensure_grayscale                  override the config\n"
         "  --frames LIST               only these frames, e.g. 0-99,150 (all)\n"
-        "  --backend NAME              native | auto (auto)\n"
+        "  --backend NAME              native | onednn | xnnpack | auto (auto)\n"
+        "  --precision fp32|bf16       network precision; bf16 needs a backend and CPU\n"
+        "                              that have it (fp32)\n"
         "  --threads N                 worker threads (one per core)\n"
         "  --quiet                     no progress bar\n"
         "\n"
@@ -118,6 +120,15 @@ int cmd_predict(int argc, char **argv)
         } else if (cli_is_option(a, "backend", NULL)) {
             if (!(o.backend = cli_option_value(argc, argv, &i, "backend")))
                 return 1;
+        } else if (cli_is_option(a, "precision", NULL)) {
+            if (!(v = cli_option_value(argc, argv, &i, "precision")))
+                return 1;
+            if (strcmp(v, "fp32") == 0)
+                o.precision = SLEAPC_PRECISION_FP32;
+            else if (strcmp(v, "bf16") == 0)
+                o.precision = SLEAPC_PRECISION_BF16;
+            else
+                return cli_error("--precision: expected fp32 or bf16, got \"%s\"", v);
         } else if (cli_is_option(a, "integral_refinement", NULL)) {
             if (!(v = cli_option_value(argc, argv, &i, "integral_refinement")))
                 return 1;
