@@ -22,16 +22,27 @@ typedef struct rt_tensor {
     int ndim;
     int64_t shape[RT_MAX_DIMS];
     int64_t numel;
-    void *data; /* owned (aligned) when `owned`; else a view of a constant or the input */
+    void *data; /* buf when `owned`; else a view of a constant or the input */
     bool owned;
     bool set; /* holds a value in this run */
+    /* Storage (aligned), kept when the value is released so that the next
+     * run of the same shapes reuses it; freed by sleapc__rt_free. */
+    void *buf;
+    size_t cap; /* bytes */
 } rt_tensor;
+
+/* Scratch memory a kernel uses within one call; kept across runs. */
+typedef struct rt_scratch {
+    void *data;
+    size_t cap; /* bytes */
+} rt_scratch;
 
 /* What a kernel knows of its node, for attributes and messages. */
 typedef struct rt_op_ctx {
     const sleapc_onnx_node *node;
     const char *path;
-    int64_t *budget; /* host bytes this run may still allocate; NULL: no limit */
+    int64_t *budget;     /* host bytes this run may still allocate; NULL: no limit */
+    rt_scratch *scratch; /* the runner's; required by sleapc__rt_scratch */
 } rt_op_ctx;
 
 /* A host kernel: in[i] NULL for an omitted optional input; it fills out[0..n_out-1]
@@ -43,11 +54,21 @@ typedef sleapc_status (*rt_op_fn)(const rt_op_ctx *c, rt_tensor *const *in, int 
 sleapc_status sleapc__rt_fail(const rt_op_ctx *c, sleapc_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Give t a fresh owned buffer of dtype and shape (numel and the run's
- * budget checked). */
+/* Make t an owned value of dtype and shape (numel and the run's budget
+ * checked), in its own storage when that is large enough, else in a new
+ * buffer. The contents are not cleared. */
 sleapc_status sleapc__rt_alloc(const rt_op_ctx *c, rt_tensor *t, sleapc_onnx_dtype dtype, int ndim,
                                const int64_t *shape);
+
+/* Unset t, keeping its storage for the next value. */
 void sleapc__rt_release(rt_tensor *t);
+
+/* Unset t and free its storage. */
+void sleapc__rt_free(rt_tensor *t);
+
+/* *out: at least `bytes` of scratch, valid until the kernel returns (the
+ * runner's buffer, grown when needed). */
+sleapc_status sleapc__rt_scratch(const rt_op_ctx *c, size_t bytes, void **out);
 
 /* A view of a constant (not owned). */
 void sleapc__rt_view(rt_tensor *t, const sleapc_onnx_tensor *src);
@@ -218,8 +239,9 @@ struct sleapc_onnxrt {
     int n_segs;
     rt_segment *segs;
     int n_outputs;
-    int *outputs;   /* graph outputs' slots */
-    int64_t budget; /* host bytes left to this run (onnxrt_run.c) */
+    int *outputs;       /* graph outputs' slots */
+    int64_t budget;     /* host bytes left to this run (onnxrt_run.c) */
+    rt_scratch scratch; /* kernels' scratch, kept across runs */
 };
 
 /* Run a block's steps in order (onnxrt_run.c). */

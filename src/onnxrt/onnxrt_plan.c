@@ -26,6 +26,7 @@ static bool is_net_op(const char *op)
 
 typedef struct planner {
     sleapc_onnxrt *rt;
+    int n_max;    /* room in rt->vals */
     int cap;      /* hash slots, a power of two */
     int *slots;   /* value index or -1 */
     int *seg_of;  /* per value: its segment, or -1 */
@@ -86,6 +87,8 @@ static sleapc_status declare_graph(planner *p, const sleapc_onnx_graph *g, int d
                             p->rt->path);
     sleapc_status st = SLEAPC_OK;
     for (int i = 0; !st && i < g->n_initializers; i++) {
+        if (!g->initializers[i].name[0])
+            continue; /* nothing can read it */
         st = declare(p, g->initializers[i].name);
         if (!st) {
             rt_value *v = &p->rt->vals[p->rt->n_vals - 1];
@@ -115,17 +118,28 @@ static sleapc_status unsupported(const sleapc_onnxrt *rt, const sleapc_onnx_node
                         n->op_type, why ? ": " : "", why ? why : "");
 }
 
-/* Slots of a name list; "" is -1, an unknown name is SLEAPC_ERR_FORMAT. */
-static sleapc_status slots_of(planner *p, char *const *names, int n, int **out)
+/* Slots of a name list; an unknown name is SLEAPC_ERR_FORMAT. An omitted
+ * input ("") is -1; an omitted output gets a slot of its own, nameless and
+ * never read, so that its storage too is kept across runs. */
+static sleapc_status slots_of(planner *p, char *const *names, int n, bool outputs, int **out)
 {
+    sleapc_onnxrt *rt = p->rt;
     *out = sleapc__malloc((size_t)(n ? n : 1) * sizeof **out);
     if (!*out)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "plan ONNX: out of memory");
     for (int k = 0; k < n; k++) {
+        if (!names[k][0] && outputs) {
+            /* count_values counted every output, named or not. */
+            if (rt->n_vals >= p->n_max)
+                return sleapc__fail(SLEAPC_ERR_FORMAT, "plan ONNX: %s: too many values", rt->path);
+            rt->vals[rt->n_vals].name = "";
+            (*out)[k] = rt->n_vals++;
+            continue;
+        }
         (*out)[k] = names[k][0] ? find(p, names[k]) : -1;
         if (names[k][0] && (*out)[k] < 0)
             return sleapc__fail(SLEAPC_ERR_FORMAT, "plan ONNX: %s: \"%s\" is never defined",
-                                p->rt->path, names[k]);
+                                rt->path, names[k]);
     }
     return SLEAPC_OK;
 }
@@ -243,9 +257,9 @@ static sleapc_status plan_node(planner *p, const sleapc_onnx_node *n, int index,
     step->fn = fn;
     step->n_in = n->n_inputs;
     step->n_out = n->n_outputs;
-    st = slots_of(p, n->inputs, n->n_inputs, &step->in);
+    st = slots_of(p, n->inputs, n->n_inputs, false, &step->in);
     if (!st)
-        st = slots_of(p, n->outputs, n->n_outputs, &step->out);
+        st = slots_of(p, n->outputs, n->n_outputs, true, &step->out);
     for (int k = 0; !st && main && k < step->n_in; k++)
         if (step->in[k] >= 0)
             p->n_uses[step->in[k]]++;
@@ -384,7 +398,11 @@ static sleapc_status plan(planner *p, const char *backend, int n_threads)
         if (sleapc__onnx_initializer(g, g->inputs[i].name))
             continue;
         n_in++;
-        st = declare(p, g->inputs[i].name);
+        if (!g->inputs[i].name[0])
+            st = sleapc__fail(SLEAPC_ERR_FORMAT, "plan ONNX: %s: a graph input has no name",
+                              rt->path);
+        else
+            st = declare(p, g->inputs[i].name);
         rt->input = rt->n_vals - 1;
     }
     if (!st && n_in != 1)
@@ -449,6 +467,7 @@ sleapc_status sleapc__onnxrt_create(const sleapc_onnx_model *om, const char *bac
         st = sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "plan ONNX: %s: %zu values", rt->path, n);
     if (!st) {
         p.cap = (int)cap;
+        p.n_max = (int)n;
         p.slots = sleapc__malloc(cap * sizeof *p.slots);
         rt->vals = sleapc__calloc(n, sizeof *rt->vals);
         p.seg_of = sleapc__malloc(n * sizeof *p.seg_of);
@@ -502,8 +521,9 @@ void sleapc__onnxrt_destroy(sleapc_onnxrt *rt)
     if (!rt)
         return;
     for (int v = 0; v < rt->n_vals; v++)
-        sleapc__rt_release(&rt->vals[v].t);
+        sleapc__rt_free(&rt->vals[v].t);
     sleapc__free(rt->vals);
+    sleapc__aligned_free(rt->scratch.data);
     sleapc__rt_block_free(&rt->main);
     for (int s = 0; s < rt->n_segs; s++) {
         sleapc__backend_destroy(rt->segs[s].be);

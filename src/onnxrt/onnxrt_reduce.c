@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
 #include "core/error.h"
 #include "onnxrt/onnxrt_impl.h"
 
@@ -202,11 +201,12 @@ sleapc_status sleapc__rt_op_topk(const rt_op_ctx *c, rt_tensor *const *in, int n
     st = sleapc__rt_alloc(c, &out[0], x->dtype, x->ndim, shape);
     if (!st)
         st = sleapc__rt_alloc(c, &out[1], SLEAPC_ONNX_DTYPE_INT64, x->ndim, shape);
-    ranked *buf = st ? NULL : sleapc__malloc((size_t)(n ? n : 1) * sizeof *buf);
-    if (!st && !buf)
-        st = sleapc__fail(SLEAPC_ERR_NOMEM, "run ONNX: %s: out of memory", c->path);
+    void *scratch = NULL;
+    if (!st)
+        st = sleapc__rt_scratch(c, (size_t)n * sizeof(ranked), &scratch);
     if (st)
         return st;
+    ranked *buf = scratch;
     const float *s = x->data;
     float *dv = out[0].data;
     int64_t *di = out[1].data;
@@ -221,6 +221,5 @@ sleapc_status sleapc__rt_op_topk(const rt_op_ctx *c, rt_tensor *const *in, int n
                 di[(o * k + j) * inner + q] = buf[j].i;
             }
         }
-    sleapc__free(buf);
     return SLEAPC_OK;
 }

@@ -1,7 +1,8 @@
 /* Executing a plan: host steps through their kernels, network segments
  * through their backend, If by running one branch. A value is released after
  * its last read in the main block; what branches read and what the graph
- * returns lives until the next run. */
+ * returns lives until the next run. Each value slot keeps its storage when
+ * released, so a run on shapes seen before allocates nothing. */
 #include <stdio.h>
 #include <string.h>
 
@@ -30,28 +31,32 @@ static void consumed(sleapc_onnxrt *rt, const rt_step *step)
 
 static sleapc_status run_host(sleapc_onnxrt *rt, const rt_step *step)
 {
-    rt_op_ctx c = {.node = step->node, .path = rt->path, .budget = &rt->budget};
+    rt_op_ctx c = {
+        .node = step->node, .path = rt->path, .budget = &rt->budget, .scratch = &rt->scratch};
     if (step->n_in > MAX_STEP_IO || step->n_out > MAX_STEP_IO || step->n_out < 1)
         return sleapc__rt_fail(&c, SLEAPC_ERR_UNSUPPORTED, "%d inputs, %d outputs", step->n_in,
                                step->n_out);
     rt_tensor *in[MAX_STEP_IO];
-    rt_tensor out[MAX_STEP_IO];
-    memset(out, 0, sizeof out);
     for (int k = 0; k < step->n_in; k++) {
         int v = step->in[k];
         in[k] = v >= 0 ? &rt->vals[v].t : NULL;
         if (in[k] && !in[k]->set)
             return missing(rt, rt->vals[v].name);
     }
+    /* The kernel fills its outputs in their slots' storage (every output has
+     * a slot, onnxrt_plan.c), which then holds the values. */
+    rt_tensor out[MAX_STEP_IO];
+    for (int k = 0; k < step->n_out; k++) {
+        rt_tensor *slot = &rt->vals[step->out[k]].t;
+        sleapc__rt_release(slot);
+        out[k] = *slot;
+        memset(slot, 0, sizeof *slot);
+    }
     sleapc_status st = step->fn(&c, in, step->n_in, out, step->n_out);
     for (int k = 0; k < step->n_out; k++) {
-        int v = step->out[k];
-        if (!st && v >= 0 && out[k].set) {
-            sleapc__rt_release(&rt->vals[v].t);
-            rt->vals[v].t = out[k];
-        } else {
+        if (st || !out[k].set)
             sleapc__rt_release(&out[k]);
-        }
+        rt->vals[step->out[k]].t = out[k];
     }
     return st;
 }
@@ -85,8 +90,10 @@ static sleapc_status run_segment(sleapc_onnxrt *rt, const rt_step *step)
     sleapc_status st = sleapc__backend_forward(seg->be, &view, &out);
     if (st)
         return sleapc__wrap(st, "run ONNX: %s: network %d", rt->path, step->seg);
-    rt_op_ctx c = {
-        .node = &rt->om->graph.nodes[seg->nodes[0]], .path = rt->path, .budget = &rt->budget};
+    rt_op_ctx c = {.node = &rt->om->graph.nodes[seg->nodes[0]],
+                   .path = rt->path,
+                   .budget = &rt->budget,
+                   .scratch = &rt->scratch};
     for (int o = 0; o < seg->n_outputs; o++) {
         char name[16];
         snprintf(name, sizeof name, "%d", o);
@@ -106,7 +113,8 @@ static sleapc_status run_segment(sleapc_onnxrt *rt, const rt_step *step)
 
 static sleapc_status run_if(sleapc_onnxrt *rt, const rt_step *step)
 {
-    rt_op_ctx c = {.node = step->node, .path = rt->path, .budget = &rt->budget};
+    rt_op_ctx c = {
+        .node = step->node, .path = rt->path, .budget = &rt->budget, .scratch = &rt->scratch};
     int cv = step->in[0];
     double cond = 0;
     if (cv < 0 || !rt->vals[cv].t.set)
@@ -170,7 +178,11 @@ static sleapc_status bind_input(sleapc_onnxrt *rt, const sleapc_tensor *x)
             rt->path, v->name, decl ? sleapc__onnx_dtype_name(decl->dtype) : "?",
             decl ? decl->ndim : -1);
     sleapc__rt_release(&v->t);
-    v->t = (rt_tensor){.dtype = dt, .ndim = x->ndim, .numel = numel, .data = x->data, .set = true};
+    v->t.dtype = dt;
+    v->t.ndim = x->ndim;
+    v->t.numel = numel;
+    v->t.data = x->data;
+    v->t.set = true;
     memcpy(v->t.shape, x->shape, (size_t)x->ndim * sizeof *x->shape);
     return SLEAPC_OK;
 }

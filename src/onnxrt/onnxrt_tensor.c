@@ -54,9 +54,17 @@ sleapc_status sleapc__rt_alloc(const rt_op_ctx *c, rt_tensor *t, sleapc_onnx_dty
                                "the graph needs more host memory than its input justifies");
     if (c->budget)
         *c->budget -= bytes;
-    t->data = sleapc__aligned_alloc(numel ? (size_t)numel * esize : 1);
-    if (!t->data)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "run ONNX: %s: out of memory", c->path);
+    /* The budget counts what a run uses, reused storage included, so a
+     * graph is judged the same on every run. */
+    if (!t->buf || (size_t)bytes > t->cap) {
+        sleapc__aligned_free(t->buf);
+        t->cap = 0;
+        t->buf = sleapc__aligned_alloc(bytes ? (size_t)bytes : 1);
+        if (!t->buf)
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "run ONNX: %s: out of memory", c->path);
+        t->cap = (size_t)bytes;
+    }
+    t->data = t->buf;
     t->dtype = dtype;
     t->ndim = ndim;
     memcpy(t->shape, shape, (size_t)ndim * sizeof *shape);
@@ -68,9 +76,35 @@ sleapc_status sleapc__rt_alloc(const rt_op_ctx *c, rt_tensor *t, sleapc_onnx_dty
 
 void sleapc__rt_release(rt_tensor *t)
 {
-    if (t->owned)
-        sleapc__aligned_free(t->data);
+    void *buf = t->buf;
+    size_t cap = t->cap;
     memset(t, 0, sizeof *t);
+    t->buf = buf;
+    t->cap = cap;
+}
+
+void sleapc__rt_free(rt_tensor *t)
+{
+    sleapc__aligned_free(t->buf);
+    memset(t, 0, sizeof *t);
+}
+
+sleapc_status sleapc__rt_scratch(const rt_op_ctx *c, size_t bytes, void **out)
+{
+    rt_scratch *s = c->scratch;
+    *out = NULL;
+    if (!s)
+        return sleapc__rt_fail(c, SLEAPC_ERR_STATE, "no scratch memory to run in");
+    if (!s->data || bytes > s->cap) {
+        sleapc__aligned_free(s->data);
+        s->cap = 0;
+        s->data = sleapc__aligned_alloc(bytes ? bytes : 1);
+        if (!s->data)
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "run ONNX: %s: out of memory", c->path);
+        s->cap = bytes;
+    }
+    *out = s->data;
+    return SLEAPC_OK;
 }
 
 void sleapc__rt_view(rt_tensor *t, const sleapc_onnx_tensor *src)

@@ -87,18 +87,22 @@ static sleapc_status convert_attr(const Onnx__AttributeProto *ap, const char *pa
     sleapc_status st = check_count(ap->n_floats + ap->n_ints, "attribute values", path);
     if (st)
         return st;
-    if (ap->n_floats) {
-        a->floats = sleapc__malloc(ap->n_floats * sizeof *a->floats);
+    /* A list attribute always gets an array, also when empty (protobuf then
+     * has none), so that its readers can copy n values from it. */
+    if (ap->n_floats || a->type == SLEAPC_ONNX_ATTR_FLOATS) {
+        a->floats = sleapc__malloc((ap->n_floats ? ap->n_floats : 1) * sizeof *a->floats);
         if (!a->floats)
             return nomem(path);
-        memcpy(a->floats, ap->floats, ap->n_floats * sizeof *a->floats);
+        if (ap->n_floats)
+            memcpy(a->floats, ap->floats, ap->n_floats * sizeof *a->floats);
         a->n_floats = (int)ap->n_floats;
     }
-    if (ap->n_ints) {
-        a->ints = sleapc__malloc(ap->n_ints * sizeof *a->ints);
+    if (ap->n_ints || a->type == SLEAPC_ONNX_ATTR_INTS) {
+        a->ints = sleapc__malloc((ap->n_ints ? ap->n_ints : 1) * sizeof *a->ints);
         if (!a->ints)
             return nomem(path);
-        memcpy(a->ints, ap->ints, ap->n_ints * sizeof *a->ints);
+        if (ap->n_ints)
+            memcpy(a->ints, ap->ints, ap->n_ints * sizeof *a->ints);
         a->n_ints = (int)ap->n_ints;
     }
     if (ap->t) {

@@ -63,9 +63,9 @@ typedef struct sleapc_onnx_attr {
     int64_t i; /* INT */
     char *s;   /* owned, NUL-terminated (STRING); NULL otherwise */
     int n_floats;
-    float *floats; /* owned (FLOATS) */
+    float *floats; /* owned (FLOATS: never NULL, also when empty) */
     int n_ints;
-    int64_t *ints;         /* owned (INTS) */
+    int64_t *ints;         /* owned (INTS: never NULL, also when empty) */
     sleapc_onnx_tensor *t; /* owned (TENSOR) */
     sleapc_onnx_graph *g;  /* owned (GRAPH): the branches of If */
 } sleapc_onnx_attr;

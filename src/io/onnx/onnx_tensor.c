@@ -121,23 +121,23 @@ static bool typed_values(const Onnx__TensorProto *tp, sleapc_onnx_dtype dtype, v
     switch (dtype) {
     case SLEAPC_ONNX_DTYPE_FLOAT:
         *count = tp->n_float_data;
-        if (dst && *count == (size_t)numel)
+        if (dst && numel > 0 && *count == (size_t)numel)
             memcpy(dst, tp->float_data, (size_t)numel * sizeof(float));
         return true;
     case SLEAPC_ONNX_DTYPE_DOUBLE:
         *count = tp->n_double_data;
-        if (dst && *count == (size_t)numel)
+        if (dst && numel > 0 && *count == (size_t)numel)
             memcpy(dst, tp->double_data, (size_t)numel * sizeof(double));
         return true;
     case SLEAPC_ONNX_DTYPE_INT64:
         *count = tp->n_int64_data;
-        if (dst && *count == (size_t)numel)
+        if (dst && numel > 0 && *count == (size_t)numel)
             memcpy(dst, tp->int64_data, (size_t)numel * sizeof(int64_t));
         return true;
     case SLEAPC_ONNX_DTYPE_UINT32:
     case SLEAPC_ONNX_DTYPE_UINT64:
         *count = tp->n_uint64_data;
-        if (dst && *count == (size_t)numel) {
+        if (dst && numel > 0 && *count == (size_t)numel) {
             for (int64_t i = 0; i < numel; i++) {
                 if (dtype == SLEAPC_ONNX_DTYPE_UINT32)
                     ((uint32_t *)dst)[i] = (uint32_t)tp->uint64_data[i];
@@ -154,7 +154,7 @@ static bool typed_values(const Onnx__TensorProto *tp, sleapc_onnx_dtype dtype, v
     case SLEAPC_ONNX_DTYPE_UINT8:
     case SLEAPC_ONNX_DTYPE_BOOL:
         *count = tp->n_int32_data;
-        if (dst && *count == (size_t)numel)
+        if (dst && numel > 0 && *count == (size_t)numel)
             copy_from_int32(dst, tp->int32_data, numel, dtype);
         return true;
     default:
