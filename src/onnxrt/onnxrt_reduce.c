@@ -166,6 +166,50 @@ static int cmp_asc(const void *pa, const void *pb)
     return (a->i > b->i) - (a->i < b->i);
 }
 
+typedef int (*rank_cmp)(const void *, const void *);
+
+/* Sift h[at] down a heap of n whose root is the worst entry (the largest
+ * under cmp). */
+static void sift_worst(ranked *h, int64_t n, int64_t at, rank_cmp cmp)
+{
+    for (;;) {
+        int64_t l = 2 * at + 1, r = l + 1, w = at;
+        if (l < n && cmp(&h[l], &h[w]) > 0)
+            w = l;
+        if (r < n && cmp(&h[r], &h[w]) > 0)
+            w = r;
+        if (w == at)
+            return;
+        ranked t = h[at];
+        h[at] = h[w];
+        h[w] = t;
+        at = w;
+    }
+}
+
+/* The first k of buf[0..n) under cmp, in order, into buf[0..k): a heap of
+ * the k best seen so far, then the heap sorted. cmp is a total order (ties
+ * broken by index), so this equals a full sort's first k, without the
+ * allocation a library sort may make. */
+static void select_first_k(ranked *buf, int64_t n, int64_t k, rank_cmp cmp)
+{
+    if (k <= 0)
+        return;
+    for (int64_t i = k / 2 - 1; i >= 0; i--)
+        sift_worst(buf, k, i, cmp);
+    for (int64_t j = k; j < n; j++)
+        if (cmp(&buf[j], &buf[0]) < 0) {
+            buf[0] = buf[j];
+            sift_worst(buf, k, 0, cmp);
+        }
+    for (int64_t m = k - 1; m > 0; m--) {
+        ranked t = buf[0];
+        buf[0] = buf[m];
+        buf[m] = t;
+        sift_worst(buf, m, 0, cmp);
+    }
+}
+
 sleapc_status sleapc__rt_op_topk(const rt_op_ctx *c, rt_tensor *const *in, int n_in, rt_tensor *out,
                                  int n_out)
 {
@@ -215,7 +259,7 @@ sleapc_status sleapc__rt_op_topk(const rt_op_ctx *c, rt_tensor *const *in, int n
             for (int64_t j = 0; j < n; j++)
                 buf[j] = (ranked){s[(o * n + j) * inner + q], j};
             /* sorted=0 may return any order; sorted is one of them. */
-            qsort(buf, (size_t)n, sizeof *buf, largest ? cmp_desc : cmp_asc);
+            select_first_k(buf, n, k, largest ? cmp_desc : cmp_asc);
             for (int64_t j = 0; j < k; j++) {
                 dv[(o * k + j) * inner + q] = buf[j].v;
                 di[(o * k + j) * inner + q] = buf[j].i;
