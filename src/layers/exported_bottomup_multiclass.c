@@ -31,6 +31,7 @@ typedef struct ebmc_layer {
     int64_t *slot, *row, *col;
     float *probs;  /* (B, C, N) matched class probability, NaN = none */
     size_t probs_cap;
+    sleapc_hungarian_ws hws;
 } ebmc_layer;
 
 static sleapc_status grow(ebmc_layer *e, int64_t k, int64_t b)
@@ -76,7 +77,7 @@ static sleapc_status assign_node(ebmc_layer *e, int64_t f, int64_t n, int64_t k,
     }
     if (rows == 0)
         return SLEAPC_OK;
-    sleapc_status st = sleapc__hungarian_solve(e->cost, rows, C, e->row, e->col);
+    sleapc_status st = sleapc__hungarian_solve_ws(e->cost, rows, C, &e->hws, e->row, e->col);
     if (st)
         return sleapc__wrap(st, "exported bottom-up: frame %lld, node %lld", (long long)f,
                             (long long)n);
@@ -165,6 +166,7 @@ static void ebmc_destroy(sleapc_layer *l)
     sleapc__free(e->row);
     sleapc__free(e->col);
     sleapc__free(e->probs);
+    sleapc__hungarian_ws_free(&e->hws);
     sleapc__free(e);
 }
 

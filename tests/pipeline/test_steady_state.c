@@ -87,5 +87,12 @@ int main(void)
     check("multi-class top-down", "sleap-nn-assets/datasets/centered_pair_small.mp4",
           "sleap-nn-assets/model_ckpts/minimal_instance_centroid",
           "sleap-nn-assets/model_ckpts/minimal_instance_multiclass_centered_instance", 0, 0);
+    /* sleap-nn ONNX exports: the graph interpreter and the exported layers. */
+    check("exported top-down", "sleap-nn-assets/datasets/centered_pair_small.mp4", "onnx/topdown",
+          NULL, 0, 0);
+    check("exported bottom-up", "sleap-nn-assets/datasets/centered_pair_small.mp4", "onnx/bottomup",
+          NULL, 0, 0);
+    check("exported multi-class bottom-up", "sleap-nn-assets/datasets/centered_pair_small.mp4",
+          "onnx/multi_class_bottomup", NULL, 0, 0);
     return test_finish();
 }
