@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "layers/ops/resize_aa.h"
 #include "onnxrt/onnxrt_impl.h"
 
 /* Pixel (iy, ix) of plane p, or 0 outside it (padding_mode "zeros"). */
@@ -83,6 +84,28 @@ static float source_coord(const char *ctm, int64_t i, int64_t in, int64_t out, f
     return ((float)i + 0.5f) / scale - 0.5f;
 }
 
+/* Opset 18's antialias=1 when shrinking (what torch >= 2 exports for
+ * F.interpolate(antialias=True), e.g. a single-instance wrapper's input
+ * scale): the linear filter stretched by the shrink factor, separable,
+ * normalised per output pixel. That is torch's _upsample_bilinear2d_aa, which
+ * resize_aa.h reproduces, for half-pixel centres. */
+static sleapc_status resize_antialias(const rt_op_ctx *c, const char *ctm, const rt_tensor *x,
+                                      rt_tensor *out, int64_t oh, int64_t ow)
+{
+    if (strcmp(ctm, "half_pixel") != 0 && strcmp(ctm, "pytorch_half_pixel") != 0)
+        return sleapc__rt_fail(c, SLEAPC_ERR_UNSUPPORTED, "antialiased resize with %s", ctm);
+    const int64_t n = x->shape[0] * x->shape[1], h = x->shape[2], w = x->shape[3];
+    size_t bytes = 0;
+    void *scratch = NULL;
+    sleapc_status st = sleapc__resize_aa_scratch_size(1, h, w, oh, ow, &bytes);
+    if (!st && bytes)
+        st = sleapc__rt_scratch(c, bytes, &scratch);
+    for (int64_t p = 0; p < n && !st; p++)
+        st = sleapc__resize_aa_f32((const float *)x->data + p * h * w, 1, h, w,
+                                   (float *)out->data + p * oh * ow, oh, ow, scratch);
+    return st;
+}
+
 sleapc_status sleapc__rt_op_resize(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
                                    rt_tensor *out, int n_out)
 {
@@ -128,12 +151,19 @@ sleapc_status sleapc__rt_op_resize(const rt_op_ctx *c, rt_tensor *const *in, int
         return st;
     if (osz[0] != x->shape[0] || osz[1] != x->shape[1] || osz[2] < 1 || osz[3] < 1)
         return sleapc__rt_fail(c, SLEAPC_ERR_UNSUPPORTED, "resizing other than H and W");
-    if (antialias && (osz[2] < x->shape[2] || osz[3] < x->shape[3]))
-        return sleapc__rt_fail(c, SLEAPC_ERR_UNSUPPORTED, "antialiased downscaling");
     st = sleapc__rt_alloc(c, out, SLEAPC_ONNX_DTYPE_FLOAT, 4, osz);
     if (st)
         return st;
     int64_t h = x->shape[2], w = x->shape[3], oh = osz[2], ow = osz[3];
+    if (antialias && (oh < h || ow < w)) {
+        /* The filter takes its scale from the sizes (as torch does); given
+         * scales must agree with them. */
+        if (fabsf(sc[2] - (float)oh / (float)h) > 1e-6f * sc[2] ||
+            fabsf(sc[3] - (float)ow / (float)w) > 1e-6f * sc[3])
+            return sleapc__rt_fail(c, SLEAPC_ERR_UNSUPPORTED,
+                                   "antialiased resize by scales that do not divide the size");
+        return resize_antialias(c, ctm, x, out, oh, ow);
+    }
     for (int64_t p = 0; p < x->shape[0] * x->shape[1]; p++) {
         const float *s = (const float *)x->data + p * h * w;
         float *d = (float *)out->data + p * oh * ow;
