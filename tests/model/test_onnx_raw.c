@@ -11,7 +11,6 @@
  *    1e-4, as for sleap-nn's own outputs in test_forward_reference: float32
  *    summation order alone gives up to ~3e-5. */
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,27 +53,6 @@ static bool same_shape(const sleapc_tensor *a, const sleapc_tensor *b)
     for (int d = 0; same && d < a->ndim; d++)
         same = a->shape[d] == b->shape[d];
     return same;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Sorted entry names of dir (no dot files); returns the count. */
-static int list_dir(const char *dir, char **names)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < MAX_NAMES)
-        if (e->d_name[0] != '.')
-            names[n++] = strdup(e->d_name);
-    closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], cmp_str);
-    return n;
 }
 
 static bool exists(const char *path)
@@ -215,7 +193,7 @@ static bool check_export(const char *name)
                   (long long)sleapc__weights_param_count(&ckpt->weights));
         char *cases[MAX_NAMES];
         snprintf(path, sizeof path, "%s/cases", dir);
-        int n_cases = list_dir(path, cases);
+        int n_cases = test_list_dir(path, cases, MAX_NAMES);
         CHECK_MSG(n_cases > 0, "%s: no cases", name);
         /* One case per export keeps the sanitizer build quick; the cases of
          * a folder differ only in the frame. */
@@ -297,7 +275,7 @@ int main(void)
 {
     test_require_data();
     char *names[MAX_NAMES];
-    int n = list_dir(test_data_path("onnx"), names);
+    int n = test_list_dir(test_data_path("onnx"), names, MAX_NAMES);
     int n_exports = 0;
     for (int i = 0; i < n; i++) {
         n_exports += check_export(names[i]);

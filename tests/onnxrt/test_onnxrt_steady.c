@@ -4,7 +4,6 @@
  * every export's model.onnx on its first case: run 1 sizes everything, runs
  * 2-4 must make no allocation through sleapc's allocator, and run 4's outputs
  * must equal run 1's bit for bit (reused buffers carry nothing over). */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,26 +15,6 @@
 
 #define MAX_NAMES 64
 #define N_RUNS 4
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int list_dir(const char *dir, char **names)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < MAX_NAMES)
-        if (e->d_name[0] != '.')
-            names[n++] = strdup(e->d_name);
-    closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], cmp_str);
-    return n;
-}
 
 static size_t tensor_bytes(const sleapc_tensor *t)
 {
@@ -87,7 +66,7 @@ static bool check_export(const char *name)
     snprintf(dir + len, sizeof dir - len, "/%s", name);
     char *cases[MAX_NAMES];
     snprintf(path, sizeof path, "%s/cases", dir);
-    int n_cases = list_dir(path, cases);
+    int n_cases = test_list_dir(path, cases, MAX_NAMES);
     snprintf(path, sizeof path, "%s/cases/%s/input.npy", dir, n_cases ? cases[0] : "?");
     for (int i = 0; i < n_cases; i++)
         free(cases[i]);
@@ -141,7 +120,7 @@ int main(void)
 {
     test_require_data();
     char *names[MAX_NAMES];
-    int n = list_dir(test_data_path("onnx"), names);
+    int n = test_list_dir(test_data_path("onnx"), names, MAX_NAMES);
     int n_exports = 0;
     for (int i = 0; i < n; i++) {
         n_exports += check_export(names[i]);
