@@ -17,8 +17,10 @@ static int usage(void)
     printf(
         "usage: sleapc predict -m MODEL_DIR [-m MODEL_DIR] -i INPUT -o OUTPUT [options]\n"
         "\n"
-        "  -m, --model_paths DIR       model folder; give two for top-down (centroid +\n"
-        "                              centered_instance or multi_class_topdown)\n"
+        "  -m, --model_paths DIR       model folder (sleap-nn checkpoint, SLEAP 1.x, or ONNX\n"
+        "                              export); give two for top-down (centroid +\n"
+        "                              centered_instance or multi_class_topdown); an export\n"
+        "                              with model.onnx runs alone, its peak threshold baked in\n"
         "  -i, --data_path INPUT       a video (any format FFmpeg reads), an image or a folder\n"
         "                              of images, a .npy of uint8 frames (N,H,W,C), or a SLEAP\n"
         "                              labels file (.slp/.pkg.slp: its labeled frames)\n"
