@@ -2,7 +2,10 @@
  * names and PyTorch layouts. The name mapping and layout conversion follow
  * sleap-nn's legacy_models.py (load_keras_weights, map_legacy_to_pytorch_layers,
  * convert_keras_to_pytorch_conv2d*), but by exact layer name rather than by
- * substring and shape, so a surprise is an error instead of a skipped layer. */
+ * substring and shape, so a surprise is an error instead of a skipped layer.
+ *
+ * This file walks the HDF5 groups and converts layouts; keras_h5_map.c maps
+ * the layer names and checks the Keras model_config. */
 #include "io/ckpt/keras_h5.h"
 
 #include <cjson/cJSON.h>
@@ -12,44 +15,18 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "io/ckpt/keras_h5_impl.h"
 #include "io/h5/h5_file.h"
 #include "model/build.h"
 
-#define KEY_CAP 256
 #define PATH_CAP 1024
 /* Groups below /model_weights/<layer>: Keras writes one (<layer>/<layer>). */
 #define MAX_DEPTH 3
 /* A kernel of 2^28 floats is 1 GiB: far beyond any UNet, small enough to read. */
 #define MAX_ELEMS ((int64_t)1 << 28)
-#define MAX_LAYERS 100000
 
-typedef enum layer_kind { KIND_CONV, KIND_CONVT, KIND_DENSE } layer_kind;
-
-static const char *const kind_class[] = {"Conv2D", "Conv2DTranspose", "Dense"};
-
-/* Where a Keras layer goes. */
-typedef struct layer_map {
-    layer_kind kind;
-    char key[KEY_CAP]; /* sleap-nn parameter prefix, without .weight / .bias */
-    const char *act;   /* the Keras activation the builder's node implies */
-} layer_map;
-
-enum map_result { MAP_OK, MAP_SKIP, MAP_UNKNOWN };
-
-typedef struct ctx {
-    const char *path;
-    sleapc_h5 *f;
-    sleapc_head_spec heads[SLEAPC_MAX_HEADS];
-    int n_heads;
-    cJSON *keras;        /* the root attribute model_config; NULL when absent */
-    const cJSON *layers; /* its config.layers */
-    sleapc_weights *out;
-} ctx;
-
-static sleapc_status fail_layer(const ctx *c, const char *layer, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static sleapc_status fail_layer(const ctx *c, const char *layer, const char *fmt, ...)
+sleapc_status sleapc__kerash5_fail_layer(const sleapc_kerash5_ctx *c, const char *layer,
+                                         const char *fmt, ...)
 {
     char why[512];
     va_list ap;
@@ -59,284 +36,10 @@ static sleapc_status fail_layer(const ctx *c, const char *layer, const char *fmt
     return sleapc__fail(SLEAPC_ERR_FORMAT, "read weights: %s: layer %s: %s", c->path, layer, why);
 }
 
-static sleapc_status nomem(const ctx *c)
+static sleapc_status nomem(const sleapc_kerash5_ctx *c)
 {
     return sleapc__fail(SLEAPC_ERR_NOMEM, "read weights: %s: out of memory", c->path);
 }
-
-static const char *act_name(sleapc_act act)
-{
-    switch (act) {
-    case SLEAPC_ACT_RELU:
-        return "relu";
-    case SLEAPC_ACT_SIGMOID:
-        return "sigmoid";
-    case SLEAPC_ACT_SOFTMAX:
-        return "softmax";
-    case SLEAPC_ACT_NONE:
-        break;
-    }
-    return "linear";
-}
-
-static int head_index(const ctx *c, const char *name)
-{
-    for (int h = 0; h < c->n_heads; h++)
-        if (strcmp(c->heads[h].name, name) == 0)
-            return h;
-    return -1;
-}
-
-/* "CentroidConfmapsHead_0" -> "CentroidConfmapsHead": Keras numbers repeated
- * layer names, sleap-nn strips a trailing _<digits> from head names. */
-static void strip_index_suffix(const char *name, char *base, size_t cap)
-{
-    snprintf(base, cap, "%s", name);
-    char *u = strrchr(base, '_');
-    if (!u || !u[1])
-        return;
-    const char *p = u + 1;
-    while (*p >= '0' && *p <= '9')
-        p++;
-    if (*p == '\0')
-        *u = '\0';
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-static void set_map(layer_map *m, layer_kind kind, const char *act, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void set_map(layer_map *m, layer_kind kind, const char *act, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m->key, sizeof m->key, fmt, ap);
-    va_end(ap);
-    m->kind = kind;
-    m->act = act;
-}
-
-/* The backbone layers of SLEAP's UNet (sleap/nn/architectures/unet.py and
- * encoder_decoder.py name them exactly as sleap-nn does). A pattern matches
- * only when printing its numbers back gives the name itself. */
-static bool map_backbone(const char *name, layer_map *m)
-{
-    char canon[KEY_CAP];
-    int b = -1, i = -1, j = -1, s0 = -1, s1 = -1;
-    if (sscanf(name, "stack0_enc%d_conv%d", &b, &i) == 2 && b >= 0 && i >= 0) {
-        snprintf(canon, sizeof canon, "stack0_enc%d_conv%d", b, i);
-        if (strcmp(canon, name) == 0) {
-            set_map(m, KIND_CONV, "linear", "model.backbone.encoders.0.encoder_stack.%d.blocks.%s",
-                    b, name);
-            return true;
-        }
-    }
-    if (sscanf(name, "stack0_enc%d_middle_expand_conv%d", &b, &i) == 2 && b >= 0 && i >= 0) {
-        snprintf(canon, sizeof canon, "stack0_enc%d_middle_expand_conv%d", b, i);
-        if (strcmp(canon, name) == 0) {
-            set_map(m, KIND_CONV, "linear", "model.backbone.middle_blocks.0.blocks.%s", name);
-            return true;
-        }
-    }
-    if (sscanf(name, "stack0_enc%d_middle_contract_conv%d", &b, &i) == 2 && b >= 0 && i >= 0) {
-        snprintf(canon, sizeof canon, "stack0_enc%d_middle_contract_conv%d", b, i);
-        if (strcmp(canon, name) == 0) {
-            set_map(m, KIND_CONV, "linear", "model.backbone.middle_blocks.1.blocks.%s", name);
-            return true;
-        }
-    }
-    if (sscanf(name, "stack0_dec%d_s%d_to_s%d_trans_conv", &j, &s0, &s1) == 3 && j >= 0 && s0 > 0 &&
-        s1 > 0) {
-        snprintf(canon, sizeof canon, "stack0_dec%d_s%d_to_s%d_trans_conv", j, s0, s1);
-        if (strcmp(canon, name) == 0) {
-            set_map(m, KIND_CONVT, "linear", "model.backbone.decoders.0.decoder_stack.%d.blocks.%s",
-                    j, name);
-            return true;
-        }
-    }
-    if (sscanf(name, "stack0_dec%d_s%d_to_s%d_refine_conv%d", &j, &s0, &s1, &i) == 4 && j >= 0 &&
-        s0 > 0 && s1 > 0 && i >= 0) {
-        snprintf(canon, sizeof canon, "stack0_dec%d_s%d_to_s%d_refine_conv%d", j, s0, s1, i);
-        if (strcmp(canon, name) == 0) {
-            set_map(m, KIND_CONV, "linear", "model.backbone.decoders.0.decoder_stack.%d.blocks.%s",
-                    j, name);
-            return true;
-        }
-    }
-    if (sscanf(name, "stem%d_conv%d", &b, &i) == 2 && b >= 0 && i >= 0) {
-        snprintf(canon, sizeof canon, "stem%d_conv%d", b, i);
-        if (strcmp(canon, name) == 0) {
-            set_map(m, KIND_CONV, "linear", "model.backbone.stem.stem_stack.%d.blocks.%s", b, name);
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Where the weights of layer `name` go, in sleap-nn's head order. */
-static enum map_result map_layer(const ctx *c, const char *name, layer_map *m)
-{
-    char canon[KEY_CAP], base[KEY_CAP];
-    int i = -1;
-    if (map_backbone(name, m))
-        return MAP_OK;
-    if (sscanf(name, "pre_classification%d_fc", &i) == 1 && i >= 0) {
-        snprintf(canon, sizeof canon, "pre_classification%d_fc", i);
-        if (strcmp(canon, name) == 0) {
-            int h = head_index(c, "ClassVectorsHead");
-            if (h < 0)
-                return MAP_SKIP;
-            set_map(m, KIND_DENSE, "linear", "model.head_layers.%d.%s", h, name);
-            return MAP_OK;
-        }
-    }
-    strip_index_suffix(name, base, sizeof base);
-    int h = head_index(c, base);
-    if (h >= 0 && strcmp(base, "ClassVectorsHead") == 0) {
-        set_map(m, KIND_DENSE, act_name(c->heads[h].act), "model.head_layers.%d.%s", h, base);
-        return MAP_OK;
-    }
-    if (h >= 0) {
-        set_map(m, KIND_CONV, act_name(c->heads[h].act), "model.head_layers.%d.%s.0", h, base);
-        return MAP_OK;
-    }
-    return ends_with(base, "Head") ? MAP_SKIP : MAP_UNKNOWN;
-}
-
-/* ---- Keras model_config ------------------------------------------------ */
-
-static const cJSON *member(const cJSON *obj, const char *key)
-{
-    return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
-}
-
-static bool str_is(const cJSON *v, const char *s)
-{
-    return cJSON_IsString(v) && strcmp(v->valuestring, s) == 0;
-}
-
-/* v is [a, b]; absent_ok when an absent key means Keras' default [a, b]. */
-static bool pair_is(const cJSON *v, int a, int b, bool absent_ok)
-{
-    if (!v)
-        return absent_ok;
-    const cJSON *x = cJSON_GetArrayItem(v, 0), *y = cJSON_GetArrayItem(v, 1);
-    return cJSON_IsArray(v) && cJSON_GetArraySize(v) == 2 && cJSON_IsNumber(x) &&
-           cJSON_IsNumber(y) && x->valuedouble == a && y->valuedouble == b;
-}
-
-static const char *class_of(const cJSON *layer)
-{
-    const cJSON *cls = member(layer, "class_name");
-    return cJSON_IsString(cls) ? cls->valuestring : "(none)";
-}
-
-static const cJSON *keras_layer(const ctx *c, const char *name)
-{
-    const cJSON *l;
-    cJSON_ArrayForEach(l, c->layers)
-    {
-        if (str_is(member(l, "name"), name))
-            return l;
-    }
-    return NULL;
-}
-
-/* The layer kinds of SLEAP's UNet and the options the graph IR implements:
- * an unknown kind would be silently mis-run, so it is refused. */
-static sleapc_status check_keras_graph(const ctx *c)
-{
-    static const char *const known[] = {
-        "InputLayer",   "Conv2D",      "Conv2DTranspose",    "Activation", "MaxPooling2D",
-        "UpSampling2D", "Concatenate", "GlobalMaxPooling2D", "Flatten",    "Dense"};
-    const cJSON *l;
-    cJSON_ArrayForEach(l, c->layers)
-    {
-        const cJSON *name = member(l, "name"), *cfg = member(l, "config");
-        const char *cls = class_of(l), *lname = cJSON_IsString(name) ? name->valuestring : "?";
-        bool ok = false;
-        for (size_t k = 0; k < sizeof known / sizeof known[0] && !ok; k++)
-            ok = strcmp(cls, known[k]) == 0;
-        if (!ok)
-            return fail_layer(c, lname, "Keras layer kind %s is not part of a SLEAP UNet", cls);
-        if (strcmp(cls, "UpSampling2D") == 0 && (!pair_is(member(cfg, "size"), 2, 2, false) ||
-                                                 !str_is(member(cfg, "interpolation"), "bilinear")))
-            return fail_layer(c, lname, "UpSampling2D must be bilinear x2");
-        if (strcmp(cls, "MaxPooling2D") == 0 && (!pair_is(member(cfg, "pool_size"), 2, 2, false) ||
-                                                 !pair_is(member(cfg, "strides"), 2, 2, true)))
-            return fail_layer(c, lname, "MaxPooling2D must be 2x2 with stride 2");
-    }
-    return SLEAPC_OK;
-}
-
-/* A weighted layer's Keras class and options against what the builder runs. */
-static sleapc_status check_keras_layer(const ctx *c, const char *name, const layer_map *m)
-{
-    if (!c->layers)
-        return SLEAPC_OK;
-    const cJSON *l = keras_layer(c, name);
-    if (!l)
-        return fail_layer(c, name, "has weights but is not in the file's model_config");
-    const cJSON *cfg = member(l, "config");
-    const char *cls = class_of(l), *want = kind_class[m->kind];
-    if (strcmp(cls, want) != 0)
-        return fail_layer(c, name, "is a Keras %s, expected a %s", cls, want);
-    const cJSON *act = member(cfg, "activation");
-    if (!str_is(act, m->act))
-        return fail_layer(c, name, "activation %s, expected %s",
-                          cJSON_IsString(act) ? act->valuestring : "(none)", m->act);
-    if (cJSON_IsFalse(member(cfg, "use_bias")))
-        return fail_layer(c, name, "has no bias");
-    if (m->kind == KIND_DENSE)
-        return SLEAPC_OK;
-    const cJSON *fmt = member(cfg, "data_format");
-    if (!str_is(member(cfg, "padding"), "same") || (fmt && !str_is(fmt, "channels_last")) ||
-        !pair_is(member(cfg, "dilation_rate"), 1, 1, true))
-        return fail_layer(c, name, "must use padding \"same\", channels_last and no dilation");
-    if (m->kind == KIND_CONV && !pair_is(member(cfg, "strides"), 1, 1, true))
-        return fail_layer(c, name, "convolution stride must be 1");
-    if (m->kind == KIND_CONVT) {
-        const cJSON *op = member(cfg, "output_padding");
-        if (!pair_is(member(cfg, "strides"), 2, 2, false) ||
-            !pair_is(member(cfg, "kernel_size"), 3, 3, false) || (op && !cJSON_IsNull(op)))
-            return fail_layer(c, name, "transposed convolution must be 3x3 with stride 2");
-    }
-    return SLEAPC_OK;
-}
-
-/* The root attribute model_config (JSON of the Keras Functional model), when
- * present; files without it are checked by layer names only. */
-static sleapc_status load_keras_config(ctx *c)
-{
-    if (!sleapc__h5_attr_exists(c->f, "/", "model_config")) {
-        sleapc__log(SLEAPC_LOG_WARN, "%s: no model_config attribute; layer kinds taken from names",
-                    c->path);
-        return SLEAPC_OK;
-    }
-    char *text = NULL;
-    sleapc_status st = sleapc__h5_attr_string(c->f, "/", "model_config", &text);
-    if (st)
-        return sleapc__wrap(st, "read weights");
-    c->keras = cJSON_Parse(text);
-    sleapc__free(text);
-    const cJSON *layers = member(member(c->keras, "config"), "layers");
-    if (!cJSON_IsArray(layers))
-        return sleapc__fail(SLEAPC_ERR_FORMAT,
-                            "read weights: %s: the model_config attribute is not the JSON of a "
-                            "Keras model",
-                            c->path);
-    if (cJSON_GetArraySize(layers) > MAX_LAYERS)
-        return sleapc__fail(SLEAPC_ERR_FORMAT, "read weights: %s: more than %d layers", c->path,
-                            MAX_LAYERS);
-    c->layers = layers;
-    return check_keras_graph(c);
-}
-
 /* ---- Weights ------------------------------------------------------------ */
 
 typedef struct found {
@@ -345,7 +48,8 @@ typedef struct found {
 } found;
 
 /* Collect the kernel and bias datasets below a layer's group. */
-static sleapc_status walk(const ctx *c, const char *layer, const char *group, int depth, found *fd)
+static sleapc_status walk(const sleapc_kerash5_ctx *c, const char *layer, const char *group,
+                          int depth, found *fd)
 {
     char **names = NULL;
     int64_t n = 0;
@@ -355,25 +59,27 @@ static sleapc_status walk(const ctx *c, const char *layer, const char *group, in
     for (int64_t i = 0; !st && i < n; i++) {
         char path[PATH_CAP];
         if ((size_t)snprintf(path, sizeof path, "%s/%s", group, names[i]) >= sizeof path) {
-            st = fail_layer(c, layer, "object name too long");
+            st = sleapc__kerash5_fail_layer(c, layer, "object name too long");
             break;
         }
         sleapc_h5_kind kind = sleapc__h5_kind(c->f, path);
         if (kind == SLEAPC_H5_KIND_GROUP) {
-            st = depth < MAX_DEPTH ? walk(c, layer, path, depth + 1, fd)
-                                   : fail_layer(c, layer, "groups nested too deeply");
+            st = depth < MAX_DEPTH
+                     ? walk(c, layer, path, depth + 1, fd)
+                     : sleapc__kerash5_fail_layer(c, layer, "groups nested too deeply");
         } else if (kind != SLEAPC_H5_KIND_DATASET) {
-            st = fail_layer(c, layer, "%s is not a dataset", names[i]);
+            st = sleapc__kerash5_fail_layer(c, layer, "%s is not a dataset", names[i]);
         } else {
             bool is_kernel = strncmp(names[i], "kernel", 6) == 0;
             bool is_bias = strncmp(names[i], "bias", 4) == 0;
             char *slot = is_kernel ? fd->kernel : is_bias ? fd->bias : NULL;
             if (!slot)
-                st = fail_layer(c, layer,
-                                "unexpected weight %s (SLEAP UNets have only kernels and biases)",
-                                names[i]);
+                st = sleapc__kerash5_fail_layer(
+                    c, layer, "unexpected weight %s (SLEAP UNets have only kernels and biases)",
+                    names[i]);
             else if (slot[0])
-                st = fail_layer(c, layer, "more than one %s", is_kernel ? "kernel" : "bias");
+                st = sleapc__kerash5_fail_layer(c, layer, "more than one %s",
+                                                is_kernel ? "kernel" : "bias");
             else
                 snprintf(slot, PATH_CAP, "%s", path);
         }
@@ -392,27 +98,28 @@ static void shape_str(char *buf, size_t cap, const sleapc_h5_info *in)
 }
 
 /* Shape and type of one weight dataset, before reading anything. */
-static sleapc_status weight_info(const ctx *c, const char *layer, const char *dset,
+static sleapc_status weight_info(const sleapc_kerash5_ctx *c, const char *layer, const char *dset,
                                  const char *what, sleapc_h5_info *in)
 {
     sleapc_status st = sleapc__h5_dataset_info(c->f, dset, in);
     if (st)
         return sleapc__wrap(st, "read weights: layer %s", layer);
     if (in->cls != SLEAPC_H5_CLASS_FLOAT)
-        return fail_layer(c, layer, "%s is not floating point", what);
+        return sleapc__kerash5_fail_layer(c, layer, "%s is not floating point", what);
     for (int i = 0; i < in->ndim; i++)
         if (in->shape[i] < 1)
-            return fail_layer(c, layer, "%s has an empty dimension", what);
+            return sleapc__kerash5_fail_layer(c, layer, "%s has an empty dimension", what);
     if (in->n_elems > MAX_ELEMS)
-        return fail_layer(c, layer, "%s has %lld elements, more than a UNet layer can have", what,
-                          (long long)in->n_elems);
+        return sleapc__kerash5_fail_layer(c, layer,
+                                          "%s has %lld elements, more than a UNet layer can have",
+                                          what, (long long)in->n_elems);
     return SLEAPC_OK;
 }
 
 /* Read dset as float32 into a new aligned block laid out for PyTorch:
  * 4-D kernels permuted (3, 2, 0, 1), 2-D kernels transposed, 1-D copied. */
-static sleapc_status read_converted(const ctx *c, const char *layer, const char *dset,
-                                    const sleapc_h5_info *in, float **out)
+static sleapc_status read_converted(const sleapc_kerash5_ctx *c, const char *layer,
+                                    const char *dset, const sleapc_h5_info *in, float **out)
 {
     void *raw = NULL;
     sleapc_status st = sleapc__h5_read(c->f, dset, SLEAPC_H5_F32, &raw, NULL);
@@ -447,7 +154,8 @@ static sleapc_status read_converted(const ctx *c, const char *layer, const char 
 }
 
 /* One weighted layer: check shapes, convert, add under its sleap-nn name. */
-static sleapc_status add_layer(ctx *c, const char *layer, const layer_map *m, const found *fd)
+static sleapc_status add_layer(sleapc_kerash5_ctx *c, const char *layer,
+                               const sleapc_kerash5_map *m, const found *fd)
 {
     sleapc_h5_info kin, bin;
     char ks[96], bs[96], key[KEY_CAP + 8];
@@ -464,17 +172,18 @@ static sleapc_status add_layer(ctx *c, const char *layer, const layer_map *m, co
                     : m->kind == KIND_CONVT ? kin.shape[2]
                                             : kin.shape[kin.ndim - 1];
     if (kin.ndim != want_ndim)
-        return fail_layer(c, layer, "kernel is %s, a %s kernel has %d dimensions", ks,
-                          kind_class[m->kind], want_ndim);
+        return sleapc__kerash5_fail_layer(c, layer, "kernel is %s, a %s kernel has %d dimensions",
+                                          ks, kind_class[m->kind], want_ndim);
     if (want_ndim == 4 && kin.shape[0] != kin.shape[1])
-        return fail_layer(c, layer, "kernel is %s, not square", ks);
+        return sleapc__kerash5_fail_layer(c, layer, "kernel is %s, not square", ks);
     if (bin.ndim != 1 || bin.shape[0] != n_out)
-        return fail_layer(c, layer, "bias is %s, kernel %s has %lld outputs", bs, ks,
-                          (long long)n_out);
+        return sleapc__kerash5_fail_layer(c, layer, "bias is %s, kernel %s has %lld outputs", bs,
+                                          ks, (long long)n_out);
 
     snprintf(key, sizeof key, "%s.weight", m->key);
     if (sleapc__weights_find(c->out, key))
-        return fail_layer(c, layer, "maps onto %s, which another layer already filled", key);
+        return sleapc__kerash5_fail_layer(c, layer,
+                                          "maps onto %s, which another layer already filled", key);
     int64_t pt_shape[4];
     if (want_ndim == 4) {
         int64_t t[4] = {kin.shape[3], kin.shape[2], kin.shape[0], kin.shape[1]};
@@ -495,30 +204,31 @@ static sleapc_status add_layer(ctx *c, const char *layer, const layer_map *m, co
     return st;
 }
 
-static sleapc_status read_layer(ctx *c, const char *layer)
+static sleapc_status read_layer(sleapc_kerash5_ctx *c, const char *layer)
 {
     char group[PATH_CAP];
     if ((size_t)snprintf(group, sizeof group, "/model_weights/%s", layer) >= sizeof group)
-        return fail_layer(c, layer, "name too long");
+        return sleapc__kerash5_fail_layer(c, layer, "name too long");
     found fd = {{0}, {0}};
     sleapc_status st = walk(c, layer, group, 1, &fd);
     if (st || (!fd.kernel[0] && !fd.bias[0]))
         return st; /* activations, pools, concatenations: no weights */
-    layer_map m;
-    switch (map_layer(c, layer, &m)) {
+    sleapc_kerash5_map m;
+    switch (sleapc__kerash5_map_layer(c, layer, &m)) {
     case MAP_SKIP:
         sleapc__log(SLEAPC_LOG_INFO, "%s: layer %s is not used by this model type; skipped",
                     c->path, layer);
         return SLEAPC_OK;
     case MAP_UNKNOWN:
-        return fail_layer(c, layer, "not a layer of a SLEAP UNet");
+        return sleapc__kerash5_fail_layer(c, layer, "not a layer of a SLEAP UNet");
     case MAP_OK:
         break;
     }
     if (!fd.kernel[0] || !fd.bias[0])
-        return fail_layer(c, layer, "has a %s but no %s", fd.kernel[0] ? "kernel" : "bias",
-                          fd.kernel[0] ? "bias" : "kernel");
-    st = check_keras_layer(c, layer, &m);
+        return sleapc__kerash5_fail_layer(c, layer, "has a %s but no %s",
+                                          fd.kernel[0] ? "kernel" : "bias",
+                                          fd.kernel[0] ? "bias" : "kernel");
+    st = sleapc__kerash5_check_layer(c, layer, &m);
     if (!st)
         st = add_layer(c, layer, &m, &fd);
     return st;
@@ -531,7 +241,7 @@ sleapc_status sleapc__keras_h5_read(const char *path, const sleapc_model_config 
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "read weights: path, cfg and out are required");
     if (out->n)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "read weights: %s: out must be empty", path);
-    ctx c = {.path = path, .out = out};
+    sleapc_kerash5_ctx c = {.path = path, .out = out};
     c.n_heads = sleapc__heads_for_config(cfg, c.heads);
     if (c.n_heads == 0)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
@@ -547,7 +257,7 @@ sleapc_status sleapc__keras_h5_read(const char *path, const sleapc_model_config 
                           "file)",
                           path);
     if (!st)
-        st = load_keras_config(&c);
+        st = sleapc__kerash5_load_config(&c);
     if (!st)
         st = sleapc__h5_list(c.f, "/model_weights", &layers, &n);
     if (!st && n > MAX_LAYERS)

@@ -1,6 +1,10 @@
 /* Identity assignment after sleap-nn ops/identity.py and the multi-class
  * layers. Assignments go through the scipy-exact solver in hungarian.c, so
- * tied probabilities pick the same class as sleap-nn. */
+ * tied probabilities pick the same class as sleap-nn.
+ *
+ * This file holds the workspace, the helpers both model kinds share and the
+ * bottom-up (class map) functions; identity_vectors.c holds the top-down
+ * (class vector) ones. */
 #include "layers/ops/identity.h"
 
 #include <math.h>
@@ -12,6 +16,7 @@
 #include "layers/ops/coords.h"
 #include "layers/ops/grouping.h"
 #include "layers/ops/hungarian.h"
+#include "layers/ops/identity_impl.h"
 
 /* torch.round(v).to(int32).clamp(0, size - 1); clamping first keeps NaN
  * and huge values defined (NaN lands on 0 as Torch's INT_MIN does). */
@@ -36,7 +41,7 @@ static int64_t map_index_or_outside(float v, int64_t size)
     return (int64_t)r;
 }
 
-static void fill_nan(float *x, int64_t n)
+void sleapc__identity_fill_nan(float *x, int64_t n)
 {
     for (int64_t i = 0; i < n; i++)
         x[i] = NAN;
@@ -52,15 +57,8 @@ void sleapc__identity_ws_free(sleapc_identity_ws *ws)
     ws->cap = 0;
 }
 
-/* The arrays of one call, laid out in one block: each starts on an 8-byte
- * boundary, so float64 and int64 arrays stay aligned. */
-typedef struct layout {
-    size_t bytes;
-    bool ok; /* false once a size overflowed */
-} layout;
-
 /* Appends count * elem bytes; returns their offset. */
-static size_t layout_add(layout *l, size_t count, size_t elem)
+size_t sleapc__identity_layout_add(sleapc_identity_layout *l, size_t count, size_t elem)
 {
     const size_t at = l->bytes;
     if (count && elem > (SIZE_MAX / 2 - at) / count) {
@@ -73,7 +71,7 @@ static size_t layout_add(layout *l, size_t count, size_t elem)
 
 /* ws->block with room for bytes (> 0); old contents are dropped. Doubling
  * lets a clip whose peak counts creep up settle after a few batches. */
-static unsigned char *ws_reserve(sleapc_identity_ws *ws, size_t bytes)
+unsigned char *sleapc__identity_ws_reserve(sleapc_identity_ws *ws, size_t bytes)
 {
     if (bytes > ws->cap) {
         const size_t want = ws->cap <= SIZE_MAX / 2 && 2 * ws->cap > bytes ? 2 * ws->cap : bytes;
@@ -87,9 +85,9 @@ static unsigned char *ws_reserve(sleapc_identity_ws *ws, size_t bytes)
 /* Scipy's assignment of rows to classes on cost = -probs (float32 negation,
  * then float64). cost, row, col: scratch of n_rows * n_classes and
  * min(n_rows, n_classes) entries. Returns the pair count in *n_pairs. */
-static sleapc_status assign_rows(const float *probs, int64_t n_rows, int64_t n_classes,
-                                 sleapc_hungarian_ws *hws, double *cost, int64_t *row,
-                                 int64_t *col, int64_t *n_pairs)
+sleapc_status sleapc__identity_assign_rows(const float *probs, int64_t n_rows, int64_t n_classes,
+                                           sleapc_hungarian_ws *hws, double *cost, int64_t *row,
+                                           int64_t *col, int64_t *n_pairs)
 {
     for (int64_t i = 0; i < n_rows * n_classes; i++)
         cost[i] = (double)(-probs[i]);
@@ -119,26 +117,26 @@ static sleapc_status classify(const float *class_maps, int64_t n_samples, int64_
                                 "classify peaks: peak %lld: sample %d or node %d out of range",
                                 (long long)p, (int)sample_inds[p], (int)channel_inds[p]);
     }
-    fill_nan(points, n_samples * n_classes * n_nodes * 2);
-    fill_nan(point_vals, n_samples * n_classes * n_nodes);
-    fill_nan(class_probs, n_samples * n_classes * n_nodes);
+    sleapc__identity_fill_nan(points, n_samples * n_classes * n_nodes * 2);
+    sleapc__identity_fill_nan(point_vals, n_samples * n_classes * n_nodes);
+    sleapc__identity_fill_nan(class_probs, n_samples * n_classes * n_nodes);
     if (n_peaks == 0)
         return SLEAPC_OK;
 
     const size_t np = (size_t)n_peaks, nc = (size_t)n_classes;
     if (nc > SIZE_MAX / sizeof(double) / np)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify peaks: too many peaks");
-    layout l = {.ok = true};
-    const size_t o_cost = layout_add(&l, np * nc, sizeof(double));
-    const size_t o_group = layout_add(&l, np, sizeof(int64_t));
-    const size_t o_row = layout_add(&l, np, sizeof(int64_t));
-    const size_t o_col = layout_add(&l, np, sizeof(int64_t));
-    const size_t o_probs = layout_add(&l, np * nc, sizeof(float));
-    const size_t o_gprobs = layout_add(&l, np * nc, sizeof(float));
-    const size_t o_pcm = layout_add(&l, np * 2, sizeof(float));
+    sleapc_identity_layout l = {.ok = true};
+    const size_t o_cost = sleapc__identity_layout_add(&l, np * nc, sizeof(double));
+    const size_t o_group = sleapc__identity_layout_add(&l, np, sizeof(int64_t));
+    const size_t o_row = sleapc__identity_layout_add(&l, np, sizeof(int64_t));
+    const size_t o_col = sleapc__identity_layout_add(&l, np, sizeof(int64_t));
+    const size_t o_probs = sleapc__identity_layout_add(&l, np * nc, sizeof(float));
+    const size_t o_gprobs = sleapc__identity_layout_add(&l, np * nc, sizeof(float));
+    const size_t o_pcm = sleapc__identity_layout_add(&l, np * 2, sizeof(float));
     if (!l.ok)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify peaks: too many peaks");
-    unsigned char *base = ws_reserve(ws, l.bytes);
+    unsigned char *base = sleapc__identity_ws_reserve(ws, l.bytes);
     if (!base)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "classify peaks: out of memory");
     double *cost = (double *)(base + o_cost);
@@ -187,8 +185,8 @@ static sleapc_status classify(const float *class_maps, int64_t n_samples, int64_
             for (int64_t i = 0; i < n_g; i++)
                 memcpy(gprobs + i * n_classes, probs + group[i] * n_classes, nc * sizeof(float));
             int64_t n_pairs;
-            sleapc_status st =
-                assign_rows(gprobs, n_g, n_classes, &ws->hws, cost, row, col, &n_pairs);
+            sleapc_status st = sleapc__identity_assign_rows(gprobs, n_g, n_classes, &ws->hws, cost,
+                                                            row, col, &n_pairs);
             if (st)
                 return sleapc__wrap(st, "classify peaks: sample %lld, node %lld", (long long)s,
                                     (long long)n);
@@ -218,8 +216,7 @@ sleapc_status sleapc__identity_classify_peaks(const float *class_maps, int64_t n
                                               const float *peak_vals, const int32_t *sample_inds,
                                               const int32_t *channel_inds, int64_t n_peaks,
                                               int64_t n_nodes, sleapc_identity_ws *ws,
-                                              float *points, float *point_vals,
-                                              float *class_probs)
+                                              float *points, float *point_vals, float *class_probs)
 {
     sleapc_identity_ws tmp = {0};
     sleapc_status st = classify(class_maps, n_samples, n_classes, map_h, map_w, class_maps_stride,
@@ -237,8 +234,8 @@ sleapc_status sleapc__identity_classify_peaks_sleap1(
 {
     sleapc_identity_ws tmp = {0};
     sleapc_status st = classify(class_maps, n_samples, n_classes, map_h, map_w, class_maps_stride,
-                                peaks, peak_vals, sample_inds, channel_inds, n_peaks, n_nodes,
-                                true, ws ? ws : &tmp, points, point_vals, class_probs);
+                                peaks, peak_vals, sample_inds, channel_inds, n_peaks, n_nodes, true,
+                                ws ? ws : &tmp, points, point_vals, class_probs);
     sleapc__identity_ws_free(&tmp);
     return st;
 }
@@ -282,9 +279,9 @@ sleapc_status sleapc__identity_bottomup_finish(int64_t n_samples, int64_t n_clas
         return SLEAPC_OK;
 
     sleapc_identity_ws tmp = {0};
-    layout l = {.ok = true};
-    layout_add(&l, (size_t)n_classes, sizeof(int64_t));
-    int64_t *order = l.ok ? (int64_t *)ws_reserve(ws ? ws : &tmp, l.bytes) : NULL;
+    sleapc_identity_layout l = {.ok = true};
+    sleapc__identity_layout_add(&l, (size_t)n_classes, sizeof(int64_t));
+    int64_t *order = l.ok ? (int64_t *)sleapc__identity_ws_reserve(ws ? ws : &tmp, l.bytes) : NULL;
     if (!order)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "finish class instances: out of memory");
     for (int64_t s = 0; s < n_samples; s++) {
@@ -298,8 +295,8 @@ sleapc_status sleapc__identity_bottomup_finish(int64_t n_samples, int64_t n_clas
         sleapc__grouping_argsort(scores, n_classes, order);
         for (int64_t r = 0; r < n_classes - max_instances; r++) {
             const int64_t c = order[r]; /* the tail of the reversed order */
-            fill_nan(points + (s * n_classes + c) * n_nodes * 2, n_nodes * 2);
-            fill_nan(point_vals + (s * n_classes + c) * n_nodes, n_nodes);
+            sleapc__identity_fill_nan(points + (s * n_classes + c) * n_nodes * 2, n_nodes * 2);
+            sleapc__identity_fill_nan(point_vals + (s * n_classes + c) * n_nodes, n_nodes);
             tracking_scores[s * n_classes + c] = NAN;
         }
         for (int64_t r = 0; r < n_classes - max_instances; r++)
@@ -307,235 +304,4 @@ sleapc_status sleapc__identity_bottomup_finish(int64_t n_samples, int64_t n_clas
     }
     sleapc__identity_ws_free(&tmp);
     return SLEAPC_OK;
-}
-
-/* get_class_inds_from_vectors on validated arguments; cost, row, col as
- * for assign_rows. */
-static sleapc_status match_vectors(const float *vecs, int64_t n_rows, int64_t n_classes,
-                                   sleapc_hungarian_ws *hws, double *cost, int64_t *row,
-                                   int64_t *col, int64_t *class_inds, float *class_probs)
-{
-    for (int64_t i = 0; i < n_rows; i++) {
-        class_inds[i] = -1;
-        class_probs[i] = NAN;
-    }
-    int64_t n_pairs;
-    sleapc_status st = assign_rows(vecs, n_rows, n_classes, hws, cost, row, col, &n_pairs);
-    if (st)
-        return sleapc__wrap(st, "classify crops");
-    for (int64_t i = 0; i < n_pairs; i++) {
-        class_inds[row[i]] = col[i];
-        class_probs[row[i]] = vecs[row[i] * n_classes + col[i]];
-    }
-    return SLEAPC_OK;
-}
-
-static sleapc_status classes_from_vectors(const float *vecs, int64_t n_rows, int64_t n_classes,
-                                          sleapc_identity_ws *ws, int64_t *class_inds,
-                                          float *class_probs)
-{
-    if (n_rows < 0 || n_classes < 1 || (n_rows && (!vecs || !class_inds || !class_probs)))
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify crops: bad arguments");
-    for (int64_t i = 0; i < n_rows; i++) {
-        class_inds[i] = -1;
-        class_probs[i] = NAN;
-    }
-    if (n_rows == 0)
-        return SLEAPC_OK;
-    const size_t nr = (size_t)n_rows, nc = (size_t)n_classes;
-    if (nc > SIZE_MAX / sizeof(double) / nr)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify crops: too many crops");
-    const size_t k = nr < nc ? nr : nc;
-    layout l = {.ok = true};
-    const size_t o_cost = layout_add(&l, nr * nc, sizeof(double));
-    const size_t o_row = layout_add(&l, k, sizeof(int64_t));
-    const size_t o_col = layout_add(&l, k, sizeof(int64_t));
-    if (!l.ok)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify crops: too many crops");
-    unsigned char *base = ws_reserve(ws, l.bytes);
-    if (!base)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "classify crops: out of memory");
-    return match_vectors(vecs, n_rows, n_classes, &ws->hws, (double *)(base + o_cost),
-                         (int64_t *)(base + o_row), (int64_t *)(base + o_col), class_inds,
-                         class_probs);
-}
-
-sleapc_status sleapc__identity_classes_from_vectors(const float *vecs, int64_t n_rows,
-                                                    int64_t n_classes, sleapc_identity_ws *ws,
-                                                    int64_t *class_inds, float *class_probs)
-{
-    sleapc_identity_ws tmp = {0};
-    sleapc_status st =
-        classes_from_vectors(vecs, n_rows, n_classes, ws ? ws : &tmp, class_inds, class_probs);
-    sleapc__identity_ws_free(&tmp);
-    return st;
-}
-
-static sleapc_status topdown_assign(const float *class_vectors, int64_t n_crops,
-                                    int64_t n_classes, const int64_t *crop_frame,
-                                    const int64_t *crop_slot, int64_t n_frames, int64_t n_slots,
-                                    int64_t n_nodes, sleapc_identity_ws *ws,
-                                    int64_t *pred_class_inds, float *tracking_scores,
-                                    float *pred_class_vectors)
-{
-    if (n_crops < 0 || n_classes < 1 || n_frames < 0 || n_slots < 0 || n_nodes < 1 ||
-        (n_crops && (!class_vectors || !crop_frame || !crop_slot)) ||
-        (n_frames && n_slots && (!pred_class_inds || !tracking_scores)))
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "assign crop classes: bad arguments");
-    for (int64_t i = 0; i < n_crops; i++) {
-        if (crop_frame[i] < 0 || crop_frame[i] >= n_frames || crop_slot[i] < 0 ||
-            crop_slot[i] >= n_slots)
-            return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                                "assign crop classes: crop %lld: frame %lld or slot %lld "
-                                "out of range",
-                                (long long)i, (long long)crop_frame[i], (long long)crop_slot[i]);
-    }
-    for (int64_t i = 0; i < n_frames * n_slots * n_nodes; i++)
-        pred_class_inds[i] = -1;
-    fill_nan(tracking_scores, n_frames * n_slots);
-    if (pred_class_vectors)
-        fill_nan(pred_class_vectors, n_frames * n_slots * n_classes);
-    if (n_crops == 0)
-        return SLEAPC_OK;
-
-    /* One frame's rows at a time; sized for the whole batch. */
-    const size_t nr = (size_t)n_crops, nc = (size_t)n_classes;
-    if (nc > SIZE_MAX / sizeof(double) / nr)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "assign crop classes: too many crops");
-    const size_t k = nr < nc ? nr : nc;
-    layout l = {.ok = true};
-    const size_t o_cost = layout_add(&l, nr * nc, sizeof(double));
-    const size_t o_row = layout_add(&l, k, sizeof(int64_t));
-    const size_t o_col = layout_add(&l, k, sizeof(int64_t));
-    const size_t o_rows = layout_add(&l, nr, sizeof(int64_t));
-    const size_t o_inds = layout_add(&l, nr, sizeof(int64_t));
-    const size_t o_vecs = layout_add(&l, nr * nc, sizeof(float));
-    const size_t o_probs = layout_add(&l, nr, sizeof(float));
-    if (!l.ok)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "assign crop classes: too many crops");
-    unsigned char *base = ws_reserve(ws, l.bytes);
-    if (!base)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "assign crop classes: out of memory");
-    double *cost = (double *)(base + o_cost);
-    int64_t *row = (int64_t *)(base + o_row), *col = (int64_t *)(base + o_col);
-    int64_t *rows = (int64_t *)(base + o_rows), *inds = (int64_t *)(base + o_inds);
-    float *vecs = (float *)(base + o_vecs), *probs = (float *)(base + o_probs);
-    /* torch.unique(crop_b) is ascending; each frame's crops keep their order. */
-    for (int64_t b = 0; b < n_frames; b++) {
-        int64_t n = 0;
-        for (int64_t i = 0; i < n_crops; i++) {
-            if (crop_frame[i] == b) {
-                memcpy(vecs + n * n_classes, class_vectors + i * n_classes, nc * sizeof(float));
-                rows[n++] = i;
-            }
-        }
-        if (n == 0)
-            continue;
-        sleapc_status st =
-            match_vectors(vecs, n, n_classes, &ws->hws, cost, row, col, inds, probs);
-        if (st)
-            return sleapc__wrap(st, "assign crop classes: frame %lld", (long long)b);
-        for (int64_t r = 0; r < n; r++) {
-            const int64_t at = b * n_slots + crop_slot[rows[r]];
-            for (int64_t j = 0; j < n_nodes; j++)
-                pred_class_inds[at * n_nodes + j] = inds[r];
-            tracking_scores[at] = probs[r];
-            if (pred_class_vectors)
-                memcpy(pred_class_vectors + at * n_classes, vecs + r * n_classes,
-                       nc * sizeof(float));
-        }
-    }
-    return SLEAPC_OK;
-}
-
-sleapc_status sleapc__identity_topdown_assign(const float *class_vectors, int64_t n_crops,
-                                              int64_t n_classes, const int64_t *crop_frame,
-                                              const int64_t *crop_slot, int64_t n_frames,
-                                              int64_t n_slots, int64_t n_nodes,
-                                              sleapc_identity_ws *ws, int64_t *pred_class_inds,
-                                              float *tracking_scores, float *pred_class_vectors)
-{
-    sleapc_identity_ws tmp = {0};
-    sleapc_status st = topdown_assign(class_vectors, n_crops, n_classes, crop_frame, crop_slot,
-                                      n_frames, n_slots, n_nodes, ws ? ws : &tmp,
-                                      pred_class_inds, tracking_scores, pred_class_vectors);
-    sleapc__identity_ws_free(&tmp);
-    return st;
-}
-
-static sleapc_status topdown_classes_sleap1(const float *class_vectors, int64_t n_crops,
-                                            int64_t n_classes, const int64_t *crop_frame,
-                                            int64_t n_frames, sleapc_identity_ws *ws,
-                                            int64_t *crop_class, float *crop_prob)
-{
-    if (n_crops < 0 || n_classes < 1 || n_frames < 0 ||
-        (n_crops && (!class_vectors || !crop_frame || !crop_class || !crop_prob)))
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify crops: bad arguments");
-    for (int64_t i = 0; i < n_crops; i++) {
-        if (crop_frame[i] < 0 || crop_frame[i] >= n_frames)
-            return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify crops: crop %lld: frame %lld "
-                                "out of range", (long long)i, (long long)crop_frame[i]);
-        crop_class[i] = -1;
-        crop_prob[i] = NAN;
-    }
-    if (n_crops == 0)
-        return SLEAPC_OK;
-    const size_t nr = (size_t)n_crops, nc = (size_t)n_classes;
-    if (nc > SIZE_MAX / sizeof(double) / nr)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify crops: too many crops");
-    const size_t k = nr < nc ? nr : nc;
-    layout l = {.ok = true};
-    const size_t o_cost = layout_add(&l, nr * nc, sizeof(double));
-    const size_t o_rows = layout_add(&l, nr, sizeof(int64_t));
-    const size_t o_row = layout_add(&l, k, sizeof(int64_t));
-    const size_t o_col = layout_add(&l, k, sizeof(int64_t));
-    const size_t o_vecs = layout_add(&l, nr * nc, sizeof(float));
-    if (!l.ok)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify crops: too many crops");
-    unsigned char *base = ws_reserve(ws, l.bytes);
-    if (!base)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "classify crops: out of memory");
-    double *cost = (double *)(base + o_cost);
-    int64_t *rows = (int64_t *)(base + o_rows);
-    int64_t *row = (int64_t *)(base + o_row), *col = (int64_t *)(base + o_col);
-    float *vecs = (float *)(base + o_vecs);
-    for (int64_t f = 0; f < n_frames; f++) {
-        int64_t n = 0;
-        for (int64_t i = 0; i < n_crops; i++) {
-            if (crop_frame[i] == f) {
-                memcpy(vecs + n * n_classes, class_vectors + i * n_classes, nc * sizeof(float));
-                rows[n++] = i;
-            }
-        }
-        if (n == 0)
-            continue;
-        int64_t n_pairs;
-        sleapc_status st = assign_rows(vecs, n, n_classes, &ws->hws, cost, row, col, &n_pairs);
-        if (st)
-            return sleapc__wrap(st, "classify crops: frame %lld", (long long)f);
-        for (int64_t p = 0; p < n_pairs; p++) {
-            const float *pv = vecs + row[p] * n_classes;
-            float best = pv[0];
-            for (int64_t q = 1; q < n_classes; q++)
-                best = pv[q] > best ? pv[q] : best;
-            if (pv[col[p]] != best)
-                continue; /* group_class_peaks keeps best-class matches only */
-            crop_class[rows[row[p]]] = col[p];
-            crop_prob[rows[row[p]]] = pv[col[p]];
-        }
-    }
-    return SLEAPC_OK;
-}
-
-sleapc_status sleapc__identity_topdown_classes_sleap1(const float *class_vectors, int64_t n_crops,
-                                                      int64_t n_classes,
-                                                      const int64_t *crop_frame,
-                                                      int64_t n_frames, sleapc_identity_ws *ws,
-                                                      int64_t *crop_class, float *crop_prob)
-{
-    sleapc_identity_ws tmp = {0};
-    sleapc_status st = topdown_classes_sleap1(class_vectors, n_crops, n_classes, crop_frame,
-                                              n_frames, ws ? ws : &tmp, crop_class, crop_prob);
-    sleapc__identity_ws_free(&tmp);
-    return st;
 }
