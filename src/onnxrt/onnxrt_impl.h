@@ -25,11 +25,44 @@ typedef struct rt_tensor {
     void *data; /* buf when `owned`; else a view of a constant or the input */
     bool owned;
     bool set; /* holds a value in this run */
-    /* Storage (aligned), kept when the value is released so that the next
-     * run of the same shapes reuses it; freed by sleapc__rt_free. */
+    /* Storage (aligned), kept when the value is released (it is still this
+     * tensor's) and given back to the pool after the value's last read. */
     void *buf;
-    size_t cap; /* bytes */
+    size_t cap;        /* bytes */
+    int pooled;        /* the pool buffer buf is (index + 1); 0: its own or none */
+    int pref;          /* the pool buffer it took last (index + 1): tried first */
+    size_t last_bytes; /* bytes of the last value it held (for measuring) */
 } rt_tensor;
+
+/* Storage the values of a run share: a value takes a free buffer when it is
+ * computed and gives it back after its last read (onnxrt_pool.c). Buffers
+ * are never freed before destroy, only grown, so once a run has sized them
+ * for a shape, that shape takes the same buffers again without allocating. */
+typedef struct rt_pool_buf {
+    void *data;
+    size_t cap; /* bytes */
+    bool busy;
+} rt_pool_buf;
+
+typedef struct rt_pool {
+    int n, cap_bufs;
+    rt_pool_buf *bufs;
+    int busy; /* buffers held by values now */
+    int peak; /* most held at once since the run began */
+} rt_pool;
+
+/* Storage of at least `bytes` for t: its own when large enough, else its
+ * pool buffer grown, else (pool given, t without storage) a pool buffer:
+ * the one it took last time when free and large enough, else the smallest
+ * free one that fits, else its last or the largest free one grown, else a
+ * new one. SLEAPC_ERR_NOMEM without a message. */
+sleapc_status sleapc__rt_storage(rt_pool *pool, rt_tensor *t, size_t bytes);
+
+/* Unset t and give its pool buffer back (a tensor with its own storage
+ * keeps it). */
+void sleapc__rt_pool_put(rt_pool *pool, rt_tensor *t);
+
+void sleapc__rt_pool_free(rt_pool *pool);
 
 /* Scratch memory a kernel uses within one call; kept across runs. */
 typedef struct rt_scratch {
@@ -43,6 +76,7 @@ typedef struct rt_op_ctx {
     const char *path;
     int64_t *budget;     /* host bytes this run may still allocate; NULL: no limit */
     rt_scratch *scratch; /* the runner's; required by sleapc__rt_scratch */
+    rt_pool *pool;       /* where results take storage; NULL: their own */
 } rt_op_ctx;
 
 /* A host kernel: in[i] NULL for an omitted optional input; it fills out[0..n_out-1]
@@ -63,7 +97,7 @@ sleapc_status sleapc__rt_alloc(const rt_op_ctx *c, rt_tensor *t, sleapc_onnx_dty
 /* Unset t, keeping its storage for the next value. */
 void sleapc__rt_release(rt_tensor *t);
 
-/* Unset t and free its storage. */
+/* Unset t and free its storage (a pool buffer stays the pool's). */
 void sleapc__rt_free(rt_tensor *t);
 
 /* *out: at least `bytes` of scratch, valid until the kernel returns (the
@@ -189,8 +223,6 @@ rt_op_fn sleapc__rt_kernel(const char *op_type);
 typedef struct rt_value {
     const char *name; /* borrowed from the model */
     rt_tensor t;
-    int n_uses;    /* reads per run: step inputs, If branch reads, graph outputs */
-    int left;      /* reads left in this run */
     bool is_const; /* bound at plan time, never released by a run */
 } rt_value;
 
@@ -208,6 +240,11 @@ typedef struct rt_step {
     int n_out;
     int *out;
     rt_block *branch[2]; /* IF: then, else */
+    /* Main block: values whose last read (or, never read, whose definition)
+     * is this step, a read inside a branch counting as the If's; their
+     * storage goes back to the pool after it. Graph outputs are never here. */
+    int n_release;
+    int *release;
 } rt_step;
 
 struct rt_block {
@@ -242,7 +279,22 @@ struct sleapc_onnxrt {
     int *outputs;       /* graph outputs' slots */
     int64_t budget;     /* host bytes left to this run (onnxrt_run.c) */
     rt_scratch scratch; /* kernels' scratch, kept across runs */
+    rt_pool pool;       /* the values' storage */
 };
+
+/* Host memory the runner holds now (value storage and scratch), and how the
+ * last run used it (onnxrt_pool.c; for tests and measurements). */
+typedef struct rt_mem_stats {
+    size_t held;    /* value storage + scratch, bytes */
+    size_t scratch; /* of which kernel scratch */
+    int n_bufs;     /* pool buffers */
+    int peak_live;  /* most pool buffers held by values at once in the last run */
+} rt_mem_stats;
+
+void sleapc__onnxrt_mem_stats(const sleapc_onnxrt *rt, rt_mem_stats *out);
+
+/* rt_mem_stats.held. */
+size_t sleapc__onnxrt_bytes_held(const sleapc_onnxrt *rt);
 
 /* Run a block's steps in order (onnxrt_run.c). */
 sleapc_status sleapc__rt_run_block(sleapc_onnxrt *rt, const rt_block *b);

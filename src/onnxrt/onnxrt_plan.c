@@ -31,7 +31,7 @@ typedef struct planner {
     int *slots;   /* value index or -1 */
     int *seg_of;  /* per value: its segment, or -1 */
     bool *pinned; /* per value: never released before the run ends */
-    int *n_uses;  /* per value: reads by main-block steps */
+    int *last;    /* per value: the main-block step that last uses it, or -1 */
 } planner;
 
 static uint32_t hash(const char *s)
@@ -214,7 +214,6 @@ static sleapc_status segment_for(planner *p, const sleapc_onnx_node *n, int node
         if (!step->in)
             return sleapc__fail(SLEAPC_ERR_NOMEM, "plan ONNX: out of memory");
         step->in[0] = data;
-        p->n_uses[data]++;
     }
     if (*seg >= 0) {
         rt_segment *sg = &rt->segs[*seg];
@@ -260,9 +259,6 @@ static sleapc_status plan_node(planner *p, const sleapc_onnx_node *n, int index,
     st = slots_of(p, n->inputs, n->n_inputs, false, &step->in);
     if (!st)
         st = slots_of(p, n->outputs, n->n_outputs, true, &step->out);
-    for (int k = 0; !st && main && k < step->n_in; k++)
-        if (step->in[k] >= 0)
-            p->n_uses[step->in[k]]++;
     if (st || !is_if)
         return st;
     const char *names[2] = {"then_branch", "else_branch"};
@@ -300,21 +296,59 @@ static sleapc_status plan_block(planner *p, const sleapc_onnx_graph *g, rt_block
     return SLEAPC_OK;
 }
 
-/* Whatever a branch step reads stays alive until the run ends. */
-static void pin_reads(planner *p, const rt_block *b)
+/* Every value step reads or makes counts as used at main-block step `at`;
+ * so do those of its branches: a branch reads outer values, and defines and
+ * yields its own, only while its If runs. */
+static void mark_uses(planner *p, const rt_step *step, int at)
 {
-    for (int s = 0; s < b->n_steps; s++) {
-        const rt_step *step = &b->steps[s];
-        for (int k = 0; k < step->n_in; k++)
-            if (step->in[k] >= 0)
-                p->pinned[step->in[k]] = true;
-        for (int k = 0; k < 2; k++)
-            if (step->branch[k]) {
-                pin_reads(p, step->branch[k]);
-                for (int o = 0; o < step->branch[k]->n_outputs; o++)
-                    p->pinned[step->branch[k]->outputs[o]] = true;
-            }
+    const rt_segment *seg = step->kind == RT_STEP_SEGMENT ? &p->rt->segs[step->seg] : NULL;
+    for (int k = 0; k < step->n_in; k++)
+        if (step->in[k] >= 0)
+            p->last[step->in[k]] = at;
+    /* A segment's outputs are its step's (build_segments copies them later). */
+    int n_out = seg ? seg->n_outputs : step->n_out;
+    const int *out = seg ? seg->outputs : step->out;
+    for (int k = 0; k < n_out; k++)
+        if (out[k] >= 0)
+            p->last[out[k]] = at;
+    for (int k = 0; k < 2; k++) {
+        const rt_block *b = step->branch[k];
+        for (int s = 0; b && s < b->n_steps; s++)
+            mark_uses(p, &b->steps[s], at);
+        for (int o = 0; b && o < b->n_outputs; o++)
+            p->last[b->outputs[o]] = at;
     }
+}
+
+/* Liveness: each value's storage goes back to the pool after the main-block
+ * step that last uses it (steps run in order, each once), except graph
+ * outputs (read after the run) and constants (not the run's storage).
+ * Values no step uses (inside a network) are never set. */
+static sleapc_status plan_releases(planner *p)
+{
+    sleapc_onnxrt *rt = p->rt;
+    rt_block *m = &rt->main;
+    for (int v = 0; v < rt->n_vals; v++)
+        p->last[v] = -1;
+    for (int s = 0; s < m->n_steps; s++)
+        mark_uses(p, &m->steps[s], s);
+    for (int v = 0; v < rt->n_vals; v++)
+        if (p->last[v] >= 0 && !p->pinned[v] && !rt->vals[v].is_const)
+            m->steps[p->last[v]].n_release++;
+    for (int s = 0; s < m->n_steps; s++) {
+        rt_step *step = &m->steps[s];
+        step->release =
+            sleapc__malloc((size_t)(step->n_release ? step->n_release : 1) * sizeof(int));
+        if (!step->release)
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "plan ONNX: out of memory");
+        step->n_release = 0;
+    }
+    for (int v = 0; v < rt->n_vals; v++)
+        if (p->last[v] >= 0 && !p->pinned[v] && !rt->vals[v].is_const) {
+            rt_step *step = &m->steps[p->last[v]];
+            step->release[step->n_release++] = v;
+        }
+    return SLEAPC_OK;
 }
 
 /* A segment value read outside the segment becomes an IR output. */
@@ -440,11 +474,8 @@ static sleapc_status plan(planner *p, const char *backend, int n_threads)
         st = export_reads(p, &readers);
     if (st)
         return st;
-    pin_reads(p, &rt->main);
-    for (int v = 0; v < rt->n_vals; v++) {
-        rt->vals[v].n_uses = p->pinned[v] || rt->vals[v].is_const ? -1 : p->n_uses[v];
-    }
-    return build_segments(p, backend, n_threads);
+    st = plan_releases(p);
+    return st ? st : build_segments(p, backend, n_threads);
 }
 
 sleapc_status sleapc__onnxrt_create(const sleapc_onnx_model *om, const char *backend, int n_threads,
@@ -472,8 +503,8 @@ sleapc_status sleapc__onnxrt_create(const sleapc_onnx_model *om, const char *bac
         rt->vals = sleapc__calloc(n, sizeof *rt->vals);
         p.seg_of = sleapc__malloc(n * sizeof *p.seg_of);
         p.pinned = sleapc__calloc(n, sizeof *p.pinned);
-        p.n_uses = sleapc__calloc(n, sizeof *p.n_uses);
-        if (!p.slots || !rt->vals || !p.seg_of || !p.pinned || !p.n_uses)
+        p.last = sleapc__malloc(n * sizeof *p.last);
+        if (!p.slots || !rt->vals || !p.seg_of || !p.pinned || !p.last)
             st = sleapc__fail(SLEAPC_ERR_NOMEM, "plan ONNX: out of memory");
     }
     if (!st) {
@@ -484,7 +515,7 @@ sleapc_status sleapc__onnxrt_create(const sleapc_onnx_model *om, const char *bac
     sleapc__free(p.slots);
     sleapc__free(p.seg_of);
     sleapc__free(p.pinned);
-    sleapc__free(p.n_uses);
+    sleapc__free(p.last);
     if (st) {
         sleapc__onnxrt_destroy(rt);
         return st;
@@ -504,6 +535,7 @@ void sleapc__rt_block_free(rt_block *b)
         rt_step *step = &b->steps[s];
         sleapc__free(step->in);
         sleapc__free(step->out);
+        sleapc__free(step->release);
         for (int k = 0; k < 2; k++) {
             sleapc__rt_block_free(step->branch[k]);
             sleapc__free(step->branch[k]);
@@ -523,6 +555,7 @@ void sleapc__onnxrt_destroy(sleapc_onnxrt *rt)
     for (int v = 0; v < rt->n_vals; v++)
         sleapc__rt_free(&rt->vals[v].t);
     sleapc__free(rt->vals);
+    sleapc__rt_pool_free(&rt->pool);
     sleapc__aligned_free(rt->scratch.data);
     sleapc__rt_block_free(&rt->main);
     for (int s = 0; s < rt->n_segs; s++) {

@@ -1,8 +1,9 @@
 /* Executing a plan: host steps through their kernels, network segments
- * through their backend, If by running one branch. A value is released after
- * its last read in the main block; what branches read and what the graph
- * returns lives until the next run. Each value slot keeps its storage when
- * released, so a run on shapes seen before allocates nothing. */
+ * through their backend, If by running one branch. After each main-block
+ * step the values it read or made for the last time give their storage back
+ * to the pool (onnxrt_pool.c) for later values; what the graph returns lives
+ * until the next run. The pool keeps its buffers, so a run on shapes seen
+ * just before allocates nothing. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,22 +18,21 @@ static sleapc_status missing(const sleapc_onnxrt *rt, const char *name)
                         rt->path, name);
 }
 
-/* After a main-block step: release inputs nothing reads any more. */
+/* After a main-block step: values nothing reads any more give back their
+ * storage. */
 static void consumed(sleapc_onnxrt *rt, const rt_step *step)
 {
-    for (int k = 0; k < step->n_in; k++) {
-        int v = step->in[k];
-        if (v < 0 || rt->vals[v].n_uses < 0)
-            continue;
-        if (--rt->vals[v].left == 0)
-            sleapc__rt_release(&rt->vals[v].t);
-    }
+    for (int k = 0; k < step->n_release; k++)
+        sleapc__rt_pool_put(&rt->pool, &rt->vals[step->release[k]].t);
 }
 
 static sleapc_status run_host(sleapc_onnxrt *rt, const rt_step *step)
 {
-    rt_op_ctx c = {
-        .node = step->node, .path = rt->path, .budget = &rt->budget, .scratch = &rt->scratch};
+    rt_op_ctx c = {.node = step->node,
+                   .path = rt->path,
+                   .budget = &rt->budget,
+                   .scratch = &rt->scratch,
+                   .pool = &rt->pool};
     if (step->n_in > MAX_STEP_IO || step->n_out > MAX_STEP_IO || step->n_out < 1)
         return sleapc__rt_fail(&c, SLEAPC_ERR_UNSUPPORTED, "%d inputs, %d outputs", step->n_in,
                                step->n_out);
@@ -93,7 +93,8 @@ static sleapc_status run_segment(sleapc_onnxrt *rt, const rt_step *step)
     rt_op_ctx c = {.node = &rt->om->graph.nodes[seg->nodes[0]],
                    .path = rt->path,
                    .budget = &rt->budget,
-                   .scratch = &rt->scratch};
+                   .scratch = &rt->scratch,
+                   .pool = &rt->pool};
     for (int o = 0; o < seg->n_outputs; o++) {
         char name[16];
         snprintf(name, sizeof name, "%d", o);
@@ -113,8 +114,11 @@ static sleapc_status run_segment(sleapc_onnxrt *rt, const rt_step *step)
 
 static sleapc_status run_if(sleapc_onnxrt *rt, const rt_step *step)
 {
-    rt_op_ctx c = {
-        .node = step->node, .path = rt->path, .budget = &rt->budget, .scratch = &rt->scratch};
+    rt_op_ctx c = {.node = step->node,
+                   .path = rt->path,
+                   .budget = &rt->budget,
+                   .scratch = &rt->scratch,
+                   .pool = &rt->pool};
     int cv = step->in[0];
     double cond = 0;
     if (cv < 0 || !rt->vals[cv].t.set)
@@ -193,11 +197,10 @@ sleapc_status sleapc__onnxrt_run(sleapc_onnxrt *rt, const sleapc_tensor *x, slea
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "run ONNX: runner, input and output are required");
     sleapc__tensor_map_clear(out);
-    for (int v = 0; v < rt->n_vals; v++) {
+    for (int v = 0; v < rt->n_vals; v++)
         if (!rt->vals[v].is_const)
-            sleapc__rt_release(&rt->vals[v].t);
-        rt->vals[v].left = rt->vals[v].n_uses;
-    }
+            sleapc__rt_pool_put(&rt->pool, &rt->vals[v].t);
+    rt->pool.peak = rt->pool.busy;
     sleapc_status st = bind_input(rt, x);
     /* Host bytes one run may allocate in all. The exports use 8 to 270
      * times the input's bytes (top-down: twenty crops and their maps) and a

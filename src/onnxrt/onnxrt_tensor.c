@@ -56,15 +56,13 @@ sleapc_status sleapc__rt_alloc(const rt_op_ctx *c, rt_tensor *t, sleapc_onnx_dty
         *c->budget -= bytes;
     /* The budget counts what a run uses, reused storage included, so a
      * graph is judged the same on every run. */
-    if (!t->buf || (size_t)bytes > t->cap) {
-        sleapc__aligned_free(t->buf);
-        t->cap = 0;
-        t->buf = sleapc__aligned_alloc(bytes ? (size_t)bytes : 1);
-        if (!t->buf)
-            return sleapc__fail(SLEAPC_ERR_NOMEM, "run ONNX: %s: out of memory", c->path);
-        t->cap = (size_t)bytes;
-    }
+    sleapc_status st = sleapc__rt_storage(c->pool, t, (size_t)bytes);
+    if (st == SLEAPC_ERR_NOMEM)
+        return sleapc__fail(st, "run ONNX: %s: out of memory", c->path);
+    if (st)
+        return sleapc__rt_fail(c, st, "a result's storage is not its pool's");
     t->data = t->buf;
+    t->last_bytes = (size_t)bytes;
     t->dtype = dtype;
     t->ndim = ndim;
     memcpy(t->shape, shape, (size_t)ndim * sizeof *shape);
@@ -76,16 +74,19 @@ sleapc_status sleapc__rt_alloc(const rt_op_ctx *c, rt_tensor *t, sleapc_onnx_dty
 
 void sleapc__rt_release(rt_tensor *t)
 {
-    void *buf = t->buf;
-    size_t cap = t->cap;
+    rt_tensor keep = *t;
     memset(t, 0, sizeof *t);
-    t->buf = buf;
-    t->cap = cap;
+    t->buf = keep.buf;
+    t->cap = keep.cap;
+    t->pooled = keep.pooled;
+    t->pref = keep.pref;
+    t->last_bytes = keep.last_bytes;
 }
 
 void sleapc__rt_free(rt_tensor *t)
 {
-    sleapc__aligned_free(t->buf);
+    if (!t->pooled)
+        sleapc__aligned_free(t->buf);
     memset(t, 0, sizeof *t);
 }
 

@@ -3,7 +3,15 @@
  * host values, kernel scratch and the networks' own buffers included. For
  * every export's model.onnx on its first case: run 1 sizes everything, runs
  * 2-4 must make no allocation through sleapc's allocator, and run 4's outputs
- * must equal run 1's bit for bit (reused buffers carry nothing over). */
+ * must equal run 1's bit for bit (reused buffers carry nothing over).
+ *
+ * Values give their storage back after their last read, so the host memory
+ * held is bounded by what is live at once, not by all the graph computes:
+ * the pool makes a buffer only when every buffer is held, so it has at most
+ * K buffers, K the most values alive at once; each buffer is as large as the
+ * one value that made or last grew it (a value takes one buffer per run, and
+ * runs 2-4 grow none), so the buffers hold at most the K largest values'
+ * bytes. Held memory = that + the kernels' scratch. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +19,7 @@
 #include "io/npy/npy.h"
 #include "io/onnx/onnx_read.h"
 #include "onnxrt/onnxrt.h"
+#include "onnxrt/onnxrt_impl.h"
 #include "test_util.h"
 
 #define MAX_NAMES 64
@@ -31,6 +40,44 @@ static void keep(const sleapc_tensor_map *src, sleapc_tensor_map *dst)
         if (dst->tensors[i].data && n)
             memcpy(dst->tensors[i].data, src->tensors[i].data, n);
     }
+}
+
+static int by_size_desc(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Held bytes within the bound above; every value's bytes are those of its
+ * last run (one shape here). */
+static void check_held(const char *name, const sleapc_onnxrt *rt)
+{
+    rt_mem_stats ms;
+    sleapc__onnxrt_mem_stats(rt, &ms);
+    size_t *sizes = calloc((size_t)rt->n_vals + 1, sizeof *sizes);
+    CHECK(sizes != NULL);
+    if (!sizes)
+        return;
+    int n = 0;
+    size_t all = 0;
+    for (int v = 0; v < rt->n_vals; v++)
+        if (!rt->vals[v].is_const) {
+            sizes[n++] = rt->vals[v].t.last_bytes;
+            all += rt->vals[v].t.last_bytes;
+        }
+    qsort(sizes, (size_t)n, sizeof *sizes, by_size_desc);
+    size_t bound = ms.scratch;
+    for (int i = 0; i < ms.peak_live && i < n; i++)
+        bound += sizes[i];
+    printf("%-30s held %zu bytes (scratch %zu, %d buffers, at most %d live of %d values; "
+           "bound %zu, all values %zu)\n",
+           name, ms.held, ms.scratch, ms.n_bufs, ms.peak_live, n, bound, all + ms.scratch);
+    CHECK_MSG(ms.n_bufs <= ms.peak_live, "%s: %d buffers for at most %d live values", name,
+              ms.n_bufs, ms.peak_live);
+    CHECK_MSG(ms.held <= bound,
+              "%s: holds %zu bytes, more than the %d largest values + scratch (%zu)", name, ms.held,
+              ms.peak_live, bound);
+    free(sizes);
 }
 
 static void drop(sleapc_tensor_map *m)
@@ -107,6 +154,8 @@ static bool check_export(const char *name)
     for (int r = 0; r < N_RUNS; r++)
         printf(" %lld", (long long)allocs[r]);
     printf("\n");
+    if (rt && first.n)
+        check_held(name, rt);
     if (first.n)
         check_same(name, &first, &out);
     drop(&first);
