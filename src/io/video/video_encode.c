@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,27 +28,12 @@
 #include "core/alloc.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "io/video/ffmpeg_util.h"
 #include "io/video/video_encode.h"
 
 /* Largest side accepted; keeps every size product far from overflow and
  * inside what the encoders take. */
 #define MAX_SIDE_PX 32768
-
-/* The library never prints; FFmpeg's level is process-wide, set once. */
-static void silence_ffmpeg(void)
-{
-    static atomic_int done;
-    int expected = 0;
-    if (atomic_compare_exchange_strong(&done, &expected, 1))
-        av_log_set_level(AV_LOG_QUIET);
-}
-
-static const char *av_reason(int err, char *buf, size_t n)
-{
-    if (av_strerror(err, buf, n) < 0)
-        snprintf(buf, n, "error %d", err);
-    return buf;
-}
 
 static bool shape_ok(int64_t height, int64_t width, int64_t channels)
 {
@@ -86,7 +70,7 @@ static sleapc_status png_encode(const char *path, const uint8_t *pixels, int hei
     if (ret < 0) {
         st = sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
                           "write image: %s: cannot open the PNG encoder (%s)", path,
-                          av_reason(ret, why, sizeof why));
+                          sleapc__ffmpeg_reason(ret, why, sizeof why));
         goto done;
     }
     frame->format = enc->pix_fmt;
@@ -107,7 +91,7 @@ static sleapc_status png_encode(const char *path, const uint8_t *pixels, int hei
         ret = avcodec_receive_packet(enc, pkt);
     if (ret < 0) {
         st = sleapc__fail(SLEAPC_ERR_FORMAT, "write image: %s: PNG encoding failed (%s)", path,
-                          av_reason(ret, why, sizeof why));
+                          sleapc__ffmpeg_reason(ret, why, sizeof why));
         goto done;
     }
     *out = pkt;
@@ -130,7 +114,7 @@ sleapc_status sleapc__png_write(const char *path, const uint8_t *pixels, int64_t
                             "sides 1..%d)",
                             path, (long long)height, (long long)width, (long long)channels,
                             MAX_SIDE_PX);
-    silence_ffmpeg();
+    sleapc__ffmpeg_silence();
     AVPacket *pkt = NULL;
     sleapc_status st = png_encode(path, pixels, (int)height, (int)width, (int)channels, &pkt);
     if (st)
@@ -235,7 +219,7 @@ static sleapc_status open_encoder(sleapc_video_writer *w, const AVCodec *codec, 
     if (ret < 0)
         return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
                             "write video: %s: cannot open the %s encoder for %dx%d (%s)", w->path,
-                            codec->name, w->enc_w, w->enc_h, av_reason(ret, why, sizeof why));
+                            codec->name, w->enc_w, w->enc_h, sleapc__ffmpeg_reason(ret, why, sizeof why));
     w->stream = avformat_new_stream(w->oc, NULL);
     if (!w->stream || avcodec_parameters_from_context(w->stream->codecpar, enc) < 0)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "write video: %s: out of memory", w->path);
@@ -303,11 +287,11 @@ static sleapc_status open_output_file(sleapc_video_writer *w)
     sleapc__free(url);
     if (ret < 0)
         return sleapc__fail(SLEAPC_ERR_IO, "write video: %s: %s", w->path,
-                            av_reason(ret, why, sizeof why));
+                            sleapc__ffmpeg_reason(ret, why, sizeof why));
     ret = avformat_write_header(w->oc, NULL);
     if (ret < 0)
         return sleapc__fail(SLEAPC_ERR_IO, "write video: %s: cannot write the header (%s)", w->path,
-                            av_reason(ret, why, sizeof why));
+                            sleapc__ffmpeg_reason(ret, why, sizeof why));
     return SLEAPC_OK;
 }
 
@@ -327,7 +311,7 @@ sleapc_status sleapc__video_writer_open(const char *path, int64_t height, int64_
     if (!(fps > 0 && fps <= 1000))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "write video: %s: frame rate %g is not in (0, 1000]", path, fps);
-    silence_ffmpeg();
+    sleapc__ffmpeg_silence();
     const AVOutputFormat *ofmt = av_guess_format(NULL, path, NULL);
     if (!ofmt || (ofmt->flags & AVFMT_NOFILE))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
@@ -383,13 +367,13 @@ static sleapc_status drain(sleapc_video_writer *w)
             return SLEAPC_OK;
         if (ret < 0)
             return sleapc__fail(SLEAPC_ERR_FORMAT, "write video: %s: encoding failed (%s)", w->path,
-                                av_reason(ret, why, sizeof why));
+                                sleapc__ffmpeg_reason(ret, why, sizeof why));
         av_packet_rescale_ts(w->pkt, w->enc->time_base, w->stream->time_base);
         w->pkt->stream_index = w->stream->index;
         ret = av_interleaved_write_frame(w->oc, w->pkt);
         if (ret < 0)
             return sleapc__fail(SLEAPC_ERR_IO, "write video: %s: %s", w->path,
-                                av_reason(ret, why, sizeof why));
+                                sleapc__ffmpeg_reason(ret, why, sizeof why));
     }
 }
 
@@ -431,7 +415,7 @@ sleapc_status sleapc__video_writer_write(sleapc_video_writer *w, const uint8_t *
     int ret = avcodec_send_frame(w->enc, w->frame);
     if (ret < 0)
         return sleapc__fail(SLEAPC_ERR_FORMAT, "write video: %s: encoding failed (%s)", w->path,
-                            av_reason(ret, why, sizeof why));
+                            sleapc__ffmpeg_reason(ret, why, sizeof why));
     w->n_written++;
     return drain(w);
 }
@@ -458,15 +442,15 @@ sleapc_status sleapc__video_writer_close(sleapc_video_writer *w)
     int ret = 0;
     if (!st && (ret = avcodec_send_frame(w->enc, NULL)) < 0)
         st = sleapc__fail(SLEAPC_ERR_FORMAT, "write video: %s: encoding failed (%s)", w->path,
-                          av_reason(ret, why, sizeof why));
+                          sleapc__ffmpeg_reason(ret, why, sizeof why));
     if (!st)
         st = drain(w);
     if (!st && (ret = av_write_trailer(w->oc)) < 0)
         st = sleapc__fail(SLEAPC_ERR_IO, "write video: %s: %s", w->path,
-                          av_reason(ret, why, sizeof why));
+                          sleapc__ffmpeg_reason(ret, why, sizeof why));
     if (!st && (ret = avio_closep(&w->oc->pb)) < 0)
         st = sleapc__fail(SLEAPC_ERR_IO, "write video: %s: %s", w->path,
-                          av_reason(ret, why, sizeof why));
+                          sleapc__ffmpeg_reason(ret, why, sizeof why));
     if (!st && !sync_file(w->tmp))
         st = sleapc__fail(SLEAPC_ERR_IO, "write video: %s: %s", w->path, strerror(errno));
     if (!st && rename(w->tmp, w->path) != 0)
@@ -494,7 +478,7 @@ double sleapc__video_probe_fps(const char *path)
 {
     if (!path)
         return 0;
-    silence_ffmpeg();
+    sleapc__ffmpeg_silence();
     size_t n = strlen(path) + 6;
     char *url = sleapc__malloc(n);
     if (!url)

@@ -4,6 +4,8 @@
 #ifndef SLEAPC_IO_VIDEO_FFMPEG_IMPL_H
 #define SLEAPC_IO_VIDEO_FFMPEG_IMPL_H
 
+#include "io/video/ffmpeg_util.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,13 +50,6 @@ typedef struct sleapc_ffmpeg_video {
     bool have_rgb;       /* conv.buf holds frame `last` */
     bool pending;        /* v->frame holds frame `last`, decoded past the one asked for */
 } sleapc_ffmpeg_video;
-
-/* The library never prints: FFmpeg's logging is turned off once, by the first
- * caller (FFmpeg's level is process-wide). */
-void sleapc__ffmpeg_silence(void);
-
-/* FFmpeg's text for err, written into buf (n bytes), which is returned. */
-const char *sleapc__ffmpeg_reason(int err, char *buf, size_t n);
 
 /* video_ffmpeg.c: open path's container and find its video stream. */
 sleapc_status sleapc__ffmpeg_open_input(sleapc_ffmpeg_video *v, const char *path);
