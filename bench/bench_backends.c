@@ -14,27 +14,11 @@
 
 #include "backends/backend.h"
 #include "core/alloc.h"
-#include "io/config/model_config.h"
-#include "model/build.h"
-#include "model/weights_random.h"
+#include "bench_networks.h"
 
-#define N_PARTS 13
-#define N_EDGES 12
 #define MAX_BACKENDS 8
 #define MAX_RUNS 101
 
-typedef struct bench_case {
-    const char *file;
-    int h, w;
-} bench_case;
-
-/* Network input sizes from bench_configs/README.md. */
-static const bench_case cases[] = {
-    {"config_single_instance_unet_medium_rf.yaml", 1024, 1024},
-    {"config_centroid_unet.yaml", 512, 512},
-    {"config_topdown_centered_instance_unet_medium_rf.yaml", 192, 192},
-    {"config_bottomup_unet_medium_rf.yaml", 1024, 1024},
-};
 
 static double now_s(void)
 {
@@ -114,42 +98,15 @@ static void time_backends(contender *c, int n, const sleapc_graph *g,
 static void bench_one(const char *dir, const bench_case *c, const sleapc_backend_opts *opts,
                       int runs)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, c->file);
     sleapc_model_config cfg;
     sleapc_weights w = {0};
     sleapc_graph g = {0};
     float *img = NULL;
-    sleapc__model_config_defaults(&cfg);
-    sleapc_status st = sleapc__config_read_yaml(path, &cfg);
-    if (st) {
-        printf("%s: %s\n", c->file, sleapc_last_error());
-        return;
-    }
-    /* The configs carry no skeleton; the reference timings used 13 nodes
-     * and 12 edges. Only the counts matter to the network. */
-    int saved_parts = cfg.n_part_names, saved_edges = cfg.n_paf_edges;
-    if (cfg.model_type != SLEAPC_MODEL_TYPE_CENTROID)
-        cfg.n_part_names = N_PARTS;
-    cfg.n_paf_edges = N_EDGES;
-    st = sleapc__weights_random_for_config(&cfg, 42, &w);
-    if (!st)
-        st = sleapc__build_unet(&cfg, &w, "random weights", true, false, &g);
-    cfg.n_part_names = saved_parts;
-    cfg.n_paf_edges = saved_edges;
-    if (st) {
-        printf("%s: %s\n", c->file, sleapc_last_error());
+    if (bench_build(dir, c, &cfg, &w, &g))
         goto done;
-    }
-    size_t n = (size_t)g.in_channels * (size_t)c->h * (size_t)c->w;
-    img = malloc(n * sizeof *img);
+    img = bench_input(g.in_channels, c->h, c->w);
     if (!img)
         goto done;
-    unsigned seed = 7;
-    for (size_t i = 0; i < n; i++) {
-        seed = seed * 1664525u + 1013904223u;
-        img[i] = (float)((seed >> 8) & 0xffff) / 65536.0f;
-    }
     sleapc_tensor x = {.dtype = SLEAPC_DTYPE_F32, .ndim = 4,
                        .shape = {1, g.in_channels, c->h, c->w}, .data = img};
     double gflop = sleapc__graph_flops(&g, 1, c->h, c->w) * 1e-9;
@@ -183,19 +140,8 @@ done:
 
 int main(int argc, char **argv)
 {
-    /* Default: the shared data folder beside the source tree. */
     char dir[4096];
-    const char *env = getenv("SLEAPC_DATA_DIR");
-    if (argc > 1 && argv[1][0])
-        snprintf(dir, sizeof dir, "%s", argv[1]);
-    else if (env)
-        snprintf(dir, sizeof dir, "%s/bench_configs", env);
-    else {
-        /* This file's folder (CMake compiles it by its full path) is bench/. */
-        const char *src = __FILE__, *slash = strrchr(src, '/');
-        int len = slash ? (int)(slash - src) : 1;
-        snprintf(dir, sizeof dir, "%.*s/../../shared/data/bench_configs", len, slash ? src : ".");
-    }
+    bench_configs_dir(argc, argv, dir, sizeof dir);
     sleapc_backend_opts opts = {.n_threads = argc > 2 ? atoi(argv[2]) : 2};
     int runs = argc > 3 ? atoi(argv[3]) : 10;
     runs = runs < 1 ? 1 : runs > MAX_RUNS ? MAX_RUNS : runs;
@@ -208,7 +154,7 @@ int main(int argc, char **argv)
            opts.n_threads, runs,
            opts.precision == SLEAPC_PRECISION_BF16 ? "bf16 (native: fp32)" : "fp32",
            wait ? wait : "unset");
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        bench_one(dir, &cases[i], &opts, runs);
+    for (int i = 0; i < BENCH_N_CASES; i++)
+        bench_one(dir, &bench_cases[i], &opts, runs);
     return 0;
 }

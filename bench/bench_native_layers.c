@@ -19,25 +19,9 @@
 #include "backends/backend.h"
 #include "backends/native/native_backend.h"
 #include "core/cpu_peak.h"
-#include "io/config/model_config.h"
-#include "model/build.h"
-#include "model/weights_random.h"
+#include "bench_networks.h"
 
-#define N_PARTS 13
-#define N_EDGES 12
 
-typedef struct bench_case {
-    const char *file;
-    int h, w;
-} bench_case;
-
-/* Network input sizes from bench_configs/README.md. */
-static const bench_case cases[] = {
-    {"config_single_instance_unet_medium_rf.yaml", 1024, 1024},
-    {"config_centroid_unet.yaml", 512, 512},
-    {"config_topdown_centered_instance_unet_medium_rf.yaml", 192, 192},
-    {"config_bottomup_unet_medium_rf.yaml", 1024, 1024},
-};
 
 static double clock_s(clockid_t id)
 {
@@ -147,8 +131,6 @@ static void report(const sleapc_graph *g, const int64_t (*shapes)[4], const prof
 static void bench_one(const char *dir, const bench_case *c, int n_threads, int runs,
                       double peak1)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, c->file);
     sleapc_model_config cfg;
     sleapc_weights w = {0};
     sleapc_graph g = {0};
@@ -156,27 +138,10 @@ static void bench_one(const char *dir, const bench_case *c, int n_threads, int r
     float *img = NULL;
     int64_t(*shapes)[4] = NULL;
     profile p = {0};
-    sleapc__model_config_defaults(&cfg);
-    sleapc_status st = sleapc__config_read_yaml(path, &cfg);
-    if (st) {
-        printf("%s: %s\n", c->file, sleapc_last_error());
-        return;
-    }
-    /* The configs carry no skeleton; only the counts matter to the network. */
-    int saved_parts = cfg.n_part_names, saved_edges = cfg.n_paf_edges;
-    if (cfg.model_type != SLEAPC_MODEL_TYPE_CENTROID)
-        cfg.n_part_names = N_PARTS;
-    cfg.n_paf_edges = N_EDGES;
-    st = sleapc__weights_random_for_config(&cfg, 42, &w);
-    if (!st)
-        st = sleapc__build_unet(&cfg, &w, "random weights", true, false, &g);
-    cfg.n_part_names = saved_parts;
-    cfg.n_paf_edges = saved_edges;
-    if (st)
-        goto fail;
+    if (bench_build(dir, c, &cfg, &w, &g))
+        goto done;
 
-    size_t n = (size_t)g.in_channels * (size_t)c->h * (size_t)c->w;
-    img = malloc(n * sizeof *img);
+    img = bench_input(g.in_channels, c->h, c->w);
     shapes = malloc((size_t)g.n_nodes * sizeof *shapes);
     p.n = g.n_nodes;
     p.wall = calloc((size_t)g.n_nodes, sizeof(double));
@@ -187,12 +152,7 @@ static void bench_one(const char *dir, const bench_case *c, int n_threads, int r
         printf("%s: out of memory\n", c->file);
         goto done;
     }
-    unsigned seed = 7;
-    for (size_t i = 0; i < n; i++) {
-        seed = seed * 1664525u + 1013904223u;
-        img[i] = (float)((seed >> 8) & 0xffff) / 65536.0f;
-    }
-    st = sleapc__graph_infer_shapes(&g, 1, c->h, c->w, shapes);
+    sleapc_status st = sleapc__graph_infer_shapes(&g, 1, c->h, c->w, shapes);
     if (st)
         goto fail;
     sleapc_tensor x = {.dtype = SLEAPC_DTYPE_F32, .ndim = 4,
@@ -250,17 +210,7 @@ done:
 int main(int argc, char **argv)
 {
     char dir[4096];
-    const char *env = getenv("SLEAPC_DATA_DIR");
-    if (argc > 1 && argv[1][0])
-        snprintf(dir, sizeof dir, "%s", argv[1]);
-    else if (env)
-        snprintf(dir, sizeof dir, "%s/bench_configs", env);
-    else {
-        /* This file's folder (CMake compiles it by its full path) is bench/. */
-        const char *src = __FILE__, *slash = strrchr(src, '/');
-        int len = slash ? (int)(slash - src) : 1;
-        snprintf(dir, sizeof dir, "%.*s/../../shared/data/bench_configs", len, slash ? src : ".");
-    }
+    bench_configs_dir(argc, argv, dir, sizeof dir);
     int n_threads = argc > 2 ? atoi(argv[2]) : 2;
     int runs = argc > 3 ? atoi(argv[3]) : 5;
     const char *filter = argc > 4 ? argv[4] : "";
@@ -269,8 +219,8 @@ int main(int argc, char **argv)
     double peak1 = sleapc__cpu_peak_gflops(1, false, 0.3);
     printf("one core's fp32 FMA peak (%s), measured now: %.1f GFLOP/s\n", sleapc__cpu_simd_name(),
            peak1);
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (strstr(cases[i].file, filter))
-            bench_one(dir, &cases[i], n_threads, runs, peak1);
+    for (int i = 0; i < BENCH_N_CASES; i++)
+        if (strstr(bench_cases[i].file, filter))
+            bench_one(dir, &bench_cases[i], n_threads, runs, peak1);
     return 0;
 }
