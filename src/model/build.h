@@ -4,7 +4,7 @@
 
 #include "io/config/model_config.h"
 #include "model/graph.h"
-#include "model/weights.h"
+#include "core/weights.h"
 
 /* One network head, in sleap-nn's head order (architectures.md §2). */
 typedef struct sleapc_head_spec {

@@ -6,7 +6,7 @@
 #include "io/onnx/onnx_read.h"
 #include "model/build.h"
 #include "model/graph.h"
-#include "model/weights.h"
+#include "core/weights.h"
 
 /* Import om's graph into g. The float constants the network uses (conv and
  * linear weights, biases) are copied into w, which must be empty; the IR

@@ -7,7 +7,7 @@
 #include "io/onnx/onnx_read.h"
 #include "model/build.h"
 #include "model/graph.h"
-#include "model/weights.h"
+#include "core/weights.h"
 
 struct sleapc_model {
     char *dir;                /* owned: the model folder */

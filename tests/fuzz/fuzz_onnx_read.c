@@ -15,7 +15,7 @@
 #include "fuzz_onnx_read.h"
 #include "io/onnx/onnx_read.h"
 #include "model/from_onnx.h"
-#include "onnxrt/onnxrt.h"
+#include "backends/onnx/onnxrt.h"
 
 /* Elements of the input a graph is run on: enough for small synthetic graphs,
  * small enough that a network on it costs microseconds. */

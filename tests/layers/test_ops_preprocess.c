@@ -7,7 +7,7 @@
 
 #include "core/alloc.h"
 #include "layers/ops/preprocess.h"
-#include "layers/ops/resize_aa.h"
+#include "core/resize_aa.h"
 #include "ops_ref_cases.h"
 #include "test_util.h"
 

@@ -5,7 +5,7 @@
 #define SLEAPC_IO_CKPT_KERAS_H5_H
 
 #include "io/config/model_config.h"
-#include "model/weights.h"
+#include "core/weights.h"
 
 /* Read every weighted layer of /model_weights (optimizer state is never
  * read), convert the kernels (conv HWIO -> OIHW, transposed conv

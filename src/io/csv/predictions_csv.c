@@ -11,7 +11,7 @@
 
 #include "core/error.h"
 #include "io/slp/pred_check.h"
-#include "pipeline/predictions.h"
+#include "core/results.h"
 
 /* A field, quoted only when it must be (pandas QUOTE_MINIMAL). */
 static void put_field(FILE *f, const char *s)

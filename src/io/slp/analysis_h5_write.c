@@ -13,7 +13,7 @@
 #include "io/slp/pred_check.h"
 #include "io/slp/slp_json.h"
 #include "io/slp/slp_write_json.h"
-#include "pipeline/predictions.h"
+#include "core/results.h"
 
 typedef struct matrices {
     int64_t F, T, N;      /* frames (0 .. last frame index), tracks, nodes */

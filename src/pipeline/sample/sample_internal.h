@@ -1,0 +1,9 @@
+#ifndef SLEAPC_PIPELINE_SAMPLE_INTERNAL_H
+#define SLEAPC_PIPELINE_SAMPLE_INTERNAL_H
+
+#include "sleapc/sample.h"
+
+/* training_config.yaml + best.ckpt of the sample model into model_dir. */
+sleapc_status sleapc__sample_write_model(const char *model_dir);
+
+#endif
