@@ -1,4 +1,5 @@
-/* Public entry points of the overlapped prediction loop. */
+/* Prediction over frames the caller holds in memory: the overlapped loop with
+ * a reader that copies from the array. */
 #include <string.h>
 
 #include "core/alloc.h"
@@ -32,14 +33,10 @@ static sleapc_status all_indices(int64_t n, int64_t **out)
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc_predict_array(sleapc_predictor *p, const sleapc_tensor *frames,
-                                   const int64_t *frame_indices, int64_t n_indices,
-                                   sleapc_writer *w, const sleapc_run_opts *opts)
+sleapc_status sleapc__predict_array(sleapc_predictor *p, const sleapc_tensor *frames,
+                                    const int64_t *frame_indices, int64_t n_indices,
+                                    sleapc_writer *w, const sleapc_run_opts *opts)
 {
-    if (!p || !frames || !frames->data || frames->dtype != SLEAPC_DTYPE_U8 || frames->ndim < 2 ||
-        frames->ndim > 4)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "predict: frames must be uint8 (H,W), (H,W,C) or (N,H,W,C)");
     const int64_t *s = frames->shape;
     int64_t n = frames->ndim == 4 ? s[0] : 1;
     int64_t off = frames->ndim == 4 ? 1 : 0;

@@ -1,4 +1,5 @@
-/* Public predictor functions. */
+/* The predictor: models + layer + batching (sleap-nn inference/predictor.py).
+ * Arguments are checked by the public functions (api/predictor_public.c). */
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -8,7 +9,7 @@
 #include "core/error.h"
 #include "pipeline/predictor.h"
 
-sleapc_predictor_opts sleapc_predictor_opts_default(void)
+sleapc_predictor_opts sleapc__predictor_opts_default(void)
 {
     sleapc_predictor_opts o = {
         .backend = "auto",
@@ -65,16 +66,11 @@ static sleapc_status check_opts(const sleapc_predictor_opts *o)
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc_predictor_create(const char *const *model_paths, int n_models,
-                                      const sleapc_predictor_opts *opts, sleapc_predictor **out)
+sleapc_status sleapc__predictor_create(const char *const *model_paths, int n_models,
+                                       const sleapc_predictor_opts *opts, sleapc_predictor **out)
 {
-    if (!out || !model_paths)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create predictor: model paths and out are required");
     *out = NULL;
-    if (n_models < 1 || n_models > 2)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create predictor: give one or two model folders, not %d",
-                            n_models);
-    sleapc_predictor_opts o = opts ? *opts : sleapc_predictor_opts_default();
+    sleapc_predictor_opts o = opts ? *opts : sleapc__predictor_opts_default();
     if (!o.backend)
         o.backend = "auto";
     sleapc_status st = check_opts(&o);
@@ -88,34 +84,34 @@ sleapc_status sleapc_predictor_create(const char *const *model_paths, int n_mode
         if (!model_paths[i])
             st = sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create predictor: model path %d is NULL", i);
         else
-            st = sleapc_model_load(model_paths[i], &p->models[i]);
+            st = sleapc__model_load(model_paths[i], &p->models[i]);
         if (!st)
             p->n_models++;
     }
     if (!st)
         st = sleapc__layer_create(p->models, p->n_models, &p->opts, &p->layer);
     if (st) {
-        sleapc_predictor_destroy(p);
+        sleapc__predictor_destroy(p);
         return st;
     }
     /* Instances use the pose model's skeleton: the second stage of top-down. */
     p->pose = p->models[0];
     if (p->n_models == 2 && p->models[0]->cfg.model_type == SLEAPC_MODEL_TYPE_CENTROID)
         p->pose = p->models[1];
-    p->n_nodes = sleapc_model_n_nodes(p->pose);
+    p->n_nodes = sleapc__model_n_nodes(p->pose);
     if (p->pose->cfg.model_type == SLEAPC_MODEL_TYPE_CENTROID && p->n_nodes < 1)
         p->n_nodes = 1;
     *out = p;
     return SLEAPC_OK;
 }
 
-void sleapc_predictor_destroy(sleapc_predictor *p)
+void sleapc__predictor_destroy(sleapc_predictor *p)
 {
     if (!p)
         return;
     sleapc__layer_destroy(p->layer);
     for (int i = 0; i < 2; i++)
-        sleapc_model_destroy(p->models[i]);
+        sleapc__model_destroy(p->models[i]);
     sleapc__layer_outputs_free(&p->outputs);
     sleapc__aligned_free(p->batch);
     sleapc__free(p->frame_first);
@@ -125,48 +121,46 @@ void sleapc_predictor_destroy(sleapc_predictor *p)
     sleapc__free(p);
 }
 
-const char *sleapc_predictor_layer_name(const sleapc_predictor *p)
+const char *sleapc__predictor_layer_name(const sleapc_predictor *p)
 {
-    return p ? p->layer->ops->name : "";
+    return p->layer->ops->name;
 }
 
-const char *sleapc_predictor_skeleton_name(const sleapc_predictor *p)
+const char *sleapc__predictor_skeleton_name(const sleapc_predictor *p)
 {
-    return p ? sleapc_model_skeleton_name(p->pose) : "";
+    return sleapc__model_skeleton_name(p->pose);
 }
 
-int sleapc_predictor_n_nodes(const sleapc_predictor *p)
+int sleapc__predictor_n_nodes(const sleapc_predictor *p)
 {
-    return p ? (int)p->n_nodes : 0;
+    return (int)p->n_nodes;
 }
 
-const char *sleapc_predictor_node_name(const sleapc_predictor *p, int i)
+const char *sleapc__predictor_node_name(const sleapc_predictor *p, int i)
 {
-    if (!p)
-        return NULL;
-    const char *name = sleapc_model_node_name(p->pose, i);
+    const char *name = sleapc__model_node_name(p->pose, i);
     return name ? name : (i == 0 && p->n_nodes == 1 ? "centroid" : NULL);
 }
 
-int sleapc_predictor_n_edges(const sleapc_predictor *p)
+int sleapc__predictor_n_edges(const sleapc_predictor *p)
 {
-    return p ? sleapc_model_n_edges(p->pose) : 0;
+    return sleapc__model_n_edges(p->pose);
 }
 
-void sleapc_predictor_edge(const sleapc_predictor *p, int i, int *src, int *dst)
+void sleapc__predictor_edge(const sleapc_predictor *p, int i, int *src, int *dst)
 {
-    sleapc_model_edge(p ? p->pose : NULL, i, src, dst);
+    sleapc__model_edge(p->pose, i, src, dst);
 }
 
-int sleapc_predictor_n_symmetries(const sleapc_predictor *p)
+int sleapc__predictor_n_symmetries(const sleapc_predictor *p)
 {
-    return p ? p->pose->cfg.skeleton.n_symmetries : 0;
+    return p->pose->cfg.skeleton.n_symmetries;
 }
 
-void sleapc_predictor_symmetry(const sleapc_predictor *p, int i, int *a, int *b)
+void sleapc__predictor_symmetry(const sleapc_predictor *p, int i, int *a, int *b)
 {
     int x = -1, y = -1;
-    if (p && i >= 0 && i < p->pose->cfg.skeleton.n_symmetries) {
+    if (i >= 0 && i < p->pose->cfg.skeleton.n_symmetries) {
         x = p->pose->cfg.skeleton.symmetries[i][0];
         y = p->pose->cfg.skeleton.symmetries[i][1];
     }
@@ -176,45 +170,28 @@ void sleapc_predictor_symmetry(const sleapc_predictor *p, int i, int *a, int *b)
         *b = y;
 }
 
-int sleapc_predictor_n_classes(const sleapc_predictor *p)
+int sleapc__predictor_n_classes(const sleapc_predictor *p)
 {
-    if (!p)
-        return 0;
     sleapc_model_type t = p->pose->cfg.model_type;
     bool mc = t == SLEAPC_MODEL_TYPE_MULTI_CLASS_BOTTOMUP || t == SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN;
     return mc ? p->pose->cfg.n_classes : 0;
 }
 
-const char *sleapc_predictor_class_name(const sleapc_predictor *p, int i)
+const char *sleapc__predictor_class_name(const sleapc_predictor *p, int i)
 {
-    if (!p || i < 0 || i >= sleapc_predictor_n_classes(p))
+    if (i < 0 || i >= sleapc__predictor_n_classes(p))
         return NULL;
     return p->pose->cfg.classes[i];
 }
 
-int sleapc_predictor_batch_size(const sleapc_predictor *p)
+int sleapc__predictor_batch_size(const sleapc_predictor *p)
 {
-    return p ? p->opts.batch_size : 0;
+    return p->opts.batch_size;
 }
 
-sleapc_status sleapc_predictor_run(sleapc_predictor *p, const sleapc_tensor *frames)
+sleapc_status sleapc__predictor_run(sleapc_predictor *p, const uint8_t *frames, int64_t n,
+                                    int64_t h, int64_t w, int64_t c)
 {
-    if (!p || !frames || !frames->data)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predict: predictor and frames are required");
-    if (frames->dtype != SLEAPC_DTYPE_U8)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predict: frames must be uint8, got %s",
-                            sleapc_dtype_name(frames->dtype));
-    int64_t n, h, w, c;
-    const int64_t *s = frames->shape;
-    switch (frames->ndim) {
-    case 2: n = 1; h = s[0]; w = s[1]; c = 1; break;
-    case 3: n = 1; h = s[0]; w = s[1]; c = s[2]; break;
-    case 4: n = s[0]; h = s[1]; w = s[2]; c = s[3]; break;
-    default:
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "predict: frames must be (H,W), (H,W,C) or (N,H,W,C), got %d dimensions",
-                            frames->ndim);
-    }
     if (n < 1 || h < 1 || w < 1)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predict: empty frames (%lld frames of %lldx%lld)",
                             (long long)n, (long long)h, (long long)w);
@@ -240,7 +217,7 @@ sleapc_status sleapc_predictor_run(sleapc_predictor *p, const sleapc_tensor *fra
         if (!p->batch)
             return sleapc__fail(SLEAPC_ERR_NOMEM, "predict: out of memory");
     }
-    const uint8_t *src = frames->data;
+    const uint8_t *src = frames;
     for (int64_t start = 0; start < n; start += bs) {
         int64_t b = n - start < bs ? n - start : bs;
         /* (b, H, W, C) -> (b, C, H, W), as sleap-nn's _to_4d_tensor permutes. */
@@ -265,34 +242,32 @@ sleapc_status sleapc_predictor_run(sleapc_predictor *p, const sleapc_tensor *fra
     return SLEAPC_OK;
 }
 
-sleapc_predictor_stats sleapc_predictor_get_stats(const sleapc_predictor *p)
+sleapc_predictor_stats sleapc__predictor_get_stats(const sleapc_predictor *p)
 {
-    sleapc_predictor_stats s = {0};
-    return p ? p->stats : s;
+    return p->stats;
 }
 
-void sleapc_predictor_reset_stats(sleapc_predictor *p)
+void sleapc__predictor_reset_stats(sleapc_predictor *p)
 {
-    if (p)
-        memset(&p->stats, 0, sizeof p->stats);
+    memset(&p->stats, 0, sizeof p->stats);
 }
 
-int sleapc_predictor_n_frames(const sleapc_predictor *p)
+int sleapc__predictor_n_frames(const sleapc_predictor *p)
 {
-    return p ? (int)p->n_frames : 0;
+    return (int)p->n_frames;
 }
 
-int sleapc_predictor_n_instances(const sleapc_predictor *p, int frame)
+int sleapc__predictor_n_instances(const sleapc_predictor *p, int frame)
 {
-    if (!p || frame < 0 || frame >= p->n_frames)
+    if (frame < 0 || frame >= p->n_frames)
         return 0;
     return (int)(p->frame_first[frame + 1] - p->frame_first[frame]);
 }
 
-sleapc_status sleapc_predictor_instance(const sleapc_predictor *p, int frame, int i,
-                                        sleapc_instance *out)
+sleapc_status sleapc__predictor_instance(const sleapc_predictor *p, int frame, int i,
+                                         sleapc_instance *out)
 {
-    if (!p || !out || i < 0 || i >= sleapc_predictor_n_instances(p, frame))
+    if (i < 0 || i >= sleapc__predictor_n_instances(p, frame))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predictor instance %d of frame %d: no such instance",
                             i, frame);
     const packed_instance *ins = &p->insts[p->frame_first[frame] + i];

@@ -1,5 +1,6 @@
-/* Public writer functions: gather predictions, then hand them to the format
- * writer chosen by the file extension, inside an atomic file. */
+/* The writer: gather predictions, then hand them to the format writer chosen
+ * by the file extension, inside an atomic file. Arguments are checked by the
+ * public functions (api/writer_public.c). */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <string.h>
@@ -9,9 +10,9 @@
 #include "core/error.h"
 #include "core/results.h"
 #include "pipeline/predictor.h"
-#include "sleapc/writer.h"
+#include "pipeline/writer.h"
 
-/* Formats by extension; see sleapc_writer_open. */
+/* Formats by extension; see sleapc_writer_open (include/sleapc/writer.h). */
 typedef enum writer_format { FORMAT_JSON, FORMAT_SLP, FORMAT_ANALYSIS_H5, FORMAT_CSV } writer_format;
 
 struct sleapc_writer {
@@ -26,38 +27,14 @@ static bool has_ext(const char *path, const char *ext)
     return n > k && strcmp(path + n - k, ext) == 0;
 }
 
-void sleapc__predictions_free(sleapc_predictions *pr)
-{
-    if (!pr)
-        return;
-    sleapc__free(pr->skeleton_name);
-    for (int i = 0; pr->node_names && i < pr->n_nodes; i++)
-        sleapc__free(pr->node_names[i]);
-    sleapc__free(pr->node_names);
-    sleapc__free(pr->edges);
-    sleapc__free(pr->symmetries);
-    for (int i = 0; pr->track_names && i < pr->n_tracks; i++)
-        sleapc__free(pr->track_names[i]);
-    sleapc__free(pr->track_names);
-    for (int i = 0; pr->videos && i < pr->n_videos; i++)
-        sleapc__free(pr->videos[i].filename);
-    sleapc__free(pr->videos);
-    sleapc__free(pr->frames);
-    sleapc__free(pr->insts);
-    sleapc__free(pr->points);
-    sleapc__free(pr->point_scores);
-    sleapc__free(pr->provenance);
-    memset(pr, 0, sizeof *pr);
-}
-
 static sleapc_status copy_header(sleapc_predictions *pr, const sleapc_predictor *p,
                                  const sleapc_video_info *videos, int n_videos)
 {
-    pr->skeleton_name = sleapc__strdup(sleapc_predictor_skeleton_name(p));
-    pr->n_nodes = sleapc_predictor_n_nodes(p);
-    pr->n_edges = sleapc_predictor_n_edges(p);
-    pr->n_symmetries = sleapc_predictor_n_symmetries(p);
-    pr->n_tracks = sleapc_predictor_n_classes(p);
+    pr->skeleton_name = sleapc__strdup(sleapc__predictor_skeleton_name(p));
+    pr->n_nodes = sleapc__predictor_n_nodes(p);
+    pr->n_edges = sleapc__predictor_n_edges(p);
+    pr->n_symmetries = sleapc__predictor_n_symmetries(p);
+    pr->n_tracks = sleapc__predictor_n_classes(p);
     pr->multiclass = pr->n_tracks > 0;
     pr->n_videos = n_videos;
     pr->node_names = sleapc__calloc((size_t)pr->n_nodes + 1, sizeof(char *));
@@ -69,16 +46,16 @@ static sleapc_status copy_header(sleapc_predictions *pr, const sleapc_predictor 
         !pr->track_names || !pr->videos)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     for (int i = 0; i < pr->n_nodes; i++) {
-        const char *name = sleapc_predictor_node_name(p, i);
+        const char *name = sleapc__predictor_node_name(p, i);
         if (!(pr->node_names[i] = sleapc__strdup(name ? name : "")))
             return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     }
     for (int i = 0; i < pr->n_edges; i++)
-        sleapc_predictor_edge(p, i, &pr->edges[i][0], &pr->edges[i][1]);
+        sleapc__predictor_edge(p, i, &pr->edges[i][0], &pr->edges[i][1]);
     for (int i = 0; i < pr->n_symmetries; i++)
-        sleapc_predictor_symmetry(p, i, &pr->symmetries[i][0], &pr->symmetries[i][1]);
+        sleapc__predictor_symmetry(p, i, &pr->symmetries[i][0], &pr->symmetries[i][1]);
     for (int i = 0; i < pr->n_tracks; i++)
-        if (!(pr->track_names[i] = sleapc__strdup(sleapc_predictor_class_name(p, i))))
+        if (!(pr->track_names[i] = sleapc__strdup(sleapc__predictor_class_name(p, i))))
             return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     for (int i = 0; i < n_videos; i++) {
         sleapc_pred_video *v = &pr->videos[i];
@@ -101,8 +78,8 @@ static char *provenance_json(const sleapc_predictor *p)
     if (!j)
         return NULL;
     cJSON_AddStringToObject(j, "software", "sleapc");
-    cJSON_AddStringToObject(j, "sleapc_version", sleapc_version());
-    cJSON_AddStringToObject(j, "layer", sleapc_predictor_layer_name(p));
+    cJSON_AddStringToObject(j, "sleapc_version", sleapc__version());
+    cJSON_AddStringToObject(j, "layer", sleapc__predictor_layer_name(p));
     cJSON *models = cJSON_AddArrayToObject(j, "model_paths");
     for (int i = 0; i < p->n_models; i++)
         cJSON_AddItemToArray(models, cJSON_CreateString(p->models[i]->dir));
@@ -129,12 +106,10 @@ static char *provenance_json(const sleapc_predictor *p)
     return copy;
 }
 
-sleapc_status sleapc_writer_open(const char *path, const sleapc_predictor *p,
-                                 const sleapc_video_info *videos, int n_videos,
-                                 sleapc_writer **out)
+sleapc_status sleapc__writer_open(const char *path, const sleapc_predictor *p,
+                                  const sleapc_video_info *videos, int n_videos,
+                                  sleapc_writer **out)
 {
-    if (!path || !p || !out || n_videos < 0 || (n_videos > 0 && !videos))
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "open writer: path, predictor and out are required");
     *out = NULL;
     writer_format format;
     if (has_ext(path, ".json"))
@@ -158,7 +133,7 @@ sleapc_status sleapc_writer_open(const char *path, const sleapc_predictor *p,
     if (!st && !(w->pr.provenance = provenance_json(p)))
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     if (st) {
-        sleapc_writer_discard(w);
+        sleapc__writer_discard(w);
         return st;
     }
     *out = w;
@@ -198,18 +173,18 @@ static sleapc_status grow(sleapc_predictions *pr, int64_t frames, int64_t insts)
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc_writer_add(sleapc_writer *w, const sleapc_predictor *p, int video,
-                                const int64_t *frame_indices)
+sleapc_status sleapc__writer_add(sleapc_writer *w, const sleapc_predictor *p, int video,
+                                 const int64_t *frame_indices)
 {
-    if (!w || !p || !frame_indices || video < 0 || video >= w->pr.n_videos)
+    if (video < 0 || video >= w->pr.n_videos)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "writer add: bad arguments");
     sleapc_predictions *pr = &w->pr;
-    if (sleapc_predictor_n_nodes(p) != pr->n_nodes)
+    if (sleapc__predictor_n_nodes(p) != pr->n_nodes)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "writer add: predictor skeleton differs");
-    int n_frames = sleapc_predictor_n_frames(p);
+    int n_frames = sleapc__predictor_n_frames(p);
     int64_t n_new = 0;
     for (int k = 0; k < n_frames; k++)
-        n_new += sleapc_predictor_n_instances(p, k);
+        n_new += sleapc__predictor_n_instances(p, k);
     sleapc_status st = grow(pr, pr->n_frames + n_frames, pr->n_insts + n_new);
     if (st)
         return st;
@@ -219,10 +194,10 @@ sleapc_status sleapc_writer_add(sleapc_writer *w, const sleapc_predictor *p, int
         f->video = video;
         f->frame_idx = frame_indices[k];
         f->first = pr->n_insts;
-        f->n = sleapc_predictor_n_instances(p, k);
+        f->n = sleapc__predictor_n_instances(p, k);
         for (int i = 0; i < f->n; i++) {
             sleapc_instance in;
-            sleapc_predictor_instance(p, k, i, &in);
+            sleapc__predictor_instance(p, k, i, &in);
             sleapc_pred_instance *d = &pr->insts[pr->n_insts];
             d->score = in.score;
             d->track = in.track;
@@ -240,10 +215,8 @@ sleapc_status sleapc_writer_add(sleapc_writer *w, const sleapc_predictor *p, int
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc_writer_close(sleapc_writer *w)
+sleapc_status sleapc__writer_close(sleapc_writer *w)
 {
-    if (!w)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "close writer: no writer");
     sleapc_status st;
     if (w->format == FORMAT_SLP) {
         st = sleapc__predictions_write_slp(&w->pr, w->path);
@@ -266,11 +239,11 @@ sleapc_status sleapc_writer_close(sleapc_writer *w)
     }
     if (st)
         st = sleapc__wrap(st, "write %s", w->path);
-    sleapc_writer_discard(w);
+    sleapc__writer_discard(w);
     return st;
 }
 
-void sleapc_writer_discard(sleapc_writer *w)
+void sleapc__writer_discard(sleapc_writer *w)
 {
     if (!w)
         return;

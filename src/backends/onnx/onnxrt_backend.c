@@ -4,10 +4,11 @@
  * the host, and returns the graph's outputs ("peaks", "peak_vals", ...). */
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/error.h"
 #include "backends/onnx/onnxrt_backend.h"
 #include "backends/onnx/onnxrt_impl.h"
+#include "core/alloc.h"
+#include "core/error.h"
+#include "core/tensor.h"
 
 static sleapc_status baked_forward(sleapc_backend *be, const sleapc_tensor *x,
                                    sleapc_tensor_map *out)
@@ -32,7 +33,7 @@ static sleapc_status baked_warmup(sleapc_backend *be, const int64_t shape[4])
                                 (long long)shape[i]);
         n *= shape[i];
     }
-    void *zeros = sleapc__calloc((size_t)n, sleapc_dtype_size(dtype));
+    void *zeros = sleapc__calloc((size_t)n, sleapc__dtype_size(dtype));
     if (!zeros)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "warm up: out of memory");
     sleapc_tensor x = {.dtype = dtype, .ndim = 4, .data = zeros};

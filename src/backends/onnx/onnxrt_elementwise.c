@@ -5,8 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/error.h"
 #include "backends/onnx/onnxrt_impl.h"
+#include "core/error.h"
 
 static bool is_op(const rt_op_ctx *c, const char *op)
 {

@@ -6,9 +6,9 @@
 #include <stdbool.h>
 
 #include "backends/backend.h"
-#include "model/graph.h"
-#include "core/weights.h"
 #include "backends/onnx/onnxrt.h"
+#include "core/weights.h"
+#include "model/graph.h"
 
 #define RT_MAX_DIMS SLEAPC_ONNX_MAX_DIMS
 /* Elements in one host tensor: far above any frame's maps (8 x 3 x 4096 x

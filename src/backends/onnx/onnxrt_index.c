@@ -3,8 +3,8 @@
  * checked against its tensor. */
 #include <string.h>
 
-#include "core/error.h"
 #include "backends/onnx/onnxrt_impl.h"
+#include "core/error.h"
 
 sleapc_status sleapc__rt_op_concat(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
                                    rt_tensor *out, int n_out)

@@ -7,10 +7,10 @@
  * the crops). */
 #include <string.h>
 
+#include "backends/onnx/onnxrt_impl.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "model/from_onnx.h"
-#include "backends/onnx/onnxrt_impl.h"
 
 /* Ops that belong to a network segment when their data comes from one. */
 static bool is_net_op(const char *op)

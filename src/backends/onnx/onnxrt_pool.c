@@ -5,9 +5,9 @@
  * point before, and buffers only grow), allocating nothing. */
 #include <string.h>
 
+#include "backends/onnx/onnxrt_impl.h"
 #include "core/alloc.h"
 #include "core/error.h"
-#include "backends/onnx/onnxrt_impl.h"
 
 /* b's storage made at least `bytes` (its contents dropped). */
 static sleapc_status grow(rt_pool_buf *b, size_t bytes)

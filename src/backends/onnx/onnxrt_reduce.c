@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/error.h"
 #include "backends/onnx/onnxrt_impl.h"
+#include "core/error.h"
 
 static bool op_is(const rt_op_ctx *c, const char *op)
 {

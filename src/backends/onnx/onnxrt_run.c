@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/error.h"
 #include "backends/onnx/onnxrt_impl.h"
+#include "core/error.h"
 
 #define MAX_STEP_IO 16
 

@@ -5,9 +5,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "backends/onnx/onnxrt_impl.h"
 #include "core/error.h"
 #include "core/resize_aa.h"
-#include "backends/onnx/onnxrt_impl.h"
 
 /* Pixel (iy, ix) of plane p, or 0 outside it (padding_mode "zeros"). */
 static float pixel(const float *p, int64_t h, int64_t w, int64_t iy, int64_t ix)

@@ -4,8 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/error.h"
 #include "backends/onnx/onnxrt_impl.h"
+#include "core/error.h"
 
 /* out = x with another shape (same element count). */
 static sleapc_status reshaped(const rt_op_ctx *c, const rt_tensor *x, int ndim,

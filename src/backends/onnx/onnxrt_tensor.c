@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backends/onnx/onnxrt_impl.h"
 #include "core/alloc.h"
 #include "core/error.h"
-#include "backends/onnx/onnxrt_impl.h"
 
 sleapc_status sleapc__rt_fail(const rt_op_ctx *c, sleapc_status st, const char *fmt, ...)
 {

@@ -1,5 +1,5 @@
-/* sleapc_render: a labels file's instances drawn on its video's frames,
- * written as one PNG or as a video. */
+/* The render job behind sleapc_render: a labels file's instances drawn on its
+ * video's frames, written as one PNG or as a video. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +11,7 @@
 #include "io/video/frame_source.h"
 #include "io/video/video_encode.h"
 #include "pipeline/render/render_draw.h"
-#include "sleapc/render.h"
+#include "pipeline/render/render_job.h"
 
 /* Used when neither the caller nor the source video gives a rate. */
 #define DEFAULT_FPS 30.0
@@ -43,7 +43,7 @@ typedef struct job {
     sleapc_draw_style style;
 } job;
 
-sleapc_render_opts sleapc_render_opts_default(void)
+sleapc_render_opts sleapc__render_opts_default(void)
 {
     sleapc_render_opts o = {.video_index = 0, .node_radius_px = 0, .line_width_px = 0, .fps = 0};
     return o;
@@ -313,20 +313,16 @@ static sleapc_status render_frames(job *j, const int64_t *frames, int64_t n_fram
     return render_video(j, frames, n_frames, fps, kind == OUT_LOSSLESS);
 }
 
-sleapc_status sleapc_render(const char *labels_path, const char *video_path, const char *out_path,
-                            const int64_t *frames, int64_t n_frames, const sleapc_render_opts *opts)
+sleapc_status sleapc__render(const char *labels_path, const char *video_path, const char *out_path,
+                             const int64_t *frames, int64_t n_frames, const sleapc_render_opts *opts)
 {
-    if (!labels_path || !out_path || (frames && n_frames < 1))
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "render: a labels file, an output path and (when frames are given) "
-                            "at least one frame are required");
     out_kind kind;
     if (!out_kind_of(out_path, &kind))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "render: %s: the output must be .png (one frame), .mp4/.mov (video) "
                             "or .mkv/.avi (lossless video)",
                             out_path);
-    sleapc_render_opts o = opts ? *opts : sleapc_render_opts_default();
+    sleapc_render_opts o = opts ? *opts : sleapc__render_opts_default();
     job j = {.out_path = out_path};
     int64_t *list = NULL;
     sleapc_status st = sleapc__slp_open(labels_path, &j.labels);

@@ -17,7 +17,7 @@
 #define BODY_GREY 20.0
 #define PI 3.14159265358979323846
 
-sleapc_sample_opts sleapc_sample_opts_default(void)
+sleapc_sample_opts sleapc__sample_opts_default(void)
 {
     sleapc_sample_opts o = {.n_frames = 60, .height = 192, .width = 256, .seed = 1};
     return o;
@@ -68,9 +68,9 @@ static void draw_frame(const sleapc_sample_opts *o, const float *xy, uint8_t *im
     }
 }
 
-sleapc_status sleapc_sample_write(const char *dir, const sleapc_sample_opts *opts)
+sleapc_status sleapc__sample_write(const char *dir, const sleapc_sample_opts *opts)
 {
-    sleapc_sample_opts o = opts ? *opts : sleapc_sample_opts_default();
+    sleapc_sample_opts o = opts ? *opts : sleapc__sample_opts_default();
     if (!dir || o.n_frames < 1 || o.n_frames > 100000 || o.height < 64 || o.width < 64 ||
         o.height > 4096 || o.width > 4096)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,

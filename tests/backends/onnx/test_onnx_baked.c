@@ -12,10 +12,10 @@
  * and sums of them of values of order 1). */
 #include <string.h>
 
-#include "io/onnx/onnx_read.h"
 #include "backends/onnx/onnxrt.h"
 #include "backends/onnx/onnxrt_backend.h"
 #include "backends/onnx/ort_cases.h"
+#include "io/onnx/onnx_read.h"
 
 static void check_case(const char *case_dir, const char *id, sleapc_onnxrt *rt)
 {

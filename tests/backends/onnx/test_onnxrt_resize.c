@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/onnx/onnxrt.h"
 #include "io/onnx/onnx_read.h"
 #include "io/onnx_pb_writer.h"
-#include "backends/onnx/onnxrt.h"
 #include "test_util.h"
 
 #define NAMES(...) ((const char *const[]){__VA_ARGS__, NULL})

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/onnx/onnxrt.h"
 #include "core/alloc.h"
 #include "io/npy/npy.h"
 #include "io/onnx/onnx_read.h"
 #include "io/onnx_pb_writer.h"
-#include "backends/onnx/onnxrt.h"
 #include "test_util.h"
 
 #define NAMES(...) ((const char *const[]){__VA_ARGS__, NULL})

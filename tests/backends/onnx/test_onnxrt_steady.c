@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/onnx/onnxrt.h"
+#include "backends/onnx/onnxrt_impl.h"
 #include "core/alloc.h"
 #include "io/npy/npy.h"
 #include "io/onnx/onnx_read.h"
-#include "backends/onnx/onnxrt.h"
-#include "backends/onnx/onnxrt_impl.h"
 #include "test_util.h"
 
 #define MAX_NAMES 64
