@@ -307,11 +307,12 @@ int cmd_bench(int argc, char **argv)
         if (json)
             printf("{\"simd\": \"%s\", \"peak_gflops\": {\"fp32\": %.2f, \"bf16\": %.2f}}\n",
                    sleapc_bench_simd_name(), f, b);
+        else if (b > 0)
+            printf("peak (%s): fp32 %.1f GFLOP/s, bf16 %.1f GFLOP/s\n", sleapc_bench_simd_name(),
+                   f, b);
         else
-            printf("peak (%s): fp32 %.1f GFLOP/s, bf16 %s\n", sleapc_bench_simd_name(), f,
-                   b > 0 ? "" : "not supported on this CPU");
-        if (!json && b > 0)
-            printf("  bf16 %.1f GFLOP/s\n", b);
+            printf("peak (%s): fp32 %.1f GFLOP/s, bf16 not supported on this CPU\n",
+                   sleapc_bench_simd_name(), f);
         return 0;
     }
     if (video) {
