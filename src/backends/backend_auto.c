@@ -141,8 +141,9 @@ static sleapc_status decide(auto_state *s, const sleapc_tensor *x)
     size_t tlen = 0;
     for (int i = 0; i < s->n && tlen < sizeof times - 1; i++)
         if (best_ms[i] >= 0)
-            tlen += (size_t)snprintf(times + tlen, sizeof times - tlen, "%s%s %.3g ms",
-                                     tlen ? ", " : "", s->cand[i]->ops->name, best_ms[i]);
+            tlen += (size_t)snprintf(times + tlen, sizeof times - tlen, "%s%s %.*f ms",
+                                     tlen ? ", " : "", s->cand[i]->ops->name,
+                                     best_ms[i] < 10 ? 2 : best_ms[i] < 100 ? 1 : 0, best_ms[i]);
     if (tlen == 0)
         snprintf(times, sizeof times, "the only one that ran");
     sleapc__log(SLEAPC_LOG_INFO,
