@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backends/backend_auto.h"
 #include "core/error.h"
 
 /* "cpu", "cuda", "mps", or one of those with ":<index>", as torch spells them. */
@@ -78,35 +79,8 @@ sleapc_status sleapc__backend_create(const char *name, const sleapc_graph *g,
     *out = NULL;
     if (!name || !*name)
         name = "auto";
-    if (strcmp(name, "auto") == 0) {
-        /* Best score first; a backend that cannot run a node (or the
-         * precision) says UNSUPPORTED and the next one is tried. When all
-         * refuse, the message lists every refusal. */
-        bool tried[16] = {0};
-        char why[1024] = "";
-        size_t len = 0;
-        for (;;) {
-            int best = -1, best_score = 0;
-            for (int i = 0; i < sleapc__backend_count() && i < 16; i++) {
-                int s = tried[i] ? 0 : sleapc__backend_factory(i)->score();
-                if (s > best_score) {
-                    best = i;
-                    best_score = s;
-                }
-            }
-            if (best < 0)
-                return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
-                                    "create backend auto: no backend can run this here%s%s",
-                                    len ? ": " : "", why);
-            tried[best] = true;
-            sleapc_status st = sleapc__backend_create_from(sleapc__backend_factory(best), g, opts, out);
-            if (st != SLEAPC_ERR_UNSUPPORTED)
-                return st;
-            if (len < sizeof why - 1)
-                len += (size_t)snprintf(why + len, sizeof why - len, "%s%s", len ? "; " : "",
-                                        sleapc__last_error());
-        }
-    }
+    if (strcmp(name, "auto") == 0)
+        return sleapc__backend_auto_create(g, opts, out);
     for (int i = 0; i < sleapc__backend_count(); i++) {
         const struct sleapc_backend_factory *f = sleapc__backend_factory(i);
         if (strcmp(f->name, name) != 0)
@@ -173,6 +147,14 @@ sleapc_status sleapc__backend_set_n_threads(sleapc_backend *be, int n_threads)
     if (!be->ops->set_n_threads)
         return SLEAPC_OK;  /* default: the count chosen at creation stays */
     return be->ops->set_n_threads(be, n_threads);
+}
+
+const char *sleapc__backend_name(const sleapc_backend *be)
+{
+    if (!be)
+        return "";
+    const char *serving = sleapc__backend_auto_serving(be);
+    return serving ? serving : be->ops->name;
 }
 
 void sleapc__backend_destroy(sleapc_backend *be)

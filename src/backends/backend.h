@@ -49,13 +49,15 @@ typedef struct sleapc_backend_opts {
 
 struct sleapc_backend_factory {
     const char *name;
-    /* 0: cannot run on this machine; higher wins for "auto". */
+    /* 0: cannot run on this machine; higher is tried first by "auto" and
+     * serves the shapes too small for it to measure. */
     int (*score)(void);
     sleapc_status (*create)(const sleapc_graph *g, const sleapc_backend_opts *opts,
                             sleapc_backend **out);
 };
 
-/* Find the factory by name ("auto" = highest score), create the backend and
+/* Find the factory by name ("auto": measure the backends that can run g and
+ * keep the fastest, see backend_auto.h), create the backend and
  * check it conforms; a non-conforming backend is destroyed and refused with
  * SLEAPC_ERR_BACKEND naming it and what is wrong. */
 sleapc_status sleapc__backend_create(const char *name, const sleapc_graph *g,
@@ -78,6 +80,9 @@ sleapc_status sleapc__backend_warmup(sleapc_backend *be, const int64_t shape[4])
 int64_t sleapc__backend_forward_ns(void);
 sleapc_status sleapc__backend_set_n_threads(sleapc_backend *be, int n_threads);
 void sleapc__backend_destroy(sleapc_backend *be);
+/* The name of the backend that runs be's forwards: be's own, or for "auto"
+ * the one it chose (the best-scoring one until it has measured). */
+const char *sleapc__backend_name(const sleapc_backend *be);
 
 /* Compiled-in factories (registry.c). */
 int sleapc__backend_count(void);

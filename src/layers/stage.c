@@ -45,11 +45,11 @@ sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m,
     if (!st)
         st = sleapc__backend_forward(s->be, &x, &s->out);
     if (st)
-        return sleapc__wrap(st, "warm up %s backend", s->be->ops->name);
+        return sleapc__wrap(st, "warm up %s backend", sleapc__backend_name(s->be));
     for (int h = 0; h < m->n_heads; h++)
         if (!sleapc__tensor_map_get(&s->out, m->heads[h].name))
             return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s returns no \"%s\" output for %s",
-                                s->be->ops->name, m->heads[h].name, m->dir);
+                                sleapc__backend_name(s->be), m->heads[h].name, m->dir);
     return SLEAPC_OK;
 }
 
@@ -177,7 +177,7 @@ sleapc_status sleapc__stage_head(const sleapc_stage *s, const char *name, bool v
     const sleapc_tensor *t = sleapc__tensor_map_get(&s->out, name);
     if (!t || t->dtype != SLEAPC_DTYPE_F32 || t->ndim != (vector ? 2 : 4))
         return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s: no usable \"%s\" output",
-                            s->be->ops->name, name);
+                            sleapc__backend_name(s->be), name);
     *out = t;
     return SLEAPC_OK;
 }

@@ -115,7 +115,7 @@ static int bench_network(const sleapc_model *m, long h, long w, const char **bac
         printf("peak: fp32 %.1f GFLOP/s", peak[SLEAPC_PRECISION_FP32]);
         if (peak[SLEAPC_PRECISION_BF16] > 0)
             printf(", bf16 %.1f GFLOP/s", peak[SLEAPC_PRECISION_BF16]);
-        printf(" (measured now)\n\n%-8s %-5s %5s %10s %10s %9s %10s %7s\n", "backend", "prec",
+        printf(" (measured now)\n\n%-14s %-5s %5s %10s %10s %9s %10s %7s\n", "backend", "prec",
                "batch", "ms median", "ms p99", "FPS", "GFLOP/s", "% peak");
     } else {
         printf("{\"model\": \"%s\", \"input\": [%d, %ld, %ld], \"gflop_per_frame\": %.4f, "
@@ -128,6 +128,7 @@ static int bench_network(const sleapc_model *m, long h, long w, const char **bac
             sleapc_precision pr = strcmp(precs[pi], "bf16") == 0 ? SLEAPC_PRECISION_BF16 : SLEAPC_PRECISION_FP32;
             for (int k = 0; k < n_batch; k++) {
                 record r = {.backend = backends[bi], .precision = precs[pi], .batch = batches[k]};
+                char auto_label[64];
                 sleapc_runner_opts ro = {.backend = backends[bi], .n_threads = threads, .precision = pr};
                 sleapc_runner *run = NULL;
                 size_t bytes = (size_t)(batches[k] * c * h * w);
@@ -144,6 +145,12 @@ static int bench_network(const sleapc_model *m, long h, long w, const char **bac
                     sleapc_tensor x = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4,
                                        .shape = {batches[k], c, h, w}, .data = px};
                     bool ok = !sleapc_runner_warmup(run, shape) && !sleapc_runner_forward(run, &x);
+                    /* "auto" has chosen by now: name the backend it runs on. */
+                    if (ok && strcmp(r.backend, sleapc_runner_backend_name(run)) != 0) {
+                        snprintf(auto_label, sizeof auto_label, "%s:%s", r.backend,
+                                 sleapc_runner_backend_name(run));
+                        r.backend = auto_label;
+                    }
                     for (int q = 0; ok && q < runs; q++) {
                         double t0 = now_s();
                         ok = !sleapc_runner_forward(run, &x);
@@ -170,9 +177,9 @@ static int bench_network(const sleapc_model *m, long h, long w, const char **bac
                                "\"gflops_per_s\": %.2f, \"peak_fraction\": %.4f}",
                                r.ms_median, r.ms_p99, r.fps, r.gflops_per_s, r.peak_fraction);
                 } else if (r.skipped) {
-                    printf("%-8s %-5s %5ld   skipped: %s\n", r.backend, r.precision, r.batch, r.skipped);
+                    printf("%-14s %-5s %5ld   skipped: %s\n", r.backend, r.precision, r.batch, r.skipped);
                 } else {
-                    printf("%-8s %-5s %5ld %10.2f %10.2f %9.2f %10.1f %6.1f%%\n", r.backend,
+                    printf("%-14s %-5s %5ld %10.2f %10.2f %9.2f %10.1f %6.1f%%\n", r.backend,
                            r.precision, r.batch, r.ms_median, r.ms_p99, r.fps, r.gflops_per_s,
                            100 * r.peak_fraction);
                 }
@@ -307,11 +314,12 @@ int cmd_bench(int argc, char **argv)
         if (json)
             printf("{\"simd\": \"%s\", \"peak_gflops\": {\"fp32\": %.2f, \"bf16\": %.2f}}\n",
                    sleapc_bench_simd_name(), f, b);
+        else if (b > 0)
+            printf("peak (%s): fp32 %.1f GFLOP/s, bf16 %.1f GFLOP/s\n", sleapc_bench_simd_name(),
+                   f, b);
         else
-            printf("peak (%s): fp32 %.1f GFLOP/s, bf16 %s\n", sleapc_bench_simd_name(), f,
-                   b > 0 ? "" : "not supported on this CPU");
-        if (!json && b > 0)
-            printf("  bf16 %.1f GFLOP/s\n", b);
+            printf("peak (%s): fp32 %.1f GFLOP/s, bf16 not supported on this CPU\n",
+                   sleapc_bench_simd_name(), f);
         return 0;
     }
     if (video) {

@@ -26,12 +26,14 @@ static void usage(FILE *f)
             "Run 'sleapc <command> --help' for the options of a command.\n");
 }
 
-/* The library's warnings and errors, on stderr like the CLI's own. */
+/* The library's notes, warnings and errors, on stderr like the CLI's own. */
 static void log_to_stderr(sleapc_log_level level, const char *msg, void *user)
 {
     (void)user;
     if (level >= SLEAPC_LOG_WARN)
         fprintf(stderr, "sleapc: %s: %s\n", level == SLEAPC_LOG_WARN ? "warning" : "error", msg);
+    else if (level == SLEAPC_LOG_INFO)
+        fprintf(stderr, "sleapc: %s\n", msg);
 }
 
 int main(int argc, char **argv)
