@@ -50,9 +50,10 @@ static char *join(const char *dir, const char *name)
 
 static sleapc_status check_backbone(const sleapc_model_config *cfg)
 {
-    if (cfg->backbone_type == SLEAPC_BACKBONE_UNET)
+    if (cfg->backbone_type != SLEAPC_BACKBONE_OTHER)
         return SLEAPC_OK;
-    return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "%s: unsupported backbone \"%s\" (sleapc runs UNet models)",
+    return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                        "%s: unsupported backbone \"%s\" (sleapc runs UNet, ConvNeXt and SwinT models)",
                         cfg->source_path ? cfg->source_path : "config", cfg->backbone_name);
 }
 
@@ -141,7 +142,7 @@ sleapc_status sleapc__model_load(const char *path, sleapc_model **out)
     st = sleapc__ckpt_read(m->weights_path, &m->weights);
     if (st)
         goto fail;
-    st = sleapc__build_unet(&m->cfg, &m->weights, m->weights_path, true, false, &m->graph);
+    st = sleapc__build_backbone(&m->cfg, &m->weights, m->weights_path, true, &m->graph);
     if (st)
         goto fail;
     m->n_heads = sleapc__heads_for_config(&m->cfg, m->heads);
