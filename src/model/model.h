@@ -21,6 +21,7 @@ struct sleapc_model {
      * the graph above is empty but for in_channels, and backends for it are
      * made from `baked`; layers take the exported path (layers/exported.h). */
     sleapc_onnx_model *baked;       /* owned; NULL for every other model */
+    char arch[256];                 /* sleapc_model_backbone_arch */
     bool has_export_meta;
     sleapc_export_meta export_meta; /* owned members; export folders only */
 };
@@ -28,5 +29,8 @@ struct sleapc_model {
 /* Body of sleapc_model_load (which only checks arguments). */
 sleapc_status sleapc__model_load(const char *path, sleapc_model **out);
 void sleapc__model_destroy(sleapc_model *m);
+
+/* One line describing cfg's backbone architecture into buf. */
+void sleapc__backbone_describe(const sleapc_model_config *cfg, char *buf, size_t cap);
 
 #endif

@@ -21,7 +21,10 @@
  * cases stay skipped: they ran sleap-nn's port of the network, which
  * differs from Keras for the three minimal_instance models, and the other
  * three use input scaling, where the preprocessing and the +0.5 px offset
- * differ by design. */
+ * differ by design.
+ *
+ * The ConvNeXt / SwinT cases of reference-backbones/ are checked the same
+ * way, at the same tolerances (their heads match within ~3e-6). */
 #include <math.h>
 
 #include "../layers/ops_ref_cases.h"
@@ -291,5 +294,14 @@ int main(void)
         check_case(cases.ids[i]);
     /* Every checkpoint model type has reliable cases. */
     CHECK_MSG(n_checked >= 20, "only %d checks ran", n_checked);
+    /* ConvNeXt and SwinT models (reference-backbones/, same layout), the
+     * top-down pair of a SwinT centroid and a ConvNeXt centered-instance
+     * model included; 8 cases, each run alone and twice in a batch. */
+    int before = n_checked;
+    ref_use_folder("reference-backbones");
+    ref_list_cases(&cases);
+    for (int i = 0; i < cases.n; i++)
+        check_case(cases.ids[i]);
+    CHECK_MSG(n_checked - before >= 16, "only %d backbone checks ran", n_checked - before);
     return test_finish();
 }
