@@ -56,6 +56,9 @@ SLEAPC_API double sleapc_model_input_scale(const sleapc_model *model);
 SLEAPC_API int64_t sleapc_model_param_count(const sleapc_model *model);
 /* Backbone kind as the config names it ("unet"). */
 SLEAPC_API const char *sleapc_model_backbone_name(const sleapc_model *model);
+/* The backbone's architecture in one line, e.g. "model_type tiny: depths
+ * [3,3,9,3], channels [96,192,384,768], ..."; owned by the model. */
+SLEAPC_API const char *sleapc_model_backbone_arch(const sleapc_model *model);
 /* Size matcher target (preprocessing max_height/max_width); 0 when not set. */
 SLEAPC_API void sleapc_model_max_size(const sleapc_model *model, int *height, int *width);
 /* Top-down crop side from the config; 0 when not set. */

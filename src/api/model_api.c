@@ -115,6 +115,13 @@ const char *sleapc_model_backbone_name(const sleapc_model *m)
     return m ? m->cfg.backbone_name : "";
 }
 
+const char *sleapc_model_backbone_arch(const sleapc_model *m)
+{
+    if (!m)
+        return "";
+    return m->arch;
+}
+
 void sleapc_model_max_size(const sleapc_model *m, int *height, int *width)
 {
     if (height)

@@ -85,6 +85,13 @@ sleapc_status sleapc__bf16_plan_make(const sleapc_graph *g, unsigned keep, sleap
     }
     for (int i = 0; i < n; i++) {
         const sleapc_node *nd = &g->nodes[i];
+        if (nd->op > SLEAPC_OP_LINEAR) {
+            sleapc__free(fp32);
+            sleapc__bf16_plan_free(out);
+            return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                                "bf16: node %s (%s): mixed precision covers UNet graphs only",
+                                nd->name, sleapc__op_name(nd->op));
+        }
         if (!is_conv(nd))
             continue;
         if ((keep & SLEAPC_BF16_KEEP_FIRST) && nd->n_inputs > 0 && nd->inputs[0] == 0)

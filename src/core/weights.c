@@ -57,8 +57,14 @@ int64_t sleapc__weight_numel(const sleapc_weight *t)
 int64_t sleapc__weights_param_count(const sleapc_weights *w)
 {
     int64_t n = 0;
-    for (int i = 0; i < w->n; i++)
+    for (int i = 0; i < w->n; i++) {
+        /* Swin's relative_position_index is a constant buffer, not a parameter. */
+        const char *name = w->items[i].name;
+        size_t len = strlen(name), suf = strlen("relative_position_index");
+        if (len >= suf && strcmp(name + len - suf, "relative_position_index") == 0)
+            continue;
         n += sleapc__weight_numel(&w->items[i]);
+    }
     return n;
 }
 

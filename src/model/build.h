@@ -16,4 +16,15 @@ sleapc_status sleapc__build_unet(const sleapc_model_config *cfg, const sleapc_we
                                  const char *weights_path, bool strict, bool keras_placement,
                                  sleapc_graph *g);
 
+/* sleap-nn's ConvNeXt / SwinT + heads (cfg->vit), with the same checks. */
+sleapc_status sleapc__build_convnext(const sleapc_model_config *cfg, const sleapc_weights *w,
+                                     const char *weights_path, bool strict, sleapc_graph *g);
+sleapc_status sleapc__build_swint(const sleapc_model_config *cfg, const sleapc_weights *w,
+                                  const char *weights_path, bool strict, sleapc_graph *g);
+
+/* The builder cfg->backbone_type needs (UNet: PyTorch placement); refuses
+ * other backbones with SLEAPC_ERR_UNSUPPORTED. */
+sleapc_status sleapc__build_backbone(const sleapc_model_config *cfg, const sleapc_weights *w,
+                                     const char *weights_path, bool strict, sleapc_graph *g);
+
 #endif

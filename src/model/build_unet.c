@@ -7,111 +7,10 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
-#include "model/build.h"
+#include "model/build_impl.h"
 
-#define KEY_CAP 256
-
-typedef struct builder {
-    const sleapc_model_config *cfg;
-    const sleapc_weights *w;
-    const char *path;
-    sleapc_graph *g;
-    bool *used;          /* per weight: bound to a node */
-    bool keras_placement;
-} builder;
-
-static void shape_str(char *buf, size_t cap, int ndim, const int64_t *shape)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < ndim && n + 24 < cap; i++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? "," : "[", (long long)shape[i]);
-    snprintf(buf + n, cap - n, "%s", ndim ? "]" : "[]");
-}
-
-/* Find tensor `key` and check it has exactly the expected shape. */
-static sleapc_status bind(builder *bd, const char *key, int ndim, const int64_t *shape,
-                          const float **out)
-{
-    char want[96], got[96];
-    shape_str(want, sizeof want, ndim, shape);
-    const sleapc_weight *t = sleapc__weights_find(bd->w, key);
-    if (!t)
-        return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: missing tensor \"%s\" (config expects %s)",
-                            bd->path, key, want);
-    bool same = t->ndim == ndim;
-    for (int i = 0; same && i < ndim; i++)
-        same = t->shape[i] == shape[i];
-    if (!same) {
-        shape_str(got, sizeof got, t->ndim, t->shape);
-        return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: tensor \"%s\" is %s, config expects %s",
-                            bd->path, key, got, want);
-    }
-    bd->used[t - bd->w->items] = true;
-    *out = t->data;
-    return SLEAPC_OK;
-}
-
-/* Conv (or transposed conv) + bias from "<prefix>.weight" / "<prefix>.bias". */
-static sleapc_status add_conv(builder *bd, sleapc_op op, const char *prefix, const char *name,
-                              int src, int c_in, int c_out, int k, sleapc_act act, int *out)
-{
-    sleapc_node n = {.op = op, .n_inputs = 1, .inputs = {src}, .c_in = c_in, .c_out = c_out,
-                     .kernel = k, .act = act, .keras_placement = bd->keras_placement};
-    snprintf(n.name, sizeof n.name, "%s", name);
-    char key[KEY_CAP];
-    /* ConvTranspose2d stores (in, out, kh, kw); Conv2d (out, in, kh, kw). */
-    int64_t wshape[4] = {op == SLEAPC_OP_CONV2D ? c_out : c_in,
-                         op == SLEAPC_OP_CONV2D ? c_in : c_out, k, k};
-    int64_t bshape[1] = {c_out};
-    snprintf(key, sizeof key, "%s.weight", prefix);
-    sleapc_status st = bind(bd, key, 4, wshape, &n.weight);
-    if (st)
-        return st;
-    snprintf(key, sizeof key, "%s.bias", prefix);
-    st = bind(bd, key, 1, bshape, &n.bias);
-    if (st)
-        return st;
-    return sleapc__graph_add(bd->g, &n, out);
-}
-
-static sleapc_status add_simple(builder *bd, sleapc_op op, const char *name, int n_in,
-                                const int *inputs, int *out)
-{
-    sleapc_node n = {.op = op, .n_inputs = n_in};
-    for (int i = 0; i < n_in; i++)
-        n.inputs[i] = inputs[i];
-    snprintf(n.name, sizeof n.name, "%s", name);
-    return sleapc__graph_add(bd->g, &n, out);
-}
-
-static sleapc_status add_linear(builder *bd, const char *prefix, const char *name, int src,
-                                int c_in, int c_out, sleapc_act act, int *out)
-{
-    sleapc_node n = {.op = SLEAPC_OP_LINEAR, .n_inputs = 1, .inputs = {src}, .c_in = c_in,
-                     .c_out = c_out, .act = act};
-    snprintf(n.name, sizeof n.name, "%s", name);
-    char key[KEY_CAP];
-    int64_t wshape[2] = {c_out, c_in};
-    int64_t bshape[1] = {c_out};
-    snprintf(key, sizeof key, "%s.weight", prefix);
-    sleapc_status st = bind(bd, key, 2, wshape, &n.weight);
-    if (st)
-        return st;
-    snprintf(key, sizeof key, "%s.bias", prefix);
-    st = bind(bd, key, 1, bshape, &n.bias);
-    if (st)
-        return st;
-    return sleapc__graph_add(bd->g, &n, out);
-}
-
-static int ilog2_exact(int v)
-{
-    int l = 0;
-    while ((1 << l) < v)
-        l++;
-    return (1 << l) == v ? l : -1;
-}
+#define KEY_CAP SLEAPC_KEY_CAP
+#define ilog2_exact sleapc__ilog2_exact
 
 /* F_b = int(filters * filters_rate ** b): Python float power, then truncation. */
 static int level_width(const sleapc_unet_config *u, int b)
@@ -120,7 +19,7 @@ static int level_width(const sleapc_unet_config *u, int b)
 }
 
 /* Checks of the UNet options sleapc (and sleap-nn) can run. */
-static sleapc_status check_unet(const builder *bd, const sleapc_unet_config *u, int *out_d)
+static sleapc_status check_unet(const sleapc_builder *bd, const sleapc_unet_config *u, int *out_d)
 {
     const char *p = bd->cfg->source_path ? bd->cfg->source_path : "config";
     if (u->stem_stride > 0)
@@ -151,15 +50,16 @@ static sleapc_status check_unet(const builder *bd, const sleapc_unet_config *u, 
     return SLEAPC_OK;
 }
 
-static sleapc_status build(builder *bd)
+static sleapc_status build(sleapc_builder *bd)
 {
     const sleapc_model_config *cfg = bd->cfg;
     const sleapc_unet_config *u = &cfg->unet;
     const char *p = cfg->source_path ? cfg->source_path : "config";
     sleapc_head_spec heads[SLEAPC_MAX_HEADS];
-    int n_heads = sleapc__heads_for_config(cfg, heads);
-    if (n_heads == 0)
-        return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: unknown model type", p);
+    int n_heads = 0;
+    sleapc_status st = sleapc__bld_heads(bd, heads, &n_heads);
+    if (st)
+        return st;
 
     /* sleap-nn's check_output_strides: the backbone's output stride is the
      * smallest head stride, and max_stride is at least the largest. */
@@ -168,11 +68,6 @@ static sleapc_status build(builder *bd)
     for (int i = 0; i < n_heads; i++) {
         if (heads[i].stride == 0)
             continue;
-        if (heads[i].channels < 1)
-            return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: head %s has no channels", p, heads[i].name);
-        if (ilog2_exact(heads[i].stride) < 0)
-            return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: head %s output_stride %d is not a power of 2",
-                                p, heads[i].name, heads[i].stride);
         if (!min_stride || heads[i].stride < min_stride)
             min_stride = heads[i].stride;
         if (heads[i].stride > max_head_stride)
@@ -183,11 +78,11 @@ static sleapc_status build(builder *bd)
     if (min_stride)
         uc.output_stride = min_stride;
     int D = 0;
-    sleapc_status st = check_unet(bd, &uc, &D);
+    st = check_unet(bd, &uc, &D);
     if (st)
         return st;
     int U = ilog2_exact(uc.max_stride / uc.output_stride);
-    if (uc.output_stride > uc.max_stride || U < 0)
+    if (uc.output_stride > uc.max_stride || U < 0 || U > SLEAPC_DECODER_MAX)
         return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: output_stride %d does not divide max_stride %d",
                             p, uc.output_stride, uc.max_stride);
 
@@ -195,7 +90,7 @@ static sleapc_status build(builder *bd)
     g->in_channels = uc.in_channels;
     g->max_stride = uc.max_stride;
     int x = 0;
-    st = add_simple(bd, SLEAPC_OP_INPUT, "input", 0, NULL, &x);
+    st = sleapc__bld_simple(bd, SLEAPC_OP_INPUT, "input", 0, NULL, &x);
     if (st)
         return st;
 
@@ -207,7 +102,7 @@ static sleapc_status build(builder *bd)
     for (int b = 0; b < D; b++) {
         if (b > 0) {
             snprintf(name, sizeof name, "stack0_enc%d_pool", b);
-            st = add_simple(bd, SLEAPC_OP_MAXPOOL2D, name, 1, &x, &x);
+            st = sleapc__bld_simple(bd, SLEAPC_OP_MAXPOOL2D, name, 1, &x, &x);
             if (st)
                 return st;
         }
@@ -215,7 +110,8 @@ static sleapc_status build(builder *bd)
         for (int i = 0; i < uc.convs_per_block; i++) {
             snprintf(name, sizeof name, "stack0_enc%d_conv%d", b, i);
             snprintf(prefix, sizeof prefix, "model.backbone.encoders.0.encoder_stack.%d.blocks.%s", b, name);
-            st = add_conv(bd, SLEAPC_OP_CONV2D, prefix, name, x, c, f, k, SLEAPC_ACT_RELU, &x);
+            st = sleapc__bld_conv(bd, SLEAPC_OP_CONV2D, prefix, name, x, c, f, k, SLEAPC_ACT_RELU,
+                                  true, &x);
             if (st)
                 return st;
             c = f;
@@ -223,7 +119,7 @@ static sleapc_status build(builder *bd)
         skips[b] = x;
     }
     snprintf(name, sizeof name, "stack0_enc%d_last_pool", D);
-    st = add_simple(bd, SLEAPC_OP_MAXPOOL2D, name, 1, &x, &x);
+    st = sleapc__bld_simple(bd, SLEAPC_OP_MAXPOOL2D, name, 1, &x, &x);
     if (st)
         return st;
 
@@ -232,142 +128,39 @@ static sleapc_status build(builder *bd)
     for (int i = 0; i < uc.convs_per_block - 1; i++) {
         snprintf(name, sizeof name, "stack0_enc%d_middle_expand_conv%d", D + 1, i);
         snprintf(prefix, sizeof prefix, "model.backbone.middle_blocks.0.blocks.%s", name);
-        st = add_conv(bd, SLEAPC_OP_CONV2D, prefix, name, x, c, f_d, k, SLEAPC_ACT_RELU, &x);
+        st = sleapc__bld_conv(bd, SLEAPC_OP_CONV2D, prefix, name, x, c, f_d, k, SLEAPC_ACT_RELU,
+                              true, &x);
         if (st)
             return st;
         c = f_d;
     }
     snprintf(name, sizeof name, "stack0_enc%d_middle_contract_conv0", D + 2);
     snprintf(prefix, sizeof prefix, "model.backbone.middle_blocks.1.blocks.%s", name);
-    st = add_conv(bd, SLEAPC_OP_CONV2D, prefix, name, x, c, f_d, k, SLEAPC_ACT_RELU, &x);
+    st = sleapc__bld_conv(bd, SLEAPC_OP_CONV2D, prefix, name, x, c, f_d, k, SLEAPC_ACT_RELU, true,
+                          &x);
     if (st)
         return st;
     int middle = x;
 
     /* Decoder: upsample, concat [skip, up], refine convs. */
-    int feat_node[16], feat_stride[16], feat_ch[16], n_feat = 0;
-    feat_node[n_feat] = middle;
-    feat_stride[n_feat] = uc.max_stride;
-    feat_ch[n_feat++] = f_d;
-    int cs = uc.max_stride;
+    sleapc_decoder dec = {.key_fmt = "model.backbone.decoders.0.decoder_stack.%d.blocks.%s",
+                          .block_fmt = "stack0_dec%d_s%d_to_s%d", .n_blocks = U, .kernel = k,
+                          .up_interpolate = uc.up_interpolate};
     for (int j = 0; j < U; j++) {
-        int gj = level_width(&uc, D - 1 - j > 0 ? D - 1 - j : 0);
-        char block[64];
-        snprintf(block, sizeof block, "stack0_dec%d_s%d_to_s%d", j, cs, cs / 2);
-        int up;
-        int up_ch;
-        if (uc.up_interpolate) {
-            snprintf(name, sizeof name, "%s_interp", block);
-            st = add_simple(bd, SLEAPC_OP_UPSAMPLE2X, name, 1, &x, &up);
-            up_ch = c;
-        } else {
-            snprintf(name, sizeof name, "%s_trans_conv", block);
-            snprintf(prefix, sizeof prefix, "model.backbone.decoders.0.decoder_stack.%d.blocks.%s", j, name);
-            st = add_conv(bd, SLEAPC_OP_CONV_TRANSPOSE2D, prefix, name, x, c, gj, 3, SLEAPC_ACT_RELU, &up);
-            up_ch = gj;
-        }
-        if (st)
-            return st;
-        int in_ch = up_ch;
-        if (j < D) {
-            int skip = skips[D - 1 - j];
-            int ins[2] = {up, skip};
-            snprintf(name, sizeof name, "%s_resize", block);
-            st = add_simple(bd, SLEAPC_OP_RESIZE_LIKE, name, 2, ins, &up);
-            if (st)
-                return st;
-            /* sleap-nn concatenates the skip FIRST (formats.md A.6). */
-            int cat_in[2] = {skip, up};
-            snprintf(name, sizeof name, "%s_concat", block);
-            st = add_simple(bd, SLEAPC_OP_CONCAT, name, 2, cat_in, &x);
-            if (st)
-                return st;
-            in_ch += level_width(&uc, D - 1 - j);
-        } else {
-            x = up;
-        }
-        c = in_ch;
-        for (int i = 0; i < uc.convs_per_block; i++) {
-            snprintf(name, sizeof name, "%s_refine_conv%d", block, i);
-            snprintf(prefix, sizeof prefix, "model.backbone.decoders.0.decoder_stack.%d.blocks.%s", j, name);
-            st = add_conv(bd, SLEAPC_OP_CONV2D, prefix, name, x, c, gj, k, SLEAPC_ACT_RELU, &x);
-            if (st)
-                return st;
-            c = gj;
-        }
-        cs /= 2;
-        feat_node[n_feat] = x;
-        feat_stride[n_feat] = cs;
-        feat_ch[n_feat++] = gj;
+        dec.width[j] = level_width(&uc, D - 1 - j > 0 ? D - 1 - j : 0);
+        dec.skip[j] = j < D ? skips[D - 1 - j] : -1;
+        dec.skip_ch[j] = j < D ? level_width(&uc, D - 1 - j) : 0;
+        dec.refine[j] = uc.convs_per_block;
     }
-
-    /* Heads (model.py): a 1x1 conv on the feature map of the head's stride;
-     * ClassVectorsHead reads the middle output (intermediate_feat). */
-    for (int h = 0; h < n_heads; h++) {
-        const sleapc_head_spec *hs = &heads[h];
-        int out;
-        if (hs->stride == 0) {
-            if (!cfg->class_vectors_global_pool)
-                return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "%s: ClassVectorsHead global_pool: false is not supported", p);
-            int n_fc = cfg->class_vectors_fc_layers;
-            int units = cfg->class_vectors_fc_units;
-            if (n_fc < 0 || n_fc > 64 || units < 1)
-                return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: ClassVectorsHead num_fc_layers %d, num_fc_units %d",
-                                    p, n_fc, units);
-            snprintf(name, sizeof name, "ClassVectorsHead_pool");
-            st = add_simple(bd, SLEAPC_OP_GLOBAL_MAXPOOL, name, 1, &middle, &out);
-            if (st)
-                return st;
-            int v_ch = f_d;
-            for (int i = 0; i < n_fc; i++) {
-                snprintf(name, sizeof name, "pre_classification%d_fc", i);
-                snprintf(prefix, sizeof prefix, "model.head_layers.%d.%s", h, name);
-                st = add_linear(bd, prefix, name, out, v_ch, units, SLEAPC_ACT_RELU, &out);
-                if (st)
-                    return st;
-                v_ch = units;
-            }
-            snprintf(prefix, sizeof prefix, "model.head_layers.%d.%s", h, hs->name);
-            st = add_linear(bd, prefix, hs->name, out, v_ch, hs->channels, SLEAPC_ACT_SOFTMAX, &out);
-        } else {
-            int fi = -1;
-            for (int i = 0; i < n_feat && fi < 0; i++)
-                if (feat_stride[i] == hs->stride)
-                    fi = i;
-            if (fi < 0)
-                return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: no decoder output at stride %d for %s",
-                                    p, hs->stride, hs->name);
-            snprintf(prefix, sizeof prefix, "model.head_layers.%d.%s.0", h, hs->name);
-            st = add_conv(bd, SLEAPC_OP_CONV2D, prefix, hs->name, feat_node[fi], feat_ch[fi],
-                          hs->channels, 1, hs->act, &out);
-        }
-        if (st)
-            return st;
-        st = sleapc__graph_add_output(g, hs->name, out, hs->stride);
-        if (st)
-            return st;
-    }
-    return SLEAPC_OK;
+    st = sleapc__bld_decoder(bd, &dec, middle, f_d, uc.max_stride);
+    if (!st)
+        st = sleapc__bld_add_heads(bd, &dec, heads, n_heads, middle, f_d);
+    return st;
 }
 
 sleapc_status sleapc__build_unet(const sleapc_model_config *cfg, const sleapc_weights *w,
                                  const char *weights_path, bool strict, bool keras_placement,
                                  sleapc_graph *g)
 {
-    builder bd = {.cfg = cfg, .w = w, .path = weights_path, .g = g,
-                  .keras_placement = keras_placement};
-    memset(g, 0, sizeof *g);
-    bd.used = sleapc__calloc((size_t)(w->n > 0 ? w->n : 1), sizeof *bd.used);
-    if (!bd.used)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "build model: out of memory");
-    sleapc_status st = build(&bd);
-    for (int i = 0; st == SLEAPC_OK && strict && i < w->n; i++)
-        if (!bd.used[i] && strncmp(w->items[i].name, "model.", 6) == 0)
-            st = sleapc__fail(SLEAPC_ERR_FORMAT,
-                              "%s: tensor \"%s\" is not part of the network the config describes",
-                              weights_path, w->items[i].name);
-    sleapc__free(bd.used);
-    if (st)
-        sleapc__graph_clear(g);
-    return st;
+    return sleapc__bld_run(cfg, w, weights_path, strict, keras_placement, g, build);
 }

@@ -15,12 +15,27 @@ static const char *const op_names[] = {
     [SLEAPC_OP_CONCAT] = "concat",
     [SLEAPC_OP_GLOBAL_MAXPOOL] = "global_maxpool",
     [SLEAPC_OP_LINEAR] = "linear",
+    [SLEAPC_OP_PATCHES] = "patches",
+    [SLEAPC_OP_DWCONV] = "dwconv",
+    [SLEAPC_OP_LAYERNORM] = "layernorm",
+    [SLEAPC_OP_SCALE_ADD] = "scale_add",
+    [SLEAPC_OP_WINDOW_ATTENTION] = "window_attention",
 };
 _Static_assert(sizeof op_names / sizeof op_names[0] == SLEAPC_OP_COUNT, "every op needs a name");
 
 const char *sleapc__op_name(sleapc_op op)
 {
     return (unsigned)op < SLEAPC_OP_COUNT ? op_names[op] : "unknown";
+}
+
+void sleapc__window_geometry(const sleapc_node *n, int64_t h, int64_t w, int64_t *ph,
+                             int64_t *pw, int *shift_h, int *shift_w)
+{
+    int64_t k = n->kernel;
+    *ph = (h + k - 1) / k * k;
+    *pw = (w + k - 1) / k * k;
+    *shift_h = k >= *ph ? 0 : n->shift;
+    *shift_w = k >= *pw ? 0 : n->shift;
 }
 
 sleapc_status sleapc__graph_add(sleapc_graph *g, const sleapc_node *node, int *out_index)
@@ -143,6 +158,48 @@ sleapc_status sleapc__graph_infer_shapes(const sleapc_graph *g, int64_t b, int64
             d[1] = n->c_out;
             d[2] = d[3] = 0;
             break;
+        case SLEAPC_OP_PATCHES:
+            if (!s0 || s0[2] == 0 || n->kernel < 1 || n->stride < 1 || n->pad < 0 ||
+                (n->patch_merge && (n->kernel != 2 || n->stride != 2 || n->pad != 0)))
+                return sleapc__fail(SLEAPC_ERR_FORMAT, "graph node %s: bad patches", n->name);
+            d[1] = s0[1] * n->kernel * n->kernel;
+            if (n->patch_merge) {
+                d[2] = (s0[2] + 1) / 2;
+                d[3] = (s0[3] + 1) / 2;
+            } else {
+                if (s0[2] + 2 * n->pad < n->kernel || s0[3] + 2 * n->pad < n->kernel)
+                    return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                                        "input %lldx%lld is too small for the network (node %s)",
+                                        (long long)h, (long long)w, n->name);
+                d[2] = (s0[2] + 2 * n->pad - n->kernel) / n->stride + 1;
+                d[3] = (s0[3] + 2 * n->pad - n->kernel) / n->stride + 1;
+            }
+            break;
+        case SLEAPC_OP_DWCONV:
+        case SLEAPC_OP_LAYERNORM:
+            if (!s0 || s0[2] == 0 || s0[1] != n->c_in || (n->op == SLEAPC_OP_DWCONV && n->kernel < 1))
+                return sleapc__fail(SLEAPC_ERR_FORMAT, "graph node %s: expects %d channels, gets %lld",
+                                    n->name, n->c_in, s0 ? (long long)s0[1] : 0LL);
+            memcpy(d, s0, 4 * sizeof *d);
+            break;
+        case SLEAPC_OP_SCALE_ADD: {
+            const int64_t *s1 = n->n_inputs == 2 ? shapes[n->inputs[1]] : NULL;
+            if (!s1 || s0[1] != s1[1] || s0[2] != s1[2] || s0[3] != s1[3] ||
+                (n->weight && s0[1] != n->c_in))
+                return sleapc__fail(SLEAPC_ERR_FORMAT, "graph node %s: adds unequal shapes",
+                                    n->name);
+            memcpy(d, s0, 4 * sizeof *d);
+            break;
+        }
+        case SLEAPC_OP_WINDOW_ATTENTION:
+            if (!s0 || s0[2] == 0 || s0[1] != 3 * (int64_t)n->c_in || n->kernel < 1 ||
+                n->heads < 1 || n->c_in % n->heads != 0 || n->shift < 0 || n->shift >= n->kernel)
+                return sleapc__fail(SLEAPC_ERR_FORMAT, "graph node %s: bad window attention",
+                                    n->name);
+            d[1] = n->c_in;
+            d[2] = s0[2];
+            d[3] = s0[3];
+            break;
         default:
             return sleapc__fail(SLEAPC_ERR_FORMAT, "graph node %s: unknown op %d", n->name, n->op);
         }
@@ -168,6 +225,15 @@ double sleapc__graph_flops(const sleapc_graph *g, int64_t b, int64_t h, int64_t 
                 flops += 2.0 * (double)(d[0] * n->c_in * (d[2] / 2) * (d[3] / 2)) * n->c_out * 9;
             else if (n->op == SLEAPC_OP_LINEAR)
                 flops += 2.0 * (double)d[0] * n->c_in * n->c_out;
+            else if (n->op == SLEAPC_OP_DWCONV)
+                flops += 2.0 * (double)(d[0] * d[1] * d[2] * d[3]) * n->kernel * n->kernel;
+            else if (n->op == SLEAPC_OP_WINDOW_ATTENTION) {
+                /* q k^T and attn v over the padded tokens: 2 * 2 * N * C per token. */
+                int64_t ph, pw;
+                int sh, sw;
+                sleapc__window_geometry(n, d[2], d[3], &ph, &pw, &sh, &sw);
+                flops += 4.0 * (double)(d[0] * ph * pw) * n->kernel * n->kernel * n->c_in;
+            }
         }
     }
     sleapc__free(shapes);

@@ -25,6 +25,26 @@ typedef enum sleapc_op {
     SLEAPC_OP_CONCAT,           /* channel concat of inputs in order */
     SLEAPC_OP_GLOBAL_MAXPOOL,   /* (B,C,H,W) -> (B,C) */
     SLEAPC_OP_LINEAR,           /* (B,in) -> (B,out), bias */
+    /* ConvNeXt / SwinT (architectures.md §4-5). Their per-token Linear layers
+       are 1x1 CONV2Ds on the NCHW map. */
+    SLEAPC_OP_PATCHES,          /* (B,C,H,W) -> (B,C*k*k,Ho,Wo): the k x k patches at
+                                   `stride`, zero padding `pad` on every side, channel
+                                   (c, ky, kx) as a conv weight flattens; a strided conv
+                                   is this + a 1x1 CONV2D. patch_merge: k = stride = 2,
+                                   odd sizes padded bottom/right, channel (2*kx+ky)*C + c
+                                   (torchvision PatchMerging's x0..x3 order) */
+    SLEAPC_OP_DWCONV,           /* depthwise k x k, stride 1, pad (k-1)/2, bias;
+                                   weight (C,1,k,k) */
+    SLEAPC_OP_LAYERNORM,        /* over the channels of each pixel, weight/bias (C), eps */
+    SLEAPC_OP_SCALE_ADD,        /* inputs (x, y): x + weight[c] * y (layer scale +
+                                   residual); weight NULL: x + y */
+    SLEAPC_OP_WINDOW_ATTENTION, /* torchvision shifted_window_attention between its qkv
+                                   and proj linears: input the (B,3C,H,W) qkv map, output
+                                   (B,C,H,W). Window `kernel`, `heads`, shift `shift` on
+                                   each axis (dropped on an axis whose padded size is the
+                                   window), maps padded bottom/right to the window (padded
+                                   tokens' qkv = bias), weight = relative position bias
+                                   table ((2k-1)^2, heads), bias = qkv bias (3C) or NULL */
     SLEAPC_OP_COUNT
 } sleapc_op;
 
@@ -45,6 +65,12 @@ typedef struct sleapc_node {
                              instead of 1..2H (PyTorch padding=1, output_padding=1) */
     const float *weight;  /* borrowed from the model's weights; PyTorch layout */
     const float *bias;    /* borrowed; NULL = no bias */
+    int stride;           /* PATCHES */
+    int pad;              /* PATCHES */
+    bool patch_merge;     /* PATCHES */
+    int heads;            /* WINDOW_ATTENTION */
+    int shift;            /* WINDOW_ATTENTION */
+    float eps;            /* LAYERNORM */
 } sleapc_node;
 
 typedef struct sleapc_graph_output {
@@ -81,5 +107,10 @@ sleapc_status sleapc__graph_infer_shapes(const sleapc_graph *g, int64_t b, int64
 double sleapc__graph_flops(const sleapc_graph *g, int64_t b, int64_t h, int64_t w);
 
 const char *sleapc__op_name(sleapc_op op);
+
+/* WINDOW_ATTENTION geometry on an h x w map: padded size and the shift each
+ * axis really gets (torchvision drops it where the window covers the map). */
+void sleapc__window_geometry(const sleapc_node *n, int64_t h, int64_t w, int64_t *ph,
+                             int64_t *pw, int *shift_h, int *shift_w);
 
 #endif

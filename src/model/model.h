@@ -21,6 +21,7 @@ struct sleapc_model {
      * the graph above is empty but for in_channels, and backends for it are
      * made from `baked`; layers take the exported path (layers/exported.h). */
     sleapc_onnx_model *baked;       /* owned; NULL for every other model */
+    char arch[256];                 /* sleapc_model_backbone_arch */
     bool has_export_meta;
     sleapc_export_meta export_meta; /* owned members; export folders only */
 };
@@ -40,5 +41,8 @@ const char *sleapc__model_node_name(const sleapc_model *m, int i);  /* NULL when
 int sleapc__model_n_edges(const sleapc_model *m);
 /* (-1, -1) when i is out of range. */
 void sleapc__model_edge(const sleapc_model *m, int i, int *src, int *dst);
+
+/* One line describing cfg's backbone architecture into buf. */
+void sleapc__backbone_describe(const sleapc_model_config *cfg, char *buf, size_t cap);
 
 #endif

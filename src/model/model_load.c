@@ -50,9 +50,10 @@ static char *join(const char *dir, const char *name)
 
 static sleapc_status check_backbone(const sleapc_model_config *cfg)
 {
-    if (cfg->backbone_type == SLEAPC_BACKBONE_UNET)
+    if (cfg->backbone_type != SLEAPC_BACKBONE_OTHER)
         return SLEAPC_OK;
-    return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "%s: unsupported backbone \"%s\" (sleapc runs UNet models)",
+    return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                        "%s: unsupported backbone \"%s\" (sleapc runs UNet, ConvNeXt and SwinT models)",
                         cfg->source_path ? cfg->source_path : "config", cfg->backbone_name);
 }
 
@@ -83,6 +84,8 @@ static sleapc_status load_legacy(sleapc_model *m, const char *json)
         st = sleapc__build_unet(&m->cfg, &m->weights, m->weights_path, true, true, &m->graph);
     if (!st)
         m->n_heads = sleapc__heads_for_config(&m->cfg, m->heads);
+    if (!st)
+        sleapc__backbone_describe(&m->cfg, m->arch, sizeof m->arch);
     return st;
 }
 
@@ -141,10 +144,11 @@ sleapc_status sleapc__model_load(const char *path, sleapc_model **out)
     st = sleapc__ckpt_read(m->weights_path, &m->weights);
     if (st)
         goto fail;
-    st = sleapc__build_unet(&m->cfg, &m->weights, m->weights_path, true, false, &m->graph);
+    st = sleapc__build_backbone(&m->cfg, &m->weights, m->weights_path, true, &m->graph);
     if (st)
         goto fail;
     m->n_heads = sleapc__heads_for_config(&m->cfg, m->heads);
+    sleapc__backbone_describe(&m->cfg, m->arch, sizeof m->arch);
     sleapc__free(yaml);
     *out = m;
     return SLEAPC_OK;
@@ -152,6 +156,44 @@ fail:
     sleapc__free(yaml);
     sleapc__model_destroy(m);
     return sleapc__wrap(st, "load model %s", path);
+}
+
+static size_t list4(char *buf, size_t cap, const char *label, const int *v)
+{
+    return (size_t)snprintf(buf, cap, "%s [%d,%d,%d,%d]", label, v[0], v[1], v[2], v[3]);
+}
+
+void sleapc__backbone_describe(const sleapc_model_config *cfg, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+#define ADD(...) (n += n < cap ? (size_t)snprintf(buf + n, cap - n, __VA_ARGS__) : 0)
+    if (cfg->backbone_type == SLEAPC_BACKBONE_UNET) {
+        const sleapc_unet_config *u = &cfg->unet;
+        ADD("filters %d, filters_rate %g, max_stride %d, kernel %d, convs_per_block %d, %s",
+            u->filters, u->filters_rate, u->max_stride, u->kernel_size, u->convs_per_block,
+            u->up_interpolate ? "bilinear upsampling" : "transposed convs");
+        return;
+    }
+    if (cfg->backbone_type != SLEAPC_BACKBONE_CONVNEXT && cfg->backbone_type != SLEAPC_BACKBONE_SWINT)
+        return;
+    const sleapc_vit_config *v = &cfg->vit;
+    bool swint = cfg->backbone_type == SLEAPC_BACKBONE_SWINT;
+    ADD("model_type %s%s: ", v->model_type, v->preset ? " (preset)" : "");
+    if (n < cap)
+        n += list4(buf + n, cap - n, "depths", v->depths);
+    if (swint) {
+        ADD(", embed %d", v->channels[0]);
+        if (n < cap)
+            n += list4(buf + n, cap - n, ", heads", v->num_heads);
+        ADD(", window %d", v->window_size);
+    } else if (n < cap) {
+        n += list4(buf + n, cap - n, ", channels", v->channels);
+    }
+    ADD(", stem %d/%d, filters_rate %g, kernel %d, convs_per_block %d, %s",
+        v->stem_patch_kernel, v->stem_patch_stride, v->filters_rate, v->kernel_size,
+        v->convs_per_block, v->up_interpolate ? "bilinear upsampling" : "transposed convs");
+#undef ADD
 }
 
 void sleapc__model_destroy(sleapc_model *m)

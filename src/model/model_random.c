@@ -67,15 +67,14 @@ sleapc_status sleapc__model_load_random(const char *config_yaml, int n_nodes, ui
         sleapc__model_config_defaults(&m->cfg);
         st = sleapc__config_read_yaml(config_yaml, &m->cfg);
     }
-    if (!st && m->cfg.backbone_type != SLEAPC_BACKBONE_UNET)
-        st = sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "%s: unsupported backbone \"%s\"", config_yaml,
-                          m->cfg.backbone_name);
     if (!st)
         st = synth_skeleton(&m->cfg, n_nodes);
     if (!st)
         st = sleapc__weights_random_for_config(&m->cfg, seed, &m->weights);
     if (!st)
-        st = sleapc__build_unet(&m->cfg, &m->weights, "(random weights)", true, false, &m->graph);
+        st = sleapc__build_backbone(&m->cfg, &m->weights, "(random weights)", true, &m->graph);
+    if (!st)
+        sleapc__backbone_describe(&m->cfg, m->arch, sizeof m->arch);
     if (st) {
         sleapc__model_destroy(m);
         return sleapc__wrap(st, "load random model %s", config_yaml);

@@ -29,7 +29,7 @@ static float next_unit(uint64_t *state)
 }
 
 /* From the builder's message `... missing tensor "NAME" (config expects
- * [d0,d1,...])` (build_unet.c, bind): the name and shape. */
+ * [d0,d1,...])` (build_common.c, sleapc__bld_bind): the name and shape. */
 static bool parse_request(const char *msg, char *name, size_t name_cap, int *ndim,
                           int64_t *shape)
 {
@@ -74,6 +74,19 @@ static sleapc_status add_random(sleapc_weights *w, const char *name, int ndim,
     float scale = ndim >= 2 ? sqrtf(6.0f / (float)(n / shape[0])) : 0.05f;
     for (int64_t i = 0; i < n; i++)
         data[i] = scale * next_unit(state);
+    /* Swin's relative_position_index is a constant the builder checks:
+     * torchvision's index of a ws x ws window, (ws^2)^2 entries. */
+    size_t len = strlen(name), suf = strlen("relative_position_index");
+    if (len >= suf && strcmp(name + len - suf, "relative_position_index") == 0) {
+        int ws = 1;
+        while ((int64_t)ws * ws * ws * ws < n)
+            ws++;
+        int nn = ws * ws;
+        for (int64_t i = 0; i < n && (int64_t)nn * nn == n; i++) {
+            int a = (int)(i / nn), b = (int)(i % nn);
+            data[i] = (float)((a / ws - b / ws + ws - 1) * (2 * ws - 1) + (a % ws - b % ws + ws - 1));
+        }
+    }
     return sleapc__weights_add(w, name, ndim, shape, data);
 }
 
@@ -85,7 +98,7 @@ sleapc_status sleapc__weights_random_for_config(const sleapc_model_config *cfg, 
     char msg[512], name[256];
     sleapc_status st = SLEAPC_OK;
     for (int k = 0; k <= MAX_TENSORS; k++) {
-        st = sleapc__build_unet(cfg, out, "random weights", false, false, &g);
+        st = sleapc__build_backbone(cfg, out, "random weights", false, &g);
         if (st == SLEAPC_OK) {
             sleapc__graph_clear(&g);
             return SLEAPC_OK;

@@ -29,12 +29,25 @@ static inline int ref_cmp_ids(const void *a, const void *b)
     return strcmp((const char *)a, (const char *)b);
 }
 
-/* Every folder of reference/ with a manifest.json, sorted by name. */
+/* The folder of the data dir the helpers read: reference/ unless
+ * ref_use_folder chose another of the same layout (reference-backbones/). */
+static inline const char **ref_folder_slot(void)
+{
+    static const char *folder = "reference";
+    return &folder;
+}
+
+static inline void ref_use_folder(const char *folder)
+{
+    *ref_folder_slot() = folder;
+}
+
+/* Every folder of the reference folder with a manifest.json, sorted by name. */
 static inline void ref_list_cases(ref_cases *out)
 {
     out->n = 0;
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s", test_data_path("reference"));
+    snprintf(dir, sizeof dir, "%s", test_data_path(*ref_folder_slot()));
     DIR *d = opendir(dir);
     CHECK_MSG(d != NULL, "cannot list %s", dir);
     if (!d)
@@ -56,7 +69,7 @@ static inline void ref_list_cases(ref_cases *out)
 static inline const char *ref_path(const char *id, const char *file)
 {
     static char rel[1024];
-    snprintf(rel, sizeof rel, "reference/%s/%s", id, file);
+    snprintf(rel, sizeof rel, "%s/%s/%s", *ref_folder_slot(), id, file);
     return test_data_path(rel);
 }
 

@@ -303,17 +303,22 @@ int main(void)
     test_extract();
 
     test_require_data();
-    ref_cases cases;
-    ref_list_cases(&cases);
-    CHECK(cases.n > 0);
-    for (int i = 0; i < cases.n; i++) {
-        cJSON *m = ref_manifest(cases.ids[i]);
-        if (!m)
-            continue;
-        const cJSON *type = ref_obj(m, "model_type");
-        if (cJSON_IsString(type) && strstr(type->valuestring, "topdown"))
-            check_topdown(cases.ids[i], m);
-        cJSON_Delete(m);
+    /* reference/, then the ConvNeXt/SwinT top-down pair of reference-backbones/. */
+    const char *folders[] = {"reference", "reference-backbones"};
+    for (int f = 0; f < 2; f++) {
+        static ref_cases cases;
+        ref_use_folder(folders[f]);
+        ref_list_cases(&cases);
+        CHECK(cases.n > 0);
+        for (int i = 0; i < cases.n; i++) {
+            cJSON *m = ref_manifest(cases.ids[i]);
+            if (!m)
+                continue;
+            const cJSON *type = ref_obj(m, "model_type");
+            if (cJSON_IsString(type) && strstr(type->valuestring, "topdown"))
+                check_topdown(cases.ids[i], m);
+            cJSON_Delete(m);
+        }
     }
     return test_finish();
 }

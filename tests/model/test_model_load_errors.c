@@ -130,7 +130,7 @@ static void check_broken_folders(void)
         {"kernel size", "kernel_size: 3", "kernel_size: 5", "config expects", SLEAPC_ERR_FORMAT},
         {"no head configs", "  head_configs:", "  head_configs_renamed:", "head_configs",
          SLEAPC_ERR_FORMAT},
-        {"convnext backbone", "    unet:\n", "    unet: null\n    convnext:\n", "backbone",
+        {"unknown backbone", "    unet:\n", "    unet: null\n    resnet:\n", "backbone",
          SLEAPC_ERR_UNSUPPORTED},
         {"bad number", "filters: 8", "filters: eight", "filters", SLEAPC_ERR_FORMAT},
         {"yaml syntax", "  head_configs:", "  head_configs: [", "training_config.yaml",
@@ -150,6 +150,117 @@ static void check_broken_folders(void)
     snprintf(sub, sizeof sub, "%s/training_config.json", dir);
     test_write_file(sub, "{}", 2);
     expect_fail("legacy folder without weights", dir, SLEAPC_ERR_IO, "best_model.h5");
+}
+
+/* Make `dir` (a model folder of the data) the base the edits apply to. */
+static bool use_base(const char *rel)
+{
+    free(yaml_text);
+    free(ckpt_bytes);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/training_config.yaml", test_data_path(rel));
+    yaml_text = test_read_file(path, &yaml_len);
+    snprintf(path, sizeof path, "%s/best.ckpt", test_data_path(rel));
+    ckpt_bytes = test_read_file(path, &ckpt_len);
+    CHECK(yaml_text && ckpt_bytes);
+    if (!yaml_text || !ckpt_bytes)
+        return false;
+    yaml_text = realloc(yaml_text, yaml_len + 1);
+    yaml_text[yaml_len] = '\0';
+    return true;
+}
+
+typedef struct config_edit {
+    const char *what, *from, *to, *msg;
+    sleapc_status want;
+} config_edit;
+
+static void expect_edits_fail(const config_edit *edits, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *y = yaml_with(edits[i].from, edits[i].to);
+        if (!y)
+            continue;
+        const char *dir = make_variant(y, strlen(y), ckpt_bytes, ckpt_len);
+        expect_fail(edits[i].what, dir, edits[i].want, edits[i].msg);
+        /* Every message names the config file or the checkpoint. */
+        CHECK_MSG(strstr(sleapc_last_error(), dir) != NULL, "%s: \"%s\" names no file",
+                  edits[i].what, sleapc_last_error());
+        free(y);
+    }
+}
+
+/* ConvNeXt and SwinT configs that are corrupt or disagree with the weights
+ * (the models of sleap-nn-assets/backbones, README there). */
+static void check_vit_configs(void)
+{
+    static const config_edit convnext[] = {
+        /* A preset model_type wins over arch (convnext.py), so the tiny
+         * network is expected and the small checkpoint does not fit. */
+        {"preset over arch", "model_type: custom", "model_type: tiny", "config expects",
+         SLEAPC_ERR_FORMAT},
+        {"three stages", "        - 2\n        - 1\n", "        - 2\n", "stages",
+         SLEAPC_ERR_FORMAT},
+        {"channels disagree", "        - 48\n", "        - 40\n", "config expects",
+         SLEAPC_ERR_FORMAT},
+        {"depth disagrees", "        - 2\n        - 1\n", "        - 1\n        - 1\n",
+         "is not part of the network", SLEAPC_ERR_FORMAT},
+        {"zero depth", "        - 2\n        - 1\n", "        - 0\n        - 1\n",
+         "arch.depths[2]", SLEAPC_ERR_FORMAT},
+        {"channels not a list", "        channels:\n        - 16\n        - 24\n        - 32\n        - 48\n",
+         "        channels: 16\n", "arch.channels", SLEAPC_ERR_FORMAT},
+        {"arch not a mapping", "      arch:\n", "      arch: 5\n      arch_was:\n", "arch",
+         SLEAPC_ERR_FORMAT},
+        {"stem stride", "stem_patch_stride: 2", "stem_patch_stride: 3", "stem_patch_stride",
+         SLEAPC_ERR_FORMAT},
+        {"stem kernel", "stem_patch_kernel: 4", "stem_patch_kernel: 3", "config expects",
+         SLEAPC_ERR_FORMAT},
+        {"filters_rate text", "filters_rate: 2.0", "filters_rate: two", "filters_rate",
+         SLEAPC_ERR_FORMAT},
+        {"filters_rate disagrees", "filters_rate: 2.0", "filters_rate: 1.5", "config expects",
+         SLEAPC_ERR_FORMAT},
+        {"in_channels disagree", "in_channels: 1", "in_channels: 3", "config expects",
+         SLEAPC_ERR_FORMAT},
+        {"kernel_size disagrees", "kernel_size: 3", "kernel_size: 5", "config expects",
+         SLEAPC_ERR_FORMAT},
+        {"up_interpolate disagrees", "up_interpolate: true", "up_interpolate: false",
+         "missing tensor", SLEAPC_ERR_FORMAT},
+        {"output_stride deeper", "output_stride: 2\n      max_stride: 32", "output_stride: 1\n      max_stride: 32",
+         "missing tensor", SLEAPC_ERR_FORMAT},
+        {"output_stride above the network", "output_stride: 2\n      max_stride: 32",
+         "output_stride: 64\n      max_stride: 32", "output_stride", SLEAPC_ERR_FORMAT},
+        {"convs_per_block disagrees", "convs_per_block: 2", "convs_per_block: 3",
+         "missing tensor", SLEAPC_ERR_FORMAT},
+    };
+    static const config_edit swint[] = {
+        {"swint preset over arch", "model_type: custom", "model_type: tiny", "config expects",
+         SLEAPC_ERR_FORMAT},
+        {"window size disagrees", "window_size: 7", "window_size: 8", "relative_position",
+         SLEAPC_ERR_FORMAT},
+        {"heads disagree", "        - 1\n        - 2\n        - 4\n        - 4\n",
+         "        - 2\n        - 2\n        - 4\n        - 4\n", "config expects",
+         SLEAPC_ERR_FORMAT},
+        {"heads do not divide", "        - 1\n        - 2\n        - 4\n        - 4\n",
+         "        - 3\n        - 2\n        - 4\n        - 4\n", "do not divide",
+         SLEAPC_ERR_FORMAT},
+        {"embed disagrees", "embed: 8", "embed: 16", "config expects", SLEAPC_ERR_FORMAT},
+        {"embed missing", "embed: 8", "embed_dim: 8", "embed", SLEAPC_ERR_FORMAT},
+        {"patch size disagrees", "patch_size: 4", "patch_size: 2", "config expects",
+         SLEAPC_ERR_FORMAT},
+        {"window size zero", "window_size: 7", "window_size: 0", "window_size",
+         SLEAPC_ERR_FORMAT},
+    };
+    if (use_base("sleap-nn-assets/backbones/convnext_bottomup"))
+        expect_edits_fail(convnext, sizeof convnext / sizeof convnext[0]);
+    if (use_base("sleap-nn-assets/backbones/swint_centroid"))
+        expect_edits_fail(swint, sizeof swint / sizeof swint[0]);
+    sleapc_model *m = NULL;
+    CHECK_OK(sleapc_model_load(test_data_path("sleap-nn-assets/backbones/swint_centroid"), &m));
+    if (m) {
+        CHECK(strcmp(sleapc_model_backbone_name(m), "swint") == 0);
+        CHECK(sleapc_model_in_channels(m) == 1 && sleapc_model_max_stride(m) == 32);
+        sleapc_model_destroy(m);
+    }
 }
 
 /* Every allocation of a full load failing in turn: a clean error each time
@@ -198,6 +309,7 @@ int main(void)
     check_good_model();
     check_broken_folders();
     check_alloc_failures();
+    check_vit_configs();
     free(yaml_text);
     free(ckpt_bytes);
     return test_finish();

@@ -21,7 +21,10 @@
  * cases stay skipped: they ran sleap-nn's port of the network, which
  * differs from Keras for the three minimal_instance models, and the other
  * three use input scaling, where the preprocessing and the +0.5 px offset
- * differ by design. */
+ * differ by design.
+ *
+ * The ConvNeXt / SwinT cases of reference-backbones/ are checked the same
+ * way, at the same tolerances (their heads match within ~3e-6). */
 #include <math.h>
 
 #include "../layers/ops_ref_cases.h"
@@ -123,6 +126,40 @@ static void check_centroid_stage(const char *id, const sleapc_layer_outputs *o, 
     sleapc__free(v.data);
 }
 
+/* sleap-nn takes every crop's size from the first box, trunc(|bl.y - tl.y|)
+ * + 1 in float32 (and the same for x), which is crop_size - 1 for some
+ * fractional centroids. A centroid within a float32 ulp of such an edge can
+ * land on the other side in our run: the crops then differ by a row or
+ * column (the keypoints still agree within PX_TOL, their peak values by
+ * ~1e-3). True when our first centroid (frame 0's, the batch's first box)
+ * gives another size than the stored crops have. */
+static bool crop_size_flipped(const char *id, const sleapc_layer_outputs *o)
+{
+    if (!ref_has(id, "topdown.crops") || !o->has_centroids)
+        return false;
+    sleapc_tensor crops = {0};
+    cJSON *m = ref_manifest(id);
+    const cJSON *cs = ref_obj(ref_obj(m, "pipeline"), "crop_size");
+    bool flipped = false;
+    if (cJSON_GetArraySize(cs) == 2 && ref_load(id, "topdown.crops", &crops) && crops.ndim == 4) {
+        float ch = (float)cJSON_GetArrayItem(cs, 0)->valuedouble;
+        float cw = (float)cJSON_GetArrayItem(cs, 1)->valuedouble;
+        for (int64_t i = 0; i < o->n_slots; i++) {
+            float x = o->centroids[2 * i], y = o->centroids[2 * i + 1];
+            if (isnan(x))
+                continue;
+            float tl_x = (x - cw / 2) + 0.5f, tr_x = (x + cw / 2) - 0.5f;
+            float tl_y = (y - ch / 2) + 0.5f, bl_y = (y + ch / 2) - 0.5f;
+            int64_t w_e = (int64_t)fabsf(tr_x - tl_x) + 1, h_e = (int64_t)fabsf(bl_y - tl_y) + 1;
+            flipped = h_e != crops.shape[2] || w_e != crops.shape[3];
+            break;
+        }
+    }
+    sleapc__free(crops.data);
+    cJSON_Delete(m);
+    return flipped;
+}
+
 static void check_outputs(const char *id, const sleapc_layer_outputs *o, int64_t frame,
                           bool reliable)
 {
@@ -159,7 +196,10 @@ static void check_outputs(const char *id, const sleapc_layer_outputs *o, int64_t
         int64_t off = frame * I;
         cmp_floats(id, "keypoints", o->keypoints + off * N * 2, kp.data, I * N * 2, PX_TOL, false);
         sleapc_tensor t = {0};
-        if (ref_load(id, "out.pred_peak_values", &t))
+        if (crop_size_flipped(id, o))
+            printf("%-45s peak values not compared: a centroid one float32 ulp from sleap-nn's "
+                   "flips its effective crop size (inference.md §7.4 quirk)\n", id);
+        else if (ref_load(id, "out.pred_peak_values", &t))
             cmp_floats(id, "peak values", o->peak_values + off * N, t.data, I * N, REL_TOL, true);
         sleapc__free(t.data);
         if (ref_has(id, "out.instance_scores") && ref_load(id, "out.instance_scores", &t)) {
@@ -322,6 +362,15 @@ int main(void)
         check_case(cases.ids[i]);
     /* Every checkpoint model type has reliable cases. */
     CHECK_MSG(n_checked >= 20, "only %d checks ran", n_checked);
+    /* ConvNeXt and SwinT models (reference-backbones/, same layout), the
+     * top-down pair of a SwinT centroid and a ConvNeXt centered-instance
+     * model included; 8 cases, each run alone and twice in a batch. */
+    int before = n_checked;
+    ref_use_folder("reference-backbones");
+    ref_list_cases(&cases);
+    for (int i = 0; i < cases.n; i++)
+        check_case(cases.ids[i]);
+    CHECK_MSG(n_checked - before >= 16, "only %d backbone checks ran", n_checked - before);
     printf("bf16: %ld points compared, %ld beyond 0.5 px; %ld bf16 budget warnings\n",
            bf16_points, bf16_far, bf16_warned);
     return test_finish();

@@ -73,6 +73,8 @@ int cmd_info(int argc, char **argv)
                sleapc_model_export_type(m));
     printf("type:           %s\n", sleapc_model_type_name(sleapc_model_get_type(m)));
     printf("backbone:       %s\n", sleapc_model_backbone_name(m));
+    if (*sleapc_model_backbone_arch(m))
+        printf("arch:           %s\n", sleapc_model_backbone_arch(m));
     printf("input:          %d channel%s, scale %g", sleapc_model_in_channels(m),
            sleapc_model_in_channels(m) == 1 ? "" : "s", sleapc_model_input_scale(m));
     if (sleapc_model_is_exported(m))

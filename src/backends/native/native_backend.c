@@ -20,6 +20,7 @@ typedef struct native_state {
     sleapc_threadpool *tp;
     native_conv **convs;    /* per node, CONV2D only */
     native_convt **convts;  /* per node, CONV_TRANSPOSE2D only */
+    native_wattn **wattns;  /* per node, WINDOW_ATTENTION only */
 
     /* The plan, for input shape `planned`. */
     int64_t planned[4];
@@ -202,6 +203,8 @@ static sleapc_status plan(native_state *ns, const int64_t shape[4])
             sb = sleapc__native_conv_scratch_size(ns->convs[i], s0[2], s0[3], n_threads);
         else if (ns->convts[i])
             sb = sleapc__native_convt_scratch_size(ns->convts[i], s0[2], s0[3], n_threads);
+        else if (ns->wattns[i])
+            sb = sleapc__native_wattn_scratch_size(ns->wattns[i], n_threads);
         if (sb > scratch)
             scratch = sb;
         if (ns->bf16.n && ns->bf16.compute[i] && !ns->bf16.rounded[g->nodes[i].inputs[0]] &&
@@ -299,6 +302,8 @@ static void run_node(native_state *ns, int i)
                                       ns->scratch);
         if (n->act == SLEAPC_ACT_SIGMOID)
             sleapc__native_sigmoid(dst, node_numel(d));
+        else if (n->act == SLEAPC_ACT_GELU)
+            sleapc__native_gelu(ns->tp, dst, node_numel(d));
         break;
     }
     case SLEAPC_OP_CONV_TRANSPOSE2D:
@@ -343,6 +348,25 @@ static void run_node(native_state *ns, int i)
             sleapc__native_softmax(dst, d[0], d[1]);
         else if (n->act == SLEAPC_ACT_SIGMOID)
             sleapc__native_sigmoid(dst, node_numel(d));
+        break;
+    case SLEAPC_OP_PATCHES:
+        sleapc__native_patches(ns->tp, src, s[0], s[1], s[2], s[3], n->kernel, n->stride, n->pad,
+                               n->patch_merge, dst, d[2], d[3]);
+        break;
+    case SLEAPC_OP_DWCONV:
+        sleapc__native_dwconv(ns->tp, src, s[0], s[1], s[2], s[3], n->kernel, n->weight, n->bias,
+                              dst);
+        break;
+    case SLEAPC_OP_LAYERNORM:
+        sleapc__native_layernorm(ns->tp, src, s[0], s[1], s[2] * s[3], n->weight, n->bias, n->eps,
+                                 dst);
+        break;
+    case SLEAPC_OP_SCALE_ADD:
+        sleapc__native_scale_add(ns->tp, src, node_buf(ns, n->inputs[1]), n->weight, d[0], d[1],
+                                 d[2] * d[3], dst);
+        break;
+    case SLEAPC_OP_WINDOW_ATTENTION:
+        sleapc__native_wattn_run(ns->wattns[i], ns->tp, src, s[0], s[2], s[3], dst, ns->scratch);
         break;
     case SLEAPC_OP_COUNT:
         break;
@@ -427,9 +451,12 @@ static void native_destroy(sleapc_backend *be)
                 sleapc__native_conv_destroy(ns->convs[i]);
             if (ns->convts)
                 sleapc__native_convt_destroy(ns->convts[i]);
+            if (ns->wattns)
+                sleapc__native_wattn_destroy(ns->wattns[i]);
         }
         sleapc__free(ns->convs);
         sleapc__free(ns->convts);
+        sleapc__free(ns->wattns);
         sleapc__bf16_plan_free(&ns->bf16);
         sleapc__threadpool_destroy(ns->tp);
         sleapc__free(ns);
@@ -469,7 +496,8 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
         goto fail;
     ns->convs = sleapc__calloc((size_t)g->n_nodes, sizeof *ns->convs);
     ns->convts = sleapc__calloc((size_t)g->n_nodes, sizeof *ns->convts);
-    if (!ns->convs || !ns->convts) {
+    ns->wattns = sleapc__calloc((size_t)g->n_nodes, sizeof *ns->wattns);
+    if (!ns->convs || !ns->convts || !ns->wattns) {
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
         goto fail;
     }
@@ -501,6 +529,9 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
             st = sleapc__native_convt_create(n->c_in, n->c_out, w, n->bias,
                                              n->act == SLEAPC_ACT_RELU, n->keras_placement,
                                              &ns->convts[i]);
+        else if (n->op == SLEAPC_OP_WINDOW_ATTENTION)
+            st = sleapc__native_wattn_create(n->c_in, n->heads, n->kernel, n->shift, n->weight,
+                                             n->bias, &ns->wattns[i]);
         else if (n->op >= SLEAPC_OP_COUNT)
             st = sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "node %s: op %d", n->name, (int)n->op);
         sleapc__free(rounded);

@@ -97,4 +97,36 @@ void sleapc__native_linear(const float *src, int64_t b, int64_t n_in, int64_t n_
 void sleapc__native_sigmoid(float *x, int64_t n);
 void sleapc__native_softmax(float *x, int64_t rows, int64_t n);
 
+/* ---- ConvNeXt / SwinT (native_transformer.c, native_attention.c) ---- */
+
+/* SLEAPC_OP_PATCHES (graph.h): (b,c,h,w) -> (b,c*k*k,oh,ow). */
+void sleapc__native_patches(sleapc_threadpool *tp, const float *src, int64_t b, int64_t c,
+                            int64_t h, int64_t w, int k, int stride, int pad, bool merge,
+                            float *dst, int64_t oh, int64_t ow);
+/* Depthwise k x k, pad (k-1)/2; weight (c,1,k,k), bias (c) or NULL. */
+void sleapc__native_dwconv(sleapc_threadpool *tp, const float *src, int64_t b, int64_t c,
+                           int64_t h, int64_t w, int k, const float *weight, const float *bias,
+                           float *dst);
+/* LayerNorm over the c channels of each of the hw pixels (biased variance). */
+void sleapc__native_layernorm(sleapc_threadpool *tp, const float *src, int64_t b, int64_t c,
+                              int64_t hw, const float *weight, const float *bias, float eps,
+                              float *dst);
+/* dst = x + gamma[c] * y (gamma NULL: 1). */
+void sleapc__native_scale_add(sleapc_threadpool *tp, const float *x, const float *y,
+                              const float *gamma, int64_t b, int64_t c, int64_t hw, float *dst);
+/* In place: x * (1 + erf(x / sqrt 2)) / 2. */
+void sleapc__native_gelu(sleapc_threadpool *tp, float *x, int64_t n);
+
+/* SLEAPC_OP_WINDOW_ATTENTION: the relative position bias is expanded at
+ * create; a run needs scratch_size bytes (64-byte aligned). */
+typedef struct native_wattn native_wattn;
+sleapc_status sleapc__native_wattn_create(int c, int heads, int ws, int shift,
+                                          const float *table, const float *qkv_bias,
+                                          native_wattn **out);
+void sleapc__native_wattn_destroy(native_wattn *a);
+size_t sleapc__native_wattn_scratch_size(const native_wattn *a, int n_threads);
+/* src (b,3c,h,w) qkv map -> dst (b,c,h,w). */
+void sleapc__native_wattn_run(const native_wattn *a, sleapc_threadpool *tp, const float *src,
+                              int64_t b, int64_t h, int64_t w, float *dst, void *scratch);
+
 #endif

@@ -57,7 +57,10 @@ sleapc_status sleapc__xnnpack_check(const sleapc_graph *g, bool fp16)
     for (int i = 0; i < g->n_nodes; i++) {
         const sleapc_node *n = &g->nodes[i];
         const char *op = sleapc__op_name(n->op);
-        if ((unsigned)n->op >= SLEAPC_OP_COUNT || (n->op == SLEAPC_OP_INPUT && i > 0))
+        /* The ConvNeXt / SwinT ops (patches and on) are not lowered: such a
+         * graph runs on another backend. */
+        if ((unsigned)n->op >= SLEAPC_OP_COUNT || n->op >= SLEAPC_OP_PATCHES ||
+            (n->op == SLEAPC_OP_INPUT && i > 0))
             return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "node %s: op %s (%d) is not supported",
                                 n->name, op, (int)n->op);
         bool has_weights = n->op == SLEAPC_OP_CONV2D || n->op == SLEAPC_OP_CONV_TRANSPOSE2D ||
@@ -73,7 +76,8 @@ sleapc_status sleapc__xnnpack_check(const sleapc_graph *g, bool fp16)
                                 n->kernel);
         /* Activations: fused ReLU on conv / linear, a sigmoid after any of
          * those, softmax only over a vector's channels. */
-        bool act_ok = n->act == SLEAPC_ACT_NONE || (has_weights && n->act != SLEAPC_ACT_SOFTMAX) ||
+        bool act_ok = n->act == SLEAPC_ACT_NONE ||
+                      (has_weights && n->act != SLEAPC_ACT_SOFTMAX && n->act != SLEAPC_ACT_GELU) ||
                       (n->op == SLEAPC_OP_LINEAR && n->act == SLEAPC_ACT_SOFTMAX);
         if (!act_ok)
             return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "node %s: %s with activation %d", n->name,
@@ -447,7 +451,7 @@ static sleapc_status lower_node(lower_ctx *lc, int i)
     }
     case SLEAPC_OP_LINEAR:
         return lower_linear(lc, i);
-    case SLEAPC_OP_COUNT:
+    default:
         break;
     }
     return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "node %s: op %d is not supported", n->name,

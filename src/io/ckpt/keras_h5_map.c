@@ -18,6 +18,8 @@ static const char *act_name(sleapc_act act)
         return "sigmoid";
     case SLEAPC_ACT_SOFTMAX:
         return "softmax";
+    case SLEAPC_ACT_GELU:
+        return "gelu";
     case SLEAPC_ACT_NONE:
         break;
     }

@@ -313,6 +313,17 @@ static sleapc_status read_backbone(sleapc_yaml_tree *t, const sleapc_yaml_ref *m
         cfg->backbone_type = SLEAPC_BACKBONE_SWINT;
     else if (strcmp(name, "unet") != 0)
         cfg->backbone_type = SLEAPC_BACKBONE_OTHER;
+    if (cfg->backbone_type == SLEAPC_BACKBONE_CONVNEXT ||
+        cfg->backbone_type == SLEAPC_BACKBONE_SWINT) {
+        sleapc_yaml_ref sub;
+        st = sleapc__yaml_get(t, &bb, name, &sub);
+        if (!st)
+            st = sleapc__config_read_vit(t, &sub, cfg->backbone_type == SLEAPC_BACKBONE_SWINT,
+                                         &cfg->vit);
+        if (!st)
+            cfg->unet.in_channels = cfg->vit.in_channels;
+        return st;
+    }
     if (cfg->backbone_type != SLEAPC_BACKBONE_UNET)
         return SLEAPC_OK; /* recorded; the model builder refuses what it cannot build */
 

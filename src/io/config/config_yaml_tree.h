@@ -90,4 +90,10 @@ sleapc_status sleapc__yaml_bool(sleapc_yaml_tree *t, const sleapc_yaml_ref *pare
 sleapc_status sleapc__yaml_str(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent, const char *rel,
                                const char **out);
 
+/* backbone_config.convnext (swint false) or .swint at bb into *v, with
+ * sleap-nn's defaults for what is absent (config_yaml_vit.c). */
+struct sleapc_vit_config;
+sleapc_status sleapc__config_read_vit(sleapc_yaml_tree *t, const sleapc_yaml_ref *bb, bool swint,
+                                      struct sleapc_vit_config *v);
+
 #endif

@@ -30,6 +30,29 @@ typedef struct sleapc_unet_config {
     int output_stride;    /* 1 */
 } sleapc_unet_config;
 
+/* model_config.backbone_config.convnext / .swint, arch resolved as sleap-nn
+ * resolves it: a preset model_type wins over arch; otherwise arch; without
+ * arch, tiny. Stage lists have SLEAPC_VIT_STAGES entries. */
+#define SLEAPC_VIT_STAGES 4
+typedef struct sleapc_vit_config {
+    char model_type[16];       /* "tiny" ... as written ("custom" for arch) */
+    bool preset;               /* model_type named a preset */
+    int depths[SLEAPC_VIT_STAGES];
+    int channels[SLEAPC_VIT_STAGES];   /* stage widths (SwinT: embed * 2^i) */
+    int num_heads[SLEAPC_VIT_STAGES];  /* SwinT only */
+    int stem_patch_kernel;     /* 4 (SwinT: patch_size) */
+    int stem_patch_stride;     /* 2 */
+    int window_size;           /* 7, SwinT only */
+    int in_channels;           /* 1 */
+    int kernel_size;           /* 3 */
+    double filters_rate;       /* 2 */
+    int convs_per_block;       /* 2 */
+    bool up_interpolate;       /* true */
+    int output_stride;         /* 1 */
+    int max_stride;            /* 32 as written; the network's is stem_patch_stride * 16 */
+    bool block_contraction;    /* false */
+} sleapc_vit_config;
+
 typedef struct sleapc_skeleton_config {
     char *name;            /* owned; "" when absent */
     int n_nodes;
@@ -45,7 +68,8 @@ typedef struct sleapc_model_config {
     sleapc_model_type model_type;
     sleapc_backbone_type backbone_type;
     char backbone_name[16];          /* "unet", "convnext", "swint", ... as written */
-    sleapc_unet_config unet;
+    sleapc_unet_config unet;         /* also in_channels of every backbone */
+    sleapc_vit_config vit;           /* backbone_type CONVNEXT or SWINT */
 
     /* data_config.preprocessing */
     bool ensure_rgb;                 /* false */

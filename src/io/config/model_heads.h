@@ -11,7 +11,8 @@ typedef enum sleapc_act {
     SLEAPC_ACT_NONE = 0,
     SLEAPC_ACT_RELU,
     SLEAPC_ACT_SIGMOID,
-    SLEAPC_ACT_SOFTMAX  /* over channels of a (B,C) vector */
+    SLEAPC_ACT_SOFTMAX, /* over channels of a (B,C) vector */
+    SLEAPC_ACT_GELU     /* exact erf form, as torch.nn.GELU() */
 } sleapc_act;
 
 /* One network head, in sleap-nn's head order (architectures.md §2). */
