@@ -16,6 +16,12 @@
 #include "layers/ops/preprocess.h"
 #include "test_util.h"
 
+/* The folder of the shared data holding the cases; a test of another set
+ * defines it before including this header. */
+#ifndef REF_DIR
+#define REF_DIR "reference"
+#endif
+
 #define REF_MAX_CASES 128
 #define REF_ID_CAP 128
 
@@ -29,12 +35,12 @@ static inline int ref_cmp_ids(const void *a, const void *b)
     return strcmp((const char *)a, (const char *)b);
 }
 
-/* Every folder of reference/ with a manifest.json, sorted by name. */
+/* Every folder of REF_DIR with a manifest.json, sorted by name. */
 static inline void ref_list_cases(ref_cases *out)
 {
     out->n = 0;
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s", test_data_path("reference"));
+    snprintf(dir, sizeof dir, "%s", test_data_path(REF_DIR));
     DIR *d = opendir(dir);
     CHECK_MSG(d != NULL, "cannot list %s", dir);
     if (!d)
@@ -56,7 +62,7 @@ static inline void ref_list_cases(ref_cases *out)
 static inline const char *ref_path(const char *id, const char *file)
 {
     static char rel[1024];
-    snprintf(rel, sizeof rel, "reference/%s/%s", id, file);
+    snprintf(rel, sizeof rel, REF_DIR "/%s/%s", id, file);
     return test_data_path(rel);
 }
 
