@@ -231,6 +231,79 @@ done:
     cJSON_Delete(m);
 }
 
+/* A frame smaller than a tile: one zero-padded tile on a tile-sized canvas,
+ * cropped to the frame's map. With one tile ACC / CNT = (map * w) / w, the
+ * tile's own map to 2 float32 roundings. */
+typedef struct one_tile {
+    float *head;
+    int64_t n, calls;
+} one_tile;
+
+static void keep_head(void *ctx, int64_t first, int64_t n, const uint8_t *input, const float *head)
+{
+    one_tile *o = ctx;
+    (void)first;
+    (void)input;
+    o->calls++;
+    if (n == 1 && o->head)
+        memcpy(o->head, head, (size_t)o->n * sizeof(float));
+}
+
+static void check_small_frame(const char *id)
+{
+    cJSON *m = ref_manifest(id);
+    sleapc_tensor frame = {0};
+    if (!m || !ref_load(id, "frame", &frame) || frame.shape[0] < 51 || frame.shape[1] < 71)
+        goto done;
+    const int64_t c = frame.ndim == 3 ? frame.shape[2] : 1, w0 = frame.shape[1];
+    sleapc_tensor crop = {.dtype = SLEAPC_DTYPE_U8, .ndim = 3, .shape = {51, 71, c}};
+    crop.data = sleapc__malloc((size_t)(51 * 71 * c));
+    for (int64_t y = 0; y < 51; y++)
+        memcpy((uint8_t *)crop.data + y * 71 * c, (uint8_t *)frame.data + y * w0 * c,
+               (size_t)(71 * c));
+    char dir[2048];
+    model_dir(m, dir, sizeof dir);
+    const char *paths[1] = {dir};
+    sleapc_predictor_opts o = case_opts(m, "native");
+    sleapc_predictor *p = NULL;
+    CHECK_OK(sleapc_predictor_create(paths, 1, &o, &p));
+    sleapc_tiled_view v;
+    if (p && sleapc_predictor_run(p, &crop) == SLEAPC_OK &&
+        sleapc__tiled_layer_view(p->layer, &v) == SLEAPC_OK) {
+        CHECK(v.n_tiles == 1 && v.origins[0] == 0 && v.origins[1] == 0);
+        const int64_t mt = v.map_tile, n = v.n_nodes;
+        CHECK(v.canvas_h == mt && v.canvas_w == mt);
+        CHECK(v.scaled_h == 51 + 51 % v.stride && v.map_h == v.scaled_h / v.stride);
+        one_tile ot = {.head = sleapc__malloc((size_t)(n * mt * mt) * sizeof(float)),
+                       .n = n * mt * mt};
+        sleapc__tiled_layer_set_probe(p->layer, keep_head, &ot);
+        CHECK_OK(sleapc_predictor_run(p, &crop));
+        CHECK(ot.calls == 1);
+        double worst = 0;
+        for (int64_t k = 0; k < n; k++)
+            for (int64_t y = 0; y < v.map_h; y++)
+                for (int64_t x = 0; x < v.map_w; x++) {
+                    const double a = v.stitched[(k * v.map_h + y) * v.map_w + x];
+                    const double b = ot.head[(k * mt + y) * mt + x];
+                    worst = fmax(worst, fabs(a - b) / fmax(fabs(b), FLT_MIN));
+                }
+        CHECK_MSG(worst <= 2 * FLT_EPSILON, "%s small frame: stitched vs tile map %.3g", id,
+                  worst);
+        const sleapc_layer_outputs *out = &p->outputs;
+        for (int64_t k = 0; k < n; k++) {
+            const float *xy = out->keypoints + k * 2;
+            CHECK(isnan(xy[0]) || (xy[0] >= 0 && xy[0] <= 71 && xy[1] >= 0 && xy[1] <= 51));
+        }
+        sleapc__free(ot.head);
+    }
+    CHECK(p != NULL);
+    sleapc_predictor_destroy(p);
+    sleapc__free(crop.data);
+done:
+    sleapc__free(frame.data);
+    cJSON_Delete(m);
+}
+
 /* `sleapc predict` on the stored frame writes sleap-nn's keypoints. */
 static void check_cli(const char *id)
 {
@@ -280,6 +353,8 @@ int main(void)
     CHECK_MSG(cases.n == 4, "%d reference-tiled cases, want 4", cases.n);
     for (int i = 0; i < cases.n; i++)
         check_case(cases.ids[i], "native", true);
+    if (cases.n > 0)
+        check_small_frame(cases.ids[0]);
 #ifndef SLEAPC_SANITIZED
     for (int b = 0; b < sleapc__backend_count(); b++) {
         const struct sleapc_backend_factory *f = sleapc__backend_factory(b);
