@@ -295,6 +295,11 @@ sleapc_status sleapc__tiled_layer_create(const sleapc_model *m, const sleapc_pre
     t->map_tile = t->tiling.tile_size / t->stride;
     /* sleap-nn: _apply_full_preprocess(skip_sizematcher=True,
      * max_stride=output_stride). */
+    if (o->max_height > 0 || o->max_width > 0)
+        sleapc__log(SLEAPC_LOG_WARN,
+                    "%s: --max_height / --max_width ignored: a tiled model runs at the frame's "
+                    "own size (sleap-nn skips the size matcher when tiling)",
+                    m->dir);
     t->pp = sleapc__layer_preprocess_opts(m, o, true);
     t->pp.max_height = 0;
     t->pp.max_width = 0;
