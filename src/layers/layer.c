@@ -68,8 +68,8 @@ sleapc_status sleapc__layer_create(sleapc_model *const *models, int n_models,
     *out = NULL;
     /* A tiled model never runs untiled: the tiled layer takes it or refuses
      * it (exports, legacy models, other model types). */
-    for (int i = 0; i < n_models; i++)
-        if (models[i]->cfg.tiling.enabled && n_models > 1)
+    for (int i = 0; i < n_models && n_models > 1; i++)
+        if (models[i]->cfg.tiling.enabled)
             return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
                                 "%s: data_config.preprocessing.tiling.enabled: a tiled model runs "
                                 "alone (sleap-nn tiles single-instance models only)",
