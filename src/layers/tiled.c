@@ -34,12 +34,12 @@ typedef struct tiled_layer {
     sleapc_stage stage;
     double threshold;
     int refine_k;
-    sleapc_preprocess_opts pp;  /* whole frame: no size matcher, pad to the output stride */
+    sleapc_preprocess_opts pp; /* whole frame: no size matcher, pad to the output stride */
     sleapc_preprocess_plan plan;
     bool have_plan;
     sleapc_tiling_config tiling;
     int64_t stride, tile_batch, n_nodes, map_tile;
-    float *window;              /* (map_tile, map_tile) */
+    float *window; /* (map_tile, map_tile) */
     buf scaled, scratch, axis_y, axis_x, origins, acc, cnt, stitched;
     sleapc_tiled_view view;
     bool ran;
@@ -73,8 +73,7 @@ static sleapc_status make_grid(tiled_layer *t, int64_t h, int64_t w, int64_t *n_
         st = grow(b, (size_t)(dim / t->stride + 2) * sizeof(int64_t));
         if (!st)
             st = sleapc__tiling_axis_origins(dim, c->tile_size, c->overlap, t->stride, ms,
-                                             c->min_overlap_fraction,
-                                             dim / t->stride + 2, b->p, n);
+                                             c->min_overlap_fraction, dim / t->stride + 2, b->p, n);
     }
     if (!st)
         st = grow(&t->origins, (size_t)(ny * nx * 2) * sizeof(int64_t));
@@ -116,12 +115,11 @@ static sleapc_status run_tiles(tiled_layer *t, int64_t first, int64_t n)
     const int64_t mt = t->map_tile;
     if (hm->shape[0] != batch || hm->shape[1] != t->n_nodes || hm->shape[2] != mt ||
         hm->shape[3] != mt)
-        return sleapc__fail(SLEAPC_ERR_BACKEND,
-                            "%s: %s of a %lldx%lld tile is %lldx%lldx%lld, want %lldx%lldx%lld",
-                            t->stage.model->dir, HEAD, (long long)ts, (long long)ts,
-                            (long long)hm->shape[1], (long long)hm->shape[2],
-                            (long long)hm->shape[3], (long long)t->n_nodes, (long long)mt,
-                            (long long)mt);
+        return sleapc__fail(
+            SLEAPC_ERR_BACKEND, "%s: %s of a %lldx%lld tile is %lldx%lldx%lld, want %lldx%lldx%lld",
+            t->stage.model->dir, HEAD, (long long)ts, (long long)ts, (long long)hm->shape[1],
+            (long long)hm->shape[2], (long long)hm->shape[3], (long long)t->n_nodes, (long long)mt,
+            (long long)mt);
     if (t->probe)
         t->probe(t->probe_ctx, first, n, in, hm->data);
     const float *maps = hm->data;
@@ -220,8 +218,8 @@ static void tiled_destroy(sleapc_layer *l)
     tiled_layer *t = l->impl;
     sleapc__stage_free(&t->stage);
     sleapc__free(t->window);
-    buf *bufs[] = {&t->scaled, &t->scratch, &t->axis_y, &t->axis_x,
-                   &t->origins, &t->acc, &t->cnt, &t->stitched};
+    buf *bufs[] = {&t->scaled,  &t->scratch, &t->axis_y, &t->axis_x,
+                   &t->origins, &t->acc,     &t->cnt,    &t->stitched};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         sleapc__aligned_free(bufs[i]->p);
     sleapc__free(t);
@@ -257,8 +255,8 @@ static sleapc_status check_geometry(const sleapc_model *m, int64_t stride)
                             file, c->tile_size, (long long)ms, (long long)stride, (long long)lcm);
     if (c->tile_size / stride > 4096)
         return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
-                            "%s: data_config.preprocessing.tiling.tile_size: %d is too large",
-                            file, c->tile_size);
+                            "%s: data_config.preprocessing.tiling.tile_size: %d is too large", file,
+                            c->tile_size);
     return SLEAPC_OK;
 }
 

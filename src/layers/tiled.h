@@ -8,19 +8,19 @@
 
 /* The last frame a tiled layer ran, borrowed until its next run or destroy. */
 typedef struct sleapc_tiled_view {
-    int64_t c, scaled_h, scaled_w;  /* the frame after channel handling, input scale and the
-                                       pad to the output stride */
-    const uint8_t *scaled;          /* (c, scaled_h, scaled_w) */
-    int64_t tile_size, stride;      /* tile side in pixels; output stride */
+    int64_t c, scaled_h, scaled_w; /* the frame after channel handling, input scale and the
+                                      pad to the output stride */
+    const uint8_t *scaled;         /* (c, scaled_h, scaled_w) */
+    int64_t tile_size, stride;     /* tile side in pixels; output stride */
     int64_t n_tiles;
-    const int64_t *origins;         /* (n_tiles, 2): (y0, x0) in scaled pixels, row-major */
-    int64_t tiles_per_call;         /* tiles per backend call (the last call is padded) */
-    int64_t map_tile;               /* tile_size / stride */
-    const float *window;            /* (map_tile, map_tile) */
-    int64_t canvas_h, canvas_w;     /* max(scaled, tile) / stride */
-    const float *cnt;               /* (canvas_h, canvas_w) summed windows */
-    int64_t n_nodes, map_h, map_w;  /* map = scaled / stride */
-    const float *stitched;          /* (n_nodes, map_h, map_w): ACC / CNT, cropped */
+    const int64_t *origins;        /* (n_tiles, 2): (y0, x0) in scaled pixels, row-major */
+    int64_t tiles_per_call;        /* tiles per backend call (the last call is padded) */
+    int64_t map_tile;              /* tile_size / stride */
+    const float *window;           /* (map_tile, map_tile) */
+    int64_t canvas_h, canvas_w;    /* max(scaled, tile) / stride */
+    const float *cnt;              /* (canvas_h, canvas_w) summed windows */
+    int64_t n_nodes, map_h, map_w; /* map = scaled / stride */
+    const float *stitched;         /* (n_nodes, map_h, map_w): ACC / CNT, cropped */
 } sleapc_tiled_view;
 
 /* Called after each backend call with its tiles: tiles first..first+n-1 of

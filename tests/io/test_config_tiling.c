@@ -144,8 +144,8 @@ static void check_model_types(void)
         const char *pairs[] = {from, "", "    single_instance:\n      confmaps:", to, NULL};
         snprintf(name, sizeof name, "type_%s", types[i]);
         snprintf(words, sizeof words, "model_type=%s", types[i]);
-        expect_refused(name, pairs, SLEAPC_ERR_UNSUPPORTED, "data_config.preprocessing.tiling.enabled",
-                       words);
+        expect_refused(name, pairs, SLEAPC_ERR_UNSUPPORTED,
+                       "data_config.preprocessing.tiling.enabled", words);
     }
     cJSON_Delete(ref);
 }
@@ -170,8 +170,8 @@ static void check_fields(void)
          "tiling.accumulator_device", "'cuda'"},
         {"cpu_thresh", "cpu_thresh: 0.4", "cpu_thresh: 2", "tiling.cpu_thresh", "[0, 1]"},
         {"sampling", "sampling: foreground", "sampling: random", "tiling.sampling", "'grid'"},
-        {"fg_fraction", "tile_fg_fraction: 0.5", "tile_fg_fraction: 1.0",
-         "tiling.tile_fg_fraction", "[0, 1)"},
+        {"fg_fraction", "tile_fg_fraction: 0.5", "tile_fg_fraction: 1.0", "tiling.tile_fg_fraction",
+         "[0, 1)"},
         {"jitter", "center_jitter: 0.5", "center_jitter: -0.1", "tiling.center_jitter", "[0, 1]"},
         {"visible", "min_visible_keypoints: 1", "min_visible_keypoints: -1",
          "tiling.min_visible_keypoints", "0 or more"},
@@ -183,8 +183,9 @@ static void check_fields(void)
         {"ffp", "full_frame_pass: false", "full_frame_pass: 3", "tiling.full_frame_pass",
          "true or false"},
         {"tile_text", "tile_size: 144", "tile_size: big", "tiling.tile_size", "integer"},
-        {"not_map", "    tiling:\n      enabled: true\n", "    tiling: [1, 2]\n    old:\n      enabled: true\n",
-         "preprocessing.tiling", "expected a mapping"},
+        {"not_map", "    tiling:\n      enabled: true\n",
+         "    tiling: [1, 2]\n    old:\n      enabled: true\n", "preprocessing.tiling",
+         "expected a mapping"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *pairs[] = {cases[i].from, cases[i].to, NULL};
@@ -222,10 +223,8 @@ static void check_predictor(void)
     sleapc_predictor_destroy(p);
 
     char args[4096];
-    snprintf(args, sizeof args, "predict -m '%s' -i '%s' -o '%s/never.json' --backend native",
-             dir,
-             test_data_path(
-                 "reference-tiled/tiled_single_instance__centered_pair_f0000/frame.npy"),
+    snprintf(args, sizeof args, "predict -m '%s' -i '%s' -o '%s/never.json' --backend native", dir,
+             test_data_path("reference-tiled/tiled_single_instance__centered_pair_f0000/frame.npy"),
              test_tmp_dir());
     int rc = test_run_cli(args);
     CHECK_MSG(rc == 1 && strstr(test_cli_output(), "sleapc: error: ") &&
@@ -283,7 +282,8 @@ static void check_export(void)
         free(yaml);
         return;
     }
-    const char *block = "    tiling:\n      enabled: true\n      tile_size: 96\n      overlap: 24\n";
+    const char *block =
+        "    tiling:\n      enabled: true\n      tile_size: 96\n      overlap: 24\n";
     size_t head = (size_t)(at - yaml) + strlen("  preprocessing:\n");
     char *text = sleapc__malloc(n + strlen(block) + 1);
     memcpy(text, yaml, head);

@@ -84,12 +84,12 @@ static void check_case(const char *id)
 
     sleapc_tensor origins = {0}, window = {0}, cnt = {0}, input = {0}, heads = {0}, stitched = {0},
                   frame = {0}, scaled = {0}, kp = {0}, vals = {0};
-    bool ok = ref_load(id, "tiled.tile_origins", &origins) &&
-              ref_load(id, "tiled.window", &window) && ref_load(id, "tiled.cnt", &cnt) &&
-              ref_load(id, "single_instance.input", &input) &&
-              ref_load(id, "single_instance.head.SingleInstanceConfmapsHead", &heads) &&
-              ref_load(id, "out.pred_confmaps", &stitched) && ref_load(id, "frame", &frame) &&
-              ref_load(id, "out.pred_keypoints", &kp) && ref_load(id, "out.pred_peak_values", &vals);
+    bool ok =
+        ref_load(id, "tiled.tile_origins", &origins) && ref_load(id, "tiled.window", &window) &&
+        ref_load(id, "tiled.cnt", &cnt) && ref_load(id, "single_instance.input", &input) &&
+        ref_load(id, "single_instance.head.SingleInstanceConfmapsHead", &heads) &&
+        ref_load(id, "out.pred_confmaps", &stitched) && ref_load(id, "frame", &frame) &&
+        ref_load(id, "out.pred_keypoints", &kp) && ref_load(id, "out.pred_peak_values", &vals);
     if (!ok)
         goto done;
     const int64_t n_tiles = origins.shape[0], C = input.shape[2], N = heads.shape[1];
@@ -123,15 +123,15 @@ static void check_case(const char *id)
     const uint8_t *ref_scaled = chw; /* stored only when it differs from the frame */
     if (ref_has(id, "tiled.scaled_frame") && ref_load(id, "tiled.scaled_frame", &scaled))
         ref_scaled = scaled.data;
-    CHECK_MSG(memcmp(ours, ref_scaled, (size_t)(C * Hs * Ws)) == 0, "%s: scaled frame differs",
-              id);
+    CHECK_MSG(memcmp(ours, ref_scaled, (size_t)(C * Hs * Ws)) == 0, "%s: scaled frame differs", id);
 
     /* Tiles, cut from the reference scaled frame. */
     const size_t tile_bytes = (size_t)(C * ts * ts);
     uint8_t *tile = sleapc__malloc(tile_bytes);
     int64_t bad_tiles = 0;
     for (int64_t k = 0; k < n_tiles; k++) {
-        CHECK_OK(sleapc__tiling_extract_u8(ref_scaled, C, Hs, Ws, o[2 * k], o[2 * k + 1], ts, tile));
+        CHECK_OK(
+            sleapc__tiling_extract_u8(ref_scaled, C, Hs, Ws, o[2 * k], o[2 * k + 1], ts, tile));
         bad_tiles += memcmp(tile, (uint8_t *)input.data + k * tile_bytes, tile_bytes) != 0;
     }
     CHECK_MSG(bad_tiles == 0, "%s: %lld tiles differ", id, (long long)bad_tiles);
@@ -265,10 +265,11 @@ static void check_uniform_field(void)
     CHECK_OK(sleapc__tiling_window(T, T, SLEAPC_TILE_BLEND_GAUSSIAN, 0.125, win));
     for (int k = 0; k < 2 * T * T; k++)
         tile[k] = k < T * T ? 0.7f : -0.25f;
-    const int pos[][2] = {{0, 0}, {0, 5}, {0, 11}, {4, 0}, {4, 5}, {4, 11}, {7, 0}, {7, 5}, {7, 11}};
+    const int pos[][2] = {{0, 0},  {0, 5}, {0, 11}, {4, 0}, {4, 5},
+                          {4, 11}, {7, 0}, {7, 5},  {7, 11}};
     for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++)
-        CHECK_OK(sleapc__tiling_accumulate(acc, cnt, 2, CH, CW, tile, win, T, T, pos[i][0],
-                                           pos[i][1]));
+        CHECK_OK(
+            sleapc__tiling_accumulate(acc, cnt, 2, CH, CW, tile, win, T, T, pos[i][0], pos[i][1]));
     CHECK_OK(sleapc__tiling_normalise(acc, cnt, 2, CH, CW, CH, CW, out));
     double worst = 0;
     for (int k = 0; k < CH * CW; k++) {

@@ -152,8 +152,8 @@ static void check_points(const char *id, const sleapc_layer_outputs *o, int64_t 
         const float *got = o->keypoints + frame * N * 2, *gv = o->peak_values + frame * N;
         double worst = 0, worst_v = 0;
         for (int64_t j = 0; j < 2 * N && o->n_nodes == N; j++)
-            worst = fmax(worst, isnan(got[j]) != isnan(want[j]) ? INFINITY
-                                                                 : fabs(got[j] - want[j]));
+            worst =
+                fmax(worst, isnan(got[j]) != isnan(want[j]) ? INFINITY : fabs(got[j] - want[j]));
         for (int64_t j = 0; j < N && o->n_nodes == N; j++)
             worst_v = fmax(worst_v, fabs(gv[j] - wv[j]) / fmax(1.0, fabs(wv[j])));
         printf("%-50s %-8s keypoints %.4f px, peak values %.2g\n", id, backend, worst, worst_v);
@@ -211,9 +211,10 @@ static void check_case(const char *id, const char *backend, bool batch_two)
     if (batch_two) {
         sleapc__tiled_layer_set_probe(p->layer, NULL, NULL);
         const int64_t px = sleapc_tensor_numel(&frame);
-        sleapc_tensor two = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4,
-                             .shape = {2, frame.shape[0], frame.shape[1],
-                                       frame.ndim == 3 ? frame.shape[2] : 1}};
+        sleapc_tensor two = {
+            .dtype = SLEAPC_DTYPE_U8,
+            .ndim = 4,
+            .shape = {2, frame.shape[0], frame.shape[1], frame.ndim == 3 ? frame.shape[2] : 1}};
         two.data = sleapc__malloc((size_t)px * 2);
         memcpy(two.data, frame.data, (size_t)px);
         memcpy((uint8_t *)two.data + px, frame.data, (size_t)px);
@@ -287,8 +288,7 @@ static void check_small_frame(const char *id)
                     const double b = ot.head[(k * mt + y) * mt + x];
                     worst = fmax(worst, fabs(a - b) / fmax(fabs(b), FLT_MIN));
                 }
-        CHECK_MSG(worst <= 2 * FLT_EPSILON, "%s small frame: stitched vs tile map %.3g", id,
-                  worst);
+        CHECK_MSG(worst <= 2 * FLT_EPSILON, "%s small frame: stitched vs tile map %.3g", id, worst);
         const sleapc_layer_outputs *out = &p->outputs;
         for (int64_t k = 0; k < n; k++) {
             const float *xy = out->keypoints + k * 2;
@@ -322,8 +322,8 @@ static void check_cli(const char *id)
     unsigned char *text = test_read_file(out_path, &size);
     cJSON *j = text ? cJSON_ParseWithLength((const char *)text, size) : NULL;
     free(text);
-    const cJSON *inst = cJSON_GetArrayItem(
-        ref_obj(cJSON_GetArrayItem(ref_obj(j, "frames"), 0), "instances"), 0);
+    const cJSON *inst =
+        cJSON_GetArrayItem(ref_obj(cJSON_GetArrayItem(ref_obj(j, "frames"), 0), "instances"), 0);
     const cJSON *pts = ref_obj(inst, "points");
     const int64_t N = kp.shape[2];
     CHECK_MSG(cJSON_GetArraySize(pts) == N, "%s: no instance of %lld points in the JSON", id,
@@ -335,7 +335,8 @@ static void check_cli(const char *id)
         CHECK(cJSON_IsArray(pt));
         if (cJSON_IsArray(pt))
             for (int q = 0; q < 2; q++)
-                worst = fmax(worst, fabs(cJSON_GetArrayItem(pt, q)->valuedouble - want[nd * 2 + q]));
+                worst =
+                    fmax(worst, fabs(cJSON_GetArrayItem(pt, q)->valuedouble - want[nd * 2 + q]));
     }
     printf("%-50s CLI      keypoints %.4f px\n", id, worst);
     CHECK_MSG(worst <= PX_TOL, "%s: CLI keypoints off by %.4f px", id, worst);

@@ -23,9 +23,8 @@ static sleapc_status read_int_min(sleapc_yaml_tree *t, const sleapc_yaml_ref *pa
 
 /* parent.rel as a number in [lo, hi] (hi_open: [lo, hi)) or, when lo_open,
  * (lo, hi]. */
-static sleapc_status read_range(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent,
-                                const char *rel, double lo, bool lo_open, double hi, bool hi_open,
-                                double *out)
+static sleapc_status read_range(sleapc_yaml_tree *t, const sleapc_yaml_ref *parent, const char *rel,
+                                double lo, bool lo_open, double hi, bool hi_open, double *out)
 {
     sleapc_yaml_ref r;
     sleapc_status st = sleapc__yaml_get(t, parent, rel, &r);
@@ -100,8 +99,8 @@ static sleapc_status read_fields(sleapc_yaml_tree *t, const sleapc_yaml_ref *tl,
     if (!st)
         st = read_int_min(t, tl, "overlap", 0, &c->overlap);
     if (!st)
-        st = read_range(t, tl, "min_overlap_fraction", 0, false, 1, false,
-                        &c->min_overlap_fraction);
+        st =
+            read_range(t, tl, "min_overlap_fraction", 0, false, 1, false, &c->min_overlap_fraction);
     if (!st)
         st = read_choice(t, tl, "blend", blend_names, &blend);
     if (!st)

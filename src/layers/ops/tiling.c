@@ -169,8 +169,8 @@ sleapc_status sleapc__tiling_accumulate(float *acc, float *cnt, int64_t n_ch, in
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc__tiling_normalise(const float *acc, const float *cnt, int64_t n_ch,
-                                       int64_t ch, int64_t cw, int64_t h, int64_t w, float *out)
+sleapc_status sleapc__tiling_normalise(const float *acc, const float *cnt, int64_t n_ch, int64_t ch,
+                                       int64_t cw, int64_t h, int64_t w, float *out)
 {
     if (!acc || !cnt || !out || !side_ok(n_ch) || !side_ok(ch) || !side_ok(cw) || !side_ok(h) ||
         !side_ok(w) || h > ch || w > cw)

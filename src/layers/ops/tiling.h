@@ -68,7 +68,7 @@ sleapc_status sleapc__tiling_accumulate(float *acc, float *cnt, int64_t n_ch, in
  * division (a cell no tile covered gives NaN or inf, as in sleap-nn).
  * Returns SLEAPC_OK or SLEAPC_ERR_INVALID_ARG (NULL, sizes < 1, h > ch or
  * w > cw). */
-sleapc_status sleapc__tiling_normalise(const float *acc, const float *cnt, int64_t n_ch,
-                                       int64_t ch, int64_t cw, int64_t h, int64_t w, float *out);
+sleapc_status sleapc__tiling_normalise(const float *acc, const float *cnt, int64_t n_ch, int64_t ch,
+                                       int64_t cw, int64_t h, int64_t w, float *out);
 
 #endif
