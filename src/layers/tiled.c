@@ -289,7 +289,7 @@ sleapc_status sleapc__tiled_layer_create(const sleapc_model *m, const sleapc_pre
     t->tiling = m->cfg.tiling;
     t->stride = head->stride;
     t->n_nodes = head->channels;
-    t->tile_batch = t->tiling.tile_batch_size > 0 ? t->tiling.tile_batch_size : DEFAULT_TILE_BATCH;
+    t->tile_batch = sleapc__tiled_tiles_per_call(&t->tiling);
     t->map_tile = t->tiling.tile_size / t->stride;
     /* sleap-nn: _apply_full_preprocess(skip_sizematcher=True,
      * max_stride=output_stride). */
@@ -319,6 +319,11 @@ sleapc_status sleapc__tiled_layer_create(const sleapc_model *m, const sleapc_pre
     t->view.n_nodes = t->n_nodes;
     *out = &t->base;
     return SLEAPC_OK;
+}
+
+int sleapc__tiled_tiles_per_call(const sleapc_tiling_config *t)
+{
+    return t->tile_batch_size > 0 ? t->tile_batch_size : DEFAULT_TILE_BATCH;
 }
 
 sleapc_status sleapc__tiled_layer_view(const sleapc_layer *l, sleapc_tiled_view *out)

@@ -6,6 +6,9 @@
 
 #include "layers/layer.h"
 
+/* Tiles per network call: tile_batch_size, else sleap-nn predictor's 8. */
+int sleapc__tiled_tiles_per_call(const sleapc_tiling_config *t);
+
 /* The last frame a tiled layer ran, borrowed until its next run or destroy. */
 typedef struct sleapc_tiled_view {
     int64_t c, scaled_h, scaled_w; /* the frame after channel handling, input scale and the

@@ -339,6 +339,17 @@ static void check_cli(const char *id)
                     fmax(worst, fabs(cJSON_GetArrayItem(pt, q)->valuedouble - want[nd * 2 + q]));
     }
     printf("%-50s CLI      keypoints %.4f px\n", id, worst);
+    /* `sleapc info` shows the tiling instead of a size matcher. */
+    const cJSON *tl = ref_obj(ref_obj(m, "tiling"), "config");
+    char want_line[160];
+    snprintf(want_line, sizeof want_line, "tiling:         %d px tiles, overlap %d, %s window",
+             (int)ref_num(tl, "tile_size", 0), (int)ref_num(tl, "overlap", 0),
+             cJSON_GetStringValue(ref_obj(tl, "blend")));
+    snprintf(args, sizeof args, "info -m '%s'", dir);
+    rc = test_run_cli(args);
+    CHECK_MSG(rc == 0 && strstr(test_cli_output(), want_line) &&
+                  !strstr(test_cli_output(), "size matcher:"),
+              "%s: info: exit %d: %s", id, rc, test_cli_output());
     CHECK_MSG(worst <= PX_TOL, "%s: CLI keypoints off by %.4f px", id, worst);
     cJSON_Delete(j);
 done:
