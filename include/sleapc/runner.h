@@ -16,7 +16,11 @@ typedef struct sleapc_runner sleapc_runner;
 typedef enum sleapc_precision {
     SLEAPC_PRECISION_FP32 = 0,
     SLEAPC_PRECISION_BF16,   /* bfloat16 weights/activations, fp32 accumulation */
-    SLEAPC_PRECISION_FP16
+    SLEAPC_PRECISION_FP16,
+    /* bf16's rounding computed in fp32 on any CPU (native backend): the
+     * results bf16 would give, at fp32 speed or slower; for checking a
+     * model's bf16 accuracy on a machine without bf16 */
+    SLEAPC_PRECISION_BF16_EMULATED
 } sleapc_precision;
 
 typedef struct sleapc_runner_opts {

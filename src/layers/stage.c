@@ -1,7 +1,9 @@
 #include "layers/stage.h"
 
+#include <math.h>
 #include <string.h>
 
+#include "backends/bf16_policy.h"
 #include "core/alloc.h"
 #include "core/error.h"
 
@@ -22,6 +24,8 @@ sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m,
     s->model = m;
     s->pp = *pp;
     s->legacy = m->cfg.legacy;
+    s->precision = o->precision;
+    s->bf16_error = -1;
     sleapc_backend_opts bo = {.n_threads = o->n_threads, .precision = o->precision};
     sleapc_status st = sleapc__backend_create(o->backend, &m->graph, &bo, &s->be);
     if (st)
@@ -77,6 +81,58 @@ static sleapc_status plan_for(sleapc_stage *s, int64_t c, int64_t h, int64_t w)
     return st;
 }
 
+static double rel_l2(const sleapc_tensor *a, const sleapc_tensor *b)
+{
+    double num = 0, den = 0;
+    int64_t n = sleapc_tensor_numel(b);
+    const float *x = a->data, *y = b->data;
+    for (int64_t i = 0; i < n; i++) {
+        double d = (double)x[i] - (double)y[i];
+        num += d * d;
+        den += (double)y[i] * (double)y[i];
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* The first bf16 batch runs once more in float32 (native backend): a model
+ * whose heads move beyond SLEAPC_BF16_HEAD_BUDGET amplifies bf16 rounding,
+ * and the user is told so instead of getting quietly drifting keypoints. */
+static sleapc_status bf16_check(sleapc_stage *s, const sleapc_tensor *x)
+{
+    sleapc_backend_opts bo = {.n_threads = 0, .precision = SLEAPC_PRECISION_FP32};
+    sleapc_backend *ref = NULL;
+    sleapc_tensor_map out = {0};
+    sleapc_status st = sleapc__backend_create("native", &s->model->graph, &bo, &ref);
+    if (!st)
+        st = sleapc__backend_forward(ref, x, &out);
+    double worst = 0;
+    const char *worst_head = "";
+    for (int h = 0; !st && h < s->model->n_heads; h++) {
+        const char *name = s->model->heads[h].name;
+        const sleapc_tensor *a = sleapc__tensor_map_get(&s->out, name);
+        const sleapc_tensor *b = sleapc__tensor_map_get(&out, name);
+        if (!a || !b || sleapc_tensor_numel(a) != sleapc_tensor_numel(b))
+            continue;
+        double e = rel_l2(a, b);
+        if (e > worst) {
+            worst = e;
+            worst_head = name;
+        }
+    }
+    sleapc__tensor_map_clear(&out);
+    sleapc__backend_destroy(ref);
+    if (st)
+        return sleapc__wrap(st, "bf16: float32 check of %s", s->model->dir);
+    s->bf16_error = worst;
+    if (worst > SLEAPC_BF16_HEAD_BUDGET)
+        sleapc__log(SLEAPC_LOG_WARN,
+                    "bf16: %s: %s differs from float32 by %.1f%% (relative L2; bf16 models "
+                    "stay within %.0f%%): this model amplifies bf16 rounding and its keypoints "
+                    "can move; use --precision fp32 where accuracy matters",
+                    s->model->dir, worst_head, 100 * worst, 100 * SLEAPC_BF16_HEAD_BUDGET);
+    return SLEAPC_OK;
+}
+
 sleapc_status sleapc__stage_run(sleapc_stage *s, const uint8_t *frames, int64_t b, int64_t c,
                                 int64_t h, int64_t w)
 {
@@ -108,7 +164,11 @@ sleapc_status sleapc__stage_run(sleapc_stage *s, const uint8_t *frames, int64_t 
         return st;
     sleapc_tensor x = {.dtype = s->legacy ? SLEAPC_DTYPE_F32 : SLEAPC_DTYPE_U8, .ndim = 4,
                        .shape = {b, pl->c, pl->out_h, pl->out_w}, .data = s->input};
-    return sleapc__backend_forward(s->be, &x, &s->out);
+    st = sleapc__backend_forward(s->be, &x, &s->out);
+    if (!st && s->bf16_error < 0 &&
+        (s->precision == SLEAPC_PRECISION_BF16 || s->precision == SLEAPC_PRECISION_BF16_EMULATED))
+        st = bf16_check(s, &x);
+    return st;
 }
 
 static bool input_bytes(int64_t b, int64_t c, int64_t h, int64_t w, size_t *out)

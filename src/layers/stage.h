@@ -25,6 +25,9 @@ typedef struct sleapc_stage {
     void *scratch;
     size_t scratch_cap;
     sleapc_tensor_map out;          /* the last forward's outputs (backend-owned) */
+    sleapc_precision precision;
+    double bf16_error;              /* bf16 only: worst head's relative L2 from float32
+                                       on the first batch; < 0 until measured */
 } sleapc_stage;
 
 /* Create the backend for m (o: backend, threads, precision), warm it up on a small input and check it returns

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "backends/bf16_policy.h"
 #include "backends/native/native_kernels.h"
 #include "core/alloc.h"
 #include "core/error.h"
@@ -32,6 +33,14 @@ typedef struct native_state {
 
     sleapc_native_node_fn node_hook;  /* profiling; NULL: off */
     void *node_hook_ctx;
+
+    /* --precision bf16-emulated (n == 0 otherwise): oneDNN's bf16 path in
+     * float32 arithmetic, rounding weights and values where it rounds them
+     * (bf16_policy.h). Every concat and resize then has its own buffer, so
+     * each value can be rounded where it is written. */
+    sleapc_bf16_plan bf16;
+    float *stage;          /* rounded copy of a float32 value a bf16 conv reads */
+    int64_t stage_numel;
 } native_state;
 
 static int64_t node_numel(const int64_t *s)
@@ -48,6 +57,9 @@ static void plan_free(native_state *ns)
     sleapc__free(ns->home);
     sleapc__free(ns->shapes);
     sleapc__aligned_free(ns->scratch);
+    sleapc__aligned_free(ns->stage);
+    ns->stage = NULL;
+    ns->stage_numel = 0;
     ns->bufs = NULL;
     ns->buf_of = NULL;
     ns->home = NULL;
@@ -60,9 +72,12 @@ static void plan_free(native_state *ns)
 
 /* A concat every consumer of which is a conv, so they can read its parts
  * where they are (native_conv_src) and it needs no buffer. */
-static bool concat_is_virtual(const sleapc_graph *g, int i)
+static bool concat_is_virtual(const native_state *ns, int i)
 {
+    const sleapc_graph *g = ns->g;
     const sleapc_node *n = &g->nodes[i];
+    if (ns->bf16.n)
+        return false;
     if (n->op != SLEAPC_OP_CONCAT || n->n_inputs < 1 || n->n_inputs > NATIVE_CONV_MAX_PARTS)
         return false;
     for (int o = 0; o < g->n_outputs; o++)
@@ -129,11 +144,11 @@ static sleapc_status plan(native_state *ns, const int64_t shape[4])
         const sleapc_node *nd = &g->nodes[i];
         ns->home[i] = i;
         ns->buf_of[i] = 0;
-        if (nd->op == SLEAPC_OP_RESIZE_LIKE && ns->buf_of[nd->inputs[0]] != -1 &&
+        if (nd->op == SLEAPC_OP_RESIZE_LIKE && !ns->bf16.n && ns->buf_of[nd->inputs[0]] != -1 &&
             ns->shapes[nd->inputs[0]][2] == ns->shapes[i][2] &&
             ns->shapes[nd->inputs[0]][3] == ns->shapes[i][3])
             ns->home[i] = ns->home[nd->inputs[0]];
-        else if (concat_is_virtual(g, i))
+        else if (concat_is_virtual(ns, i))
             ns->buf_of[i] = -1;
     }
     int src[MAX_SOURCES];
@@ -189,12 +204,22 @@ static sleapc_status plan(native_state *ns, const int64_t shape[4])
             sb = sleapc__native_convt_scratch_size(ns->convts[i], s0[2], s0[3], n_threads);
         if (sb > scratch)
             scratch = sb;
+        if (ns->bf16.n && ns->bf16.compute[i] && !ns->bf16.rounded[g->nodes[i].inputs[0]] &&
+            node_numel(s0) > ns->stage_numel)
+            ns->stage_numel = node_numel(s0);
     }
     for (int bi = 0; bi < ns->n_bufs; bi++) {
         ns->bufs[bi] = sleapc__aligned_alloc((size_t)buf_cap[bi] * sizeof(float));
         if (!ns->bufs[bi]) {
             st = sleapc__fail(SLEAPC_ERR_NOMEM, "plan: out of memory for %lld floats",
                               (long long)buf_cap[bi]);
+            goto done;
+        }
+    }
+    if (ns->stage_numel) {
+        ns->stage = sleapc__aligned_alloc((size_t)ns->stage_numel * sizeof(float));
+        if (!ns->stage) {
+            st = sleapc__fail(SLEAPC_ERR_NOMEM, "plan: out of memory for bf16 staging");
             goto done;
         }
     }
@@ -237,6 +262,19 @@ static void conv_source(native_state *ns, int in, native_conv_src *out)
     }
 }
 
+/* The source of bf16 node i when it reads a float32 value that is not
+ * rounded where written: a rounded copy (what oneDNN's reorder makes). */
+static const float *bf16_source(native_state *ns, int i, const float *src)
+{
+    int in = ns->g->nodes[i].inputs[0];
+    if (!ns->bf16.n || !ns->bf16.compute[i] || ns->bf16.rounded[in])
+        return src;
+    int64_t numel = node_numel(ns->shapes[in]);
+    memcpy(ns->stage, src, (size_t)numel * sizeof(float));
+    sleapc__bf16_round_array(ns->stage, numel);
+    return ns->stage;
+}
+
 static void run_node(native_state *ns, int i)
 {
     const sleapc_node *n = &ns->g->nodes[i];
@@ -255,6 +293,8 @@ static void run_node(native_state *ns, int i)
     case SLEAPC_OP_CONV2D: {
         native_conv_src parts;
         conv_source(ns, n->inputs[0], &parts);
+        if (parts.n == 1)
+            parts.data[0] = bf16_source(ns, i, parts.data[0]);
         sleapc__native_conv_run_parts(ns->convs[i], ns->tp, &parts, s[0], s[2], s[3], dst,
                                       ns->scratch);
         if (n->act == SLEAPC_ACT_SIGMOID)
@@ -262,7 +302,8 @@ static void run_node(native_state *ns, int i)
         break;
     }
     case SLEAPC_OP_CONV_TRANSPOSE2D:
-        sleapc__native_convt_run(ns->convts[i], ns->tp, src, s[0], s[2], s[3], dst, ns->scratch);
+        sleapc__native_convt_run(ns->convts[i], ns->tp, bf16_source(ns, i, src), s[0], s[2], s[3],
+                                 dst, ns->scratch);
         break;
     case SLEAPC_OP_MAXPOOL2D:
         sleapc__native_maxpool2(ns->tp, src, s[0], s[1], s[2], s[3], dst);
@@ -308,6 +349,13 @@ static void run_node(native_state *ns, int i)
     }
 }
 
+/* bf16 emulation: round node i's value where it is written. */
+static void round_value(native_state *ns, int i)
+{
+    if (ns->bf16.n && ns->bf16.rounded[i] && ns->buf_of[i] != -1 && ns->home[i] == i)
+        sleapc__bf16_round_array(node_buf(ns, i), node_numel(ns->shapes[i]));
+}
+
 static sleapc_status native_forward(sleapc_backend *be, const sleapc_tensor *x,
                                     sleapc_tensor_map *out)
 {
@@ -324,15 +372,19 @@ static sleapc_status native_forward(sleapc_backend *be, const sleapc_tensor *x,
     st = sleapc__graph_input_prepare(x, ns->g->in_channels, node_buf(ns, 0));
     if (st)
         return st;
+    round_value(ns, 0);
     if (ns->node_hook) {
         ns->node_hook(ns->node_hook_ctx, 0);
         for (int i = 1; i < ns->g->n_nodes; i++) {
             run_node(ns, i);
+            round_value(ns, i);
             ns->node_hook(ns->node_hook_ctx, i);
         }
     } else {
-        for (int i = 1; i < ns->g->n_nodes; i++)
+        for (int i = 1; i < ns->g->n_nodes; i++) {
             run_node(ns, i);
+            round_value(ns, i);
+        }
     }
     for (int o = 0; o < ns->g->n_outputs; o++) {
         const sleapc_graph_output *go = &ns->g->outputs[o];
@@ -370,6 +422,7 @@ static void native_destroy(sleapc_backend *be)
         }
         sleapc__free(ns->convs);
         sleapc__free(ns->convts);
+        sleapc__bf16_plan_free(&ns->bf16);
         sleapc__threadpool_destroy(ns->tp);
         sleapc__free(ns);
     }
@@ -387,8 +440,11 @@ static const struct sleapc_backend_ops native_ops = {
 static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_opts *opts,
                                    sleapc_backend **out)
 {
-    if (opts->precision != SLEAPC_PRECISION_FP32)
-        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "the native backend computes in fp32 only");
+    if (opts->precision != SLEAPC_PRECISION_FP32 &&
+        opts->precision != SLEAPC_PRECISION_BF16_EMULATED)
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                            "the native backend computes in fp32 (or emulates bf16 exactly: "
+                            "bf16-emulated)");
     sleapc_backend *be = sleapc__calloc(1, sizeof *be);
     native_state *ns = sleapc__calloc(1, sizeof *ns);
     if (!be || !ns) {
@@ -409,17 +465,37 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
         goto fail;
     }
+    if (opts->precision == SLEAPC_PRECISION_BF16_EMULATED) {
+        st = sleapc__bf16_plan_make(g, sleapc__bf16_keep_default(), &ns->bf16);
+        if (st)
+            goto fail;
+    }
     for (int i = 0; i < g->n_nodes; i++) {
         const sleapc_node *n = &g->nodes[i];
+        /* bf16 nodes pack weights rounded to bf16 (the bias stays float32). */
+        float *rounded = NULL;
+        const float *w = n->weight;
+        if (ns->bf16.n && ns->bf16.compute[i] && n->weight) {
+            int64_t numel = (int64_t)n->c_out * n->c_in * n->kernel * n->kernel;
+            rounded = sleapc__malloc((size_t)numel * sizeof *rounded);
+            if (!rounded) {
+                st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+                goto fail;
+            }
+            memcpy(rounded, n->weight, (size_t)numel * sizeof *rounded);
+            sleapc__bf16_round_array(rounded, numel);
+            w = rounded;
+        }
         if (n->op == SLEAPC_OP_CONV2D)
-            st = sleapc__native_conv_create(n->c_in, n->c_out, n->kernel, n->kernel, n->weight,
-                                            n->bias, n->act == SLEAPC_ACT_RELU, &ns->convs[i]);
+            st = sleapc__native_conv_create(n->c_in, n->c_out, n->kernel, n->kernel, w, n->bias,
+                                            n->act == SLEAPC_ACT_RELU, &ns->convs[i]);
         else if (n->op == SLEAPC_OP_CONV_TRANSPOSE2D)
-            st = sleapc__native_convt_create(n->c_in, n->c_out, n->weight, n->bias,
+            st = sleapc__native_convt_create(n->c_in, n->c_out, w, n->bias,
                                              n->act == SLEAPC_ACT_RELU, n->keras_placement,
                                              &ns->convts[i]);
         else if (n->op >= SLEAPC_OP_COUNT)
             st = sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "node %s: op %d", n->name, (int)n->op);
+        sleapc__free(rounded);
         if (st)
             goto fail;
     }

@@ -165,6 +165,7 @@ static void onednn_destroy(sleapc_backend *be)
         }
         sleapc__free(s->wpack);
         sleapc__free(s->bpack);
+        sleapc__bf16_plan_free(&s->bf16);
         if (s->stream)
             dnnl_stream_destroy(s->stream);
         if (s->eng)
@@ -222,7 +223,11 @@ static sleapc_status onednn_create(const sleapc_graph *g, const sleapc_backend_o
     be->impl = s;
     strcpy(be->device, "cpu");
     s->g = g;
-    s->act_dt = opts->precision == SLEAPC_PRECISION_BF16 ? dnnl_bf16 : dnnl_f32;
+    if (opts->precision == SLEAPC_PRECISION_BF16) {
+        st = sleapc__bf16_plan_make(g, sleapc__bf16_keep_default(), &s->bf16);
+        if (st)
+            goto fail;
+    }
     s->n_threads = opts->n_threads;
     threads_lookup(s);
     s->wpack = sleapc__calloc((size_t)g->n_nodes, sizeof *s->wpack);

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 
 #include "backends/backend.h"
+#include "backends/bf16_policy.h"
 
 #define ONEDNN_MAX_ARGS 8
 #define ONEDNN_KEEP INT_MAX  /* last_step of a graph output: alive until the next forward */
@@ -76,7 +77,7 @@ typedef struct onednn_state {
     const sleapc_graph *g;  /* borrowed: the model outlives the backend */
     dnnl_engine_t eng;
     dnnl_stream_t stream;
-    dnnl_data_type_t act_dt;   /* dnnl_f32, or dnnl_bf16 for --precision bf16 */
+    sleapc_bf16_plan bf16;     /* --precision bf16: per-node types; n == 0 for fp32 */
     int n_threads;             /* <= 0: OpenMP's default (one per core) */
     onednn_omp_set_fn omp_set; /* NULL when OpenMP is not found at run time */
     onednn_omp_get_fn omp_get;

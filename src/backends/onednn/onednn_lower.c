@@ -141,9 +141,11 @@ static sleapc_status lower_conv(onednn_state *s, int i)
     const sleapc_node *n = &s->g->nodes[i];
     const int64_t *si = s->plan.shapes[n->inputs[0]], *so = s->plan.shapes[i];
     bool deconv = n->op == SLEAPC_OP_CONV_TRANSPOSE2D;
-    /* bf16 heads write float32 directly: the outputs are float32 anyway. */
-    dnnl_data_type_t dt = s->act_dt;
-    dnnl_data_type_t dst_dt = is_final_output(s->g, i) ? dnnl_f32 : dt;
+    /* Mixed precision (bf16_policy.h): a node computes in bf16 or float32
+     * and stores bf16 or float32; heads always write float32. */
+    dnnl_data_type_t dt = s->bf16.n && s->bf16.compute[i] ? dnnl_bf16 : dnnl_f32;
+    dnnl_data_type_t dst_dt =
+        is_final_output(s->g, i) || !(s->bf16.n && s->bf16.value[i]) ? dnnl_f32 : dnnl_bf16;
     int64_t wdims[4] = {n->c_out, n->c_in, n->kernel, n->kernel};
     int64_t bdims[1] = {n->c_out};
     dnnl_memory_desc_t src, wei, bia, dst, user_w, user_b;
@@ -332,19 +334,20 @@ static sleapc_status lower_concat(onednn_state *s, int i)
     dnnl_memory_desc_t srcs[SLEAPC_NODE_MAX_INPUTS], dst;
     int in_values[SLEAPC_NODE_MAX_INPUTS];
     sleapc_status st = SLEAPC_OK;
-    /* One data type for all sources: in bf16 a float32 source (the input
-     * image) is converted first. */
+    /* One data type for all sources: a source of the other type is
+     * converted first. */
+    dnnl_data_type_t dt = s->bf16.n && s->bf16.value[i] ? dnnl_bf16 : dnnl_f32;
     for (int k = 0; k < n->n_inputs && !st; k++) {
         in_values[k] = p->node_value[n->inputs[k]];
         srcs[k] = p->values[in_values[k]].md;
-        if (srcs[k].data_type != s->act_dt) {
-            st = md_init(&srcs[k], 4, p->shapes[n->inputs[k]], s->act_dt, dnnl_nchw, n->name);
+        if (srcs[k].data_type != dt) {
+            st = md_init(&srcs[k], 4, p->shapes[n->inputs[k]], dt, dnnl_nchw, n->name);
             if (!st)
                 st = sleapc__onednn_value_as(s, in_values[k], &srcs[k], n->name, &in_values[k]);
         }
     }
     if (!st)
-        st = md_init(&dst, 4, p->shapes[i], s->act_dt, dnnl_format_tag_any, n->name);
+        st = md_init(&dst, 4, p->shapes[i], dt, dnnl_format_tag_any, n->name);
     dnnl_primitive_attr_t attr = NULL;
     dnnl_primitive_desc_t pd = NULL;
     if (!st)

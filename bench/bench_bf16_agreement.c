@@ -1,0 +1,248 @@
+/* How far bf16 predictions are from float32 on whole videos, and how much
+ * faster, measured in one run on the same frames:
+ *
+ *   bench_bf16_agreement [--frames N] [--precision bf16|bf16-emulated]
+ *                        [--backend NAME] [--case NAME]
+ *
+ * Cases (data from SLEAPC_DATA_DIR, default ../shared/data):
+ *   topdown    minimal_instance centroid + centered instance, centered_pair_small.mp4
+ *   bottomup   minimal_instance bottom-up, centered_pair_small.mp4
+ *   multiclass SLEAP 1.x min_tracks_2node multi-class bottom-up, tracks/clip.mp4
+ *
+ * Per case: the share of points within 0.1 / 0.5 / 1 px of float32 (instances
+ * paired greedily by mean point distance; a point present in one precision
+ * only counts as outside), frames with the same instance count, instances
+ * whose class differs (multi-class), and the time of each precision. bf16
+ * defaults to oneDNN's kernels where the CPU has them, else the exact
+ * emulation (which gives the same figures at float32 speed or slower). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sleapc/predictor.h"
+#include "sleapc/video.h"
+
+#define MAX_INST 64
+#define MAX_NODES 64
+#define BATCH 4
+
+typedef struct bench_case {
+    const char *name;
+    const char *models[2];
+    int n_models;
+    const char *video;
+} bench_case;
+
+static const bench_case cases[] = {
+    {"topdown",
+     {"sleap-nn-assets/model_ckpts/minimal_instance_centroid",
+      "sleap-nn-assets/model_ckpts/minimal_instance_centered_instance"},
+     2,
+     "sleap-nn-assets/datasets/centered_pair_small.mp4"},
+    {"bottomup", {"sleap-nn-assets/model_ckpts/minimal_instance_bottomup"}, 1,
+     "sleap-nn-assets/datasets/centered_pair_small.mp4"},
+    {"multiclass", {"sleap-nn-assets/legacy_models/min_tracks_2node.UNet.bottomup_multiclass"}, 1,
+     "sleap-assets/tracks/clip.mp4"},
+};
+
+typedef struct tally {
+    long points, within01, within05, within1;
+    long frames, same_count, instances, class_differs;
+    double s32, s16;
+} tally;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Mean distance over nodes present in both; INFINITY when none is. */
+static double inst_dist(const sleapc_instance *a, const sleapc_instance *b, int n_nodes)
+{
+    double sum = 0;
+    int n = 0;
+    for (int k = 0; k < n_nodes; k++) {
+        float ax = a->points[2 * k], bx = b->points[2 * k];
+        if (isnan(ax) || isnan(bx))
+            continue;
+        sum += hypot(ax - bx, a->points[2 * k + 1] - b->points[2 * k + 1]);
+        n++;
+    }
+    return n ? sum / n : INFINITY;
+}
+
+static void compare_frame(const sleapc_predictor *p32, const sleapc_predictor *p16, int f,
+                          tally *t)
+{
+    int n_nodes = sleapc_predictor_n_nodes(p32);
+    int na = sleapc_predictor_n_instances(p32, f), nb = sleapc_predictor_n_instances(p16, f);
+    sleapc_instance a[MAX_INST], b[MAX_INST];
+    na = na < MAX_INST ? na : MAX_INST;
+    nb = nb < MAX_INST ? nb : MAX_INST;
+    for (int i = 0; i < na; i++)
+        sleapc_predictor_instance(p32, f, i, &a[i]);
+    for (int i = 0; i < nb; i++)
+        sleapc_predictor_instance(p16, f, i, &b[i]);
+    t->frames++;
+    t->same_count += na == nb;
+    bool used[MAX_INST] = {false};
+    for (int i = 0; i < na; i++) {
+        int best = -1;
+        double bd = INFINITY;
+        for (int j = 0; j < nb; j++) {
+            double d = used[j] ? INFINITY : inst_dist(&a[i], &b[j], n_nodes);
+            if (d < bd) {
+                bd = d;
+                best = j;
+            }
+        }
+        t->instances++;
+        for (int k = 0; k < n_nodes; k++) {
+            if (isnan(a[i].points[2 * k]))
+                continue;
+            t->points++;
+            if (best < 0 || isnan(b[best].points[2 * k]))
+                continue;
+            double d = hypot(a[i].points[2 * k] - b[best].points[2 * k],
+                             a[i].points[2 * k + 1] - b[best].points[2 * k + 1]);
+            t->within01 += d <= 0.1;
+            t->within05 += d <= 0.5;
+            t->within1 += d <= 1.0;
+        }
+        if (best >= 0) {
+            used[best] = true;
+            t->class_differs += a[i].track != b[best].track;
+        } else {
+            t->class_differs += a[i].track >= 0;
+        }
+    }
+}
+
+static int run_case(const bench_case *c, const char *data, long max_frames, const char *backend,
+                    sleapc_precision precision)
+{
+    char paths[2][4096], video[4096];
+    const char *mp[2];
+    for (int i = 0; i < c->n_models; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/%s", data, c->models[i]);
+        mp[i] = paths[i];
+    }
+    snprintf(video, sizeof video, "%s/%s", data, c->video);
+    sleapc_video *v = NULL;
+    if (sleapc_video_open(video, &v) != SLEAPC_OK) {
+        fprintf(stderr, "%s: %s\n", c->name, sleapc_last_error());
+        return 1;
+    }
+    int64_t h, w, ch;
+    sleapc_video_shape(v, &h, &w, &ch);
+    int64_t n = sleapc_video_n_frames(v);
+    if (max_frames > 0 && max_frames < n)
+        n = max_frames;
+    sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    o.batch_size = BATCH;
+    sleapc_predictor *p32 = NULL, *p16 = NULL;
+    o.precision = SLEAPC_PRECISION_FP32;
+    o.backend = "auto";
+    sleapc_status st = sleapc_predictor_create(mp, c->n_models, &o, &p32);
+    o.precision = precision;
+    o.backend = backend;
+    if (!st)
+        st = sleapc_predictor_create(mp, c->n_models, &o, &p16);
+    uint8_t *buf = malloc((size_t)(BATCH * h * w * ch));
+    if (st || !buf) {
+        fprintf(stderr, "%s: %s\n", c->name, st ? sleapc_last_error() : "out of memory");
+        sleapc_predictor_destroy(p32);
+        sleapc_predictor_destroy(p16);
+        sleapc_video_close(v);
+        free(buf);
+        return 1;
+    }
+    tally t = {0};
+    for (int64_t f0 = 0; f0 < n && !st; f0 += BATCH) {
+        int64_t b = n - f0 < BATCH ? n - f0 : BATCH;
+        for (int64_t k = 0; k < b && !st; k++)
+            st = sleapc_video_read(v, f0 + k, buf + (size_t)(k * h * w * ch));
+        sleapc_tensor x = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {b, h, w, ch},
+                           .data = buf};
+        double t0 = now_s();
+        if (!st)
+            st = sleapc_predictor_run(p32, &x);
+        double t1 = now_s();
+        if (!st)
+            st = sleapc_predictor_run(p16, &x);
+        double t2 = now_s();
+        t.s32 += t1 - t0;
+        t.s16 += t2 - t1;
+        for (int k = 0; k < b && !st; k++)
+            compare_frame(p32, p16, k, &t);
+    }
+    if (st)
+        fprintf(stderr, "%s: %s\n", c->name, sleapc_last_error());
+    else
+        printf("%-10s %6ld frames %7ld points | within 0.1 px %6.2f%%  0.5 px %6.2f%%  1 px "
+               "%6.2f%% | same count %7.3f%% | class differs %ld/%ld | fp32 %.1f s, bf16 %.1f s "
+               "(%.2fx)\n",
+               c->name, t.frames, t.points, 100.0 * t.within01 / (double)t.points,
+               100.0 * t.within05 / (double)t.points, 100.0 * t.within1 / (double)t.points,
+               100.0 * t.same_count / (double)t.frames, t.class_differs, t.instances, t.s32,
+               t.s16, t.s32 / t.s16);
+    sleapc_predictor_destroy(p32);
+    sleapc_predictor_destroy(p16);
+    sleapc_video_close(v);
+    free(buf);
+    return st ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    long max_frames = 0;
+    const char *prec = NULL, *backend = NULL, *only = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc)
+            max_frames = strtol(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--precision") == 0 && i + 1 < argc)
+            prec = argv[++i];
+        else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc)
+            backend = argv[++i];
+        else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
+            only = argv[++i];
+        else {
+            fprintf(stderr, "usage: %s [--frames N] [--precision bf16|bf16-emulated] "
+                            "[--backend NAME] [--case topdown|bottomup|multiclass]\n",
+                    argv[0]);
+            return 2;
+        }
+    }
+    const char *data = getenv("SLEAPC_DATA_DIR");
+    if (!data || !*data)
+        data = "../shared/data";
+    sleapc_precision precision = SLEAPC_PRECISION_BF16;
+    if (prec && strcmp(prec, "bf16-emulated") == 0)
+        precision = SLEAPC_PRECISION_BF16_EMULATED;
+    if (!prec) {
+        /* The hardware where it is there, else the emulation. */
+        sleapc_predictor_opts o = sleapc_predictor_opts_default();
+        o.backend = "onednn";
+        o.precision = SLEAPC_PRECISION_BF16;
+        char model[4096];
+        snprintf(model, sizeof model, "%s/%s", data, cases[1].models[0]);
+        const char *mp[1] = {model};
+        sleapc_predictor *p = NULL;
+        if (sleapc_predictor_create(mp, 1, &o, &p) != SLEAPC_OK)
+            precision = SLEAPC_PRECISION_BF16_EMULATED;
+        sleapc_predictor_destroy(p);
+    }
+    if (!backend)
+        backend = precision == SLEAPC_PRECISION_BF16 ? "onednn" : "native";
+    printf("bf16 (%s on %s) against fp32 (auto), batch %d\n",
+           precision == SLEAPC_PRECISION_BF16 ? "bf16" : "bf16-emulated", backend, BATCH);
+    int rc = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (!only || strcmp(only, cases[i].name) == 0)
+            rc |= run_case(&cases[i], data, max_frames, backend, precision);
+    return rc;
+}

@@ -1,0 +1,61 @@
+/* Mixed precision for --precision bf16: which nodes compute in bfloat16 and
+ * where values are rounded to it, decided once from the graph so that every
+ * backend (oneDNN's bf16 kernels, the native backend's exact emulation)
+ * rounds at the same points.
+ *
+ * A node that computes in bf16 reads bf16 sources and weights and
+ * accumulates in float32 (bias float32). Values are rounded to bf16 when a
+ * bf16 node writes them and when a bf16 node reads a float32 value. Chosen by
+ * measurement against float32 on the reference cases (bench/README.md): the
+ * first convolution (the image in [0, 1] has more significant bits than bf16
+ * keeps), every head, and the last decoder block before each head (whose
+ * rounding lands directly on the confidence maps) stay in float32. */
+#ifndef SLEAPC_BACKENDS_BF16_POLICY_H
+#define SLEAPC_BACKENDS_BF16_POLICY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/graph.h"
+#include "sleapc/sleapc.h"
+
+/* How far bf16 heads may be from float32 (relative L2) on a model that
+ * tolerates bf16. bf16 keeps 8 significant bits (unit roundoff u = 2^-9):
+ * the ~10-20 rounded layers between the float32 first convolution and the
+ * float32 last block add up, if independent, to sqrt(L) * u ~ 6e-3 to 9e-3;
+ * the budget allows the layers after them to amplify that by ~2. A model
+ * beyond it amplifies rounding itself (measured: the multi-class models,
+ * 2.6e-2 to 1.3e-1), and its keypoints can move by whole peaks. */
+#define SLEAPC_BF16_HEAD_BUDGET 2e-2
+
+/* Which nodes stay float32 (bits may be or'ed). */
+enum {
+    SLEAPC_BF16_KEEP_FIRST = 1u,  /* the convolutions that read the image */
+    SLEAPC_BF16_KEEP_HEADS = 2u,  /* the convolutions that write a graph output */
+    SLEAPC_BF16_KEEP_LAST = 4u,   /* each head's last decoder block */
+    SLEAPC_BF16_KEEP_DEFAULT = 7u
+};
+
+typedef struct sleapc_bf16_plan {
+    int n;
+    bool *compute;   /* node computes in bf16 (convolutions only) */
+    bool *value;     /* node's output is stored as bf16 */
+    bool *rounded;   /* node's output may be rounded where it is written: it
+                        is stored as bf16, or every reader converts it (a
+                        bf16 node reading a float32 value that is not
+                        rounded reads a rounded copy) */
+} sleapc_bf16_plan;
+
+/* Decide for graph g keeping `keep` in float32. */
+sleapc_status sleapc__bf16_plan_make(const sleapc_graph *g, unsigned keep, sleapc_bf16_plan *out);
+void sleapc__bf16_plan_free(sleapc_bf16_plan *p);
+
+/* The keep bits from SLEAPC_BF16_KEEP (a number) when set, else the default:
+ * lets a measurement try other splits without a rebuild. */
+unsigned sleapc__bf16_keep_default(void);
+
+/* Round float32 to the nearest bfloat16 (ties to even), kept as float32. */
+float sleapc__bf16_round(float x);
+void sleapc__bf16_round_array(float *x, int64_t n);
+
+#endif
