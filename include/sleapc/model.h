@@ -63,6 +63,13 @@ SLEAPC_API const char *sleapc_model_backbone_arch(const sleapc_model *model);
 SLEAPC_API void sleapc_model_max_size(const sleapc_model *model, int *height, int *width);
 /* Top-down crop side from the config; 0 when not set. */
 SLEAPC_API int sleapc_model_crop_size(const sleapc_model *model);
+/* Tiled inference (preprocessing.tiling with enabled: true; single-instance
+ * models): tile side and overlap in scaled-frame pixels, the importance
+ * window ("gaussian", "pyramid", "constant") and the tiles per network call.
+ * Such a model skips the size matcher. Returns false, leaving the outputs
+ * alone, when the model is not tiled. Outputs may be NULL. */
+SLEAPC_API bool sleapc_model_tiling(const sleapc_model *model, int *tile_size, int *overlap,
+                                    const char **blend, int *tiles_per_call);
 
 /* sleap-nn ONNX exports (a folder with model.onnx): true when the model is
  * such a graph, with peak finding and the rest of the post-processing baked

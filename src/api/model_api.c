@@ -1,5 +1,6 @@
 /* Public model functions: check arguments, call inward. */
 #include "core/error.h"
+#include "layers/tiled.h"
 #include "model/model.h"
 #include "sleapc/model.h"
 
@@ -133,4 +134,21 @@ void sleapc_model_max_size(const sleapc_model *m, int *height, int *width)
 int sleapc_model_crop_size(const sleapc_model *m)
 {
     return m ? m->cfg.crop_size : 0;
+}
+
+bool sleapc_model_tiling(const sleapc_model *m, int *tile_size, int *overlap, const char **blend,
+                         int *tiles_per_call)
+{
+    if (!m || !m->cfg.tiling.enabled)
+        return false;
+    const sleapc_tiling_config *t = &m->cfg.tiling;
+    if (tile_size)
+        *tile_size = t->tile_size;
+    if (overlap)
+        *overlap = t->overlap;
+    if (blend)
+        *blend = sleapc__tile_blend_name(t->blend);
+    if (tiles_per_call)
+        *tiles_per_call = sleapc__tiled_tiles_per_call(t);
+    return true;
 }

@@ -66,6 +66,17 @@ sleapc_status sleapc__layer_create(sleapc_model *const *models, int n_models,
                                    const sleapc_predictor_opts *o, sleapc_layer **out)
 {
     *out = NULL;
+    /* A tiled model never runs untiled: the tiled layer takes it or refuses
+     * it (exports, legacy models, other model types). */
+    for (int i = 0; i < n_models && n_models > 1; i++)
+        if (models[i]->cfg.tiling.enabled)
+            return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                                "%s: data_config.preprocessing.tiling.enabled: a tiled model runs "
+                                "alone (sleap-nn tiles single-instance models only)",
+                                models[i]->cfg.source_path ? models[i]->cfg.source_path
+                                                           : models[i]->dir);
+    if (n_models == 1 && models[0]->cfg.tiling.enabled)
+        return sleapc__tiled_layer_create(models[0], o, out);
     for (int i = 0; i < n_models && n_models > 1; i++)
         if (models[i]->baked)
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG,

@@ -36,6 +36,9 @@ void sleapc__layer_destroy(sleapc_layer *l);
 sleapc_status sleapc__single_instance_layer_create(const sleapc_model *m,
                                                    const sleapc_predictor_opts *o,
                                                    sleapc_layer **out);
+/* A single-instance model whose config enables tiling (tiled.c). */
+sleapc_status sleapc__tiled_layer_create(const sleapc_model *m, const sleapc_predictor_opts *o,
+                                         sleapc_layer **out);
 sleapc_status sleapc__centroid_layer_create(const sleapc_model *m, const sleapc_predictor_opts *o,
                                             sleapc_layer **out);
 sleapc_status sleapc__centered_instance_layer_create(const sleapc_model *m,

@@ -171,6 +171,40 @@ sleapc_status sleapc__stage_run(sleapc_stage *s, const uint8_t *frames, int64_t 
     return st;
 }
 
+static bool input_bytes(int64_t b, int64_t c, int64_t h, int64_t w, size_t *out)
+{
+    int64_t n;
+    if (b < 1 || c < 1 || h < 1 || w < 1 || __builtin_mul_overflow(b, c, &n) ||
+        __builtin_mul_overflow(n, h, &n) || __builtin_mul_overflow(n, w, &n))
+        return false;
+    *out = (size_t)n;
+    return true;
+}
+
+sleapc_status sleapc__stage_input_u8(sleapc_stage *s, int64_t b, int64_t c, int64_t h, int64_t w,
+                                     uint8_t **out)
+{
+    size_t n;
+    if (s->legacy || !input_bytes(b, c, h, w, &n))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "model input of %lldx%lldx%lldx%lld: bad size",
+                            (long long)b, (long long)c, (long long)h, (long long)w);
+    sleapc_status st = grow(&s->input, &s->input_cap, n);
+    *out = st ? NULL : s->input;
+    return st;
+}
+
+sleapc_status sleapc__stage_forward_input(sleapc_stage *s, int64_t b, int64_t c, int64_t h,
+                                          int64_t w)
+{
+    size_t n;
+    if (s->legacy || !input_bytes(b, c, h, w, &n) || n > s->input_cap)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "model input of %lldx%lldx%lldx%lld: bad size",
+                            (long long)b, (long long)c, (long long)h, (long long)w);
+    sleapc_tensor x = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {b, c, h, w},
+                       .data = s->input};
+    return sleapc__backend_forward(s->be, &x, &s->out);
+}
+
 sleapc_status sleapc__stage_head(const sleapc_stage *s, const char *name, bool vector,
                                  const sleapc_tensor **out)
 {

@@ -41,6 +41,14 @@ void sleapc__stage_free(sleapc_stage *s);
 sleapc_status sleapc__stage_run(sleapc_stage *s, const uint8_t *frames, int64_t b, int64_t c,
                                 int64_t h, int64_t w);
 
+/* For layers that build the model input themselves (tiles): the input
+ * buffer for b uint8 inputs of (c, h, w), grown as needed, then a forward on
+ * it. Not for legacy stages. */
+sleapc_status sleapc__stage_input_u8(sleapc_stage *s, int64_t b, int64_t c, int64_t h, int64_t w,
+                                     uint8_t **out);
+sleapc_status sleapc__stage_forward_input(sleapc_stage *s, int64_t b, int64_t c, int64_t h,
+                                          int64_t w);
+
 /* A head output of the last run, checked to be a 4-D map (or a 2-D vector
  * when vector is true) with b samples. */
 sleapc_status sleapc__stage_head(const sleapc_stage *s, const char *name, bool vector,

@@ -16,6 +16,12 @@
 #include "layers/ops/preprocess.h"
 #include "test_util.h"
 
+/* The folder of the shared data holding the cases; a test of another set
+ * defines it before including this header. */
+#ifndef REF_DIR
+#define REF_DIR "reference"
+#endif
+
 #define REF_MAX_CASES 128
 #define REF_ID_CAP 128
 
@@ -29,11 +35,11 @@ static inline int ref_cmp_ids(const void *a, const void *b)
     return strcmp((const char *)a, (const char *)b);
 }
 
-/* The folder of the data dir the helpers read: reference/ unless
+/* The folder of the data dir the helpers read: REF_DIR unless
  * ref_use_folder chose another of the same layout (reference-backbones/). */
 static inline const char **ref_folder_slot(void)
 {
-    static const char *folder = "reference";
+    static const char *folder = REF_DIR;
     return &folder;
 }
 

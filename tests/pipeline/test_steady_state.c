@@ -4,7 +4,8 @@
  * predictions by nature. Bottom-up grouping keeps scratch sized by the peak
  * and candidate counts it has seen (grown geometrically), so a fixed clip
  * settles after its first batches; so does the multi-class layers' identity
- * scratch (class assignment per node or per frame). */
+ * scratch (class assignment per node or per frame). Tiled models reuse their
+ * tile, canvas and grid buffers from frame to frame. */
 #include "core/alloc.h"
 #include "sleapc/input.h"
 #include "test_util.h"
@@ -87,6 +88,16 @@ int main(void)
     check("multi-class top-down", "sleap-nn-assets/datasets/centered_pair_small.mp4",
           "sleap-nn-assets/model_ckpts/minimal_instance_centroid",
           "sleap-nn-assets/model_ckpts/minimal_instance_multiclass_centered_instance", 0, 0);
+    /* Tiled single-instance models: per frame a tile grid, batches of tiles
+     * (the last one padded, so the backend keeps one plan) and a canvas. The
+     * sanitizer build runs the small RGB one (768 tiles of 144^2 take long
+     * there). */
+#ifndef SLEAPC_SANITIZED
+    check("tiled single instance, gray", "sleap-nn-assets/datasets/centered_pair_small.mp4",
+          "sleap-nn-assets/tiled/tiled_unet_si_gray", NULL, 0, 0);
+#endif
+    check("tiled single instance, rgb", "sleap-nn-assets/datasets/small_robot.mp4",
+          "sleap-nn-assets/tiled/tiled_unet_si_rgb", NULL, 0, 0);
     /* sleap-nn ONNX exports: the graph interpreter and the exported layers. */
     check("exported top-down", "sleap-nn-assets/datasets/centered_pair_small.mp4", "onnx/topdown",
           NULL, 0, 0);

@@ -81,9 +81,14 @@ int cmd_info(int argc, char **argv)
         printf(" (applied in the graph; frames go in as they are)\n");
     else
         printf(", max stride %d\n", stride);
-    int mh = 0, mw = 0;
+    int mh = 0, mw = 0, tile = 0, overlap = 0, per_call = 0;
+    const char *blend = "";
     sleapc_model_max_size(m, &mh, &mw);
-    if (mh || mw)
+    if (sleapc_model_tiling(m, &tile, &overlap, &blend, &per_call))
+        printf("tiling:         %d px tiles, overlap %d, %s window, %d tiles per call (no size "
+               "matcher)\n",
+               tile, overlap, blend, per_call);
+    else if (mh || mw)
         printf("size matcher:   %dx%d\n", mh, mw);
     if (sleapc_model_crop_size(m))
         printf("crop size:      %d\n", sleapc_model_crop_size(m));

@@ -5,6 +5,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "io/config/config_yaml_tiling.h"
 #include "io/config/config_yaml_tree.h"
 #include "io/config/model_config.h"
 
@@ -253,6 +254,8 @@ static sleapc_status read_preprocessing(sleapc_yaml_tree *t, const sleapc_yaml_r
         st = read_int(t, &pre, "max_height", 0, INT_POSITIVE, &cfg->max_height);
     if (!st)
         st = read_int(t, &pre, "max_width", 0, INT_POSITIVE, &cfg->max_width);
+    if (!st)
+        st = sleapc__config_read_tiling(t, &pre, cfg);
     /* Legacy configs may hold scale as a list; sleap-nn uses its first element. */
     if (!st)
         st = sleapc__yaml_get(t, &pre, "scale", &scale);

@@ -58,6 +58,7 @@ void sleapc__model_config_defaults(sleapc_model_config *cfg)
     cfg->ensure_rgb = false;
     cfg->ensure_grayscale = false;
     cfg->scale = 1.0;
+    sleapc__tiling_config_defaults(&cfg->tiling);
 
     cfg->confmaps_sigma = 5.0;
     cfg->confmaps_stride = 1;
@@ -68,6 +69,21 @@ void sleapc__model_config_defaults(sleapc_model_config *cfg)
     cfg->class_vectors_fc_units = 64;
     cfg->class_vectors_global_pool = true;
     cfg->class_vectors_stride = cfg->unet.max_stride;
+}
+
+void sleapc__tiling_config_defaults(sleapc_tiling_config *t)
+{
+    memset(t, 0, sizeof *t);
+    t->overlap = -1;
+    t->min_overlap_fraction = 0.25;
+    t->blend = SLEAPC_TILE_BLEND_GAUSSIAN;
+    t->sigma_scale = 0.125;
+    memcpy(t->accumulator_device, "auto", 5);
+    t->cpu_thresh = 0.4;
+    memcpy(t->sampling, "foreground", 11);
+    t->tile_fg_fraction = 0.5;
+    t->center_jitter = 0.5;
+    t->min_visible_keypoints = 1;
 }
 
 void sleapc__names_free(char **names, int n)
@@ -93,4 +109,17 @@ void sleapc__model_config_clear(sleapc_model_config *cfg)
     sleapc__free(cfg->paf_edges);
     sleapc__names_free(cfg->classes, cfg->n_classes);
     memset(cfg, 0, sizeof *cfg);
+}
+
+const char *sleapc__tile_blend_name(sleapc_tile_blend b)
+{
+    switch (b) {
+    case SLEAPC_TILE_BLEND_GAUSSIAN:
+        return "gaussian";
+    case SLEAPC_TILE_BLEND_PYRAMID:
+        return "pyramid";
+    case SLEAPC_TILE_BLEND_CONSTANT:
+        return "constant";
+    }
+    return "?";
 }

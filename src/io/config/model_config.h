@@ -53,6 +53,34 @@ typedef struct sleapc_vit_config {
     bool block_contraction;    /* false */
 } sleapc_vit_config;
 
+/* data_config.preprocessing.tiling (sleap-nn config/data_config.py TilingConfig).
+ * Inference reads enabled .. cpu_thresh; the rest steer training only and
+ * are kept so the whole block is read and checked. */
+typedef enum sleapc_tile_blend {
+    SLEAPC_TILE_BLEND_GAUSSIAN = 0,
+    SLEAPC_TILE_BLEND_PYRAMID,
+    SLEAPC_TILE_BLEND_CONSTANT
+} sleapc_tile_blend;
+
+typedef struct sleapc_tiling_config {
+    bool enabled;                 /* false */
+    int tile_size;                /* 0 = null */
+    int overlap;                  /* -1 = null */
+    double min_overlap_fraction;  /* 0.25, in [0, 1] */
+    sleapc_tile_blend blend;      /* gaussian */
+    double sigma_scale;           /* 0.125, in (0, 1] */
+    int tile_batch_size;          /* 0 = null: sleap-nn's predictor then uses 8 */
+    char accumulator_device[8];   /* "auto", "cpu" or "cuda" */
+    double cpu_thresh;            /* 0.4, in [0, 1] */
+    char sampling[16];            /* "foreground" or "grid" */
+    double tile_fg_fraction;      /* 0.5, in [0, 1) */
+    int samples_per_frame;        /* 0 = null */
+    double center_jitter;         /* 0.5, in [0, 1] */
+    int min_visible_keypoints;    /* 1, >= 0 */
+    int steps_per_epoch;          /* 0 = null */
+    bool full_frame_pass;         /* false; inert at inference in sleap-nn */
+} sleapc_tiling_config;
+
 typedef struct sleapc_skeleton_config {
     char *name;            /* owned; "" when absent */
     int n_nodes;
@@ -78,6 +106,7 @@ typedef struct sleapc_model_config {
     int max_width;                   /* 0 = null */
     double scale;                    /* 1.0 (first element when a list) */
     int crop_size;                   /* 0 = null */
+    sleapc_tiling_config tiling;
 
     /* Legacy SLEAP 1.x models (training_config.json + best_model.h5) only. */
     bool legacy;                     /* the layers switch SLEAP 1.x behaviours on this */
@@ -116,6 +145,12 @@ sleapc_model_type sleapc__model_type_from_name(const char *name);
 
 /* Free an owned array of n owned strings (NULL accepted). */
 void sleapc__names_free(char **names, int n);
+
+/* TilingConfig's defaults (tiling disabled). */
+void sleapc__tiling_config_defaults(sleapc_tiling_config *t);
+
+/* sleap-nn's name of a blend mode: "gaussian", "pyramid", "constant". */
+const char *sleapc__tile_blend_name(sleapc_tile_blend b);
 
 /* Fill *cfg with sleap-nn's defaults (no allocation). */
 void sleapc__model_config_defaults(sleapc_model_config *cfg);
