@@ -1,0 +1,143 @@
+/* Public tracking functions: option defaults and checks, and retracking a
+ * predictions file. */
+#include <math.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "pipeline/predictions.h"
+#include "pipeline/tracking/predictions_load.h"
+#include "pipeline/tracking/predictions_track.h"
+#include "pipeline/tracking/tracking_config.h"
+#include "sleapc/tracking.h"
+
+sleapc_tracking_opts sleapc_tracking_opts_default(void)
+{
+    sleapc_tracking_opts t = {
+        .tracking = false,
+        .tracking_window_size = 5,
+        .candidates_method = NULL,
+        .min_new_track_points = 0,
+        .min_match_points = 0,
+        .features = NULL,
+        .scoring_method = NULL,
+        .scoring_reduction = "mean",
+        .robust_best_instance = 1.0,
+        .track_matching_method = "hungarian",
+        .max_tracks = -1,
+        .oks_stddev = NAN,
+        .use_flow = false,
+        .of_img_scale = 1.0,
+        .of_window_size = 21,
+        .of_max_levels = 3,
+        .use_kalman = false,
+        .post_connect_single_breaks = false,
+        .tracking_target_instance_count = -1,
+        .tracking_pre_cull_to_target = 0,
+        .tracking_pre_cull_iou_threshold = 0.0,
+        .tracking_clean_instance_count = 0,
+        .tracking_clean_iou_threshold = 0.0,
+        .max_instances = 0,
+    };
+    return t;
+}
+
+sleapc_filter_opts sleapc_filter_opts_default(void)
+{
+    sleapc_filter_opts f = {
+        .filter_overlapping = false,
+        .filter_overlapping_method = "iou",
+        .filter_overlapping_threshold = 0.8,
+    };
+    return f;
+}
+
+sleapc_status sleapc_tracking_opts_check(const sleapc_tracking_opts *t,
+                                         const sleapc_filter_opts *f, int n_nodes)
+{
+    sleapc_tracker_opts o;
+    sleapc_filter_config c;
+    sleapc_status st = SLEAPC_OK;
+    if (t && t->tracking)
+        st = sleapc__tracking_resolve(t, n_nodes > 0 ? n_nodes : 0, &o);
+    if (!st)
+        st = sleapc__filters_resolve(f, &c);
+    return st;
+}
+
+static bool has_ext(const char *path, const char *ext)
+{
+    const size_t n = strlen(path), k = strlen(ext);
+    return n > k && strcmp(path + n - k, ext) == 0;
+}
+
+/* One output file by extension, atomically (as sleapc_writer_close). */
+static sleapc_status write_predictions(const sleapc_predictions *pr, const char *path)
+{
+    sleapc_status st;
+    if (has_ext(path, ".slp")) {
+        st = sleapc__predictions_write_slp(pr, path);
+    } else if (has_ext(path, ".h5") || has_ext(path, ".hdf5")) {
+        st = sleapc__predictions_write_analysis_h5(pr, path);
+    } else if (has_ext(path, ".csv") || has_ext(path, ".json")) {
+        sleapc_atomic_file af;
+        st = sleapc__atomic_open(path, &af);
+        if (!st) {
+            st = has_ext(path, ".csv") ? sleapc__predictions_write_csv(pr, af.f)
+                                       : sleapc__predictions_write_json(pr, af.f);
+            st = st ? (sleapc__atomic_abort(&af), st) : sleapc__atomic_commit(&af);
+        }
+    } else {
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "write %s: unknown output format (use .slp, .h5, .csv or .json)",
+                            path);
+    }
+    return st ? sleapc__wrap(st, "write %s", path) : SLEAPC_OK;
+}
+
+sleapc_status sleapc_retrack(const char *in_path, const char *const *out_paths, int n_out,
+                             const sleapc_tracking_opts *t, const sleapc_filter_opts *f)
+{
+    if (!in_path || !out_paths || n_out < 1)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "retrack: input and output paths required");
+    for (int i = 0; i < n_out; i++) {
+        const char *p = out_paths[i];
+        if (!p || !(has_ext(p, ".slp") || has_ext(p, ".h5") || has_ext(p, ".hdf5") ||
+                    has_ext(p, ".csv") || has_ext(p, ".json")))
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                                "write %s: unknown output format (use .slp, .h5, .csv or .json)",
+                                p ? p : "(null)");
+    }
+    sleapc_filter_config fc;
+    sleapc_tracker_opts to;
+    sleapc_status st = sleapc__filters_resolve(f, &fc);
+    if (!st && t && t->tracking)
+        st = sleapc__tracking_resolve(t, 0, &to);
+    if (st)
+        return st;
+    sleapc_predictions pr;
+    memset(&pr, 0, sizeof pr);
+    int64_t n_user = 0;
+    if ((st = sleapc__predictions_load(in_path, &pr, &n_user)))
+        return st;
+    if (n_user > 0)
+        sleapc__log(SLEAPC_LOG_WARN,
+                    "%s: %lld frames have user instances; sleapc tracks the predicted "
+                    "instances and leaves the user instances out",
+                    in_path, (long long)n_user);
+    st = sleapc__predictions_filter(&pr, &fc);
+    if (!st && t && t->tracking) {
+        st = sleapc__tracking_resolve(t, pr.n_nodes, &to);
+        if (!st && to.use_flow)
+            st = sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "--use_flow is not available yet");
+        if (!st)
+            st = sleapc__predictions_track(&pr, &to, NULL);
+        if (st)
+            st = sleapc__wrap(st, "track %s", in_path);
+    }
+    for (int i = 0; !st && i < n_out; i++)
+        st = write_predictions(&pr, out_paths[i]);
+    sleapc__predictions_free(&pr);
+    return st;
+}
