@@ -73,6 +73,13 @@ static sleapc_status load_slp(const char *path, sleapc_predictions *pr, int64_t 
         if (!pr->videos[i].filename)
             st = SLEAPC_ERR_NOMEM;
     }
+    pr->n_tracks = r->n_tracks;
+    pr->track_names = sleapc__calloc((size_t)r->n_tracks + 1, sizeof(char *));
+    if (!pr->track_names)
+        st = SLEAPC_ERR_NOMEM;
+    for (int i = 0; !st && i < r->n_tracks; i++)
+        if (!(pr->track_names[i] = dup_or_empty(r->track_names[i])))
+            st = SLEAPC_ERR_NOMEM;
     int64_t n_insts = 0;
     for (int64_t i = 0; i < r->n_instances; i++)
         n_insts += r->instances[i].predicted && r->instances[i].skeleton == 0;
@@ -97,8 +104,9 @@ static sleapc_status load_slp(const char *path, sleapc_predictions *pr, int64_t 
             if (si->skeleton != 0)
                 continue;
             sleapc_pred_instance *d = &pr->insts[pr->n_insts];
-            *d = (sleapc_pred_instance){.score = si->score, .track = -1,
-                                        .tracking_score = NAN, .class_index = -1};
+            *d = (sleapc_pred_instance){.score = si->score, .track = si->track,
+                                        .tracking_score = si->tracking_score,
+                                        .class_index = -1};
             for (int64_t n = 0; n < N; n++) {
                 const sleapc_slp_point *p = &r->points[si->first_point + n];
                 const bool vis = p->visible && !isnan(p->x) && !isnan(p->y);
@@ -192,6 +200,16 @@ static sleapc_status load_json(const char *path, sleapc_predictions *pr)
         if (!pr->videos[i].filename)
             st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     }
+    const cJSON *tracks = cJSON_GetObjectItem(root, "tracks");
+    pr->n_tracks = cJSON_GetArraySize(tracks);
+    pr->track_names = sleapc__calloc((size_t)pr->n_tracks + 1, sizeof(char *));
+    if (!st && !pr->track_names)
+        st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    for (int i = 0; !st && i < pr->n_tracks; i++) {
+        const cJSON *nm = cJSON_GetArrayItem(tracks, i);
+        if (!(pr->track_names[i] = dup_or_empty(cJSON_IsString(nm) ? nm->valuestring : "")))
+            st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    }
     int64_t n_insts = 0;
     const cJSON *fr;
     cJSON_ArrayForEach(fr, frames) n_insts += cJSON_GetArraySize(cJSON_GetObjectItem(fr, "instances"));
@@ -217,9 +235,12 @@ static sleapc_status load_json(const char *path, sleapc_predictions *pr)
         cJSON_ArrayForEach(in, cJSON_GetObjectItem(fr, "instances"))
         {
             sleapc_pred_instance *d = &pr->insts[pr->n_insts];
-            *d = (sleapc_pred_instance){.score = (float)num(cJSON_GetObjectItem(in, "score")),
-                                        .track = -1, .tracking_score = NAN,
-                                        .class_index = -1};
+            const double trk = num(cJSON_GetObjectItem(in, "track"));
+            *d = (sleapc_pred_instance){
+                .score = (float)num(cJSON_GetObjectItem(in, "score")),
+                .track = trk >= 0 && trk < pr->n_tracks ? (int)trk : -1,
+                .tracking_score = (float)num(cJSON_GetObjectItem(in, "tracking_score")),
+                .class_index = -1};
             const cJSON *c = cJSON_GetObjectItem(in, "centroid");
             if (cJSON_IsArray(c)) {
                 d->has_centroid = true;
