@@ -10,7 +10,14 @@
  * exp() (numpy's SIMD exp and glibc's agree to 1-2 ulp) and BLAS dot
  * products (FMA), a few 1e-16 relative; distances are < 2e3 px, so even a
  * distance score stays many orders under 1e-5, while any real disagreement
- * (another candidate set, another match) moves a score by far more. */
+ * (another candidate set, another match) moves a score by far more.
+ *
+ * The flow case runs the optical flow on the decoded video frames; sleapc's
+ * Lucas-Kanade reproduces OpenCV's bit for bit (same integer pyramid and
+ * patches, float sums in the order of OpenCV's SSE2 build), so the same
+ * 1e-5 holds. Decoding 1024x1024 frames dominates its time, so it checks
+ * the first FLOW_FRAMES frames (tracking is online: a prefix of the run is
+ * exactly sleap-nn's prefix) unless SLEAPC_TEST_FULL is set. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
@@ -20,6 +27,8 @@
 #include "test_util.h"
 
 #include "tracking_case.h"
+
+enum { FLOW_FRAMES = 150 };
 
 static int run_case(const char *dir)
 {
@@ -41,13 +50,6 @@ static int run_case(const char *dir)
     const int n_nodes = tracking_case_n_nodes(input);
     const bool ok_opts = tracking_case_options(options, &o);
     CHECK_MSG(ok_opts, "%s: options.json not understood", dir);
-    if (o.use_flow && !tracking_case_flow_available()) {
-        printf("%s: skipped (optical flow not built)\n", dir);
-        cJSON_Delete(options);
-        cJSON_Delete(input);
-        cJSON_Delete(expected);
-        return 0;
-    }
     tracking_case_frames *frames = NULL;
     if (o.use_flow) {
         frames = tracking_case_frames_open(test_data_path("sleap-assets/tracks/clip.mp4"));
@@ -61,6 +63,8 @@ static int run_case(const char *dir)
     int n_frames = cJSON_GetArraySize(in_frames), track_bad = 0, score_bad = 0,
         order_bad = 0, n_insts = 0;
     double worst = 0;
+    if (o.use_flow && !getenv("SLEAPC_TEST_FULL") && n_frames > FLOW_FRAMES)
+        n_frames = FLOW_FRAMES;
     tracking_case_frame f = { 0 };
     for (int fi = 0; t && fi < n_frames && ok_opts; fi++) {
         const cJSON *fin = cJSON_GetArrayItem(in_frames, fi);
@@ -123,7 +127,8 @@ static int run_case(const char *dir)
         order_bad += !same_order;
     }
     const cJSON *created = cJSON_GetObjectItem(expected, "tracks_created");
-    CHECK_MSG(t && cJSON_GetArraySize(created) == sleapc__tracker_n_tracks(t),
+    const bool whole = n_frames == cJSON_GetArraySize(in_frames);
+    CHECK_MSG(t && (!whole || cJSON_GetArraySize(created) == sleapc__tracker_n_tracks(t)),
               "%s: %d tracks created, sleap-nn %d", dir, sleapc__tracker_n_tracks(t),
               cJSON_GetArraySize(created));
     CHECK_MSG(track_bad == 0, "%s: %d instance tracks differ", dir, track_bad);

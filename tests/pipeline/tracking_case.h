@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pipeline/tracking/track_flow.h"
 #include "pipeline/tracking/tracker.h"
 #include "sleapc/video.h"
 
@@ -117,15 +116,6 @@ static inline bool tracking_case_options(const cJSON *options, sleapc_tracker_op
     o->of_window_size = (int)case_num(c, "of_window_size", 21);
     o->of_max_levels = (int)case_num(c, "of_max_levels", 3);
     return ok;
-}
-
-static inline bool tracking_case_flow_available(void)
-{
-    sleapc_track_flow *f = NULL;
-    if (sleapc__track_flow_create(21, 3, 1.0, &f) != SLEAPC_OK)
-        return false;
-    sleapc__track_flow_destroy(f);
-    return true;
 }
 
 /* One input frame as arrays (grown as needed). */

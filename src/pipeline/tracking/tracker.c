@@ -19,6 +19,7 @@
 typedef struct inst_set {
     int n, cap;
     int64_t frame_idx;
+    int64_t seq;    /* the call that brought this frame: names its image */
     int64_t *track; /* -1 = None */
     int *valid;     /* visible points */
     double *kp;     /* (cap, n_nodes, 2) */
@@ -36,6 +37,7 @@ struct sleapc_tracker {
     int n_nodes, fdim, swidth;
     int64_t height, width; /* flow frame size, 0 until the first frame */
     int64_t next_id;       /* 1 + the largest id created */
+    int64_t seq;           /* frames tracked so far */
     /* fixed window: ring of window_size frames */
     inst_set *window;
     int win_head, win_n;
@@ -177,6 +179,7 @@ static sleapc_status set_copy(sleapc_tracker *t, inst_set *dst, const inst_set *
            (size_t)n * (size_t)t->fdim * sizeof *dst->feat);
     dst->n = n;
     dst->frame_idx = src->frame_idx;
+    dst->seq = src->seq;
     if (t->o.use_flow) {
         if (!dst->gray) {
             dst->gray = sleapc__malloc((size_t)(t->height * t->width));
@@ -215,7 +218,7 @@ sleapc_status sleapc__tracker_create(const sleapc_tracker_opts *opts, int n_node
     }
     if (t->o.use_flow) {
         st = sleapc__track_flow_create(t->o.of_window_size, t->o.of_max_levels,
-                                       t->o.of_img_scale, &t->flow);
+                                       t->o.of_img_scale, t->o.window_size + 2, &t->flow);
         if (st) {
             sleapc__tracker_destroy(t);
             return st;
@@ -325,8 +328,9 @@ static sleapc_status flow_shift(sleapc_tracker *t, const inst_set *s, const uint
                                 int64_t base)
 {
     const int64_t kpn = (int64_t)t->n_nodes * 2;
-    sleapc_status st = sleapc__track_flow_points(t->flow, s->gray, gray, t->height, t->width,
-                                                 s->kp, (int64_t)s->n * t->n_nodes,
+    sleapc_status st = sleapc__track_flow_points(t->flow, s->gray, s->seq, gray, t->seq,
+                                                 t->height, t->width, s->kp,
+                                                 (int64_t)s->n * t->n_nodes,
                                                  t->shifted + base * kpn);
     if (st)
         return st;
@@ -676,6 +680,7 @@ sleapc_status sleapc__tracker_track_frame(sleapc_tracker *t, const sleapc_track_
     }
     t->cur.n = n;
     t->cur.frame_idx = in->frame_idx;
+    t->cur.seq = ++t->seq;
     t->cur.gray = (uint8_t *)in->gray; /* borrowed for this call; set_copy copies */
     int *order = out->out;
     int n_order = 0;
