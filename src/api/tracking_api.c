@@ -80,6 +80,13 @@ static sleapc_status write_predictions(const sleapc_predictions *pr, const char 
     if (has_ext(path, ".slp")) {
         st = sleapc__predictions_write_slp(pr, path);
     } else if (has_ext(path, ".h5") || has_ext(path, ".hdf5")) {
+        const int64_t unheld = sleapc__predictions_h5_unheld(pr);
+        if (unheld > 0)
+            sleapc__log(SLEAPC_LOG_WARN,
+                        "%s: the analysis .h5 holds one instance per track and frame; %lld "
+                        "instances are left out (%s)",
+                        path, (long long)unheld,
+                        pr->n_tracks ? "untracked" : "no tracks: use --tracking");
         st = sleapc__predictions_write_analysis_h5(pr, path);
     } else if (has_ext(path, ".csv") || has_ext(path, ".json")) {
         sleapc_atomic_file af;

@@ -175,6 +175,36 @@ int main(void)
     cJSON_Delete(expected);
     cJSON_Delete(input);
 
+    /* an untracked two-animal file: the analysis .h5 says what it cannot hold */
+    const char *two = "{\"format\":\"sleapc-predictions\",\"version\":1,\"skeleton\":{\"name\":"
+                      "\"s\",\"nodes\":[\"a\",\"b\"],\"edges\":[[0,1]],\"symmetries\":[]},"
+                      "\"videos\":[{\"filename\":\"v.mp4\",\"frames\":2,\"height\":64,"
+                      "\"width\":64,\"channels\":1}],\"tracks\":[],\"frames\":["
+                      "{\"video\":0,\"frame_idx\":0,\"instances\":["
+                      "{\"points\":[[1,1],[5,5]],\"point_scores\":[1,1],\"score\":1},"
+                      "{\"points\":[[40,40],[45,45]],\"point_scores\":[1,1],\"score\":1}]},"
+                      "{\"video\":0,\"frame_idx\":1,\"instances\":["
+                      "{\"points\":[[2,1],[6,5]],\"point_scores\":[1,1],\"score\":1},"
+                      "{\"points\":[[41,40],[46,45]],\"point_scores\":[1,1],\"score\":1}]}]}";
+    snprintf(path, sizeof path, "%s/two.json", tmp);
+    CHECK(test_write_file(path, two, strlen(two)));
+    snprintf(args, sizeof args, "track --quiet --no_tracking -i %s -o %s/two.h5", path, tmp);
+    CHECK(test_run_cli(args) == 0 && strstr(test_cli_output(), "2 instances are left out") &&
+          strstr(test_cli_output(), "--tracking"));
+    snprintf(args, sizeof args, "track --quiet -t -i %s -o %s/two.h5 -o %s/two_t.json", path, tmp,
+             tmp);
+    CHECK(test_run_cli(args) == 0 && !strstr(test_cli_output(), "left out"));
+    snprintf(path, sizeof path, "%s/two_t.json", tmp);
+    out = load(path);
+    const cJSON *fr1 = cJSON_GetArrayItem(cJSON_GetObjectItem(out, "frames"), 1);
+    const cJSON *i0 = cJSON_GetArrayItem(cJSON_GetObjectItem(fr1, "instances"), 0);
+    const cJSON *i1 = cJSON_GetArrayItem(cJSON_GetObjectItem(fr1, "instances"), 1);
+    /* each animal keeps its track across the two frames */
+    CHECK(out && cJSON_GetArraySize(cJSON_GetObjectItem(out, "tracks")) == 2 &&
+          cJSON_GetObjectItem(i0, "track")->valueint == 0 &&
+          cJSON_GetObjectItem(i1, "track")->valueint == 1);
+    cJSON_Delete(out);
+
     /* refused clearly, nothing written */
     snprintf(args, sizeof args, "track -i '%s' -o %s/k.slp --use_kalman", slp, tmp);
     CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), "--use_kalman"));

@@ -30,4 +30,9 @@ sleapc_status sleapc__predictions_filter(sleapc_predictions *pr, const sleapc_fi
 sleapc_status sleapc__predictions_track(sleapc_predictions *pr, const sleapc_tracker_opts *o,
                                         const sleapc_track_images *images);
 
+/* Instances a SLEAP analysis .h5 (one slot per track, first video) cannot
+ * hold: without tracks all but one per frame; with tracks the untracked
+ * ones. Writers warn with this count. */
+int64_t sleapc__predictions_h5_unheld(const sleapc_predictions *pr);
+
 #endif
