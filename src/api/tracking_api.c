@@ -6,7 +6,6 @@
 #include "core/alloc.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
-#include "io/video/frame_source.h"
 #include "pipeline/predictions.h"
 #include "pipeline/tracking/predictions_load.h"
 #include "pipeline/tracking/predictions_track.h"
@@ -104,68 +103,6 @@ static sleapc_status write_predictions(const sleapc_predictions *pr, const char 
     return st ? sleapc__wrap(st, "write %s", path) : SLEAPC_OK;
 }
 
-/* Frames of the predictions' videos for optical flow, opened on first use:
- * the stored path, else the same name beside the predictions file. */
-typedef struct video_frames {
-    const sleapc_predictions *pr;
-    const char *in_path;
-    sleapc_frame_source **src; /* per video */
-    uint8_t *pixels, *gray;
-    size_t cap;
-} video_frames;
-
-static sleapc_status open_video(video_frames *vf, int video)
-{
-    const char *stored = vf->pr->videos[video].filename;
-    if (sleapc__frame_source_open(stored, &vf->src[video]) == SLEAPC_OK)
-        return SLEAPC_OK;
-    const char *slash = strrchr(vf->in_path, '/'), *base = strrchr(stored, '/');
-    const size_t dir = slash ? (size_t)(slash - vf->in_path + 1) : 0;
-    base = base ? base + 1 : stored;
-    char *alt = sleapc__malloc(dir + strlen(base) + 1);
-    if (!alt)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
-    memcpy(alt, vf->in_path, dir);
-    strcpy(alt + dir, base);
-    sleapc_status st = sleapc__frame_source_open(alt, &vf->src[video]);
-    sleapc__free(alt);
-    if (st)
-        return sleapc__fail(SLEAPC_ERR_IO,
-                            "--use_flow needs the frames of video \"%s\", which was found "
-                            "neither there nor beside %s",
-                            stored, vf->in_path);
-    return SLEAPC_OK;
-}
-
-/* sleapc_track_images.gray: the frame's first channel (grayscale videos
- * are stored as one channel; see README for colour videos). */
-static sleapc_status video_gray(void *ctx, int video, int64_t frame_idx, const uint8_t **gray,
-                                int64_t *height, int64_t *width)
-{
-    video_frames *vf = ctx;
-    sleapc_status st;
-    if (!vf->src[video] && (st = open_video(vf, video)))
-        return st;
-    sleapc_frame_source *src = vf->src[video];
-    const size_t n = sleapc__frame_source_frame_bytes(src), px = (size_t)(src->height * src->width);
-    if (n + px > vf->cap) {
-        uint8_t *b = sleapc__realloc(vf->pixels, n + px);
-        if (!b)
-            return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
-        vf->pixels = b;
-        vf->cap = n + px;
-    }
-    vf->gray = vf->pixels + n;
-    if ((st = sleapc__frame_source_read(src, frame_idx, vf->pixels)))
-        return st;
-    for (size_t i = 0; i < px; i++)
-        vf->gray[i] = vf->pixels[i * (size_t)src->channels];
-    *gray = vf->gray;
-    *height = src->height;
-    *width = src->width;
-    return SLEAPC_OK;
-}
-
 sleapc_status sleapc_retrack(const char *in_path, const char *const *out_paths, int n_out,
                              const sleapc_tracking_opts *t, const sleapc_filter_opts *f)
 {
@@ -196,23 +133,8 @@ sleapc_status sleapc_retrack(const char *in_path, const char *const *out_paths, 
                     "%s: %lld frames have user instances; sleapc tracks the predicted "
                     "instances and leaves the user instances out",
                     in_path, (long long)n_user);
-    st = sleapc__predictions_filter(&pr, &fc);
-    if (!st && t && t->tracking) {
-        st = sleapc__tracking_resolve(t, pr.n_nodes, &to);
-        video_frames vf = {.pr = &pr, .in_path = in_path};
-        sleapc_track_images images = {.ctx = &vf, .gray = video_gray};
-        if (!st && to.use_flow &&
-            !(vf.src = sleapc__calloc((size_t)pr.n_videos + 1, sizeof *vf.src)))
-            st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
-        if (!st)
-            st = sleapc__predictions_track(&pr, &to, to.use_flow ? &images : NULL);
-        for (int v = 0; vf.src && v < pr.n_videos; v++)
-            sleapc__frame_source_close(vf.src[v]);
-        sleapc__free(vf.src);
-        sleapc__free(vf.pixels);
-        if (st)
-            st = sleapc__wrap(st, "track %s", in_path);
-    }
+    if (!st)
+        st = sleapc__predictions_postprocess(&pr, &fc, t && t->tracking ? t : NULL, in_path);
     for (int i = 0; !st && i < n_out; i++)
         st = write_predictions(&pr, out_paths[i]);
     sleapc__predictions_free(&pr);
