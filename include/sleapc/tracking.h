@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "sleapc/sleapc.h"
+#include "sleapc/writer.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,6 +74,16 @@ SLEAPC_API sleapc_status sleapc_tracking_opts_check(const sleapc_tracking_opts *
 SLEAPC_API sleapc_status sleapc_retrack(const char *in_path, const char *const *out_paths,
                                         int n_out, const sleapc_tracking_opts *t,
                                         const sleapc_filter_opts *f);
+
+/* Filter and track the predictions w gathers when it is closed, before
+ * they are written (frames in video and frame order, as sleap-nn tracks
+ * them). t->tracking off: filters only. t->max_instances should be the
+ * predictor's --max_instances (sleap-nn's derived rules use it). Optical
+ * flow reads the frames of the writer's videos. SLEAPC_ERR_INVALID_ARG /
+ * SLEAPC_ERR_UNSUPPORTED for options sleapc cannot run. */
+SLEAPC_API sleapc_status sleapc_writer_set_tracking(sleapc_writer *w,
+                                                    const sleapc_tracking_opts *t,
+                                                    const sleapc_filter_opts *f);
 
 #ifdef __cplusplus
 }

@@ -133,8 +133,10 @@ sleapc_status sleapc_retrack(const char *in_path, const char *const *out_paths, 
                     "%s: %lld frames have user instances; sleapc tracks the predicted "
                     "instances and leaves the user instances out",
                     in_path, (long long)n_user);
+    if (t && t->tracking)
+        st = sleapc__tracking_resolve(t, pr.n_nodes, &to);
     if (!st)
-        st = sleapc__predictions_postprocess(&pr, &fc, t && t->tracking ? t : NULL, in_path);
+        st = sleapc__predictions_postprocess(&pr, &fc, t && t->tracking ? &to : NULL, in_path);
     for (int i = 0; !st && i < n_out; i++)
         st = write_predictions(&pr, out_paths[i]);
     sleapc__predictions_free(&pr);

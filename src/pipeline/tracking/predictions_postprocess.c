@@ -7,7 +7,6 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "io/video/frame_source.h"
-#include "pipeline/tracking/tracking_config.h"
 
 /* Frames of the predictions' videos for optical flow, opened on first use:
  * the stored path, else the same name beside the predictions file. */
@@ -76,20 +75,17 @@ static sleapc_status video_gray(void *ctx, int video, int64_t frame_idx, const u
 
 sleapc_status sleapc__predictions_postprocess(sleapc_predictions *pr,
                                               const sleapc_filter_config *filters,
-                                              const sleapc_tracking_opts *t,
+                                              const sleapc_tracker_opts *to,
                                               const char *near_path)
 {
     sleapc_status st = filters ? sleapc__predictions_filter(pr, filters) : SLEAPC_OK;
-    if (st || !t)
-        return st;
-    sleapc_tracker_opts to;
-    if ((st = sleapc__tracking_resolve(t, pr->n_nodes, &to)))
+    if (st || !to)
         return st;
     video_frames vf = {.pr = pr, .near_path = near_path};
     sleapc_track_images images = {.ctx = &vf, .gray = video_gray};
-    if (to.use_flow && !(vf.src = sleapc__calloc((size_t)pr->n_videos + 1, sizeof *vf.src)))
+    if (to->use_flow && !(vf.src = sleapc__calloc((size_t)pr->n_videos + 1, sizeof *vf.src)))
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
-    st = sleapc__predictions_track(pr, &to, to.use_flow ? &images : NULL);
+    st = sleapc__predictions_track(pr, to, to->use_flow ? &images : NULL);
     for (int v = 0; vf.src && v < pr->n_videos; v++)
         sleapc__frame_source_close(vf.src[v]);
     sleapc__free(vf.src);

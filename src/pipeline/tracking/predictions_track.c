@@ -74,9 +74,11 @@ static bool all_nan(const float *p, int64_t n)
 
 sleapc_status sleapc__predictions_filter(sleapc_predictions *pr, const sleapc_filter_config *cfg)
 {
-    const sleapc_filter_config none = sleapc__filters_config_default();
-    if (!cfg || !memcmp(cfg, &none, sizeof none))
-        return SLEAPC_OK;
+    if (!cfg || (!(cfg->min_peak_value > 0) && !(cfg->min_instance_score > 0) &&
+                 !(cfg->min_mean_node_score > 0) && cfg->min_visible_nodes <= 0 &&
+                 !(cfg->min_visible_node_fraction > 0) && !cfg->overlapping &&
+                 !(cfg->min_centroid_distance > 0)))
+        return SLEAPC_OK; /* every filter off */
     const int64_t N = pr->n_nodes;
     for (int64_t k = 0; k < pr->n_frames; k++) {
         sleapc_pred_frame *f = &pr->frames[k];

@@ -7,7 +7,6 @@
 #include "layers/ops/filters.h"
 #include "pipeline/predictions.h"
 #include "pipeline/tracking/tracker.h"
-#include "sleapc/tracking.h"
 
 /* Frames for optical flow: frame frame_idx of video `video` as (height,
  * width) uint8 grayscale into a buffer the source owns (valid until the next
@@ -31,15 +30,15 @@ sleapc_status sleapc__predictions_filter(sleapc_predictions *pr, const sleapc_fi
 sleapc_status sleapc__predictions_track(sleapc_predictions *pr, const sleapc_tracker_opts *o,
                                         const sleapc_track_images *images);
 
-/* The filters, then tracking when t is not NULL (t->tracking is not
- * looked at), as sleap-nn runs them after inference. Optical flow reads the
+/* The filters, then tracking with the resolved options to when not NULL,
+ * as sleap-nn runs them after inference. Optical flow reads the
  * frames of the predictions' videos: the stored path, else the same file
  * name beside near_path (the predictions file; may be NULL).
  * SLEAPC_ERR_INVALID_ARG / _UNSUPPORTED (options), SLEAPC_ERR_IO (no video
  * for --use_flow), SLEAPC_ERR_NOMEM. */
 sleapc_status sleapc__predictions_postprocess(sleapc_predictions *pr,
                                               const sleapc_filter_config *filters,
-                                              const sleapc_tracking_opts *t,
+                                              const sleapc_tracker_opts *to,
                                               const char *near_path);
 
 /* Instances a SLEAP analysis .h5 (one slot per track, first video) cannot
