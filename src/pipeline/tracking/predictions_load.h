@@ -3,7 +3,7 @@
 #ifndef SLEAPC_PIPELINE_TRACKING_PREDICTIONS_LOAD_H
 #define SLEAPC_PIPELINE_TRACKING_PREDICTIONS_LOAD_H
 
-#include "pipeline/predictions.h"
+#include "core/results.h"
 
 /* Fills *pr (zeroed by the caller) from path, chosen by its extension. Only
  * predicted instances of the first skeleton are read; frames with user

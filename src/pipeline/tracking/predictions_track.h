@@ -5,7 +5,7 @@
 #define SLEAPC_PIPELINE_TRACKING_PREDICTIONS_TRACK_H
 
 #include "layers/ops/filters.h"
-#include "pipeline/predictions.h"
+#include "core/results.h"
 #include "pipeline/tracking/tracker.h"
 
 /* Frames for optical flow: frame frame_idx of video `video` as (height,
