@@ -10,6 +10,8 @@
 #include "core/error.h"
 #include "core/results.h"
 #include "pipeline/predictor.h"
+#include "pipeline/tracking/predictions_track.h"
+#include "pipeline/tracking/tracking_config.h"
 #include "pipeline/writer.h"
 
 /* Formats by extension; see sleapc_writer_open (include/sleapc/writer.h). */
@@ -19,6 +21,9 @@ struct sleapc_writer {
     char *path;
     writer_format format;
     sleapc_predictions pr;
+    sleapc_filter_config filters; /* run at close, then tracking when track */
+    bool track;
+    sleapc_tracker_opts tracking;
 };
 
 static bool has_ext(const char *path, const char *ext)
@@ -127,6 +132,7 @@ sleapc_status sleapc__writer_open(const char *path, const sleapc_predictor *p,
     if (!w)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     w->format = format;
+    w->filters = sleapc__filters_config_default();
     w->path = sleapc__strdup(path);
     sleapc_status st = w->path ? copy_header(&w->pr, p, videos, n_videos)
                                : sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
@@ -215,9 +221,40 @@ sleapc_status sleapc__writer_add(sleapc_writer *w, const sleapc_predictor *p, in
     return SLEAPC_OK;
 }
 
+sleapc_status sleapc__writer_set_tracking(sleapc_writer *w, const sleapc_tracking_opts *t,
+                                          const sleapc_filter_opts *f)
+{
+    sleapc_filter_config fc;
+    sleapc_tracker_opts to;
+    sleapc_status st = sleapc__filters_resolve(f, &fc);
+    if (!st && t && t->tracking)
+        st = sleapc__tracking_resolve(t, w->pr.n_nodes, &to);
+    if (st)
+        return st;
+    w->filters = fc;
+    w->track = t && t->tracking;
+    if (w->track)
+        w->tracking = to;
+    return SLEAPC_OK;
+}
+
 sleapc_status sleapc__writer_close(sleapc_writer *w)
 {
-    sleapc_status st;
+    /* filters and tracking over the gathered frames, as sleap-nn runs them */
+    const char *near = w->pr.n_videos > 0 ? w->pr.videos[0].filename : NULL;
+    sleapc_status st = sleapc__predictions_postprocess(&w->pr, &w->filters,
+                                                       w->track ? &w->tracking : NULL, near);
+    if (st) {
+        st = sleapc__wrap(st, "write %s", w->path);
+        sleapc__writer_discard(w);
+        return st;
+    }
+    if (w->format == FORMAT_ANALYSIS_H5 && sleapc__predictions_h5_unheld(&w->pr) > 0)
+        sleapc__log(SLEAPC_LOG_WARN,
+                    "%s: the analysis .h5 holds one instance per track and frame; %lld "
+                    "instances are left out (%s)",
+                    w->path, (long long)sleapc__predictions_h5_unheld(&w->pr),
+                    w->pr.n_tracks ? "untracked" : "no tracks: use --tracking");
     if (w->format == FORMAT_SLP) {
         st = sleapc__predictions_write_slp(&w->pr, w->path);
     } else if (w->format == FORMAT_ANALYSIS_H5) {

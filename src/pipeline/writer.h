@@ -3,6 +3,7 @@
 #ifndef SLEAPC_PIPELINE_WRITER_H
 #define SLEAPC_PIPELINE_WRITER_H
 
+#include "sleapc/tracking.h"
 #include "sleapc/writer.h"
 
 /* The bodies of the public writer functions (include/sleapc/writer.h
@@ -12,6 +13,8 @@ sleapc_status sleapc__writer_open(const char *path, const sleapc_predictor *p,
                                   sleapc_writer **out);
 sleapc_status sleapc__writer_add(sleapc_writer *w, const sleapc_predictor *p, int video,
                                  const int64_t *frame_indices);
+sleapc_status sleapc__writer_set_tracking(sleapc_writer *w, const sleapc_tracking_opts *t,
+                                          const sleapc_filter_opts *f);
 sleapc_status sleapc__writer_close(sleapc_writer *w);
 void sleapc__writer_discard(sleapc_writer *w);
 

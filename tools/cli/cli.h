@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "sleapc/pipeline.h"
+#include "sleapc/tracking.h"
 
 /* Print "sleapc: error: <message>" to stderr; returns 1 (the exit code). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -32,11 +33,18 @@ void cli_progress_show(const sleapc_progress *p, void *user);
 /* "0-99,150" -> malloc'd list; 0, or 1 after printing an error. */
 int cli_parse_frames(const char *spec, int64_t n_frames, int64_t **out, int64_t *n_out);
 
+/* Tracking and filter options (tracking_args.c): 1 when argv[*i] was one
+ * (consumed, *i advanced past its value), 0 when not, -1 after an error. */
+int cli_tracking_option(int argc, char **argv, int *i, sleapc_tracking_opts *t,
+                        sleapc_filter_opts *f);
+void cli_tracking_usage(void);
+
 int cmd_info(int argc, char **argv);
 int cmd_forward(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_render(int argc, char **argv);
+int cmd_track(int argc, char **argv);
 
 #endif

@@ -10,6 +10,7 @@
 #include "sleapc/pipeline.h"
 #include "sleapc/input.h"
 #include "sleapc/predictor.h"
+#include "sleapc/tracking.h"
 #include "sleapc/writer.h"
 
 static int usage(void)
@@ -48,7 +49,8 @@ static int usage(void)
         "  --threads N                 worker threads (one per core)\n"
         "  --quiet                     no progress bar\n"
         "\n"
-        "Ctrl-C finishes the current batch, writes the frames done so far and exits 130.\n");
+        "Ctrl-C finishes the current batch, writes the frames done so far and exits 130.\n\n");
+    cli_tracking_usage();
     return 0;
 }
 
@@ -103,10 +105,17 @@ int cmd_predict(int argc, char **argv)
         {"threads", true, 1, 1024, &o.n_threads},
         {"video_index", true, 0, 100000, &video_index},
     };
+    sleapc_tracking_opts topts = sleapc_tracking_opts_default();
+    sleapc_filter_opts fopts = sleapc_filter_opts_default();
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
             return usage();
+        const int tr = cli_tracking_option(argc, argv, &i, &topts, &fopts);
+        if (tr < 0)
+            return 1;
+        if (tr > 0)
+            continue;
         if (cli_is_option(a, "model_paths", "-m") || cli_is_option(a, "model", NULL)) {
             if (!(v = cli_option_value(argc, argv, &i, "model_paths")))
                 return 1;
@@ -173,6 +182,9 @@ int cmd_predict(int argc, char **argv)
         return cli_error("predict: -m MODEL_DIR, -i INPUT and -o OUTPUT are required");
     if (o.ensure_rgb == 1 && o.ensure_grayscale == 1)
         return cli_error("predict: --ensure_rgb and --ensure_grayscale contradict each other");
+    topts.max_instances = o.max_instances;
+    if (sleapc_tracking_opts_check(&topts, &fopts, 0))
+        return cli_lib_error();
 
     int rc = 1;
     sleapc_predictor *p = NULL;
@@ -187,7 +199,8 @@ int cmd_predict(int argc, char **argv)
         goto done;
     }
     sleapc_video_info vi = sleapc_input_video_info(in);
-    if (sleapc_writer_open(out_path, p, &vi, 1, &w)) {
+    if (sleapc_writer_open(out_path, p, &vi, 1, &w) ||
+        sleapc_writer_set_tracking(w, &topts, &fopts)) {
         rc = cli_lib_error();
         goto done;
     }

@@ -16,6 +16,8 @@ static void usage(FILE *f)
             "                                           run the network on a preprocessed input\n"
             "  predict  -m MODEL_DIR [-m MODEL_DIR] -i INPUT -o OUTPUT [options]\n"
             "                                           predict poses (sleap-nn predict)\n"
+            "  track    -i PREDICTIONS -o OUTPUT [options]\n"
+            "                                           retrack predictions (no model)\n"
             "  render   PREDICTIONS.slp [-i VIDEO] -o OUT.png|OUT.mp4 [--frames LIST]\n"
             "                                           draw predicted poses on the frames\n"
             "  demo     [OUT_DIR]                       end-to-end check on a synthetic sample\n"
@@ -52,6 +54,8 @@ int main(int argc, char **argv)
         return cmd_demo(argc - 1, argv + 1);
     if (strcmp(cmd, "predict") == 0)
         return cmd_predict(argc - 1, argv + 1);
+    if (strcmp(cmd, "track") == 0)
+        return cmd_track(argc - 1, argv + 1);
     if (strcmp(cmd, "render") == 0)
         return cmd_render(argc - 1, argv + 1);
     if (strcmp(cmd, "forward") == 0)

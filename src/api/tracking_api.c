@@ -1,0 +1,79 @@
+/* Public tracking functions: option defaults and checks; the work is in
+ * pipeline/tracking. */
+#include <math.h>
+
+#include "core/error.h"
+#include "pipeline/tracking/retrack.h"
+#include "pipeline/tracking/tracking_config.h"
+#include "pipeline/writer.h"
+#include "sleapc/tracking.h"
+
+sleapc_tracking_opts sleapc_tracking_opts_default(void)
+{
+    sleapc_tracking_opts t = {
+        .tracking = false,
+        .tracking_window_size = 5,
+        .candidates_method = NULL,
+        .min_new_track_points = 0,
+        .min_match_points = 0,
+        .features = NULL,
+        .scoring_method = NULL,
+        .scoring_reduction = "mean",
+        .robust_best_instance = 1.0,
+        .track_matching_method = "hungarian",
+        .max_tracks = -1,
+        .oks_stddev = NAN,
+        .use_flow = false,
+        .of_img_scale = 1.0,
+        .of_window_size = 21,
+        .of_max_levels = 3,
+        .use_kalman = false,
+        .post_connect_single_breaks = false,
+        .tracking_target_instance_count = -1,
+        .tracking_pre_cull_to_target = 0,
+        .tracking_pre_cull_iou_threshold = 0.0,
+        .tracking_clean_instance_count = 0,
+        .tracking_clean_iou_threshold = 0.0,
+        .max_instances = 0,
+    };
+    return t;
+}
+
+sleapc_filter_opts sleapc_filter_opts_default(void)
+{
+    sleapc_filter_opts f = {
+        .filter_overlapping = false,
+        .filter_overlapping_method = "iou",
+        .filter_overlapping_threshold = 0.8,
+    };
+    return f;
+}
+
+sleapc_status sleapc_tracking_opts_check(const sleapc_tracking_opts *t,
+                                         const sleapc_filter_opts *f, int n_nodes)
+{
+    sleapc_tracker_opts o;
+    sleapc_filter_config c;
+    sleapc_status st = SLEAPC_OK;
+    if (t && t->tracking)
+        st = sleapc__tracking_resolve(t, n_nodes > 0 ? n_nodes : 0, &o);
+    if (!st)
+        st = sleapc__filters_resolve(f, &c);
+    return st;
+}
+
+sleapc_status sleapc_retrack(const char *in_path, const char *const *out_paths, int n_out,
+                             const sleapc_tracking_opts *t, const sleapc_filter_opts *f)
+{
+    if (!in_path || !out_paths || n_out < 1)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "retrack: input and output paths required");
+    return sleapc__retrack(in_path, out_paths, n_out, t, f);
+}
+
+sleapc_status sleapc_writer_set_tracking(sleapc_writer *w, const sleapc_tracking_opts *t,
+                                         const sleapc_filter_opts *f)
+{
+    if (!w)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "set tracking: no writer");
+    return sleapc__writer_set_tracking(w, t, f);
+}

@@ -1,0 +1,49 @@
+/* Post-inference filters and tracking applied to gathered predictions, the
+ * way sleap-nn runs them between inference and writing: frames visited in
+ * (video, frame index) order, one tracker over the whole run. */
+#ifndef SLEAPC_PIPELINE_TRACKING_PREDICTIONS_TRACK_H
+#define SLEAPC_PIPELINE_TRACKING_PREDICTIONS_TRACK_H
+
+#include "layers/ops/filters.h"
+#include "core/results.h"
+#include "pipeline/tracking/tracker.h"
+
+/* Frames for optical flow: frame frame_idx of video `video` as (height,
+ * width) uint8 grayscale into a buffer the source owns (valid until the next
+ * call). */
+typedef struct sleapc_track_images {
+    void *ctx;
+    sleapc_status (*gray)(void *ctx, int video, int64_t frame_idx, const uint8_t **gray,
+                          int64_t *height, int64_t *width);
+} sleapc_track_images;
+
+/* Drops the instances the configured filters reject (each frame on its
+ * own). SLEAPC_ERR_NOMEM. */
+sleapc_status sleapc__predictions_filter(sleapc_predictions *pr, const sleapc_filter_config *cfg);
+
+/* Replaces every instance's track and tracking score with the tracker's,
+ * drops the instances the tracker drops and puts each frame's instances in
+ * the tracker's output order. Tracks are named "track_<id>" and listed in
+ * order of first appearance (as sleap-io lists them). images: required with
+ * use_flow, else NULL. SLEAPC_ERR_INVALID_ARG (options), SLEAPC_ERR_NOMEM, or
+ * what images reports. */
+sleapc_status sleapc__predictions_track(sleapc_predictions *pr, const sleapc_tracker_opts *o,
+                                        const sleapc_track_images *images);
+
+/* The filters, then tracking with the resolved options to when not NULL,
+ * as sleap-nn runs them after inference. Optical flow reads the
+ * frames of the predictions' videos: the stored path, else the same file
+ * name beside near_path (the predictions file; may be NULL).
+ * SLEAPC_ERR_INVALID_ARG / _UNSUPPORTED (options), SLEAPC_ERR_IO (no video
+ * for --use_flow), SLEAPC_ERR_NOMEM. */
+sleapc_status sleapc__predictions_postprocess(sleapc_predictions *pr,
+                                              const sleapc_filter_config *filters,
+                                              const sleapc_tracker_opts *to,
+                                              const char *near_path);
+
+/* Instances a SLEAP analysis .h5 (one slot per track, first video) cannot
+ * hold: without tracks all but one per frame; with tracks the untracked
+ * ones. Writers warn with this count. */
+int64_t sleapc__predictions_h5_unheld(const sleapc_predictions *pr);
+
+#endif

@@ -1,0 +1,11 @@
+/* sleapc_retrack's body: read predictions (.slp of any producer, sleapc's
+ * .json), run the filters and the tracker, write every output atomically. */
+#ifndef SLEAPC_PIPELINE_TRACKING_RETRACK_H
+#define SLEAPC_PIPELINE_TRACKING_RETRACK_H
+
+#include "sleapc/tracking.h"
+
+sleapc_status sleapc__retrack(const char *in_path, const char *const *out_paths, int n_out,
+                              const sleapc_tracking_opts *t, const sleapc_filter_opts *f);
+
+#endif

@@ -1,0 +1,131 @@
+/* Public tracking options -> tracker parameters (see tracking_config.h). */
+#include "pipeline/tracking/tracking_config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/error.h"
+
+/* The index of s in names, or -1 (s NULL: dflt). */
+static int pick(const char *s, const char *const *names, int n, int dflt)
+{
+    if (!s)
+        return dflt;
+    for (int i = 0; i < n; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+static sleapc_status bad_choice(const char *option, const char *value, const char *choices)
+{
+    return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "--%s: \"%s\" is not one of %s", option, value,
+                        choices);
+}
+
+sleapc_status sleapc__tracking_resolve(const sleapc_tracking_opts *t, int n_nodes,
+                                       sleapc_tracker_opts *o)
+{
+    static const char *const cand[] = {"fixed_window", "local_queues"};
+    static const char *const feat[] = {"keypoints", "centroids", "bboxes"};
+    static const char *const scor[] = {"oks", "iou", "cosine_sim", "euclidean_dist"};
+    static const char *const red[] = {"mean", "max", "robust_quantile"};
+    static const char *const match[] = {"hungarian", "greedy"};
+    *o = sleapc__tracker_opts_default();
+    if (t->use_kalman)
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                            "--use_kalman is not supported: sleap-nn fits its Kalman filters "
+                            "with pykalman's EM, which sleapc does not reproduce; use the "
+                            "default tracker or --use_flow");
+    const int c = pick(t->candidates_method, cand, 2, 0);
+    if (c < 0)
+        return bad_choice("candidates_method", t->candidates_method,
+                          "fixed_window, local_queues");
+    const bool one_node = n_nodes == 1;
+    const int f = pick(t->features, feat, 3, one_node ? 1 : 0);
+    if (f < 0)
+        return bad_choice("features", t->features,
+                          "keypoints, centroids, bboxes (sleap-nn's image and masks are not "
+                          "available)");
+    const int s = pick(t->scoring_method, scor, 4, one_node ? 3 : 0);
+    if (s < 0)
+        return bad_choice("scoring_method", t->scoring_method,
+                          "oks, iou, cosine_sim, euclidean_dist");
+    const int r = pick(t->scoring_reduction, red, 3, 0);
+    if (r < 0)
+        return bad_choice("scoring_reduction", t->scoring_reduction,
+                          "mean, max, robust_quantile");
+    const int m = pick(t->track_matching_method, match, 2, 0);
+    if (m < 0)
+        return bad_choice("track_matching_method", t->track_matching_method,
+                          "hungarian, greedy");
+    if (t->min_new_track_points < 0 || t->min_match_points < 0 ||
+        t->tracking_clean_instance_count < 0 || t->tracking_pre_cull_to_target < 0)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "--min_new_track_points, --min_match_points, "
+                            "--tracking_pre_cull_to_target and --tracking_clean_instance_count "
+                            "cannot be negative");
+    o->window_size = t->tracking_window_size;
+    o->candidates = (sleapc_track_candidates)c;
+    o->features = (sleapc_track_features)f;
+    o->scoring = (sleapc_track_scoring)s;
+    o->reduction = (sleapc_track_reduction)r;
+    o->matching = (sleapc_track_matching)m;
+    o->robust_best_instance = t->robust_best_instance;
+    o->oks_stddev = isnan(t->oks_stddev) ? 0.025 : t->oks_stddev;
+    o->min_new_track_points = t->min_new_track_points;
+    o->min_match_points = t->min_match_points;
+    o->max_tracks = t->max_tracks >= 0 ? t->max_tracks : -1;
+    /* legacy rules of sleap-nn's CLI: post-connect takes max_tracks from
+     * --max_instances; post-connect / pre-cull take the target count from it */
+    if (t->post_connect_single_breaks && o->max_tracks < 0 && t->max_instances > 0)
+        o->max_tracks = t->max_instances;
+    o->target_instance_count = t->tracking_target_instance_count > 0
+                                   ? t->tracking_target_instance_count
+                                   : 0;
+    if ((t->post_connect_single_breaks || t->tracking_pre_cull_to_target) &&
+        t->tracking_target_instance_count < 0 && t->max_instances > 0)
+        o->target_instance_count = t->max_instances;
+    if (o->max_tracks >= 0)
+        o->candidates = SLEAPC_TRACK_LOCAL_QUEUES; /* fixed_window would ignore the cap */
+    o->pre_cull_to_target = t->tracking_pre_cull_to_target != 0;
+    o->pre_cull_iou_threshold = t->tracking_pre_cull_iou_threshold;
+    o->clean_instance_count = t->tracking_clean_instance_count;
+    o->clean_iou_threshold = t->tracking_clean_iou_threshold;
+    o->post_connect_single_breaks = t->post_connect_single_breaks;
+    o->use_flow = t->use_flow;
+    o->of_img_scale = t->of_img_scale;
+    o->of_window_size = t->of_window_size;
+    o->of_max_levels = t->of_max_levels;
+    if (n_nodes > 0)
+        return sleapc__tracker_opts_check(o, n_nodes);
+    /* skeleton unknown: check with a size every combination accepts */
+    return sleapc__tracker_opts_check(o, o->scoring == SLEAPC_TRACK_COSINE_SIM ? 2 : 3);
+}
+
+sleapc_status sleapc__filters_resolve(const sleapc_filter_opts *f, sleapc_filter_config *c)
+{
+    *c = sleapc__filters_config_default();
+    if (!f)
+        return SLEAPC_OK;
+    const char *method = f->filter_overlapping_method ? f->filter_overlapping_method : "iou";
+    if (strcmp(method, "iou") && strcmp(method, "oks"))
+        return bad_choice("filter_overlapping_method", method, "iou, oks");
+    if (!(f->filter_min_visible_node_fraction >= 0 && f->filter_min_visible_node_fraction <= 1))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "--filter_min_visible_node_fraction must be in [0, 1]");
+    if (f->filter_min_visible_nodes < 0 || !(f->filter_min_centroid_distance >= 0))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "--filter_min_visible_nodes and --filter_min_centroid_distance "
+                            "cannot be negative");
+    c->overlapping = f->filter_overlapping;
+    c->overlapping_method =
+        strcmp(method, "oks") == 0 ? SLEAPC_FILTER_OVERLAP_OKS : SLEAPC_FILTER_OVERLAP_IOU;
+    c->overlapping_threshold = f->filter_overlapping_threshold;
+    c->min_visible_nodes = f->filter_min_visible_nodes;
+    c->min_visible_node_fraction = f->filter_min_visible_node_fraction;
+    c->min_mean_node_score = f->filter_min_mean_node_score;
+    c->min_instance_score = f->filter_min_instance_score;
+    c->min_centroid_distance = f->filter_min_centroid_distance;
+    return SLEAPC_OK;
+}
