@@ -4,18 +4,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "sleapc/input.h"
 #include "sleapc/render.h"
 #include "sleapc/video.h"
+#include "sleapc/writer.h"
 
 static int usage(void)
 {
-    printf("usage: sleapc render PREDICTIONS.slp [-i VIDEO] -o OUTPUT [options]\n"
+    printf("usage: sleapc render PREDICTIONS [-i VIDEO] -o OUTPUT [options]\n"
            "\n"
-           "Draws the instances of a .slp file (edges as lines, nodes as dots, one colour\n"
-           "per track or instance) on the frames of its video.\n"
+           "Draws the instances of a .slp file or sleapc JSON predictions (edges as lines,\n"
+           "nodes as dots, one colour per track or instance) on the frames of its video.\n"
            "\n"
            "  -i, --video VIDEO       the frames (default: the video the .slp file names)\n"
            "  -o, --output OUTPUT     .png: one frame; .mp4/.mov: a video (H.264);\n"
@@ -130,9 +132,28 @@ int cmd_render(int argc, char **argv)
         if (n_frames < 1 || cli_parse_frames(frames_spec, n_frames, &idx, &n_idx))
             return 1;
     }
+    /* Other predictions formats are drawn from a temporary .slp copy. */
+    char tmp[4096] = "";
+    const char *drawn = labels;
+    size_t len = strlen(labels);
+    if (len > 5 && strcmp(labels + len - 5, ".json") == 0) {
+        if (!video) {
+            free(idx);
+            return cli_error("render %s: give the video with -i (a JSON file's video path may "
+                             "be relative to where it was predicted)", labels);
+        }
+        snprintf(tmp, sizeof tmp, "%s.render-%ld.slp", out, (long)getpid());
+        if (sleapc_predictions_convert(labels, tmp)) {
+            free(idx);
+            return cli_lib_error();
+        }
+        drawn = tmp;
+    }
     int rc = 0;
-    if (sleapc_render(labels, video, out, idx, n_idx, &o))
+    if (sleapc_render(drawn, video, out, idx, n_idx, &o))
         rc = cli_lib_error();
+    if (tmp[0])
+        remove(tmp);
     else if (!quiet)
         fprintf(stderr, "sleapc: rendered %s -> %s\n", labels, out);
     free(idx);
