@@ -211,6 +211,19 @@ static void check_models(void)
     }
     CHECK_MSG(n > 0, "no centroids");
     cJSON_Delete(j);
+    /* --centroid_only with both top-down models: the centroid model alone,
+     * the same file as giving it alone. */
+    char both[1100];
+    snprintf(both, sizeof both, "%s/both.json", tmp);
+    snprintf(args, sizeof args,
+             "predict -m '%s' -m '%s' -i '%s' -o '%s' --frames 0 -q --anchor_part B --centroid-only",
+             ci, cen, video, both);
+    CHECK_MSG(test_run_cli(args) == 0, "%s", test_cli_output());
+    size_t na = 0, nb = 0;
+    unsigned char *x = test_read_file(out, &na), *y = test_read_file(both, &nb);
+    CHECK_MSG(x && y && na == nb && memcmp(x, y, na) == 0, "--centroid_only differs");
+    free(x);
+    free(y);
     snprintf(args, sizeof args, "predict -m '%s' -i '%s' -o '%s' --frames 0 --anchor_part nosuchnode",
              cen, video, out);
     expect_error(args, "\"nosuchnode\" is not a node");

@@ -101,9 +101,6 @@ static int check_options(cli_predict_args *a)
         if (stat(a->output_dir, &st) != 0 || !S_ISDIR(st.st_mode))
             return cli_error("--output_dir %s: no such folder", a->output_dir);
     }
-    if (a->centroid_only && a->n_models == 2)
-        return cli_error("--centroid_only: give the centroid model alone (-m CENTROID_DIR); "
-                         "sleapc then predicts centroids only");
     if (a->paf_workers > 0)
         fprintf(stderr, "sleapc: warning: --paf-workers/--cpu-workers: sleapc groups in its own "
                 "worker threads (--threads); the option has no effect\n");
@@ -113,6 +110,26 @@ static int check_options(cli_predict_args *a)
     if (a->no_empty_frames)
         return cli_error("--no_empty_frames: not supported yet; sleapc keeps every predicted "
                          "frame, empty ones included");
+    return 0;
+}
+
+/* --centroid_only: keep the centroid model of the folders given, as sleap-nn
+ * does when both top-down models are given. */
+static int keep_centroid_model(cli_predict_args *a)
+{
+    int found = -1;
+    for (int i = 0; i < a->n_models && found < 0; i++) {
+        sleapc_model *m = NULL;
+        if (sleapc_model_load(a->models[i], &m))
+            return cli_lib_error();
+        if (sleapc_model_get_type(m) == SLEAPC_MODEL_TYPE_CENTROID)
+            found = i;
+        sleapc_model_destroy(m);
+    }
+    if (found < 0)
+        return cli_error("--centroid_only: none of the -m folders is a centroid model");
+    a->models[0] = a->models[found];
+    a->n_models = 1;
     return 0;
 }
 
@@ -214,6 +231,8 @@ int cmd_predict(int argc, char **argv)
                       : a.quiet                ? CLI_PROGRESS_NONE
                       : isatty(fileno(stderr)) ? CLI_PROGRESS_BAR
                                                : CLI_PROGRESS_LOG;
+    if (a.centroid_only && keep_centroid_model(&a))
+        goto done;
     warn_baked_options(&a);
     /* From here on Ctrl-C asks for a clean stop; the run checks it per batch. */
     signal(SIGINT, on_sigint);

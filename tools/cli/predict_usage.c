@@ -65,6 +65,7 @@ void cli_predict_usage(void)
         "  --integral_patch_size N      refinement patch side (5)\n"
         "  --anchor_part NAME           centroid models: the node that holds the centroid\n"
         "                               (from the config)\n"
+        "  --centroid_only              with both top-down models: the centroid model alone\n"
         "  --crop_size N                top-down crop side (from the config)\n"
         "  --max_height N, --max_width N, --input_scale X   override the config\n"
         "  --[no-]ensure_rgb, --[no-]ensure_grayscale      override the config\n"
