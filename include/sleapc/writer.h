@@ -40,11 +40,12 @@ SLEAPC_API sleapc_status sleapc_writer_close(sleapc_writer *w);
 /* Free w without writing anything. Accepts NULL. */
 SLEAPC_API void sleapc_writer_discard(sleapc_writer *w);
 
-/* Read the predictions of in_path (a .slp file's predicted instances, or a
- * sleapc JSON predictions file) and write them to out_path in the format of
- * its extension, atomically, as sleapc_writer_close writes them. Returns
- * SLEAPC_ERR_INVALID_ARG (unknown extension, same file),
- * SLEAPC_ERR_UNSUPPORTED (analysis .h5 and .csv inputs), SLEAPC_ERR_IO,
+/* Read the predictions of in_path (a .slp file's predicted instances, a
+ * sleapc JSON predictions file, or a SLEAP analysis HDF5 file: one instance
+ * per occupied frame and track; its frames without instances are not in it)
+ * and write them to out_path in the format of its extension, atomically, as
+ * sleapc_writer_close writes them. Returns SLEAPC_ERR_INVALID_ARG (unknown
+ * extension, same file), SLEAPC_ERR_UNSUPPORTED (.csv inputs), SLEAPC_ERR_IO,
  * SLEAPC_ERR_FORMAT or SLEAPC_ERR_NOMEM, naming the file. */
 SLEAPC_API sleapc_status sleapc_predictions_convert(const char *in_path, const char *out_path);
 

@@ -138,6 +138,16 @@ static void check_formats(const char *clip)
     CHECK_MSG(same_file(a, b), "convert .slp -> .csv differs from predict's CSV");
     snprintf(args, sizeof args, "convert '%s/f.predictions.slp' '%s/conv.h5' -q", tmp, tmp);
     CHECK(test_run_cli(args) == 0);
+    /* Analysis HDF5 back to JSON: the same predictions (every frame of a
+     * single-instance run has its instance, so no frame is missing). */
+    snprintf(args, sizeof args, "convert '%s/f.analysis.h5' '%s/h5.json' -q", tmp, tmp);
+    CHECK_MSG(test_run_cli(args) == 0, "%s", test_cli_output());
+    snprintf(a, sizeof a, "%s/h5.json", tmp);
+    snprintf(b, sizeof b, "%s/f.json", tmp);
+    CHECK_MSG(same_predictions(a, b, 1e-6), "convert .h5 -> .json differs from predict's JSON");
+    snprintf(args, sizeof args, "render '%s/f.analysis.h5' -i '%s' -o '%s/rh.png' --frames 1 -q",
+             tmp, clip, tmp);
+    CHECK_MSG(test_run_cli(args) == 0, "%s", test_cli_output());
     snprintf(args, sizeof args, "convert '%s/f.csv' '%s/x.slp'", tmp, tmp);
     CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), "f.csv"));
     snprintf(args, sizeof args, "convert '%s/f.json' '%s/x.txt'", tmp, tmp);

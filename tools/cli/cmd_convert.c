@@ -9,9 +9,10 @@ static int usage(void)
 {
     printf("usage: sleapc convert IN OUT\n"
            "\n"
-           "Reads the predictions in IN (.slp: its predicted instances; .json: sleapc's JSON)\n"
-           "and writes them to OUT in the format of its extension: .slp (SLEAP labels), .h5\n"
-           "(SLEAP analysis HDF5), .csv or .json. OUT appears only when complete.\n");
+           "Reads the predictions in IN (.slp: its predicted instances; .json: sleapc's JSON;\n"
+           ".h5: SLEAP analysis HDF5, its occupied frames) and writes them to OUT in the\n"
+           "format of its extension: .slp (SLEAP labels), .h5 (SLEAP analysis HDF5), .csv or\n"
+           ".json. OUT appears only when complete.\n");
     return 0;
 }
 

@@ -16,8 +16,9 @@ static int usage(void)
 {
     printf("usage: sleapc render PREDICTIONS [-i VIDEO] -o OUTPUT [options]\n"
            "\n"
-           "Draws the instances of a .slp file or sleapc JSON predictions (edges as lines,\n"
-           "nodes as dots, one colour per track or instance) on the frames of its video.\n"
+           "Draws the instances of predictions (a .slp file, sleapc's .json or an analysis\n"
+           ".h5; edges as lines, nodes as dots, one colour per track or instance) on the\n"
+           "frames of its video (give it with -i for .json and .h5).\n"
            "\n"
            "  -i, --video VIDEO       the frames (default: the video the .slp file names)\n"
            "  -o, --output OUTPUT     .png: one frame; .mp4/.mov: a video (H.264);\n"
@@ -132,15 +133,19 @@ int cmd_render(int argc, char **argv)
         if (n_frames < 1 || cli_parse_frames(frames_spec, n_frames, &idx, &n_idx))
             return 1;
     }
-    /* Other predictions formats are drawn from a temporary .slp copy. */
+    /* JSON and analysis HDF5 predictions are drawn from a temporary .slp copy. */
     char tmp[4096] = "";
     const char *drawn = labels;
     size_t len = strlen(labels);
-    if (len > 5 && strcmp(labels + len - 5, ".json") == 0) {
+    bool json = len > 5 && strcmp(labels + len - 5, ".json") == 0;
+    bool h5 = (len > 3 && strcmp(labels + len - 3, ".h5") == 0) ||
+              (len > 5 && strcmp(labels + len - 5, ".hdf5") == 0);
+    if (json || h5) {
         if (!video) {
             free(idx);
-            return cli_error("render %s: give the video with -i (a JSON file's video path may "
-                             "be relative to where it was predicted)", labels);
+            return cli_error("render %s: give the video with -i (the video path in a %s file "
+                             "may be relative to where it was predicted)", labels,
+                             json ? "JSON" : "analysis HDF5");
         }
         snprintf(tmp, sizeof tmp, "%s.render-%ld.slp", out, (long)getpid());
         if (sleapc_predictions_convert(labels, tmp)) {
