@@ -120,6 +120,13 @@ static void check_progress(void)
     const char *last = strstr(out, "{\"n_processed\": 6, \"n_total\": 6, \"rate\": ");
     CHECK_MSG(last && strstr(last, "\"eta\": 0.0}"), "gui output: %s", out);
     CHECK_MSG(strncmp(out, "{\"n_processed\": ", 16) == 0, "gui output: %s", out);
+    /* --gui failures: sleap-nn's JSON error line on stdout. */
+    snprintf(args, sizeof args, "predict -m '%s' -i '%s/missing.mp4' --gui", model, tmp);
+    CHECK(test_run_cli_stdout(args) == 1);
+    const char *prefix = "{\"error\": true, \"type\": \"Error\", \"message\": \"";
+    CHECK_MSG(strncmp(test_cli_output(), prefix, strlen(prefix)) == 0 &&
+                  strstr(test_cli_output(), "missing.mp4"),
+              "gui error: %s", test_cli_output());
     /* -v: the backend the library built; the summary line names it. */
     snprintf(args, sizeof args, "predict -m '%s' -i '%s' -o '%s/v.slp' --frames 0-3 -v", model,
              video, tmp);
@@ -242,6 +249,13 @@ static void check_models(void)
           strstr(test_cli_output(), "per instance crop at "));
     CHECK(test_run_cli("info --help") == 0 && strstr(test_cli_output(), "training_config.json") &&
           strstr(test_cli_output(), "model.onnx") && strstr(test_cli_output(), "best.ckpt"));
+    /* Other commands suggest too. */
+    CHECK(test_run_cli("info -m x --sise 64x64") == 1 &&
+          strstr(test_cli_output(), "did you mean --size?"));
+    CHECK(test_run_cli("render p.slp -o x.png --node_radus 3") == 1 &&
+          strstr(test_cli_output(), "did you mean --node_radius?"));
+    CHECK(test_run_cli("forward --threds 2") == 1 &&
+          strstr(test_cli_output(), "did you mean --threads?"));
     CHECK(test_run_cli("forward --help") == 0 && strstr(test_cli_output(), "best_model.h5") &&
           strstr(test_cli_output(), "model_raw.onnx"));
 }

@@ -7,14 +7,34 @@
 #include "cli.h"
 #include "sleapc/sleapc.h"
 
+int cli_gui;
+
+/* sleap-nn's --gui error line (_emit_gui_error): one JSON object on stdout. */
+static void gui_error_line(const char *msg)
+{
+    fputs("{\"error\": true, \"type\": \"Error\", \"message\": \"", stdout);
+    for (const unsigned char *c = (const unsigned char *)msg; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            printf("\\%c", *c);
+        else if (*c < 0x20)
+            printf("\\u%04x", *c);
+        else
+            putchar(*c);
+    }
+    fputs("\"}\n", stdout);
+    fflush(stdout);
+}
+
 int cli_error(const char *fmt, ...)
 {
+    char msg[4096];
     va_list ap;
     va_start(ap, fmt);
-    fputs("sleapc: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "sleapc: error: %s\n", msg);
+    if (cli_gui)
+        gui_error_line(msg);
     return 1;
 }
 

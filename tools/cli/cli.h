@@ -8,6 +8,9 @@
 #include "sleapc/model.h"
 #include "sleapc/pipeline.h"
 
+/* --gui: errors are also printed as sleap-nn's JSON error line on stdout. */
+extern int cli_gui;
+
 /* -v: the library's information messages go to stderr too. */
 extern int cli_verbose;
 
@@ -46,6 +49,10 @@ void cli_model_input_size(const sleapc_model *m, long *h, long *w);
 /* The closest of n names to `name` (edit distance, '-' and '_' alike), or
  * NULL when none is close enough to be a likely misspelling. */
 const char *cli_nearest_name(const char *name, const char *const *names, int n);
+
+/* "CMD: unknown option ARG", with the nearest of names (long names, no
+ * dashes) suggested when one is close. Returns 1. */
+int cli_unknown_option(const char *cmd, const char *arg, const char *const *names, int n);
 
 /* Progress bar (progress.c). */
 bool cli_progress_wanted(bool quiet);

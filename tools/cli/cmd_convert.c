@@ -28,7 +28,7 @@ int cmd_convert(int argc, char **argv)
         if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
             quiet = true;
         else if (a[0] == '-' && a[1] != '\0')
-            return cli_error("convert: unknown option \"%s\" (see sleapc convert --help)", a);
+            return cli_unknown_option("convert", a, (const char *const[]){"quiet", "help"}, 2);
         else if (n == 2)
             return cli_error("convert: one input and one output (got \"%s\" too)", a);
         else

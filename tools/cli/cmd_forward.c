@@ -65,7 +65,10 @@ int cmd_forward(int argc, char **argv)
                 return cli_error("--threads: expected a number from 1 to 1024, got \"%s\"", v);
             ro.n_threads = (int)n;
         } else {
-            return cli_error("forward: unknown option \"%s\" (see sleapc forward --help)", argv[i]);
+            return cli_unknown_option("forward", argv[i],
+                                      (const char *const[]){"model", "input", "output", "backend",
+                                                            "threads", "help"},
+                                      6);
         }
     }
     if (!model_path || !in_path || !out_dir)

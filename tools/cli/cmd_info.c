@@ -38,7 +38,8 @@ int cmd_info(int argc, char **argv)
             if (!cli_parse_size(v, &h, &w))
                 return cli_error("--size: expected HxW (e.g. 384x384), got \"%s\"", v);
         } else {
-            return cli_error("info: unknown option \"%s\" (see sleapc info --help)", argv[i]);
+            return cli_unknown_option("info", argv[i], (const char *const[]){"model", "size", "help"},
+                                      3);
         }
     }
     if (!model_path)

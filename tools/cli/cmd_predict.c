@@ -206,6 +206,8 @@ static void print_summary(const char *input, const cli_run_totals *t, double ela
 int cmd_predict(int argc, char **argv)
 {
     cli_predict_args a;
+    for (int i = 1; i < argc; i++)
+        cli_gui = cli_gui || strcmp(argv[i], "--gui") == 0;
     int rc = cli_predict_parse(argc, argv, &a);
     if (rc) {
         cli_predict_args_free(&a);

@@ -115,7 +115,11 @@ int cmd_render(int argc, char **argv)
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             quiet = true;
         } else if (a[0] == '-' && a[1] != '\0') {
-            return cli_error("render: unknown option \"%s\" (see sleapc render --help)", a);
+            return cli_unknown_option("render", a,
+                                      (const char *const[]){"video", "input", "output", "frames",
+                                                            "video_index", "fps", "node_radius",
+                                                            "line_width", "quiet", "help"},
+                                      10);
         } else if (labels) {
             return cli_error("render: one predictions file only (got \"%s\" and \"%s\")", labels,
                              a);

@@ -52,3 +52,18 @@ const char *cli_nearest_name(const char *name, const char *const *names, int n)
         limit = 2;
     return best_d <= limit ? best : NULL;
 }
+
+int cli_unknown_option(const char *cmd, const char *arg, const char *const *names, int n)
+{
+    char word[128];
+    const char *start = arg + (arg[0] == '-' ? (arg[1] == '-' ? 2 : 1) : 0);
+    size_t len = strcspn(start, "=");
+    if (len >= sizeof word)
+        len = sizeof word - 1;
+    memcpy(word, start, len);
+    word[len] = '\0';
+    const char *near = cli_nearest_name(word, names, n);
+    if (near)
+        return cli_error("%s: unknown option \"%s\"; did you mean --%s?", cmd, arg, near);
+    return cli_error("%s: unknown option \"%s\" (see sleapc %s --help)", cmd, arg, cmd);
+}
