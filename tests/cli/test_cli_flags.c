@@ -139,12 +139,12 @@ static void check_progress(void)
               "summary: %s", out);
     /* stderr is not a terminal here: no bar, progress lines every second. */
     snprintf(args, sizeof args,
-             "predict -m '%s' -i '%s' -o '%s/p.slp' --frames 0-59 -b 1 --threads 1 "
+             "predict -m '%s' -i '%s' -o '%s/p.slp' --frames 0-29 -b 1 --threads 1 "
              "--progress_interval 1", model, video, tmp);
     CHECK(test_run_cli(args) == 0);
     out = test_cli_output();
     CHECK_MSG(!strchr(out, '\r'), "a progress bar went to a log: %s", out);
-    CHECK_MSG(strstr(out, "/60 frames (") && strstr(out, "FPS, ETA "), "no progress line: %s",
+    CHECK_MSG(strstr(out, "/30 frames (") && strstr(out, "FPS, ETA "), "no progress line: %s",
               out);
 }
 
@@ -177,6 +177,14 @@ static void check_frame_selection(void)
         CHECK_MSG(strcmp(got, cases[i].want) == 0, "%s: frames %s, expected %s", cases[i].flags,
                   got, cases[i].want);
     }
+    /* No -o with --video_index on a labels file: sleap-nn's
+     * "<labels stem>.<video stem>.predictions.slp". */
+    snprintf(args, sizeof args, "predict -m '%s' -i '%s' -q --only_labeled_frames --video_index 0",
+             model, labels);
+    CHECK_MSG(test_run_cli(args) == 0, "%s", test_cli_output());
+    snprintf(link, sizeof link, "%s/dance.mp4.labels.dance.predictions.slp", tmp);
+    struct stat st;
+    CHECK_MSG(stat(link, &st) == 0, "%s missing: %s", link, test_cli_output());
     snprintf(args, sizeof args, "predict -m '%s' -i '%s' -o '%s/sug.json' -q --only_suggested_frames",
              model, labels, tmp);
     CHECK_MSG(test_run_cli(args) == 0, "%s", test_cli_output());
