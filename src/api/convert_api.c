@@ -319,7 +319,10 @@ static sleapc_status read_analysis_h5(const char *path, sleapc_predictions *pr)
     int n_edges = !st && ei.ndim == 2 ? (int)ei.shape[0] : 0;
     if (!st)
         st = alloc_header(pr, (int)N, n_edges, 0, (int)n_tracks, 1, n_frames, n_insts);
-    if (!st && !(pr->skeleton_name = sleapc__strdup("")))
+    /* sleap-io's writer records the skeleton's name as a file attribute. */
+    if (!st && sleapc__h5_attr_string(f, "/", "skeleton_name", &pr->skeleton_name))
+        pr->skeleton_name = NULL;
+    if (!st && !pr->skeleton_name && !(pr->skeleton_name = sleapc__strdup("")))
         st = nomem();
     for (int i = 0; !st && i < N; i++)
         if (!(pr->node_names[i] = sleapc__strdup(nodes[i])))
