@@ -18,7 +18,9 @@ typedef struct sleapc_video_info {
 
 typedef struct sleapc_writer sleapc_writer;
 
-/* Start a predictions file for p's skeleton and tracks. Formats by
+/* Start a predictions file for p's skeleton and tracks (a centroid-only
+ * model on a multi-node skeleton writes sleap-nn's one-node "centroid"
+ * skeleton, each centroid its one point). Formats by
  * extension: ".slp" (SLEAP labels, as sleap-io writes them), ".h5" (SLEAP's
  * analysis HDF5), ".csv" (one row per instance), ".json" (sleapc-predictions,
  * see README). The predictor's models and options are recorded as
@@ -33,6 +35,10 @@ SLEAPC_API sleapc_status sleapc_writer_open(const char *path, const sleapc_predi
  * frame_indices[k] of video `video`. */
 SLEAPC_API sleapc_status sleapc_writer_add(sleapc_writer *w, const sleapc_predictor *p, int video,
                                            const int64_t *frame_indices);
+
+/* drop true: frames without instances are left out of the file (sleap-nn's
+ * --no_empty_frames); by default every predicted frame is written. */
+SLEAPC_API sleapc_status sleapc_writer_set_drop_empty(sleapc_writer *w, bool drop);
 
 /* Write the file atomically and free w (also on failure). */
 SLEAPC_API sleapc_status sleapc_writer_close(sleapc_writer *w);

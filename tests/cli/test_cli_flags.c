@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "sleapc/npy.h"
 #include "sleapc/video.h"
 #include "test_util.h"
 
@@ -205,7 +206,9 @@ static void check_models(void)
     /* A centered-instance model alone on whole frames names what is missing. */
     snprintf(args, sizeof args, "predict -m '%s' -i '%s' -o '%s/ci.slp' --frames 0", ci, video, tmp);
     expect_error(args, "Give the centroid model too");
-    /* --anchor_part B: the centroid is the point of node B, node A is empty. */
+    /* --anchor_part B: the centroid is node B's point, written as sleap-nn
+     * writes a centroid model's output: a one-node "centroid" skeleton, the
+     * same points as the anchor node's. */
     snprintf(out, sizeof out, "%s/anchor.json", tmp);
     snprintf(args, sizeof args, "predict -m '%s' -i '%s' -o '%s' --frames 0 -q --anchor_part B",
              cen, video, out);
@@ -216,15 +219,38 @@ static void check_models(void)
     free(text);
     const cJSON *insts = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "frames"), 0),
                                              "instances");
+    const cJSON *nodes = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "skeleton"), "nodes");
+    CHECK(cJSON_GetArraySize(nodes) == 1 &&
+          strcmp(cJSON_GetArrayItem(nodes, 0)->valuestring, "centroid") == 0);
     const cJSON *in;
     int n = 0;
     cJSON_ArrayForEach(in, insts)
     {
         const cJSON *pts = cJSON_GetObjectItem(in, "points");
-        CHECK(cJSON_IsNull(cJSON_GetArrayItem(pts, 0)) && cJSON_IsArray(cJSON_GetArrayItem(pts, 1)));
+        const cJSON *c0 = cJSON_GetObjectItem(in, "centroid");
+        CHECK(cJSON_GetArraySize(pts) == 1 && cJSON_IsArray(cJSON_GetArrayItem(pts, 0)) &&
+              cJSON_GetArrayItem(cJSON_GetArrayItem(pts, 0), 0)->valuedouble ==
+                  cJSON_GetArrayItem(c0, 0)->valuedouble);
         n++;
     }
     CHECK_MSG(n > 0, "no centroids");
+    /* --no_empty_frames: sleap-nn's clean_empty_frames. Black frames hold
+     * no animal, so no centroid passes the threshold. */
+    char frames_got[256], empty[1100], black[1100];
+    snprintf(empty, sizeof empty, "%s/empty.json", tmp);
+    snprintf(black, sizeof black, "%s/black.npy", tmp);
+    static uint8_t zeros[2 * 64 * 64];
+    sleapc_tensor bt = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {2, 64, 64, 1}, .data = zeros};
+    CHECK_OK(sleapc_npy_write(black, &bt));
+    snprintf(args, sizeof args, "predict -m '%s' -i '%s' -o '%s' -q", cen, black, empty);
+    CHECK(test_run_cli(args) == 0);
+    json_frames(empty, frames_got, sizeof frames_got);
+    CHECK_MSG(strcmp(frames_got, "0,1") == 0, "empty frames kept: %s", frames_got);
+    snprintf(args, sizeof args, "predict -m '%s' -i '%s' -o '%s' -q --no_empty_frames", cen, black,
+             empty);
+    CHECK(test_run_cli(args) == 0);
+    json_frames(empty, frames_got, sizeof frames_got);
+    CHECK_MSG(strcmp(frames_got, "") == 0, "--no_empty_frames kept: %s", frames_got);
     cJSON_Delete(j);
     /* --centroid_only with both top-down models: the centroid model alone,
      * the same file as giving it alone. */

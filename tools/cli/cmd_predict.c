@@ -107,9 +107,6 @@ static int check_options(cli_predict_args *a)
     if (a->write_interval)
         fprintf(stderr, "sleapc: warning: --write-interval: sleapc writes each file once at the "
                 "end; the option has no effect\n");
-    if (a->no_empty_frames)
-        return cli_error("--no_empty_frames: not supported yet; sleapc keeps every predicted "
-                         "frame, empty ones included");
     return 0;
 }
 

@@ -193,6 +193,8 @@ int cli_predict_input(const cli_predict_args *a, sleapc_predictor *p, const char
             goto done;
         }
         c.n_writers++;
+        if (a->no_empty_frames)
+            sleapc_writer_set_drop_empty(c.writers[i], true);
     }
     c.frames = frames;
     cli_progress_init(&c.progress, a->progress_mode, a->progress_interval, input);

@@ -40,6 +40,7 @@ void cli_predict_usage(void)
         "  --only_suggested_frames      labels input: suggested frames without one\n"
         "  --exclude_user_labeled       labels input: labeled frames without a user instance\n"
         "  --only_predicted_frames      labels input: frames that have predictions\n"
+        "  --no_empty_frames            leave frames without instances out of the output\n"
         "  --stream_to_file PATH        same as -o PATH\n"
         "\n"
         "running:\n"
