@@ -30,6 +30,29 @@ SLEAPC_API const int64_t *sleapc_input_default_frames(const sleapc_input *in);
 /* What a predictions file records about the video. Strings owned by in. */
 SLEAPC_API sleapc_video_info sleapc_input_video_info(const sleapc_input *in);
 
+/* Which frames of a labels file to predict, by annotation status, as
+ * sleap-nn's LabelsProvider picks them:
+ *   ALL_LABELED   every labeled frame (the default of sleapc_input_open)
+ *   USER_LABELED  frames with a user instance (--only_labeled_frames)
+ *   SUGGESTED     suggested frames without a user instance (--only_suggested_frames)
+ *   WITHOUT_USER  labeled frames without a user instance (--exclude_user_labeled)
+ *   PREDICTED     frames with a predicted instance (--only_predicted_frames) */
+typedef enum sleapc_frame_filter {
+    SLEAPC_FRAMES_ALL_LABELED = 0,
+    SLEAPC_FRAMES_USER_LABELED,
+    SLEAPC_FRAMES_SUGGESTED,
+    SLEAPC_FRAMES_WITHOUT_USER,
+    SLEAPC_FRAMES_PREDICTED
+} sleapc_frame_filter;
+
+/* The frames of video video_index of the labels file path that pass filter,
+ * ascending, each once. *frames is to be freed with sleapc_free (NULL when
+ * none). Returns SLEAPC_ERR_IO / SLEAPC_ERR_FORMAT (unreadable file),
+ * SLEAPC_ERR_INVALID_ARG (no such video) or SLEAPC_ERR_NOMEM. */
+SLEAPC_API sleapc_status sleapc_labels_select_frames(const char *path, int video_index,
+                                                     sleapc_frame_filter filter, int64_t **frames,
+                                                     int64_t *n_frames);
+
 /* Predict frames (NULL: the default frames) of in, overlapped as
  * sleapc_predict_array does; results go to w (may be NULL). Returns
  * SLEAPC_OK, SLEAPC_ERR_INTERRUPTED, or the first failure. */

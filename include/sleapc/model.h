@@ -71,6 +71,11 @@ SLEAPC_API int sleapc_model_crop_size(const sleapc_model *model);
 SLEAPC_API bool sleapc_model_tiling(const sleapc_model *model, int *tile_size, int *overlap,
                                     const char **blend, int *tiles_per_call);
 
+/* Class (identity) names of multi-class models, in the order of their class
+ * channels; 0 / NULL for other models. Strings owned by the model. */
+SLEAPC_API int sleapc_model_n_classes(const sleapc_model *model);
+SLEAPC_API const char *sleapc_model_class_name(const sleapc_model *model, int i);
+
 /* sleap-nn ONNX exports (a folder with model.onnx): true when the model is
  * such a graph, with peak finding and the rest of the post-processing baked
  * in; it then has no heads, and runners return the graph's own outputs

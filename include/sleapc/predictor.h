@@ -33,6 +33,9 @@ typedef struct sleapc_predictor_opts {
     int ensure_rgb;                  /* -1: from the config; 0/1 override */
     int ensure_grayscale;            /* -1: from the config; 0/1 override */
     sleapc_precision precision;      /* FP32; BF16 where the backend and CPU have it */
+    const char *anchor_part;         /* NULL: from the config; centroid models: the node
+                                        that holds the centroid. Not kept: must outlive
+                                        sleapc_predictor_create */
 } sleapc_predictor_opts;
 
 SLEAPC_API sleapc_predictor_opts sleapc_predictor_opts_default(void);

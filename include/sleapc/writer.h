@@ -18,7 +18,9 @@ typedef struct sleapc_video_info {
 
 typedef struct sleapc_writer sleapc_writer;
 
-/* Start a predictions file for p's skeleton and tracks. Formats by
+/* Start a predictions file for p's skeleton and tracks (a centroid-only
+ * model on a multi-node skeleton writes sleap-nn's one-node "centroid"
+ * skeleton, each centroid its one point). Formats by
  * extension: ".slp" (SLEAP labels, as sleap-io writes them), ".h5" (SLEAP's
  * analysis HDF5), ".csv" (one row per instance), ".json" (sleapc-predictions,
  * see README). The predictor's models and options are recorded as
@@ -34,11 +36,24 @@ SLEAPC_API sleapc_status sleapc_writer_open(const char *path, const sleapc_predi
 SLEAPC_API sleapc_status sleapc_writer_add(sleapc_writer *w, const sleapc_predictor *p, int video,
                                            const int64_t *frame_indices);
 
+/* drop true: frames without instances are left out of the file (sleap-nn's
+ * --no_empty_frames); by default every predicted frame is written. */
+SLEAPC_API sleapc_status sleapc_writer_set_drop_empty(sleapc_writer *w, bool drop);
+
 /* Write the file atomically and free w (also on failure). */
 SLEAPC_API sleapc_status sleapc_writer_close(sleapc_writer *w);
 
 /* Free w without writing anything. Accepts NULL. */
 SLEAPC_API void sleapc_writer_discard(sleapc_writer *w);
+
+/* Read the predictions of in_path (a .slp file's predicted instances, a
+ * sleapc JSON predictions file, or a SLEAP analysis HDF5 file: one instance
+ * per occupied frame and track; its frames without instances are not in it)
+ * and write them to out_path in the format of its extension, atomically, as
+ * sleapc_writer_close writes them. Returns SLEAPC_ERR_INVALID_ARG (unknown
+ * extension, same file), SLEAPC_ERR_UNSUPPORTED (.csv inputs), SLEAPC_ERR_IO,
+ * SLEAPC_ERR_FORMAT or SLEAPC_ERR_NOMEM, naming the file. */
+SLEAPC_API sleapc_status sleapc_predictions_convert(const char *in_path, const char *out_path);
 
 #ifdef __cplusplus
 }

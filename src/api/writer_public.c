@@ -30,3 +30,11 @@ void sleapc_writer_discard(sleapc_writer *w)
 {
     sleapc__writer_discard(w);
 }
+
+sleapc_status sleapc_writer_set_drop_empty(sleapc_writer *w, bool drop)
+{
+    if (!w)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "writer drop empty: no writer");
+    sleapc__writer_set_drop_empty(w, drop);
+    return SLEAPC_OK;
+}

@@ -88,7 +88,10 @@ sleapc_status sleapc__backend_create(const char *name, const sleapc_graph *g,
         if (f->score() <= 0)
             return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "create backend %s: cannot run on this machine",
                                 name);
-        return sleapc__backend_create_from(f, g, opts, out);
+        sleapc_status st = sleapc__backend_create_from(f, g, opts, out);
+        if (st == SLEAPC_OK)
+            sleapc__log(SLEAPC_LOG_INFO, "backend: %s", f->name);
+        return st;
     }
     char names[256] = "";
     size_t len = 0;

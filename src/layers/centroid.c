@@ -55,9 +55,20 @@ sleapc_status sleapc__centroid_layer_create(const sleapc_model *m, const sleapc_
     cl->base.impl = cl;
     const sleapc_skeleton_config *sk = &m->cfg.skeleton;
     cl->n_nodes = sk->n_nodes > 0 ? sk->n_nodes : 1;
-    for (int i = 0; m->cfg.anchor_part && i < sk->n_nodes; i++)
-        if (strcmp(sk->node_names[i], m->cfg.anchor_part) == 0)
+    /* --anchor_part overrides the config's; a name the skeleton lacks is an
+     * error only when the user gave it. */
+    const char *part = o->anchor_part ? o->anchor_part : m->cfg.anchor_part;
+    bool found = false;
+    for (int i = 0; part && i < sk->n_nodes; i++)
+        if (strcmp(sk->node_names[i], part) == 0) {
             cl->anchor = i;
+            found = true;
+        }
+    if (o->anchor_part && !found) {
+        sleapc__free(cl);
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s: anchor part \"%s\" is not a node of the "
+                            "skeleton", m->dir, o->anchor_part);
+    }
     double thr = o->centroid_peak_threshold == o->centroid_peak_threshold
                      ? o->centroid_peak_threshold
                      : o->peak_threshold;

@@ -148,10 +148,13 @@ static const struct sleapc_layer_ops topdown_ops = {
 
 /* ExportedCentroidLayer's anchor: anchor_part's index in the node names,
  * node 0 when the export names none. */
-static sleapc_status find_anchor(const sleapc_model *m, int64_t *anchor)
+static sleapc_status find_anchor(const sleapc_model *m, const sleapc_predictor_opts *o,
+                                 int64_t *anchor)
 {
     const sleapc_skeleton_config *sk = &m->cfg.skeleton;
     const char *part = m->export_meta.anchor_part ? m->export_meta.anchor_part : m->cfg.anchor_part;
+    if (o->anchor_part)
+        part = o->anchor_part;
     *anchor = 0;
     if (!part)
         return SLEAPC_OK;
@@ -196,7 +199,7 @@ sleapc_status sleapc__exported_points_layer_create(const sleapc_model *m,
                               m->dir);
     } else if (pl->kind == SLEAPC_EXPORT_CENTROID) {
         outputs = centroid_outputs;
-        st = find_anchor(m, &pl->anchor);
+        st = find_anchor(m, o, &pl->anchor);
     } else if (pl->kind == SLEAPC_EXPORT_TOPDOWN) {
         outputs = topdown_outputs;
     }

@@ -24,7 +24,20 @@ struct sleapc_writer {
     sleapc_filter_config filters; /* run at close, then tracking when track */
     bool track;
     sleapc_tracker_opts tracking;
+    int src_nodes;      /* nodes of the predictor's instances */
+    bool collapse;      /* centroid-only: each instance's one point as node "centroid" */
+    bool drop_empty;    /* frames without instances are not written */
 };
+
+/* sleap-nn's _resolve_centroid_packaging: a centroid-only model trained on a
+ * multi-node skeleton writes a one-node "centroid" skeleton (sleap-io's
+ * get_centroid_skeleton); a one-node model keeps its own. */
+static bool collapses_to_centroid(const sleapc_predictor *p)
+{
+    const char *layer = sleapc__predictor_layer_name(p);
+    return (strcmp(layer, "CentroidLayer") == 0 || strcmp(layer, "ExportedCentroidLayer") == 0) &&
+           sleapc__predictor_n_nodes(p) > 1;
+}
 
 static bool has_ext(const char *path, const char *ext)
 {
@@ -33,12 +46,12 @@ static bool has_ext(const char *path, const char *ext)
 }
 
 static sleapc_status copy_header(sleapc_predictions *pr, const sleapc_predictor *p,
-                                 const sleapc_video_info *videos, int n_videos)
+                                 const sleapc_video_info *videos, int n_videos, bool collapse)
 {
-    pr->skeleton_name = sleapc__strdup(sleapc__predictor_skeleton_name(p));
-    pr->n_nodes = sleapc__predictor_n_nodes(p);
-    pr->n_edges = sleapc__predictor_n_edges(p);
-    pr->n_symmetries = sleapc__predictor_n_symmetries(p);
+    pr->skeleton_name = sleapc__strdup(collapse ? "centroid" : sleapc__predictor_skeleton_name(p));
+    pr->n_nodes = collapse ? 1 : sleapc__predictor_n_nodes(p);
+    pr->n_edges = collapse ? 0 : sleapc__predictor_n_edges(p);
+    pr->n_symmetries = collapse ? 0 : sleapc__predictor_n_symmetries(p);
     pr->n_tracks = sleapc__predictor_n_classes(p);
     pr->multiclass = pr->n_tracks > 0;
     pr->n_videos = n_videos;
@@ -51,7 +64,7 @@ static sleapc_status copy_header(sleapc_predictions *pr, const sleapc_predictor 
         !pr->track_names || !pr->videos)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     for (int i = 0; i < pr->n_nodes; i++) {
-        const char *name = sleapc__predictor_node_name(p, i);
+        const char *name = collapse ? "centroid" : sleapc__predictor_node_name(p, i);
         if (!(pr->node_names[i] = sleapc__strdup(name ? name : "")))
             return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     }
@@ -133,8 +146,10 @@ sleapc_status sleapc__writer_open(const char *path, const sleapc_predictor *p,
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     w->format = format;
     w->filters = sleapc__filters_config_default();
+    w->src_nodes = sleapc__predictor_n_nodes(p);
+    w->collapse = collapses_to_centroid(p);
     w->path = sleapc__strdup(path);
-    sleapc_status st = w->path ? copy_header(&w->pr, p, videos, n_videos)
+    sleapc_status st = w->path ? copy_header(&w->pr, p, videos, n_videos, w->collapse)
                                : sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     if (!st && !(w->pr.provenance = provenance_json(p)))
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
@@ -185,7 +200,7 @@ sleapc_status sleapc__writer_add(sleapc_writer *w, const sleapc_predictor *p, in
     if (video < 0 || video >= w->pr.n_videos)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "writer add: bad arguments");
     sleapc_predictions *pr = &w->pr;
-    if (sleapc__predictor_n_nodes(p) != pr->n_nodes)
+    if (sleapc__predictor_n_nodes(p) != w->src_nodes)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "writer add: predictor skeleton differs");
     int n_frames = sleapc__predictor_n_frames(p);
     int64_t n_new = 0;
@@ -213,8 +228,18 @@ sleapc_status sleapc__writer_add(sleapc_writer *w, const sleapc_predictor *p, in
             d->centroid[1] = in.centroid[1];
             d->centroid_score = in.centroid_score;
             d->class_index = pr->multiclass ? in.track : -1;
-            memcpy(pr->points + pr->n_insts * N * 2, in.points, (size_t)N * 2 * sizeof(float));
-            memcpy(pr->point_scores + pr->n_insts * N, in.point_scores, (size_t)N * sizeof(float));
+            if (w->collapse) {
+                /* The centroid is the one point set (the anchor node's). */
+                int j = 0;
+                while (j < w->src_nodes - 1 && isnan(in.points[2 * j]))
+                    j++;
+                memcpy(pr->points + pr->n_insts * 2, in.points + 2 * j, 2 * sizeof(float));
+                pr->point_scores[pr->n_insts] = in.point_scores[j];
+            } else {
+                memcpy(pr->points + pr->n_insts * N * 2, in.points, (size_t)N * 2 * sizeof(float));
+                memcpy(pr->point_scores + pr->n_insts * N, in.point_scores,
+                       (size_t)N * sizeof(float));
+            }
             pr->n_insts++;
         }
     }
@@ -238,6 +263,21 @@ sleapc_status sleapc__writer_set_tracking(sleapc_writer *w, const sleapc_trackin
     return SLEAPC_OK;
 }
 
+void sleapc__writer_set_drop_empty(sleapc_writer *w, bool drop)
+{
+    w->drop_empty = drop;
+}
+
+/* sleap-nn's clean_empty_frames (--no_empty_frames). */
+static void drop_empty_frames(sleapc_predictions *pr)
+{
+    int64_t m = 0;
+    for (int64_t k = 0; k < pr->n_frames; k++)
+        if (pr->frames[k].n > 0)
+            pr->frames[m++] = pr->frames[k];
+    pr->n_frames = m;
+}
+
 sleapc_status sleapc__writer_close(sleapc_writer *w)
 {
     /* filters and tracking over the gathered frames, as sleap-nn runs them */
@@ -249,6 +289,8 @@ sleapc_status sleapc__writer_close(sleapc_writer *w)
         sleapc__writer_discard(w);
         return st;
     }
+    if (w->drop_empty)
+        drop_empty_frames(&w->pr);
     if (w->format == FORMAT_ANALYSIS_H5 && sleapc__predictions_h5_unheld(&w->pr) > 0)
         sleapc__log(SLEAPC_LOG_WARN,
                     "%s: the analysis .h5 holds one instance per track and frame; %lld "

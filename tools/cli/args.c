@@ -7,14 +7,34 @@
 #include "cli.h"
 #include "sleapc/sleapc.h"
 
+int cli_gui;
+
+/* sleap-nn's --gui error line (_emit_gui_error): one JSON object on stdout. */
+static void gui_error_line(const char *msg)
+{
+    fputs("{\"error\": true, \"type\": \"Error\", \"message\": \"", stdout);
+    for (const unsigned char *c = (const unsigned char *)msg; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            printf("\\%c", *c);
+        else if (*c < 0x20)
+            printf("\\u%04x", *c);
+        else
+            putchar(*c);
+    }
+    fputs("\"}\n", stdout);
+    fflush(stdout);
+}
+
 int cli_error(const char *fmt, ...)
 {
+    char msg[4096];
     va_list ap;
     va_start(ap, fmt);
-    fputs("sleapc: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "sleapc: error: %s\n", msg);
+    if (cli_gui)
+        gui_error_line(msg);
     return 1;
 }
 
@@ -57,4 +77,35 @@ const char *cli_option_value(int argc, char **argv, int *i, const char *name)
     }
     (*i)++;
     return argv[*i];
+}
+
+bool cli_parse_size(const char *s, long *h, long *w)
+{
+    char hb[32];
+    const char *x = strchr(s, 'x');
+    if (!x || (size_t)(x - s) >= sizeof hb)
+        return false;
+    memcpy(hb, s, (size_t)(x - s));
+    hb[x - s] = '\0';
+    return cli_parse_int(hb, 1, 1 << 16, h) && cli_parse_int(x + 1, 1, 1 << 16, w);
+}
+
+long cli_round_up(long v, long m)
+{
+    return m > 1 ? (v + m - 1) / m * m : v;
+}
+
+void cli_model_input_size(const sleapc_model *m, long *h, long *w)
+{
+    double scale = sleapc_model_input_scale(m);
+    int mh = 0, mw = 0, crop = sleapc_model_crop_size(m);
+    sleapc_model_max_size(m, &mh, &mw);
+    sleapc_model_type t = sleapc_model_get_type(m);
+    bool crops = t == SLEAPC_MODEL_TYPE_CENTERED_INSTANCE || t == SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN;
+    if (crops && crop > 0)
+        mh = mw = crop;
+    if (mh <= 0 || mw <= 0)
+        mh = mw = 512;
+    *h = cli_round_up((long)(mh * scale), sleapc_model_max_stride(m));
+    *w = cli_round_up((long)(mw * scale), sleapc_model_max_stride(m));
 }

@@ -5,8 +5,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sleapc/model.h"
 #include "sleapc/pipeline.h"
 #include "sleapc/tracking.h"
+
+/* --gui: errors are also printed as sleap-nn's JSON error line on stdout. */
+extern int cli_gui;
+
+/* -v: the library's information messages go to stderr too. */
+extern int cli_verbose;
+
+/* The backends the library built so far ("native", "onednn+native"). */
+const char *cli_backends_used(void);
 
 /* Print "sleapc: error: <message>" to stderr; returns 1 (the exit code). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -26,9 +36,47 @@ const char *cli_option_value(int argc, char **argv, int *i, const char *name);
  * (or the short alias, e.g. "-m"). */
 bool cli_is_option(const char *arg, const char *name, const char *alias);
 
+/* "384x384" -> 384, 384 (sides 1..65536); false on anything else. */
+bool cli_parse_size(const char *s, long *h, long *w);
+
+/* v rounded up to a multiple of m (m <= 1: v). */
+long cli_round_up(long v, long m);
+
+/* The input a predictor gives this network: the crop for centered-instance
+ * models, else max_height x max_width, else 512x512; scaled by the input
+ * scale and padded to the max stride. */
+void cli_model_input_size(const sleapc_model *m, long *h, long *w);
+
+/* The closest of n names to `name` (edit distance, '-' and '_' alike), or
+ * NULL when none is close enough to be a likely misspelling. */
+const char *cli_nearest_name(const char *name, const char *const *names, int n);
+
+/* "CMD: unknown option ARG", with the nearest of names (long names, no
+ * dashes) suggested when one is close. Returns 1. */
+int cli_unknown_option(const char *cmd, const char *arg, const char *const *names, int n);
+
 /* Progress bar (progress.c). */
 bool cli_progress_wanted(bool quiet);
 void cli_progress_show(const sleapc_progress *p, void *user);
+
+/* How a run reports progress: nothing, a bar (terminal), a line every
+ * interval_s seconds (logs), or sleap-nn's --gui JSON lines on stdout. */
+typedef enum cli_progress_mode {
+    CLI_PROGRESS_NONE,
+    CLI_PROGRESS_BAR,
+    CLI_PROGRESS_LOG,
+    CLI_PROGRESS_GUI
+} cli_progress_mode;
+
+typedef struct cli_progress_state {
+    cli_progress_mode mode;
+    double interval_s, last_s;
+    const char *label;  /* names the input in log lines */
+} cli_progress_state;
+
+void cli_progress_init(cli_progress_state *s, cli_progress_mode mode, double interval_s,
+                       const char *label);
+void cli_progress_update(cli_progress_state *s, const sleapc_progress *p);
 
 /* "0-99,150" -> malloc'd list; 0, or 1 after printing an error. */
 int cli_parse_frames(const char *spec, int64_t n_frames, int64_t **out, int64_t *n_out);
@@ -46,5 +94,6 @@ int cmd_demo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_track(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 #endif

@@ -60,38 +60,6 @@ static int split_list(const char *s, char **copy, const char **items)
     return n;
 }
 
-static bool parse_size(const char *s, long *h, long *w)
-{
-    char hb[32];
-    const char *x = strchr(s, 'x');
-    if (!x || (size_t)(x - s) >= sizeof hb)
-        return false;
-    memcpy(hb, s, (size_t)(x - s));
-    hb[x - s] = '\0';
-    return cli_parse_int(hb, 1, 1 << 16, h) && cli_parse_int(x + 1, 1, 1 << 16, w);
-}
-
-static long round_up(long v, long m)
-{
-    return m > 1 ? (v + m - 1) / m * m : v;
-}
-
-/* The input a layer would give this network (see --size). */
-static void default_size(const sleapc_model *m, long *h, long *w)
-{
-    double scale = sleapc_model_input_scale(m);
-    int mh = 0, mw = 0, crop = sleapc_model_crop_size(m);
-    sleapc_model_max_size(m, &mh, &mw);
-    sleapc_model_type t = sleapc_model_get_type(m);
-    bool crops = t == SLEAPC_MODEL_TYPE_CENTERED_INSTANCE || t == SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN;
-    if (crops && crop > 0)
-        mh = mw = crop;
-    if (mh <= 0 || mw <= 0)
-        mh = mw = 512;
-    *h = round_up((long)(mh * scale), sleapc_model_max_stride(m));
-    *w = round_up((long)(mw * scale), sleapc_model_max_stride(m));
-}
-
 typedef struct record {
     const char *backend, *precision;
     long batch;
@@ -287,7 +255,7 @@ int cmd_bench(int argc, char **argv)
         } else if (cli_is_option(a, "size", NULL)) {
             if (!(val = cli_option_value(argc, argv, &i, "size")))
                 return 1;
-            if (!parse_size(val, &h, &w))
+            if (!cli_parse_size(val, &h, &w))
                 return cli_error("--size: expected HxW, got \"%s\"", val);
         } else if (cli_is_option(a, "threads", NULL) || cli_is_option(a, "runs", NULL) ||
                    cli_is_option(a, "nodes", NULL)) {
@@ -336,7 +304,7 @@ int cmd_bench(int argc, char **argv)
     if (config ? sleapc_model_load_random(config, nodes, 1, &m) : sleapc_model_load(models[0], &m))
         return cli_lib_error();
     if (!h)
-        default_size(m, &h, &w);
+        cli_model_input_size(m, &h, &w);
     char *bcopy = NULL, *pcopy = NULL, *ncopy = NULL;
     const char *backends[MAX_LIST], *precs[MAX_LIST], *bitems[MAX_LIST];
     int n_b = 0;

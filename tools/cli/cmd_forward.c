@@ -14,8 +14,11 @@ static int usage(void)
 {
     printf("usage: sleapc forward -m MODEL_DIR -i INPUT.npy -o OUT_DIR [options]\n"
            "\n"
-           "  -m, --model MODEL_DIR  model folder; for an ONNX export with model.onnx the\n"
-           "                         whole graph runs and its own outputs are written\n"
+           "  -m, --model MODEL_DIR  a model folder in any format sleapc loads: sleap-nn\n"
+           "                         (training_config.yaml + best.ckpt), SLEAP 1.x\n"
+           "                         (training_config.json + best_model.h5), or a sleap-nn\n"
+           "                         ONNX export (model_raw.onnx: the network; model.onnx:\n"
+           "                         the whole graph runs and its own outputs are written)\n"
            "  -i, --input INPUT.npy  network input (B,C,H,W), uint8 (divided by 255) or\n"
            "                         float32 (used as is); (B,1,C,H,W) is accepted too\n"
            "  -o, --output OUT_DIR   folder for <head name>.npy outputs (created)\n"
@@ -62,7 +65,10 @@ int cmd_forward(int argc, char **argv)
                 return cli_error("--threads: expected a number from 1 to 1024, got \"%s\"", v);
             ro.n_threads = (int)n;
         } else {
-            return cli_error("forward: unknown option \"%s\" (see sleapc forward --help)", argv[i]);
+            return cli_unknown_option("forward", argv[i],
+                                      (const char *const[]){"model", "input", "output", "backend",
+                                                            "threads", "help"},
+                                      6);
         }
     }
     if (!model_path || !in_path || !out_dir)

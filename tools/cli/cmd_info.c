@@ -9,26 +9,16 @@ static int usage(void)
 {
     printf("usage: sleapc info -m MODEL_DIR [--size HxW]\n"
            "\n"
-           "  -m, --model MODEL_DIR  sleap-nn model folder (training_config.yaml + best.ckpt)\n"
-           "  --size HxW             input size for the GFLOP count (default: the model's\n"
-           "                         max_height x max_width, else 512x512)\n");
+           "  -m, --model MODEL_DIR  a model folder in any format sleapc loads: sleap-nn\n"
+           "                         (training_config.yaml + best.ckpt), SLEAP 1.x\n"
+           "                         (training_config.json + best_model.h5), or a sleap-nn\n"
+           "                         ONNX export (model.onnx or model_raw.onnx +\n"
+           "                         export_metadata.json); a file inside it works too\n"
+           "  --size HxW             input size for the GFLOP count (default: the input the\n"
+           "                         network gets: its crop for centered-instance models,\n"
+           "                         else max_height x max_width, else 512x512; scaled by\n"
+           "                         the input scale and padded to the max stride)\n");
     return 0;
-}
-
-static bool parse_size(const char *s, long *h, long *w)
-{
-    char hb[32];
-    const char *x = strchr(s, 'x');
-    if (!x || (size_t)(x - s) >= sizeof hb)
-        return false;
-    memcpy(hb, s, (size_t)(x - s));
-    hb[x - s] = '\0';
-    return cli_parse_int(hb, 1, 1 << 16, h) && cli_parse_int(x + 1, 1, 1 << 16, w);
-}
-
-static long round_up(long v, long m)
-{
-    return m > 0 ? (v + m - 1) / m * m : v;
 }
 
 int cmd_info(int argc, char **argv)
@@ -45,10 +35,11 @@ int cmd_info(int argc, char **argv)
             const char *v = cli_option_value(argc, argv, &i, "size");
             if (!v)
                 return 1;
-            if (!parse_size(v, &h, &w))
+            if (!cli_parse_size(v, &h, &w))
                 return cli_error("--size: expected HxW (e.g. 384x384), got \"%s\"", v);
         } else {
-            return cli_error("info: unknown option \"%s\" (see sleapc info --help)", argv[i]);
+            return cli_unknown_option("info", argv[i], (const char *const[]){"model", "size", "help"},
+                                      3);
         }
     }
     if (!model_path)
@@ -57,14 +48,10 @@ int cmd_info(int argc, char **argv)
     sleapc_model *m = NULL;
     if (sleapc_model_load(model_path, &m) != SLEAPC_OK)
         return cli_lib_error();
-    if (!h || !w) {
-        int mh = 0, mw = 0;
-        sleapc_model_max_size(m, &mh, &mw);
-        h = mh ? mh : 512;
-        w = mw ? mw : 512;
-    }
+    if (!h || !w)
+        cli_model_input_size(m, &h, &w);
     int stride = sleapc_model_max_stride(m);
-    long ph = round_up(h, stride), pw = round_up(w, stride);
+    long ph = cli_round_up(h, stride), pw = cli_round_up(w, stride);
 
     printf("model:          %s\n", model_path);
     if (sleapc_model_is_exported(m))
@@ -104,6 +91,12 @@ int cmd_info(int argc, char **argv)
         printf(" %s->%s", sleapc_model_node_name(m, s), sleapc_model_node_name(m, d));
     }
     printf("\n");
+    if (sleapc_model_n_classes(m) > 0) {
+        printf("classes:        %d\n  names:       ", sleapc_model_n_classes(m));
+        for (int i = 0; i < sleapc_model_n_classes(m); i++)
+            printf(" %s", sleapc_model_class_name(m, i));
+        printf("\n");
+    }
     if (sleapc_model_is_exported(m)) {
         /* No network graph of sleapc's own to describe. */
         sleapc_model_destroy(m);
@@ -118,7 +111,10 @@ int cmd_info(int argc, char **argv)
             printf("  %-30s %3d classes (vector)\n", hi.name, hi.channels);
     }
     printf("parameters:     %lld\n", (long long)sleapc_model_param_count(m));
-    printf("GFLOPs:         %.3f per frame at %ldx%ld", sleapc_model_gflops(m, ph, pw), h, w);
+    sleapc_model_type t = sleapc_model_get_type(m);
+    bool crops = t == SLEAPC_MODEL_TYPE_CENTERED_INSTANCE || t == SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN;
+    printf("GFLOPs:         %.3f per %s at %ldx%ld", sleapc_model_gflops(m, ph, pw),
+           crops ? "instance crop" : "frame", h, w);
     if (ph != h || pw != w)
         printf(" (padded to %ldx%ld)", ph, pw);
     printf("\n");

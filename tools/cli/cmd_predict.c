@@ -1,58 +1,20 @@
-/* sleapc predict: models + frames -> predictions file, with sleap-nn's
- * option names and defaults (sleap_nn/cli.py). */
+/* sleapc predict: models + inputs -> predictions files, with sleap-nn's
+ * option names, defaults and output names (sleap_nn/cli.py). Several inputs
+ * share one predictor; a failing input is reported and the rest go on. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
-#include "sleapc/pipeline.h"
-#include "sleapc/input.h"
+#include "predict_args.h"
+#include "predict_inputs.h"
+#include "predict_run.h"
 #include "sleapc/predictor.h"
-#include "sleapc/tracking.h"
-#include "sleapc/writer.h"
-
-static int usage(void)
-{
-    printf(
-        "usage: sleapc predict -m MODEL_DIR [-m MODEL_DIR] -i INPUT -o OUTPUT [options]\n"
-        "\n"
-        "  -m, --model_paths DIR       model folder (sleap-nn checkpoint, SLEAP 1.x, or ONNX\n"
-        "                              export); give two for top-down (centroid +\n"
-        "                              centered_instance or multi_class_topdown); an export\n"
-        "                              with model.onnx runs alone, its peak threshold baked in\n"
-        "  -i, --data_path INPUT       a video (any format FFmpeg reads), an image or a folder\n"
-        "                              of images, a .npy of uint8 frames (N,H,W,C), or a SLEAP\n"
-        "                              labels file (.slp/.pkg.slp: its labeled frames)\n"
-        "  -o, --output_path OUTPUT    predictions: .slp, .h5 (analysis), .csv or .json\n"
-        "  --video_index N             which video of a labels file (0)\n"
-        "  --batch_size N              frames per batch (4)\n"
-        "  --peak_threshold X          confidence map threshold (0.2)\n"
-        "  --centroid_peak_threshold X top-down centroid threshold (= peak_threshold)\n"
-        "  --integral_refinement M     integral | none (integral)\n"
-        "  --integral_patch_size N     refinement patch side (5)\n"
-        "  --max_instances N           at most N instances per frame (no limit)\n"
-        "  --max_edge_length_ratio X   bottom-up (0.25)\n"
-        "  --dist_penalty_weight X     bottom-up (1.0)\n"
-        "  --n_points N                bottom-up PAF samples per line (10)\n"
-        "  --min_instance_peaks X      bottom-up: drop instances with fewer peaks; < 1 is a\n"
-        "                              fraction of the nodes (0)\n"
-        "  --min_line_scores X         bottom-up (0.25)\n"
-        "  --crop_size N               top-down crop side (from the config)\n"
-        "  --max_height N, --max_width N, --input_scale X   override the config\n"
-        "  --ensure_rgb, --ensure_grayscale                  override the config\n"
-        "  --frames LIST               only these frames, e.g. 0-99,150 (all)\n"
-        "  --backend NAME              native | onednn | xnnpack | auto (auto)\n"
-        "  --precision fp32|bf16       network precision; bf16 needs a backend and CPU\n"
-        "                              that have it (fp32)\n"
-        "  --threads N                 worker threads (one per core)\n"
-        "  --quiet                     no progress bar\n"
-        "\n"
-        "Ctrl-C finishes the current batch, writes the frames done so far and exits 130.\n\n");
-    cli_tracking_usage();
-    return 0;
-}
 
 static volatile sig_atomic_t interrupted;
 
@@ -62,183 +24,271 @@ static void on_sigint(int sig)
     interrupted = 1;
 }
 
-static bool parse_double(const char *s, double lo, double hi, double *out)
+static double now_s(void)
 {
-    char *end = NULL;
-    double v = s && *s ? strtod(s, &end) : NAN;
-    if (!s || !*s || *end || !(v >= lo && v <= hi))
-        return false;
-    *out = v;
-    return true;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-typedef struct num_opt {
-    const char *name;
-    bool is_int;
-    double lo, hi;
-    void *dst;
-} num_opt;
+static bool is_export_dir(const char *dir)
+{
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    return stat(path, &st) == 0;
+}
+
+/* Option values that are words, and combinations: checked before any model
+ * is loaded. */
+static int check_options(cli_predict_args *a)
+{
+    if (a->n_models == 0 || a->n_inputs == 0)
+        return cli_error("predict: -m MODEL_DIR and -i INPUT are required (see sleapc predict --help)");
+    if (a->device && strcmp(a->device, "cpu") != 0 && strcmp(a->device, "auto") != 0) {
+        if (strncmp(a->device, "cuda", 4) == 0 || strcmp(a->device, "mps") == 0)
+            return cli_error("--device %s: sleapc runs on the CPU only; use --device cpu (or "
+                             "leave it out) and --backend/--threads to choose how", a->device);
+        return cli_error("--device: expected cpu or auto (sleapc runs on the CPU), got \"%s\"",
+                         a->device);
+    }
+    if (a->runtime && strcmp(a->runtime, "auto") != 0 && strcmp(a->runtime, "onnx") != 0)
+        return cli_error("--runtime %s: sleapc runs exported models with its own ONNX "
+                         "interpreter; use auto or onnx", a->runtime);
+    if (a->embed && strcmp(a->embed, "false") != 0)
+        return cli_error("--embed %s: sleapc does not embed images in .slp files; use "
+                         "--embed false (the default)", a->embed);
+    if (a->restore_source_videos == 1)
+        return cli_error("--restore_source_videos: sleapc records the video it read frames from; "
+                         "leave the option out");
+    if (a->video_input_format && strcmp(a->video_input_format, "channels_last") != 0)
+        return cli_error("--video_input_format %s: only HDF5 videos have a layout, and sleapc "
+                         "does not read them", a->video_input_format);
+    if (a->centroid_output && strcmp(a->centroid_output, "instance") != 0)
+        return cli_error("--centroid_output %s: sleapc writes centroids as instances of a "
+                         "one-node skeleton (instance)", a->centroid_output);
+    if (a->integral_refinement) {
+        if (strcmp(a->integral_refinement, "integral") == 0)
+            a->o.integral_refinement = 1;
+        else if (strcmp(a->integral_refinement, "none") == 0 ||
+                 strcmp(a->integral_refinement, "None") == 0)
+            a->o.integral_refinement = 0;
+        else
+            return cli_error("--integral_refinement: expected integral or none, got \"%s\"",
+                             a->integral_refinement);
+    }
+    if (a->precision) {
+        if (strcmp(a->precision, "fp32") == 0)
+            a->o.precision = SLEAPC_PRECISION_FP32;
+        else if (strcmp(a->precision, "bf16") == 0)
+            a->o.precision = SLEAPC_PRECISION_BF16;
+        else if (strcmp(a->precision, "bf16-emulated") == 0)
+            a->o.precision = SLEAPC_PRECISION_BF16_EMULATED;
+        else
+            return cli_error("--precision: expected fp32, bf16 or bf16-emulated, got \"%s\"",
+                             a->precision);
+    }
+    a->tracking.max_instances = a->o.max_instances;
+    if (sleapc_tracking_opts_check(&a->tracking, &a->filters, 0))
+        return cli_lib_error();
+    a->o.ensure_rgb = a->ensure_rgb;
+    a->o.ensure_grayscale = a->ensure_grayscale;
+    if (a->ensure_rgb == 1 && a->ensure_grayscale == 1)
+        return cli_error("predict: --ensure_rgb and --ensure_grayscale contradict each other");
+    if (a->only_labeled_frames && a->exclude_user_labeled)
+        return cli_error("predict: --only_labeled_frames and --exclude_user_labeled are mutually "
+                         "exclusive");
+    if (a->write_interval && !cli_predict_given(a, "stream_to_file"))
+        return cli_error("--write-interval is only meaningful together with --stream-to-file");
+    if (a->shard && cli_parse_shard(a->shard, &a->shard_k, &a->shard_n))
+        return 1;
+    if (a->output_dir) {
+        struct stat st;
+        if (stat(a->output_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            return cli_error("--output_dir %s: no such folder", a->output_dir);
+    }
+    if (a->paf_workers > 0)
+        fprintf(stderr, "sleapc: warning: --paf-workers/--cpu-workers: sleapc groups in its own "
+                "worker threads (--threads); the option has no effect\n");
+    if (a->write_interval)
+        fprintf(stderr, "sleapc: warning: --write-interval: sleapc writes each file once at the "
+                "end; the option has no effect\n");
+    return 0;
+}
+
+/* --centroid_only: keep the centroid model of the folders given, as sleap-nn
+ * does when both top-down models are given. */
+static int keep_centroid_model(cli_predict_args *a)
+{
+    int found = -1;
+    for (int i = 0; i < a->n_models && found < 0; i++) {
+        sleapc_model *m = NULL;
+        if (sleapc_model_load(a->models[i], &m))
+            return cli_lib_error();
+        if (sleapc_model_get_type(m) == SLEAPC_MODEL_TYPE_CENTROID)
+            found = i;
+        sleapc_model_destroy(m);
+    }
+    if (found < 0)
+        return cli_error("--centroid_only: none of the -m folders is a centroid model");
+    a->models[0] = a->models[found];
+    a->n_models = 1;
+    return 0;
+}
+
+/* An ONNX export has peak finding, refinement and crops baked into its graph. */
+static void warn_baked_options(const cli_predict_args *a)
+{
+    static const char *const baked[] = {"crop_size", "integral_refinement", "integral_patch_size",
+                                        "peak_threshold", "centroid_peak_threshold",
+                                        "anchor_part", "max_height", "max_width", "input_scale"};
+    bool exported = false;
+    for (int i = 0; i < a->n_models; i++)
+        exported = exported || is_export_dir(a->models[i]);
+    if (!exported)
+        return;
+    for (size_t i = 0; i < sizeof baked / sizeof baked[0]; i++)
+        if (cli_predict_given(a, baked[i]))
+            fprintf(stderr, "sleapc: warning: --%s has no effect on an ONNX export (model.onnx): "
+                    "the value it was exported with is baked into the graph\n", baked[i]);
+}
+
+/* What the pipeline is, in words, from the layer it runs. */
+static const char *pipeline_words(const char *layer)
+{
+    static const struct {
+        const char *layer, *words;
+    } names[] = {
+        {"SingleInstanceLayer", "single-instance"},
+        {"CentroidLayer", "centroid"},
+        {"CenteredInstanceLayer", "centered-instance"},
+        {"TopDownLayer", "top-down"},
+        {"TopDownMultiClassLayer", "multi-class top-down"},
+        {"BottomUpLayer", "bottom-up"},
+        {"BottomUpMultiClassLayer", "multi-class bottom-up"},
+        {"ExportedSingleInstanceLayer", "single-instance (ONNX export)"},
+        {"ExportedCentroidLayer", "centroid (ONNX export)"},
+        {"ExportedCenteredInstanceLayer", "centered-instance (ONNX export)"},
+        {"ExportedTopDownLayer", "top-down (ONNX export)"},
+        {"ExportedTopDownMultiClassLayer", "multi-class top-down (ONNX export)"},
+        {"ExportedBottomUpLayer", "bottom-up (ONNX export)"},
+        {"ExportedBottomUpMultiClassLayer", "multi-class bottom-up (ONNX export)"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(names[i].layer, layer) == 0)
+            return names[i].words;
+    return "pose";
+}
+
+/* A centered-instance model alone predicts on crops: its crop side (the
+ * frames must be crops already), else 0. */
+static int crops_only_side(const cli_predict_args *a, const sleapc_predictor *p)
+{
+    const char *layer = sleapc_predictor_layer_name(p);
+    if (strcmp(layer, "CenteredInstanceLayer") != 0 &&
+        strcmp(layer, "ExportedCenteredInstanceLayer") != 0)
+        return 0;
+    sleapc_model *m = NULL;
+    if (sleapc_model_load(a->models[0], &m))
+        return 0;
+    int crop = a->o.crop_size > 0 ? a->o.crop_size : sleapc_model_crop_size(m);
+    sleapc_model_destroy(m);
+    return crop > 0 ? crop : 0;
+}
+
+static void print_summary(const char *input, const cli_run_totals *t, double elapsed,
+                          const char *pipeline, const char *backend)
+{
+    fprintf(stderr,
+            "sleapc: %s: %lld frames, %lld instances in %.1f s (%.1f FPS), %s model on %s "
+            "-> %s\n",
+            input, (long long)t->frames, (long long)t->instances, elapsed,
+            elapsed > 0 ? (double)t->frames / elapsed : 0.0, pipeline, backend, t->outputs);
+}
 
 int cmd_predict(int argc, char **argv)
 {
-    const char *models[2] = {NULL, NULL};
-    int n_models = 0;
-    const char *in_path = NULL, *out_path = NULL, *frames_spec = NULL;
-    bool quiet = false;
-    sleapc_predictor_opts o = sleapc_predictor_opts_default();
-    int video_index = 0;
-    num_opt nums[] = {
-        {"batch_size", true, 1, 4096, &o.batch_size},
-        {"peak_threshold", false, 0, 1, &o.peak_threshold},
-        {"centroid_peak_threshold", false, 0, 1, &o.centroid_peak_threshold},
-        {"integral_patch_size", true, 1, 22, &o.integral_patch_size},
-        {"max_instances", true, 1, 100000, &o.max_instances},
-        {"max_edge_length_ratio", false, 1e-9, 1e9, &o.max_edge_length_ratio},
-        {"dist_penalty_weight", false, 0, 1e9, &o.dist_penalty_weight},
-        {"n_points", true, 1, 1000, &o.n_points},
-        {"min_instance_peaks", false, 0, 1e9, &o.min_instance_peaks},
-        {"min_line_scores", false, -1e9, 1e9, &o.min_line_scores},
-        {"crop_size", true, 1, 65536, &o.crop_size},
-        {"max_height", true, 1, 65536, &o.max_height},
-        {"max_width", true, 1, 65536, &o.max_width},
-        {"input_scale", false, 1e-6, 16, &o.input_scale},
-        {"threads", true, 1, 1024, &o.n_threads},
-        {"video_index", true, 0, 100000, &video_index},
-    };
-    sleapc_tracking_opts topts = sleapc_tracking_opts_default();
-    sleapc_filter_opts fopts = sleapc_filter_opts_default();
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
-            return usage();
-        const int tr = cli_tracking_option(argc, argv, &i, &topts, &fopts);
-        if (tr < 0)
-            return 1;
-        if (tr > 0)
-            continue;
-        if (cli_is_option(a, "model_paths", "-m") || cli_is_option(a, "model", NULL)) {
-            if (!(v = cli_option_value(argc, argv, &i, "model_paths")))
-                return 1;
-            if (n_models == 2)
-                return cli_error("predict: at most two -m model folders");
-            models[n_models++] = v;
-        } else if (cli_is_option(a, "data_path", "-i") || cli_is_option(a, "input", NULL)) {
-            if (!(in_path = cli_option_value(argc, argv, &i, "data_path")))
-                return 1;
-        } else if (cli_is_option(a, "output_path", "-o") || cli_is_option(a, "output", NULL)) {
-            if (!(out_path = cli_option_value(argc, argv, &i, "output_path")))
-                return 1;
-        } else if (cli_is_option(a, "backend", NULL)) {
-            if (!(o.backend = cli_option_value(argc, argv, &i, "backend")))
-                return 1;
-        } else if (cli_is_option(a, "precision", NULL)) {
-            if (!(v = cli_option_value(argc, argv, &i, "precision")))
-                return 1;
-            if (strcmp(v, "fp32") == 0)
-                o.precision = SLEAPC_PRECISION_FP32;
-            else if (strcmp(v, "bf16") == 0)
-                o.precision = SLEAPC_PRECISION_BF16;
-            else
-                return cli_error("--precision: expected fp32 or bf16, got \"%s\"", v);
-        } else if (cli_is_option(a, "integral_refinement", NULL)) {
-            if (!(v = cli_option_value(argc, argv, &i, "integral_refinement")))
-                return 1;
-            if (strcmp(v, "integral") == 0)
-                o.integral_refinement = 1;
-            else if (strcmp(v, "none") == 0 || strcmp(v, "None") == 0)
-                o.integral_refinement = 0;
-            else
-                return cli_error("--integral_refinement: expected integral or none, got \"%s\"", v);
-        } else if (cli_is_option(a, "frames", NULL)) {
-            if (!(frames_spec = cli_option_value(argc, argv, &i, "frames")))
-                return 1;
-        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-            quiet = true;
-        } else if (strcmp(a, "--ensure_rgb") == 0) {
-            o.ensure_rgb = 1;
-        } else if (strcmp(a, "--ensure_grayscale") == 0) {
-            o.ensure_grayscale = 1;
-        } else {
-            size_t k = 0;
-            for (; k < sizeof nums / sizeof nums[0]; k++)
-                if (cli_is_option(a, nums[k].name, NULL))
-                    break;
-            if (k == sizeof nums / sizeof nums[0])
-                return cli_error("predict: unknown option \"%s\" (see sleapc predict --help)", a);
-            if (!(v = cli_option_value(argc, argv, &i, nums[k].name)))
-                return 1;
-            double d;
-            if (!parse_double(v, nums[k].lo, nums[k].hi, &d) || (nums[k].is_int && d != floor(d)))
-                return cli_error("--%s: expected %s from %g to %g, got \"%s\"", nums[k].name,
-                                 nums[k].is_int ? "an integer" : "a number", nums[k].lo,
-                                 nums[k].hi, v);
-            if (nums[k].is_int)
-                *(int *)nums[k].dst = (int)d;
-            else
-                *(double *)nums[k].dst = d;
-        }
+    cli_predict_args a;
+    for (int i = 1; i < argc; i++)
+        cli_gui = cli_gui || strcmp(argv[i], "--gui") == 0;
+    int rc = cli_predict_parse(argc, argv, &a);
+    if (rc) {
+        cli_predict_args_free(&a);
+        return rc < 0 ? 0 : 1;
     }
-    if (!n_models || !in_path || !out_path)
-        return cli_error("predict: -m MODEL_DIR, -i INPUT and -o OUTPUT are required");
-    if (o.ensure_rgb == 1 && o.ensure_grayscale == 1)
-        return cli_error("predict: --ensure_rgb and --ensure_grayscale contradict each other");
-    topts.max_instances = o.max_instances;
-    if (sleapc_tracking_opts_check(&topts, &fopts, 0))
-        return cli_lib_error();
-
-    int rc = 1;
+    cli_input_list inputs = {0};
     sleapc_predictor *p = NULL;
-    sleapc_writer *w = NULL;
-    sleapc_input *in = NULL;
+    rc = 1;
+    if (check_options(&a) ||
+        cli_inputs_expand((const char *const *)a.inputs, a.n_inputs, &inputs))
+        goto done;
+    bool several = inputs.n > 1;
+    if (several && a.output) {
+        rc = cli_error("predict: -o names one file but there are %d inputs; leave -o out (each "
+                       "output goes next to its input) or use --output_dir", inputs.n);
+        goto done;
+    }
+    bool shard_frames = a.shard && !several;
+    if (a.shard && several)
+        cli_inputs_shard(&inputs, a.shard_k, a.shard_n);
+    cli_verbose = a.verbose;
+    a.progress_mode = a.gui                    ? CLI_PROGRESS_GUI
+                      : a.quiet                ? CLI_PROGRESS_NONE
+                      : isatty(fileno(stderr)) ? CLI_PROGRESS_BAR
+                                               : CLI_PROGRESS_LOG;
+    if (a.centroid_only && keep_centroid_model(&a))
+        goto done;
+    warn_baked_options(&a);
     /* From here on Ctrl-C asks for a clean stop; the run checks it per batch. */
     signal(SIGINT, on_sigint);
-    int64_t *idx = NULL;
-    if (sleapc_input_open(in_path, video_index, &in) ||
-        sleapc_predictor_create(models, n_models, &o, &p)) {
+    if (sleapc_predictor_create(a.models, a.n_models, &a.o, &p)) {
         rc = cli_lib_error();
         goto done;
     }
-    sleapc_video_info vi = sleapc_input_video_info(in);
-    if (sleapc_writer_open(out_path, p, &vi, 1, &w) ||
-        sleapc_writer_set_tracking(w, &topts, &fopts)) {
-        rc = cli_lib_error();
+    a.crops_only = crops_only_side(&a, p);
+    const char *pipeline = pipeline_words(sleapc_predictor_layer_name(p));
+    const char *backend = cli_backends_used();
+    if (inputs.n == 0) {
+        fprintf(stderr, "sleapc: shard %d/%d has no inputs (there are fewer than %d)\n", a.shard_k,
+                a.shard_n, a.shard_n);
+        rc = 0;
         goto done;
     }
-    int64_t n = sleapc_input_n_frames(in);
-    int64_t n_sel = sleapc_input_n_default_frames(in);
-    if (frames_spec && cli_parse_frames(frames_spec, n, &idx, &n_sel))
-        goto done;
-    sleapc_run_opts ro = {.video = 0};
-    if (cli_progress_wanted(quiet))
-        ro.progress = cli_progress_show;
-    ro.stop = &interrupted;
-    sleapc_status run_st = sleapc_predict_input(p, in, idx, n_sel, w, &ro);
-    signal(SIGINT, SIG_DFL);
-    if (run_st && run_st != SLEAPC_ERR_INTERRUPTED) {
-        rc = cli_lib_error();
-        goto done;
-    }
-    sleapc_status st = sleapc_writer_close(w);
-    w = NULL;
-    if (st) {
-        rc = cli_lib_error();
-        goto done;
-    }
-    if (run_st == SLEAPC_ERR_INTERRUPTED) {
-        fprintf(stderr, "\nsleapc: interrupted: %s; the frames done so far are in %s\n",
-                sleapc_last_error(), out_path);
-        rc = 130;
-        goto done;
-    }
-    if (!quiet)
-        fprintf(stderr, "sleapc: %s: %lld frames -> %s\n", sleapc_predictor_layer_name(p),
-                (long long)n_sel, out_path);
+    int failed = 0;
+    int64_t all_frames = 0, all_instances = 0;
+    double t_all = now_s();
     rc = 0;
+    for (int i = 0; i < inputs.n && !interrupted; i++) {
+        cli_run_totals t;
+        double t0 = now_s();
+        int r = cli_predict_input(&a, p, inputs.paths[i], shard_frames, &interrupted, &t);
+        if (r == 0) {
+            print_summary(inputs.paths[i], &t, now_s() - t0, pipeline, backend);
+            all_frames += t.frames;
+            all_instances += t.instances;
+        } else if (r == 130) {
+            rc = 130;
+        } else {
+            failed++;
+            if (several)
+                fprintf(stderr, "sleapc: %s failed; going on with the other inputs\n",
+                        inputs.paths[i]);
+        }
+    }
+    if (several) {
+        double el = now_s() - t_all;
+        fprintf(stderr,
+                "sleapc: %d of %d inputs done, %d failed: %lld frames, %lld instances in %.1f s "
+                "(%.1f FPS)\n",
+                inputs.n - failed, inputs.n, failed, (long long)all_frames,
+                (long long)all_instances, el, el > 0 ? (double)all_frames / el : 0.0);
+    }
+    if (rc == 0 && failed)
+        rc = 1;
 done:
     signal(SIGINT, SIG_DFL);
-    free(idx);
-    sleapc_writer_discard(w);
     sleapc_predictor_destroy(p);
-    sleapc_input_close(in);
+    cli_inputs_free(&inputs);
+    cli_predict_args_free(&a);
     return rc;
 }

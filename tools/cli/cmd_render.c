@@ -4,18 +4,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "sleapc/input.h"
 #include "sleapc/render.h"
 #include "sleapc/video.h"
+#include "sleapc/writer.h"
 
 static int usage(void)
 {
-    printf("usage: sleapc render PREDICTIONS.slp [-i VIDEO] -o OUTPUT [options]\n"
+    printf("usage: sleapc render PREDICTIONS [-i VIDEO] -o OUTPUT [options]\n"
            "\n"
-           "Draws the instances of a .slp file (edges as lines, nodes as dots, one colour\n"
-           "per track or instance) on the frames of its video.\n"
+           "Draws the instances of predictions (a .slp file, sleapc's .json or an analysis\n"
+           ".h5; edges as lines, nodes as dots, one colour per track or instance) on the\n"
+           "frames of its video (give it with -i for .json and .h5).\n"
            "\n"
            "  -i, --video VIDEO       the frames (default: the video the .slp file names)\n"
            "  -o, --output OUTPUT     .png: one frame; .mp4/.mov: a video (H.264);\n"
@@ -112,7 +115,11 @@ int cmd_render(int argc, char **argv)
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             quiet = true;
         } else if (a[0] == '-' && a[1] != '\0') {
-            return cli_error("render: unknown option \"%s\" (see sleapc render --help)", a);
+            return cli_unknown_option("render", a,
+                                      (const char *const[]){"video", "input", "output", "frames",
+                                                            "video_index", "fps", "node_radius",
+                                                            "line_width", "quiet", "help"},
+                                      10);
         } else if (labels) {
             return cli_error("render: one predictions file only (got \"%s\" and \"%s\")", labels,
                              a);
@@ -130,9 +137,32 @@ int cmd_render(int argc, char **argv)
         if (n_frames < 1 || cli_parse_frames(frames_spec, n_frames, &idx, &n_idx))
             return 1;
     }
+    /* JSON and analysis HDF5 predictions are drawn from a temporary .slp copy. */
+    char tmp[4096] = "";
+    const char *drawn = labels;
+    size_t len = strlen(labels);
+    bool json = len > 5 && strcmp(labels + len - 5, ".json") == 0;
+    bool h5 = (len > 3 && strcmp(labels + len - 3, ".h5") == 0) ||
+              (len > 5 && strcmp(labels + len - 5, ".hdf5") == 0);
+    if (json || h5) {
+        if (!video) {
+            free(idx);
+            return cli_error("render %s: give the video with -i (the video path in a %s file "
+                             "may be relative to where it was predicted)", labels,
+                             json ? "JSON" : "analysis HDF5");
+        }
+        snprintf(tmp, sizeof tmp, "%s.render-%ld.slp", out, (long)getpid());
+        if (sleapc_predictions_convert(labels, tmp)) {
+            free(idx);
+            return cli_lib_error();
+        }
+        drawn = tmp;
+    }
     int rc = 0;
-    if (sleapc_render(labels, video, out, idx, n_idx, &o))
+    if (sleapc_render(drawn, video, out, idx, n_idx, &o))
         rc = cli_lib_error();
+    if (tmp[0])
+        remove(tmp);
     else if (!quiet)
         fprintf(stderr, "sleapc: rendered %s -> %s\n", labels, out);
     free(idx);

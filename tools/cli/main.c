@@ -14,12 +14,14 @@ static void usage(FILE *f)
             "  info     -m MODEL_DIR [--size HxW]       describe a model\n"
             "  forward  -m MODEL_DIR -i INPUT.npy -o OUT_DIR [--backend NAME] [--threads N]\n"
             "                                           run the network on a preprocessed input\n"
-            "  predict  -m MODEL_DIR [-m MODEL_DIR] -i INPUT -o OUTPUT [options]\n"
+            "  predict  -m MODEL_DIR [-m MODEL_DIR] -i INPUT [-i INPUT...] [-o OUTPUT] [options]\n"
             "                                           predict poses (sleap-nn predict)\n"
             "  track    -i PREDICTIONS -o OUTPUT [options]\n"
             "                                           retrack predictions (no model)\n"
-            "  render   PREDICTIONS.slp [-i VIDEO] -o OUT.png|OUT.mp4 [--frames LIST]\n"
+            "  render   PREDICTIONS [-i VIDEO] -o OUT.png|OUT.mp4 [--frames LIST]\n"
             "                                           draw predicted poses on the frames\n"
+            "  convert  IN OUT                          predictions from one format to another\n"
+            "                                           (.slp, .h5, .json, .csv)\n"
             "  demo     [OUT_DIR]                       end-to-end check on a synthetic sample\n"
             "  bench    -m MODEL_DIR | --config C --random-weights | --peak | --video V\n"
             "                                           speed per backend, batch and precision\n"
@@ -28,13 +30,40 @@ static void usage(FILE *f)
             "Run 'sleapc <command> --help' for the options of a command.\n");
 }
 
-/* The library's notes, warnings and errors, on stderr like the CLI's own. */
+int cli_verbose;
+static char backends_used[128];
+
+const char *cli_backends_used(void)
+{
+    return backends_used[0] ? backends_used : "no backend";
+}
+
+/* Remember each backend the library reports building ("backend: NAME"). */
+static void note_backend(const char *name)
+{
+    size_t n = strlen(name), len = strlen(backends_used);
+    for (const char *p = strstr(backends_used, name); p; p = strstr(p + 1, name))
+        if ((p == backends_used || p[-1] == '+') && (p[n] == '\0' || p[n] == '+'))
+            return;
+    if (len + n + 2 < sizeof backends_used)
+        snprintf(backends_used + len, sizeof backends_used - len, "%s%s", len ? "+" : "", name);
+}
+
+/* The library's warnings and errors, on stderr like the CLI's own; its
+ * information too with -v. */
 static void log_to_stderr(sleapc_log_level level, const char *msg, void *user)
 {
     (void)user;
+    if (strncmp(msg, "backend: ", 9) == 0)
+        note_backend(msg + 9);
+    else if (strncmp(msg, "backend auto: chose ", 20) == 0) {
+        char name[32];
+        if (sscanf(msg + 20, "%31[a-z0-9_]", name) == 1)
+            note_backend(name);
+    }
     if (level >= SLEAPC_LOG_WARN)
         fprintf(stderr, "sleapc: %s: %s\n", level == SLEAPC_LOG_WARN ? "warning" : "error", msg);
-    else if (level == SLEAPC_LOG_INFO)
+    else if (level == SLEAPC_LOG_INFO && (cli_verbose || strncmp(msg, "backend auto: ", 14) == 0))
         fprintf(stderr, "sleapc: %s\n", msg);
 }
 
@@ -58,6 +87,8 @@ int main(int argc, char **argv)
         return cmd_track(argc - 1, argv + 1);
     if (strcmp(cmd, "render") == 0)
         return cmd_render(argc - 1, argv + 1);
+    if (strcmp(cmd, "convert") == 0)
+        return cmd_convert(argc - 1, argv + 1);
     if (strcmp(cmd, "forward") == 0)
         return cmd_forward(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

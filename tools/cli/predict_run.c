@@ -1,0 +1,244 @@
+/* sleapc predict on one input: pick its frames, open one writer per output
+ * format, run, write, and print the summary line. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "predict_inputs.h"
+#include "predict_outputs.h"
+#include "predict_run.h"
+#include "sleapc/input.h"
+#include "sleapc/writer.h"
+
+/* Batch by batch, the predictor's results go to every writer: the batch just
+ * predicted is frames[done - n .. done) of the run (runs go in order). */
+typedef struct run_ctx {
+    sleapc_predictor *p;
+    sleapc_writer *writers[CLI_MAX_FORMATS];
+    int n_writers;
+    const int64_t *frames;
+    int64_t done, instances;
+    sleapc_status status;
+    volatile sig_atomic_t *stop;
+    cli_progress_state progress;
+} run_ctx;
+
+static void on_batch(const sleapc_progress *pr, void *user)
+{
+    run_ctx *c = user;
+    int n = sleapc_predictor_n_frames(c->p);
+    for (int k = 0; k < n; k++)
+        c->instances += sleapc_predictor_n_instances(c->p, k);
+    for (int i = 0; i < c->n_writers && !c->status; i++)
+        if (pr->done - c->done != n ||
+            (c->status = sleapc_writer_add(c->writers[i], c->p, 0, c->frames + c->done)))
+            *c->stop = 1;
+    c->done = pr->done;
+    cli_progress_update(&c->progress, pr);
+}
+
+static bool has_ext(const char *path, const char *ext)
+{
+    size_t n = strlen(path), k = strlen(ext);
+    return n > k && strcmp(path + n - k, ext) == 0;
+}
+
+/* The folder of each output must exist before hours of predicting. */
+static int check_output_dir(const char *path)
+{
+    char dir[CLI_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return 0;
+    *slash = '\0';
+    struct stat st;
+    if (dir[0] && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+        return cli_error("write %s: the folder %s does not exist", path, dir);
+    return 0;
+}
+
+/* --only_labeled_frames etc. on a labels file, in sleap-nn's priority. */
+static int select_frames(const cli_predict_args *a, const char *input, int video,
+                         int64_t **frames, int64_t *n)
+{
+    sleapc_frame_filter f = a->only_labeled_frames     ? SLEAPC_FRAMES_USER_LABELED
+                            : a->only_suggested_frames ? SLEAPC_FRAMES_SUGGESTED
+                            : a->exclude_user_labeled  ? SLEAPC_FRAMES_WITHOUT_USER
+                            : a->only_predicted_frames ? SLEAPC_FRAMES_PREDICTED
+                                                       : SLEAPC_FRAMES_ALL_LABELED;
+    int64_t *lib = NULL;
+    if (sleapc_labels_select_frames(input, video, f, &lib, n))
+        return cli_lib_error();
+    *frames = malloc((size_t)(*n > 0 ? *n : 1) * sizeof **frames);
+    if (!*frames) {
+        sleapc_free(lib);
+        return cli_error("out of memory");
+    }
+    if (*n)
+        memcpy(*frames, lib, (size_t)*n * sizeof **frames);
+    sleapc_free(lib);
+    return 0;
+}
+
+/* Keep the frames of `list` that are also in `sel` (both ascending for sel). */
+static void intersect(int64_t *list, int64_t *n, const int64_t *sel, int64_t n_sel)
+{
+    int64_t m = 0;
+    for (int64_t i = 0; i < *n; i++) {
+        int64_t lo = 0, hi = n_sel;
+        while (lo < hi) {
+            int64_t mid = (lo + hi) / 2;
+            if (sel[mid] < list[i])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < n_sel && sel[lo] == list[i])
+            list[m++] = list[i];
+    }
+    *n = m;
+}
+
+/* The frames to predict, owned by the caller. */
+static int pick_frames(const cli_predict_args *a, const char *input, sleapc_input *in, int video,
+                       int64_t **frames, int64_t *n)
+{
+    bool labels = has_ext(input, ".slp");
+    bool filtered = a->only_labeled_frames || a->only_suggested_frames ||
+                    a->exclude_user_labeled || a->only_predicted_frames;
+    int64_t *sel = NULL, n_sel = 0;
+    if (filtered && !labels)
+        fprintf(stderr, "sleapc: warning: %s: --only_labeled_frames, --only_suggested_frames, "
+                "--exclude_user_labeled and --only_predicted_frames need a .slp input; "
+                "predicting every frame\n", input);
+    if (filtered && labels && select_frames(a, input, video, &sel, &n_sel))
+        return 1;
+    if (a->frames) {
+        if (cli_parse_frames(a->frames, sleapc_input_n_frames(in), frames, n)) {
+            free(sel);
+            return 1;
+        }
+        if (sel) {
+            intersect(*frames, n, sel, n_sel);
+            free(sel);
+        }
+        return 0;
+    }
+    if (sel) {
+        *frames = sel;
+        *n = n_sel;
+        return 0;
+    }
+    *n = sleapc_input_n_default_frames(in);
+    *frames = malloc((size_t)(*n > 0 ? *n : 1) * sizeof **frames);
+    if (!*frames)
+        return cli_error("out of memory");
+    if (*n)
+        memcpy(*frames, sleapc_input_default_frames(in), (size_t)*n * sizeof **frames);
+    return 0;
+}
+
+/* "models/x.mp4" -> "x" */
+static void stem_of(const char *path, char *out, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    snprintf(out, n, "%s", slash ? slash + 1 : path);
+    char *dot = strrchr(out, '.');
+    if (dot && dot != out)
+        *dot = '\0';
+}
+
+int cli_predict_input(const cli_predict_args *a, sleapc_predictor *p, const char *input,
+                      bool shard_frames, volatile sig_atomic_t *stop, cli_run_totals *t)
+{
+    int rc = 1;
+    int video = a->video_index < 0 ? 0 : a->video_index;
+    sleapc_input *in = NULL;
+    int64_t *frames = NULL, n = 0;
+    run_ctx c = {.p = p, .stop = stop};
+    cli_output_list outs;
+    memset(t, 0, sizeof *t);
+    if (sleapc_input_open(input, video, &in)) {
+        rc = cli_lib_error();
+        goto done;
+    }
+    sleapc_video_info vi = sleapc_input_video_info(in);
+    if (pick_frames(a, input, in, video, &frames, &n))
+        goto done;
+    if (shard_frames)
+        cli_frames_shard(frames, &n, a->shard_k, a->shard_n);
+    if (a->crops_only > 0 && (vi.height > a->crops_only || vi.width > a->crops_only)) {
+        rc = cli_error("%s: a centered-instance model alone predicts on crops of %dx%d; these "
+                       "frames are %lldx%lld. Give the centroid model too (-m CENTROID_DIR "
+                       "-m CENTERED_INSTANCE_DIR)", input, a->crops_only, a->crops_only,
+                       (long long)vi.height, (long long)vi.width);
+        goto done;
+    }
+    char scoped[1024];
+    bool scope = a->video_index >= 0 && has_ext(input, ".slp");
+    if (scope)
+        stem_of(vi.filename && *vi.filename ? vi.filename : "video", scoped, sizeof scoped);
+    if (cli_output_paths(a, input, scope ? scoped : NULL, &outs))
+        goto done;
+    for (int i = 0; i < outs.n; i++) {
+        if (check_output_dir(outs.paths[i]))
+            goto done;
+        if (sleapc_writer_open(outs.paths[i], p, &vi, 1, &c.writers[i]) ||
+            sleapc_writer_set_tracking(c.writers[i], &a->tracking, &a->filters)) {
+            rc = cli_lib_error();
+            goto done;
+        }
+        c.n_writers++;
+        if (a->no_empty_frames)
+            sleapc_writer_set_drop_empty(c.writers[i], true);
+    }
+    c.frames = frames;
+    cli_progress_init(&c.progress, a->progress_mode, a->progress_interval, input);
+    sleapc_run_opts ro = {.video = 0, .progress = on_batch, .user = &c, .stop = stop};
+    if (a->queue_maxsize > 0) {
+        int bs = a->o.batch_size > 0 ? a->o.batch_size : 4;
+        ro.queue_depth = (a->queue_maxsize + bs - 1) / bs;
+    }
+    sleapc_status st = sleapc_predict_input(p, in, frames, n, NULL, &ro);
+    if (c.status) {
+        rc = cli_lib_error();
+        goto done;
+    }
+    if (st && st != SLEAPC_ERR_INTERRUPTED) {
+        rc = cli_lib_error();
+        goto done;
+    }
+    for (int i = 0; i < c.n_writers; i++) {
+        sleapc_status cs = sleapc_writer_close(c.writers[i]);
+        c.writers[i] = NULL;
+        if (cs) {
+            rc = cli_lib_error();
+            goto done;
+        }
+    }
+    t->frames = c.done;
+    t->instances = c.instances;
+    if (st == SLEAPC_ERR_INTERRUPTED) {
+        fprintf(stderr, "\nsleapc: interrupted: %s; the frames done so far are in %s\n",
+                sleapc_last_error(), outs.paths[0]);
+        rc = 130;
+        goto done;
+    }
+    snprintf(t->outputs, sizeof t->outputs, "%s", outs.paths[0]);
+    for (int i = 1; i < outs.n; i++) {
+        size_t len = strlen(t->outputs);
+        snprintf(t->outputs + len, sizeof t->outputs - len, ", %s", outs.paths[i]);
+    }
+    rc = 0;
+done:
+    for (int i = 0; i < c.n_writers; i++)
+        sleapc_writer_discard(c.writers[i]);
+    free(frames);
+    sleapc_input_close(in);
+    return rc;
+}

@@ -1,0 +1,21 @@
+/* sleapc predict on one input (predict_run.c). */
+#ifndef SLEAPC_CLI_PREDICT_RUN_H
+#define SLEAPC_CLI_PREDICT_RUN_H
+
+#include <signal.h>
+
+#include "predict_args.h"
+
+typedef struct cli_run_totals {
+    int64_t frames, instances;
+    char outputs[16448];  /* the files written, comma-separated */
+} cli_run_totals;
+
+/* Predict input's frames with p into the outputs the options name.
+ * shard_frames: take the --shard share of its frames. Returns 0, 1 after
+ * printing an error (nothing written), or 130 when stopped (the frames done
+ * are written). */
+int cli_predict_input(const cli_predict_args *a, sleapc_predictor *p, const char *input,
+                      bool shard_frames, volatile sig_atomic_t *stop, cli_run_totals *t);
+
+#endif
