@@ -95,8 +95,9 @@ static double rel_l2(const sleapc_tensor *a, const sleapc_tensor *b)
 }
 
 /* The first bf16 batch runs once more in float32 (native backend): a model
- * whose heads move beyond SLEAPC_BF16_HEAD_BUDGET amplifies bf16 rounding,
- * and the user is told so instead of getting quietly drifting keypoints. */
+ * whose heads move beyond SLEAPC_BF16_HEAD_BUDGET amplifies bf16 rounding;
+ * the user is told so and the model runs in float32 instead of giving
+ * quietly drifting keypoints. */
 static sleapc_status bf16_check(sleapc_stage *s, const sleapc_tensor *x)
 {
     sleapc_backend_opts bo = {.n_threads = 0, .precision = SLEAPC_PRECISION_FP32};
@@ -119,17 +120,28 @@ static sleapc_status bf16_check(sleapc_stage *s, const sleapc_tensor *x)
             worst_head = name;
         }
     }
-    sleapc__tensor_map_clear(&out);
-    sleapc__backend_destroy(ref);
-    if (st)
+    if (st) {
+        sleapc__tensor_map_clear(&out);
+        sleapc__backend_destroy(ref);
         return sleapc__wrap(st, "bf16: float32 check of %s", s->model->dir);
+    }
     s->bf16_error = worst;
-    if (worst > SLEAPC_BF16_HEAD_BUDGET)
-        sleapc__log(SLEAPC_LOG_WARN,
-                    "bf16: %s: %s differs from float32 by %.1f%% (relative L2; bf16 models "
-                    "stay within %.0f%%): this model amplifies bf16 rounding and its keypoints "
-                    "can move; use --precision fp32 where accuracy matters",
-                    s->model->dir, worst_head, 100 * worst, 100 * SLEAPC_BF16_HEAD_BUDGET);
+    if (worst <= SLEAPC_BF16_HEAD_BUDGET) {
+        sleapc__tensor_map_clear(&out);
+        sleapc__backend_destroy(ref);
+        return SLEAPC_OK;
+    }
+    /* Beyond the budget the model runs in float32 from this batch on: the
+     * float32 backend and its outputs replace the bf16 ones. */
+    sleapc__log(SLEAPC_LOG_WARN,
+                "bf16: %s: %s differs from float32 by %.1f%% (relative L2; bf16 models stay "
+                "within %.0f%%): this model amplifies bf16 rounding, so it runs in float32",
+                s->model->dir, worst_head, 100 * worst, 100 * SLEAPC_BF16_HEAD_BUDGET);
+    sleapc__tensor_map_clear(&s->out);
+    sleapc__backend_destroy(s->be);
+    s->be = ref;
+    s->out = out;
+    s->precision = SLEAPC_PRECISION_FP32;
     return SLEAPC_OK;
 }
 

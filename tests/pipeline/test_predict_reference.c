@@ -246,7 +246,7 @@ static void check_outputs(const char *id, const sleapc_layer_outputs *o, int64_t
  * are within bf16's rounding of each other (legacy_kerasT_topdown f0250: a
  * top-1 minus top-2 margin of 3e-4, stored with the case), so the drift is
  * printed here, not bounded. A model whose heads leave the bf16 budget is
- * told on stderr (layers/stage.c); the warnings are counted. */
+ * told on stderr and run in float32 (layers/stage.c); the warnings are counted. */
 static long bf16_points, bf16_far, bf16_warned;
 
 static void count_warnings(sleapc_log_level level, const char *msg, void *user)
