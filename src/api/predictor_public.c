@@ -1,7 +1,7 @@
 /* Public predictor functions: check arguments, call the pipeline. */
 #include "core/error.h"
-#include "core/tensor.h"
-#include "pipeline/predictor.h"
+#include "core/dtype.h"
+#include "pipeline/predictor_impl.h"
 
 sleapc_predictor_opts sleapc_predictor_opts_default(void)
 {

@@ -7,7 +7,7 @@
 #include "backends/model_backend.h"
 #include "core/alloc.h"
 #include "core/error.h"
-#include "core/tensor.h"
+#include "core/dtype.h"
 #include "layers/ops/preprocess.h"
 
 static bool declares_output(const sleapc_onnx_graph *g, const char *name)

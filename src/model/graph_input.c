@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "core/tensor.h"
+#include "core/dtype.h"
 
 sleapc_status sleapc__graph_input_check(const sleapc_tensor *x, int in_channels)
 {

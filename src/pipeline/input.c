@@ -7,7 +7,7 @@
 #include "core/error.h"
 #include "io/slp/slp_read.h"
 #include "io/video/frame_source.h"
-#include "pipeline/input.h"
+#include "pipeline/input_impl.h"
 #include "pipeline/predict_stream.h"
 
 struct sleapc_input {

@@ -7,8 +7,8 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/thread.h"
-#include "pipeline/predictor.h"
-#include "pipeline/writer.h"
+#include "pipeline/predictor_impl.h"
+#include "pipeline/writer_impl.h"
 
 typedef struct batch_slot {
     uint8_t *pixels;      /* (batch, h, w, c) */

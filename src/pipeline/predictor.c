@@ -7,7 +7,7 @@
 #include "backends/backend.h"
 #include "core/alloc.h"
 #include "core/error.h"
-#include "pipeline/predictor.h"
+#include "pipeline/predictor_impl.h"
 
 sleapc_predictor_opts sleapc__predictor_opts_default(void)
 {

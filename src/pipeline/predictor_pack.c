@@ -6,7 +6,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
-#include "pipeline/predictor.h"
+#include "pipeline/predictor_impl.h"
 
 static sleapc_status reserve(sleapc_predictor *p, int64_t n_frames, int64_t n_insts)
 {

@@ -9,8 +9,8 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/results.h"
-#include "pipeline/predictor.h"
-#include "pipeline/writer.h"
+#include "pipeline/predictor_impl.h"
+#include "pipeline/writer_impl.h"
 
 /* Formats by extension; see sleapc_writer_open (include/sleapc/writer.h). */
 typedef enum writer_format { FORMAT_JSON, FORMAT_SLP, FORMAT_ANALYSIS_H5, FORMAT_CSV } writer_format;

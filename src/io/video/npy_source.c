@@ -7,8 +7,8 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
-#include "core/tensor.h"
-#include "io/npy/npy.h"
+#include "core/dtype.h"
+#include "io/npy/npy_file.h"
 #include "io/video/frame_source.h"
 
 typedef struct npy_frames {

@@ -1,7 +1,7 @@
 /* The predictor: models + layer + batching + packaging of instances (sleap-nn
  * inference/predictor.py and outputs.py). */
-#ifndef SLEAPC_PIPELINE_PREDICTOR_H
-#define SLEAPC_PIPELINE_PREDICTOR_H
+#ifndef SLEAPC_PIPELINE_PREDICTOR_IMPL_H
+#define SLEAPC_PIPELINE_PREDICTOR_IMPL_H
 
 #include "layers/layer.h"
 #include "sleapc/predictor.h"
