@@ -1,6 +1,6 @@
 /* Public version, status, log and dtype functions: call into core. */
-#include "core/error.h"
 #include "core/dtype.h"
+#include "core/error.h"
 
 const char *sleapc_version(void)
 {

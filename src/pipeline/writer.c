@@ -140,79 +140,14 @@ sleapc_status sleapc__writer_open(const char *path, const sleapc_predictor *p,
     return SLEAPC_OK;
 }
 
-static sleapc_status grow(sleapc_predictions *pr, int64_t frames, int64_t insts)
-{
-    if (frames > pr->frames_cap) {
-        int64_t cap = pr->frames_cap ? pr->frames_cap : 256;
-        while (cap < frames)
-            cap *= 2;
-        sleapc_pred_frame *f = sleapc__realloc(pr->frames, (size_t)cap * sizeof *f);
-        if (!f)
-            return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
-        pr->frames = f;
-        pr->frames_cap = cap;
-    }
-    if (insts > pr->insts_cap) {
-        int64_t cap = pr->insts_cap ? pr->insts_cap : 256;
-        while (cap < insts)
-            cap *= 2;
-        size_t nn = (size_t)(pr->n_nodes > 0 ? pr->n_nodes : 1);
-        sleapc_pred_instance *in = sleapc__realloc(pr->insts, (size_t)cap * sizeof *in);
-        if (in)
-            pr->insts = in;
-        float *pts = in ? sleapc__realloc(pr->points, (size_t)cap * nn * 2 * sizeof(float)) : NULL;
-        if (pts)
-            pr->points = pts;
-        float *sc = pts ? sleapc__realloc(pr->point_scores, (size_t)cap * nn * sizeof(float)) : NULL;
-        if (sc)
-            pr->point_scores = sc;
-        if (!sc)
-            return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
-        pr->insts_cap = cap;
-    }
-    return SLEAPC_OK;
-}
-
 sleapc_status sleapc__writer_add(sleapc_writer *w, const sleapc_predictor *p, int video,
                                  const int64_t *frame_indices)
 {
     if (video < 0 || video >= w->pr.n_videos)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "writer add: bad arguments");
-    sleapc_predictions *pr = &w->pr;
-    if (sleapc__predictor_n_nodes(p) != pr->n_nodes)
+    if (p->results.n_nodes != w->pr.n_nodes)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "writer add: predictor skeleton differs");
-    int n_frames = sleapc__predictor_n_frames(p);
-    int64_t n_new = 0;
-    for (int k = 0; k < n_frames; k++)
-        n_new += sleapc__predictor_n_instances(p, k);
-    sleapc_status st = grow(pr, pr->n_frames + n_frames, pr->n_insts + n_new);
-    if (st)
-        return st;
-    int64_t N = pr->n_nodes;
-    for (int k = 0; k < n_frames; k++) {
-        sleapc_pred_frame *f = &pr->frames[pr->n_frames++];
-        f->video = video;
-        f->frame_idx = frame_indices[k];
-        f->first = pr->n_insts;
-        f->n = sleapc__predictor_n_instances(p, k);
-        for (int i = 0; i < f->n; i++) {
-            sleapc_instance in;
-            sleapc__predictor_instance(p, k, i, &in);
-            sleapc_pred_instance *d = &pr->insts[pr->n_insts];
-            d->score = in.score;
-            d->track = in.track;
-            d->tracking_score = in.tracking_score;
-            d->has_centroid = in.has_centroid;
-            d->centroid[0] = in.centroid[0];
-            d->centroid[1] = in.centroid[1];
-            d->centroid_score = in.centroid_score;
-            d->class_index = pr->multiclass ? in.track : -1;
-            memcpy(pr->points + pr->n_insts * N * 2, in.points, (size_t)N * 2 * sizeof(float));
-            memcpy(pr->point_scores + pr->n_insts * N, in.point_scores, (size_t)N * sizeof(float));
-            pr->n_insts++;
-        }
-    }
-    return SLEAPC_OK;
+    return sleapc__results_append(&w->pr, &p->results, video, frame_indices);
 }
 
 sleapc_status sleapc__writer_close(sleapc_writer *w)

@@ -14,8 +14,8 @@
 
 #include "core/alloc.h"
 #include "core/atomic_file.h"
-#include "core/error.h"
 #include "core/dtype.h"
+#include "core/error.h"
 
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAGIC_LEN 6

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "core/error.h"
 #include "core/dtype.h"
+#include "core/error.h"
 #include "io/npy/npy_file.h"
 #include "io/video/frame_source.h"
 
