@@ -11,9 +11,11 @@
 #      count as one (backends/registry.c includes backends/native/).
 #   5. include/sleapc/ (the public headers) and tools/ include only include/sleapc/
 #      (and files next to them).
+#   6. No two headers under src/ and include/ share a file name (an internal
+#      header is never mistaken for the public one, e.g. model/model_impl.h).
 # Usage: tools/check_layers.sh [source root]; exit 0 when clean, 1 with one line
 # per violation otherwise.
-set -eu
+set -u
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root"
 
@@ -23,6 +25,11 @@ edges=$(find src include tools -name '*.[ch]' | LC_ALL=C sort | xargs awk '
         inc = $0; sub(/^[^"]*"/, "", inc); sub(/".*$/, "", inc)
         printf "%s\t%s\n", FILENAME, inc
     }')
+
+dups=$(find src include -name '*.h' | awk -F/ '{ n[$NF]++; p[$NF] = p[$NF] " " $0 }
+    END { for (f in n) if (n[f] > 1) print "check_layers: header name " f " is used twice:" p[f] }')
+rc=0
+[ -z "$dups" ] || { printf '%s\n' "$dups"; rc=1; }
 
 printf '%s\n' "$edges" | awk -F '\t' '
 BEGIN {
@@ -84,4 +91,5 @@ END {
     for (d in nodes) color[d] = 0
     for (d in nodes) if (color[d] == 0) { depth = 0; visit(d) }
     exit bad
-}'
+}' || rc=1
+exit $rc

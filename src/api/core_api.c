@@ -1,6 +1,6 @@
 /* Public version, status, log and dtype functions: call into core. */
+#include "core/dtype.h"
 #include "core/error.h"
-#include "core/tensor.h"
 
 const char *sleapc_version(void)
 {

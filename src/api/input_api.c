@@ -1,6 +1,6 @@
 /* Public input functions: check arguments, call the pipeline. */
 #include "core/error.h"
-#include "pipeline/input.h"
+#include "pipeline/input_impl.h"
 
 sleapc_status sleapc_input_open(const char *path, int video_index, sleapc_input **out)
 {

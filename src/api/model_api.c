@@ -1,7 +1,7 @@
 /* Public model functions: check arguments, call inward. */
 #include "core/error.h"
 #include "layers/tiled.h"
-#include "model/model.h"
+#include "model/model_impl.h"
 #include "sleapc/model.h"
 
 const char *sleapc_model_type_name(sleapc_model_type type)

@@ -1,5 +1,5 @@
 /* Public model functions: the class (identity) names of multi-class models. */
-#include "model/model.h"
+#include "model/model_impl.h"
 #include "sleapc/model.h"
 
 static bool is_multiclass(const sleapc_model *m)

@@ -2,7 +2,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
-#include "io/npy/npy.h"
+#include "io/npy/npy_file.h"
 #include "sleapc/npy.h"
 
 sleapc_status sleapc_npy_read(const char *path, sleapc_tensor *out)

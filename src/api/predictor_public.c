@@ -1,7 +1,7 @@
 /* Public predictor functions: check arguments, call the pipeline. */
+#include "core/dtype.h"
 #include "core/error.h"
-#include "core/tensor.h"
-#include "pipeline/predictor.h"
+#include "pipeline/predictor_impl.h"
 
 sleapc_predictor_opts sleapc_predictor_opts_default(void)
 {
@@ -112,7 +112,7 @@ sleapc_status sleapc_predictor_run(sleapc_predictor *p, const sleapc_tensor *fra
                             "predict: frames must be (H,W), (H,W,C) or (N,H,W,C), got %d dimensions",
                             frames->ndim);
     }
-    return sleapc__predictor_run(p, frames->data, n, h, w, c);
+    return sleapc__predictor_run(p, frames->data, false, n, h, w, c);
 }
 
 sleapc_predictor_stats sleapc_predictor_get_stats(const sleapc_predictor *p)

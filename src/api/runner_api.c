@@ -5,7 +5,7 @@
 #include "backends/model_backend.h"
 #include "core/alloc.h"
 #include "core/error.h"
-#include "model/model.h"
+#include "model/model_impl.h"
 #include "sleapc/runner.h"
 
 struct sleapc_runner {

@@ -5,7 +5,7 @@
 #include "core/error.h"
 #include "pipeline/tracking/retrack.h"
 #include "pipeline/tracking/tracking_config.h"
-#include "pipeline/writer.h"
+#include "pipeline/writer_impl.h"
 #include "sleapc/tracking.h"
 
 sleapc_tracking_opts sleapc_tracking_opts_default(void)

@@ -1,6 +1,6 @@
 /* Public writer functions: check arguments, call the pipeline. */
 #include "core/error.h"
-#include "pipeline/writer.h"
+#include "pipeline/writer_impl.h"
 
 sleapc_status sleapc_writer_open(const char *path, const sleapc_predictor *p,
                                  const sleapc_video_info *videos, int n_videos,

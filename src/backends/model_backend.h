@@ -5,7 +5,7 @@
 #define SLEAPC_BACKENDS_MODEL_BACKEND_H
 
 #include "backends/backend.h"
-#include "model/model.h"
+#include "model/model_impl.h"
 
 /* name: "auto", "native", ... (for a baked graph: the backend of its network
  * parts). The model is borrowed and must outlive the backend. */

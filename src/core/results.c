@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/error.h"
 
 void sleapc__predictions_free(sleapc_predictions *pr)
 {
@@ -26,4 +27,64 @@ void sleapc__predictions_free(sleapc_predictions *pr)
     sleapc__free(pr->point_scores);
     sleapc__free(pr->provenance);
     memset(pr, 0, sizeof *pr);
+}
+
+sleapc_status sleapc__results_reserve(sleapc_predictions *pr, int64_t frames, int64_t insts)
+{
+    if (frames > pr->frames_cap) {
+        int64_t cap = pr->frames_cap ? pr->frames_cap : 256;
+        while (cap < frames)
+            cap *= 2;
+        sleapc_pred_frame *f = sleapc__realloc(pr->frames, (size_t)cap * sizeof *f);
+        if (!f)
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+        pr->frames = f;
+        pr->frames_cap = cap;
+    }
+    if (insts > pr->insts_cap) {
+        int64_t cap = pr->insts_cap ? pr->insts_cap : 256;
+        while (cap < insts)
+            cap *= 2;
+        size_t nn = (size_t)(pr->n_nodes > 0 ? pr->n_nodes : 1);
+        sleapc_pred_instance *in = sleapc__realloc(pr->insts, (size_t)cap * sizeof *in);
+        if (in)
+            pr->insts = in;
+        float *pts = in ? sleapc__realloc(pr->points, (size_t)cap * nn * 2 * sizeof(float)) : NULL;
+        if (pts)
+            pr->points = pts;
+        float *sc = pts ? sleapc__realloc(pr->point_scores, (size_t)cap * nn * sizeof(float)) : NULL;
+        if (sc)
+            pr->point_scores = sc;
+        if (!sc)
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+        pr->insts_cap = cap;
+    }
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__results_append(sleapc_predictions *dst, const sleapc_predictions *src,
+                                     int video, const int64_t *frame_indices)
+{
+    sleapc_status st = sleapc__results_reserve(dst, dst->n_frames + src->n_frames,
+                                               dst->n_insts + src->n_insts);
+    if (st)
+        return st;
+    int64_t N = dst->n_nodes, base = dst->n_insts;
+    for (int64_t k = 0; k < src->n_frames; k++) {
+        sleapc_pred_frame *f = &dst->frames[dst->n_frames++];
+        f->video = video;
+        f->frame_idx = frame_indices[k];
+        f->first = base + src->frames[k].first;
+        f->n = src->frames[k].n;
+    }
+    if (src->n_insts < 1)
+        return SLEAPC_OK;
+    memcpy(dst->insts + base, src->insts, (size_t)src->n_insts * sizeof *src->insts);
+    for (int64_t i = base; i < base + src->n_insts; i++)
+        dst->insts[i].class_index = dst->multiclass ? dst->insts[i].track : -1;
+    memcpy(dst->points + base * N * 2, src->points, (size_t)(src->n_insts * N * 2) * sizeof(float));
+    memcpy(dst->point_scores + base * N, src->point_scores,
+           (size_t)(src->n_insts * N) * sizeof(float));
+    dst->n_insts += src->n_insts;
+    return SLEAPC_OK;
 }

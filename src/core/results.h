@@ -1,5 +1,7 @@
-/* Predictions gathered for a file: skeleton, tracks, videos, and per frame
- * its instances. Format writers (JSON, .slp, analysis HDF5, CSV) read this. */
+/* The results type: per frame its instances, with the skeleton, tracks and
+ * videos they refer to. The predictor keeps one batch's results in it, the
+ * writer gathers a file's results in it (appending batches), and the format
+ * writers of io/ (JSON, .slp, analysis HDF5, CSV) read it. */
 #ifndef SLEAPC_CORE_RESULTS_H
 #define SLEAPC_CORE_RESULTS_H
 
@@ -55,6 +57,16 @@ typedef struct sleapc_predictions {
 } sleapc_predictions;
 
 void sleapc__predictions_free(sleapc_predictions *pr);
+
+/* Room for frames frames and insts instances (arrays grow geometrically and
+ * are kept, so a steady run stops allocating); pr->n_nodes sizes the points. */
+sleapc_status sleapc__results_reserve(sleapc_predictions *pr, int64_t frames, int64_t insts);
+
+/* Append src's frames and instances to dst: frame k of src becomes frame
+ * frame_indices[k] of video video. class_index follows dst->multiclass (the
+ * track for multi-class models, else -1). Both have the same n_nodes. */
+sleapc_status sleapc__results_append(sleapc_predictions *dst, const sleapc_predictions *src,
+                                     int video, const int64_t *frame_indices);
 
 /* Formats. f is open for writing; the caller makes the write atomic. */
 sleapc_status sleapc__predictions_write_json(const sleapc_predictions *pr, FILE *f);

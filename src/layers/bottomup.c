@@ -96,28 +96,14 @@ static sleapc_status bottomup_run(sleapc_layer *l, const uint8_t *frames, int64_
                                   int64_t h, int64_t w, sleapc_layer_outputs *out)
 {
     bottomup_layer *bu = l->impl;
-    sleapc_status st = sleapc__stage_run(&bu->stage, frames, b, c, h, w);
     const sleapc_tensor *cms = NULL, *pafs = NULL;
+    sleapc_status st = sleapc__bottomup_stage_peaks(&bu->stage, &bu->peaks, frames, b, c, h, w,
+                                                    bu->threshold, bu->refine_k, bu->legacy,
+                                                    "PartAffinityFieldsHead", &cms, &pafs);
     if (!st)
-        st = sleapc__stage_head(&bu->stage, "MultiInstanceConfmapsHead", false, &cms);
-    if (!st)
-        st = sleapc__stage_head(&bu->stage, "PartAffinityFieldsHead", false, &pafs);
-    const int cms_stride = sleapc__stage_head_stride(&bu->stage, "MultiInstanceConfmapsHead");
-    if (!st)
-        st = sleapc__peak_list_find(&bu->peaks, cms->data, b, cms->shape[1], cms->shape[2],
-                                    cms->shape[3], bu->threshold, bu->refine_k, cms_stride,
-                                    bu->legacy);
+        st = sleapc__bottomup_frames_reserve(&bu->frames, &bu->frames_cap, b, "bottom-up");
     if (st)
         return st;
-    if (b > bu->frames_cap) {
-        for (int64_t k = 0; k < bu->frames_cap; k++)
-            sleapc__grouping_result_free(&bu->frames[k]);
-        sleapc__free(bu->frames);
-        bu->frames = sleapc__calloc((size_t)b, sizeof *bu->frames);
-        bu->frames_cap = bu->frames ? b : 0;
-        if (!bu->frames)
-            return sleapc__fail(SLEAPC_ERR_NOMEM, "bottom-up: out of memory");
-    }
     int64_t hp = pafs->shape[2], wp = pafs->shape[3];
     const sleapc_peak_list *pk = &bu->peaks;
     int64_t start = 0;
@@ -167,16 +153,8 @@ static sleapc_status bottomup_run(sleapc_layer *l, const uint8_t *frames, int64_
         }
         input_scale = 1.0f;
     }
-    int64_t slots = sleapc__grouping_n_slots(bu->frames, b, bu->max_instances);
-    st = sleapc__layer_outputs_reset(out, b, slots, bu->n_nodes, 0);
-    if (st)
-        return st;
-    for (int64_t s = 0; s < b; s++)
-        out->eff_scale[s] = (float)pl->eff_scale;
-    out->has_instance_scores = true;
-    return sleapc__grouping_pack(bu->frames, b, bu->n_nodes, bu->max_instances, slots,
-                                 input_scale, out->eff_scale, out->keypoints, out->peak_values,
-                                 out->instance_scores);
+    return sleapc__bottomup_outputs(bu->frames, b, bu->n_nodes, bu->max_instances, input_scale,
+                                    (float)pl->eff_scale, true, out);
 }
 
 static void bottomup_destroy(sleapc_layer *l)
@@ -184,9 +162,7 @@ static void bottomup_destroy(sleapc_layer *l)
     bottomup_layer *bu = l->impl;
     sleapc__stage_free(&bu->stage);
     sleapc__peak_list_free(&bu->peaks);
-    for (int64_t k = 0; k < bu->frames_cap; k++)
-        sleapc__grouping_result_free(&bu->frames[k]);
-    sleapc__free(bu->frames);
+    sleapc__bottomup_frames_free(bu->frames, bu->frames_cap);
     sleapc__free(bu->edge_inds);
     sleapc__free(bu->edge_peak_inds);
     sleapc__free(bu->line_scores);
@@ -218,18 +194,9 @@ sleapc_status sleapc__bottomup_layer_create(const sleapc_model *m, const sleapc_
     bu->score_opts.dist_penalty_weight = o->dist_penalty_weight;
     bu->score_opts.paf_stride = m->cfg.pafs_stride;
     bu->score_opts.sleap1 = bu->legacy;
-    bu->group_opts = sleapc__grouping_opts_default();
-    bu->group_opts.min_line_scores = o->min_line_scores;
-    bu->group_opts.min_instance_peaks = o->min_instance_peaks;
-    /* A value below 1 is a fraction of the nodes (sleap-nn's float reading). */
-    bu->group_opts.min_instance_peaks_is_fraction = o->min_instance_peaks > 0 && o->min_instance_peaks < 1;
-    sleapc_status st = SLEAPC_OK;
-    bu->order = sleapc__malloc((size_t)(bu->n_edges > 0 ? bu->n_edges : 1) * sizeof(int));
-    if (!bu->order)
-        st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
-    if (!st)
-        st = sleapc__grouping_edge_order((const int(*)[2])bu->edges, bu->n_edges, bu->n_nodes,
-                                         bu->order, &bu->n_order);
+    bu->group_opts = sleapc__bottomup_grouping_opts(o);
+    sleapc_status st = sleapc__bottomup_edge_order((const int(*)[2])bu->edges, bu->n_edges,
+                                                   bu->n_nodes, &bu->order, &bu->n_order);
     if (st)
         st = sleapc__wrap(st, "%s: PAF edges", m->dir);
     sleapc_preprocess_opts pp = sleapc__layer_preprocess_opts(m, o, true);

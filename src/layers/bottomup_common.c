@@ -53,3 +53,76 @@ sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const float *cms, int
     sleapc__coords_undo_stride(pl->peaks, pl->n, stride);
     return SLEAPC_OK;
 }
+
+sleapc_status sleapc__bottomup_stage_peaks(sleapc_stage *stage, sleapc_peak_list *pl,
+                                           const uint8_t *frames, int64_t b, int64_t c, int64_t h,
+                                           int64_t w, double threshold, int refine_k, bool sleap1,
+                                           const char *second_head, const sleapc_tensor **cms,
+                                           const sleapc_tensor **second)
+{
+    sleapc_status st = sleapc__stage_run(stage, frames, b, c, h, w);
+    if (!st)
+        st = sleapc__stage_head(stage, "MultiInstanceConfmapsHead", false, cms);
+    if (!st)
+        st = sleapc__stage_head(stage, second_head, false, second);
+    if (st)
+        return st;
+    const int stride = sleapc__stage_head_stride(stage, "MultiInstanceConfmapsHead");
+    const sleapc_tensor *t = *cms;
+    return sleapc__peak_list_find(pl, t->data, b, t->shape[1], t->shape[2], t->shape[3], threshold,
+                                  refine_k, stride, sleap1);
+}
+
+sleapc_grouping_opts sleapc__bottomup_grouping_opts(const sleapc_predictor_opts *o)
+{
+    sleapc_grouping_opts g = sleapc__grouping_opts_default();
+    g.min_line_scores = o->min_line_scores;
+    g.min_instance_peaks = o->min_instance_peaks;
+    g.min_instance_peaks_is_fraction = o->min_instance_peaks > 0 && o->min_instance_peaks < 1;
+    return g;
+}
+
+sleapc_status sleapc__bottomup_edge_order(const int (*edges)[2], int n_edges, int n_nodes,
+                                          int **order, int *n_order)
+{
+    *order = sleapc__malloc((size_t)(n_edges > 0 ? n_edges : 1) * sizeof(int));
+    if (!*order)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    return sleapc__grouping_edge_order(edges, n_edges, n_nodes, *order, n_order);
+}
+
+sleapc_status sleapc__bottomup_frames_reserve(sleapc_grouping_result **frames, int64_t *cap,
+                                              int64_t b, const char *who)
+{
+    if (b <= *cap)
+        return SLEAPC_OK;
+    sleapc__bottomup_frames_free(*frames, *cap);
+    *frames = sleapc__calloc((size_t)b, sizeof **frames);
+    *cap = *frames ? b : 0;
+    if (!*frames)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "%s: out of memory", who);
+    return SLEAPC_OK;
+}
+
+void sleapc__bottomup_frames_free(sleapc_grouping_result *frames, int64_t cap)
+{
+    for (int64_t k = 0; k < cap; k++)
+        sleapc__grouping_result_free(&frames[k]);
+    sleapc__free(frames);
+}
+
+sleapc_status sleapc__bottomup_outputs(sleapc_grouping_result *frames, int64_t b, int64_t n_nodes,
+                                       int64_t max_instances, float input_scale, float eff_scale,
+                                       bool undo_eff_scale, sleapc_layer_outputs *out)
+{
+    int64_t slots = sleapc__grouping_n_slots(frames, b, max_instances);
+    sleapc_status st = sleapc__layer_outputs_reset(out, b, slots, n_nodes, 0);
+    if (st)
+        return st;
+    for (int64_t s = 0; s < b; s++)
+        out->eff_scale[s] = eff_scale;
+    out->has_instance_scores = true;
+    return sleapc__grouping_pack(frames, b, n_nodes, max_instances, slots, input_scale,
+                                 undo_eff_scale ? out->eff_scale : NULL, out->keypoints,
+                                 out->peak_values, out->instance_scores);
+}

@@ -1,11 +1,15 @@
-/* Local peaks of a bottom-up confidence map in model-input pixels, shared by
- * BottomUpLayer and BottomUpMultiClassLayer. */
+/* What the bottom-up layers share: local peaks of a confidence map in
+ * model-input pixels (BottomUpLayer, BottomUpMultiClassLayer), and the
+ * grouping's setup and packing (BottomUpLayer, ExportedBottomUpLayer). */
 #ifndef SLEAPC_LAYERS_BOTTOMUP_COMMON_H
 #define SLEAPC_LAYERS_BOTTOMUP_COMMON_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "layers/layer_outputs.h"
+#include "layers/ops/grouping.h"
+#include "layers/stage.h"
 #include "sleapc/sleapc.h"
 
 typedef struct sleapc_peak_list {
@@ -24,5 +28,36 @@ sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const float *cms, int
                                      int64_t h, int64_t w, double threshold, int refine_k,
                                      int stride, bool sleap1);
 void sleapc__peak_list_free(sleapc_peak_list *pl);
+
+/* Run the stage on frames and find the peaks of its MultiInstanceConfmapsHead
+ * (sleapc__peak_list_find at that head's stride). cms: that head's output;
+ * second: the head named second_head (PAFs or class maps). */
+sleapc_status sleapc__bottomup_stage_peaks(sleapc_stage *stage, sleapc_peak_list *pl,
+                                           const uint8_t *frames, int64_t b, int64_t c, int64_t h,
+                                           int64_t w, double threshold, int refine_k, bool sleap1,
+                                           const char *second_head, const sleapc_tensor **cms,
+                                           const sleapc_tensor **second);
+
+/* The grouping options the predictor options give (min_line_scores,
+ * min_instance_peaks; below 1 that is a fraction of the nodes, sleap-nn's
+ * float reading). */
+sleapc_grouping_opts sleapc__bottomup_grouping_opts(const sleapc_predictor_opts *o);
+
+/* *order: a new array with the BFS edge order of the skeleton. */
+sleapc_status sleapc__bottomup_edge_order(const int (*edges)[2], int n_edges, int n_nodes,
+                                          int **order, int *n_order);
+
+/* Room for b per-frame grouping results (kept across batches; they keep their
+ * own arrays). who names the layer in the message. */
+sleapc_status sleapc__bottomup_frames_reserve(sleapc_grouping_result **frames, int64_t *cap,
+                                              int64_t b, const char *who);
+void sleapc__bottomup_frames_free(sleapc_grouping_result *frames, int64_t cap);
+
+/* Pack the grouped frames into out (sleap-nn group_scored_batch): slots for
+ * the most instances a frame has (or max_instances), instance scores set, the
+ * input scale undone, and with undo_eff_scale the size matcher's eff_scale too. */
+sleapc_status sleapc__bottomup_outputs(sleapc_grouping_result *frames, int64_t b, int64_t n_nodes,
+                                       int64_t max_instances, float input_scale, float eff_scale,
+                                       bool undo_eff_scale, sleapc_layer_outputs *out);
 
 #endif

@@ -32,20 +32,13 @@ static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b,
                               int64_t h, int64_t w, sleapc_layer_outputs *out)
 {
     bumc_layer *bm = l->impl;
-    sleapc_status st = sleapc__stage_run(&bm->stage, frames, b, c, h, w);
     const sleapc_tensor *cms = NULL, *cls = NULL;
-    if (!st)
-        st = sleapc__stage_head(&bm->stage, "MultiInstanceConfmapsHead", false, &cms);
-    if (!st)
-        st = sleapc__stage_head(&bm->stage, "ClassMapsHead", false, &cls);
+    sleapc_status st = sleapc__bottomup_stage_peaks(&bm->stage, &bm->peaks, frames, b, c, h, w,
+                                                    bm->threshold, bm->refine_k, bm->legacy,
+                                                    "ClassMapsHead", &cms, &cls);
     if (!st && cls->shape[1] != bm->n_classes)
         st = sleapc__fail(SLEAPC_ERR_BACKEND, "class maps have %lld channels, the config %lld classes",
                           (long long)cls->shape[1], (long long)bm->n_classes);
-    const int cms_stride = sleapc__stage_head_stride(&bm->stage, "MultiInstanceConfmapsHead");
-    if (!st)
-        st = sleapc__peak_list_find(&bm->peaks, cms->data, b, cms->shape[1], cms->shape[2],
-                                    cms->shape[3], bm->threshold, bm->refine_k, cms_stride,
-                                    bm->legacy);
     if (!st)
         st = sleapc__layer_outputs_reset(out, b, bm->n_classes, bm->n_nodes, bm->n_classes);
     size_t need = (size_t)(b * bm->n_classes * bm->n_nodes) * sizeof(float);

@@ -6,8 +6,8 @@
 
 #include "backends/model_backend.h"
 #include "core/alloc.h"
+#include "core/dtype.h"
 #include "core/error.h"
-#include "core/tensor.h"
 #include "layers/ops/preprocess.h"
 
 static bool declares_output(const sleapc_onnx_graph *g, const char *name)
@@ -127,4 +127,25 @@ sleapc_status sleapc__exported_layer_create(const sleapc_model *m, const sleapc_
         break;
     }
     return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "%s: unknown export model type", m->dir);
+}
+
+sleapc_status sleapc__exported_stage_peaks(sleapc_exported_stage *s, const uint8_t *frames,
+                                           int64_t b, int64_t c, int64_t h, int64_t w, int64_t n,
+                                           const sleapc_tensor **peaks, const sleapc_tensor **vals,
+                                           const sleapc_tensor **mask, int64_t *k)
+{
+    *k = 0;
+    sleapc_status st = sleapc__exported_stage_run(s, frames, b, c, h, w);
+    if (!st)
+        st = sleapc__exported_stage_output(s, "peaks", SLEAPC_DTYPE_F32, 4,
+                                           (int64_t[]){b, n, -1, 2}, peaks);
+    if (st)
+        return st;
+    *k = (*peaks)->shape[2];
+    st = sleapc__exported_stage_output(s, "peak_vals", SLEAPC_DTYPE_F32, 3,
+                                       (int64_t[]){b, n, *k}, vals);
+    if (!st)
+        st = sleapc__exported_stage_output(s, "peak_mask", SLEAPC_DTYPE_U8, 3,
+                                           (int64_t[]){b, n, *k}, mask);
+    return st;
 }

@@ -41,6 +41,13 @@ sleapc_status sleapc__exported_stage_output(const sleapc_exported_stage *s, cons
                                             sleapc_dtype dtype, int ndim, const int64_t *dims,
                                             const sleapc_tensor **out);
 
+/* Run the stage and take the peaks a bottom-up export gives: peaks (b, n, k, 2),
+ * peak_vals (b, n, k) and peak_mask (b, n, k) uint8, k read from peaks. */
+sleapc_status sleapc__exported_stage_peaks(sleapc_exported_stage *s, const uint8_t *frames,
+                                           int64_t b, int64_t c, int64_t h, int64_t w, int64_t n,
+                                           const sleapc_tensor **peaks, const sleapc_tensor **vals,
+                                           const sleapc_tensor **mask, int64_t *k);
+
 /* Constructors, by export kind (m->export_meta.kind). */
 sleapc_status sleapc__exported_points_layer_create(const sleapc_model *m,
                                                    const sleapc_predictor_opts *o,

@@ -13,6 +13,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "layers/bottomup_common.h"
 #include "layers/exported.h"
 #include "layers/ops/grouping.h"
 
@@ -122,17 +123,9 @@ static sleapc_status ebu_run(sleapc_layer *l, const uint8_t *frames, int64_t b, 
     const sleapc_exported_stage *s = &e->stage;
     const int64_t N = e->n_nodes, E = e->n_edges;
     const sleapc_tensor *peaks, *vals, *mask, *scores, *cands;
-    sleapc_status st = sleapc__exported_stage_run(&e->stage, frames, b, c, h, w);
-    if (!st)
-        st = sleapc__exported_stage_output(s, "peaks", SLEAPC_DTYPE_F32, 4,
-                                           (int64_t[]){b, N, -1, 2}, &peaks);
-    const int64_t k = st ? 0 : peaks->shape[2];
-    if (!st)
-        st = sleapc__exported_stage_output(s, "peak_vals", SLEAPC_DTYPE_F32, 3,
-                                           (int64_t[]){b, N, k}, &vals);
-    if (!st)
-        st = sleapc__exported_stage_output(s, "peak_mask", SLEAPC_DTYPE_U8, 3,
-                                           (int64_t[]){b, N, k}, &mask);
+    int64_t k = 0;
+    sleapc_status st = sleapc__exported_stage_peaks(&e->stage, frames, b, c, h, w, N, &peaks,
+                                                    &vals, &mask, &k);
     if (!st)
         st = sleapc__exported_stage_output(s, "line_scores", SLEAPC_DTYPE_F32, 3,
                                            (int64_t[]){b, E, k * k}, &scores);
@@ -141,37 +134,21 @@ static sleapc_status ebu_run(sleapc_layer *l, const uint8_t *frames, int64_t b, 
                                            (int64_t[]){b, E, k * k}, &cands);
     if (!st)
         st = grow_peaks(e, N * k > 0 ? N * k : 1, E * k * k > 0 ? E * k * k : 1);
-    if (!st && b > e->frames_cap) {
-        for (int64_t f = 0; f < e->frames_cap; f++)
-            sleapc__grouping_result_free(&e->frames[f]);
-        sleapc__free(e->frames);
-        e->frames = sleapc__calloc((size_t)b, sizeof *e->frames);
-        e->frames_cap = e->frames ? b : 0;
-        if (!e->frames)
-            st = sleapc__fail(SLEAPC_ERR_NOMEM, "exported bottom-up: out of memory");
-    }
+    if (!st)
+        st = sleapc__bottomup_frames_reserve(&e->frames, &e->frames_cap, b, "exported bottom-up");
     for (int64_t f = 0; f < b && !st; f++)
         st = group_frame(e, f, k, peaks, vals, mask, scores, cands);
     if (st)
         return st;
-    int64_t slots = sleapc__grouping_n_slots(e->frames, b, e->max_instances);
-    st = sleapc__layer_outputs_reset(out, b, slots, N, 0);
-    if (st)
-        return st;
-    for (int64_t f = 0; f < b; f++)
-        out->eff_scale[f] = 1.0f;
-    out->has_instance_scores = true;
-    return sleapc__grouping_pack(e->frames, b, N, e->max_instances, slots, e->input_scale, NULL,
-                                 out->keypoints, out->peak_values, out->instance_scores);
+    return sleapc__bottomup_outputs(e->frames, b, N, e->max_instances, e->input_scale, 1.0f, false,
+                                    out);
 }
 
 static void ebu_destroy(sleapc_layer *l)
 {
     ebu_layer *e = l->impl;
     sleapc__exported_stage_free(&e->stage);
-    for (int64_t f = 0; f < e->frames_cap; f++)
-        sleapc__grouping_result_free(&e->frames[f]);
-    sleapc__free(e->frames);
+    sleapc__bottomup_frames_free(e->frames, e->frames_cap);
     sleapc__free(e->peaks);
     sleapc__free(e->vals);
     sleapc__free(e->chan);
@@ -204,22 +181,15 @@ sleapc_status sleapc__exported_bottomup_layer_create(const sleapc_model *m,
     e->max_instances = o->max_instances;
     e->gate = sleapc__exported_peak_gate(m);
     e->input_scale = (float)meta->input_scale;
-    e->group_opts = sleapc__grouping_opts_default();
-    e->group_opts.min_line_scores = o->min_line_scores;
-    e->group_opts.min_instance_peaks = o->min_instance_peaks;
-    e->group_opts.min_instance_peaks_is_fraction =
-        o->min_instance_peaks > 0 && o->min_instance_peaks < 1;
+    e->group_opts = sleapc__bottomup_grouping_opts(o);
     sleapc_status st = SLEAPC_OK;
     for (int i = 0; i < e->n_edges && !st; i++)
         if (e->edges[i][0] < 0 || e->edges[i][0] >= e->n_nodes || e->edges[i][1] < 0 ||
             e->edges[i][1] >= e->n_nodes)
             st = sleapc__fail(SLEAPC_ERR_FORMAT, "%s: edge %d names a node the skeleton lacks",
                               m->dir, i);
-    e->order = sleapc__malloc((size_t)(e->n_edges > 0 ? e->n_edges : 1) * sizeof(int));
-    if (!st && !e->order)
-        st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     if (!st)
-        st = sleapc__grouping_edge_order(e->edges, e->n_edges, e->n_nodes, e->order, &e->n_order);
+        st = sleapc__bottomup_edge_order(e->edges, e->n_edges, e->n_nodes, &e->order, &e->n_order);
     static const char *const outputs[] = {"peaks", "peak_vals", "peak_mask", "line_scores",
                                           "candidate_mask", NULL};
     if (!st)

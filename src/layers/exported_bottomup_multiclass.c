@@ -106,17 +106,9 @@ static sleapc_status ebmc_run(sleapc_layer *l, const uint8_t *frames, int64_t b,
     const sleapc_exported_stage *s = &e->stage;
     const int64_t N = e->n_nodes, C = e->n_classes;
     const sleapc_tensor *peaks, *vals, *mask, *cls;
-    sleapc_status st = sleapc__exported_stage_run(&e->stage, frames, b, c, h, w);
-    if (!st)
-        st = sleapc__exported_stage_output(s, "peaks", SLEAPC_DTYPE_F32, 4,
-                                           (int64_t[]){b, N, -1, 2}, &peaks);
-    const int64_t k = st ? 0 : peaks->shape[2];
-    if (!st)
-        st = sleapc__exported_stage_output(s, "peak_vals", SLEAPC_DTYPE_F32, 3,
-                                           (int64_t[]){b, N, k}, &vals);
-    if (!st)
-        st = sleapc__exported_stage_output(s, "peak_mask", SLEAPC_DTYPE_U8, 3,
-                                           (int64_t[]){b, N, k}, &mask);
+    int64_t k = 0;
+    sleapc_status st = sleapc__exported_stage_peaks(&e->stage, frames, b, c, h, w, N, &peaks,
+                                                    &vals, &mask, &k);
     if (!st)
         st = sleapc__exported_stage_output(s, "class_probs", SLEAPC_DTYPE_F32, 4,
                                            (int64_t[]){b, N, k, C}, &cls);

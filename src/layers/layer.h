@@ -6,7 +6,7 @@
 
 #include "layers/layer_outputs.h"
 #include "layers/ops/preprocess.h"
-#include "model/model.h"
+#include "model/model_impl.h"
 #include "sleapc/predictor.h"
 
 typedef struct sleapc_layer sleapc_layer;

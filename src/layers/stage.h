@@ -9,7 +9,7 @@
 #include "backends/backend.h"
 #include "layers/ops/preprocess.h"
 #include "layers/ops/preprocess_tf.h"
-#include "model/model.h"
+#include "model/model_impl.h"
 #include "sleapc/predictor.h"
 
 typedef struct sleapc_stage {

@@ -2,8 +2,8 @@
 
 #include <string.h>
 
+#include "core/dtype.h"
 #include "core/error.h"
-#include "core/tensor.h"
 
 sleapc_status sleapc__graph_input_check(const sleapc_tensor *x, int in_channels)
 {

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "model/model.h"
+#include "model/model_impl.h"
 
 /* A folder without best.ckpt that holds model_raw.onnx or model.onnx. */
 bool sleapc__model_is_export(const char *dir);

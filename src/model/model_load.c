@@ -7,8 +7,8 @@
 #include "core/error.h"
 #include "io/ckpt/ckpt.h"
 #include "io/ckpt/keras_h5.h"
-#include "model/model.h"
 #include "model/model_export.h"
+#include "model/model_impl.h"
 
 static bool file_exists(const char *path)
 {

@@ -8,7 +8,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
-#include "model/model.h"
+#include "model/model_impl.h"
 #include "model/weights_random.h"
 #include "sleapc/model.h"
 

@@ -1,6 +1,6 @@
 /* A model's skeleton as instances use it: the config's skeleton, else the
  * heads' part names. */
-#include "model/model.h"
+#include "model/model_impl.h"
 
 const char *sleapc__model_skeleton_name(const sleapc_model *m)
 {

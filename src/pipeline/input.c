@@ -5,9 +5,11 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "io/slp/slp_images.h"
 #include "io/slp/slp_read.h"
 #include "io/video/frame_source.h"
-#include "pipeline/input.h"
+#include "pipeline/frame_layout.h"
+#include "pipeline/input_impl.h"
 #include "pipeline/predict_stream.h"
 
 struct sleapc_input {
@@ -20,6 +22,7 @@ struct sleapc_input {
     int64_t *defaults;
     int64_t n_defaults;
     char *record_name;           /* the filename a predictions file records */
+    uint8_t *decoded;            /* one frame as the frame source decodes it (h, w, c) */
 };
 
 static bool has_ext(const char *path, const char *ext)
@@ -37,6 +40,7 @@ void sleapc__input_close(sleapc_input *in)
     sleapc__image_decoder_destroy(in->dec);
     sleapc__free(in->defaults);
     sleapc__free(in->record_name);
+    sleapc__aligned_free(in->decoded);
     sleapc__free(in->path);
     sleapc__free(in);
 }
@@ -90,25 +94,8 @@ static sleapc_status open_labels(sleapc_input *in, int video_index)
         st = sleapc__image_decoder_create(&in->dec);
         if (st)
             return st;
-        if (v->n_embedded < 1)
-            return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: video %d has no embedded images", in->path,
-                                video_index);
-        const uint8_t *bytes;
-        size_t n;
-        st = sleapc__slp_embedded_frame(r, video_index, v->frame_numbers[0], &bytes, &n, NULL);
-        sleapc_decoded_image img;
-        if (!st)
-            st = sleapc__image_decoder_decode(in->dec, bytes, n, in->path, &img);
-        if (st)
-            return st;
-        in->height = img.height;
-        in->width = img.width;
-        in->channels = img.gray_format ? 1 : 3;
-        int64_t last = 0;
-        for (int64_t k = 0; k < v->n_embedded; k++)
-            last = v->frame_numbers[k] > last ? v->frame_numbers[k] : last;
-        in->n_frames = v->n_frames > last ? v->n_frames : last + 1;
-        return SLEAPC_OK;
+        return sleapc__slp_embedded_shape(r, video_index, in->dec, "", &in->height, &in->width,
+                                          &in->channels, &in->n_frames);
     }
     char *file = NULL;
     st = sleapc__slp_video_path(r, video_index, &file);
@@ -141,7 +128,10 @@ sleapc_status sleapc__input_open(const char *path, int video_index, sleapc_input
         in->height = in->src->height;
         in->width = in->src->width;
         in->channels = in->src->channels;
-        if (!in->labels) {
+        in->decoded = sleapc__aligned_alloc((size_t)(in->height * in->width * in->channels));
+        if (!in->decoded)
+            st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+        if (!st && !in->labels) {
             in->defaults = sleapc__malloc((size_t)in->n_frames * sizeof(int64_t));
             if (!in->defaults)
                 st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
@@ -190,27 +180,18 @@ static sleapc_status input_read(void *ctx, int64_t idx, uint8_t *dst)
     if (idx < 0 || idx >= in->n_frames)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s: frame %lld is beyond the end (%lld frames)",
                             in->path, (long long)idx, (long long)in->n_frames);
-    if (in->src)
-        return sleapc__frame_source_read(in->src, idx, dst);
-    const uint8_t *bytes;
-    size_t n;
+    if (in->src) {
+        sleapc_status st = sleapc__frame_source_read(in->src, idx, in->decoded);
+        if (!st)
+            sleapc__frame_to_chw(in->decoded, in->height, in->width, in->channels, dst);
+        return st;
+    }
     sleapc_decoded_image img;
-    sleapc_status st = sleapc__slp_embedded_frame(in->labels, in->video, idx, &bytes, &n, NULL);
-    if (!st)
-        st = sleapc__image_decoder_decode(in->dec, bytes, n, in->path, &img);
+    sleapc_status st = sleapc__slp_embedded_decode(in->labels, in->video, idx, in->dec, "",
+                                                   in->height, in->width, &img);
     if (st)
         return st;
-    if (img.height != in->height || img.width != in->width)
-        return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: embedded frame %lld is %lldx%lld, not %lldx%lld",
-                            in->path, (long long)idx, (long long)img.height, (long long)img.width,
-                            (long long)in->height, (long long)in->width);
-    size_t px = (size_t)(in->height * in->width);
-    if (in->channels == 3) {
-        memcpy(dst, img.rgb, px * 3);
-    } else {
-        for (size_t k = 0; k < px; k++)
-            dst[k] = img.rgb[3 * k];
-    }
+    sleapc__frame_rgb_to_chw(img.rgb, in->height, in->width, in->channels, dst);
     return SLEAPC_OK;
 }
 

@@ -1,14 +1,14 @@
 /* Prediction over frames the caller holds in memory: the overlapped loop with
- * a reader that copies from the array. */
-#include <string.h>
-
+ * a reader that copies each frame from the array into the network's layout. */
 #include "core/alloc.h"
 #include "core/error.h"
+#include "pipeline/frame_layout.h"
 #include "pipeline/predict_stream.h"
 
 typedef struct array_ctx {
     const uint8_t *data;
     int64_t n;
+    int64_t h, w, c;
     size_t frame_bytes;
 } array_ctx;
 
@@ -18,7 +18,7 @@ static sleapc_status array_read(void *ctx, int64_t idx, uint8_t *dst)
     if (idx < 0 || idx >= a->n)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "frame %lld is beyond the last frame (%lld frames)",
                             (long long)idx, (long long)a->n);
-    memcpy(dst, a->data + (size_t)idx * a->frame_bytes, a->frame_bytes);
+    sleapc__frame_to_chw(a->data + (size_t)idx * a->frame_bytes, a->h, a->w, a->c, dst);
     return SLEAPC_OK;
 }
 
@@ -44,7 +44,7 @@ sleapc_status sleapc__predict_array(sleapc_predictor *p, const sleapc_tensor *fr
                              .channels = frames->ndim == 2 ? 1 : s[off + 2]};
     if (n < 1 || r.height < 1 || r.width < 1 || r.channels < 1)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predict: empty frames");
-    array_ctx ctx = {.data = frames->data, .n = n,
+    array_ctx ctx = {.data = frames->data, .n = n, .h = r.height, .w = r.width, .c = r.channels,
                      .frame_bytes = (size_t)(r.height * r.width * r.channels)};
     r.ctx = &ctx;
     r.read = array_read;

@@ -7,11 +7,11 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/thread.h"
-#include "pipeline/predictor.h"
-#include "pipeline/writer.h"
+#include "pipeline/predictor_impl.h"
+#include "pipeline/writer_impl.h"
 
 typedef struct batch_slot {
-    uint8_t *pixels;      /* (batch, h, w, c) */
+    uint8_t *pixels;      /* (batch, c, h, w): the network's input layout */
     int64_t *indices;     /* frame index of each */
     int64_t n;            /* frames filled */
 } batch_slot;
@@ -102,7 +102,7 @@ sleapc_status sleapc__predict_stream(sleapc_predictor *p, const sleapc_frame_rea
     void *item;
     while (!st && sleapc__queue_pop(s.full_q, &item)) {
         batch_slot *slot = item;
-        st = sleapc__predictor_run(p, slot->pixels, slot->n, reader->height, reader->width,
+        st = sleapc__predictor_run(p, slot->pixels, true, slot->n, reader->height, reader->width,
                                    reader->channels);
         if (!st && w)
             st = sleapc__writer_add(w, p, o.video, slot->indices);

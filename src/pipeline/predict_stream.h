@@ -8,7 +8,9 @@
 
 #include "sleapc/pipeline.h"
 
-/* Where frames come from: read frame idx as (h, w, c) uint8 into dst. */
+/* Where frames come from: read frame idx into dst as (c, h, w) uint8, the
+ * network's input layout, so a frame is copied once between its source and
+ * the network (frame_layout.h). */
 typedef struct sleapc_frame_reader {
     void *ctx;
     sleapc_status (*read)(void *ctx, int64_t idx, uint8_t *dst);

@@ -7,7 +7,8 @@
 #include "backends/backend.h"
 #include "core/alloc.h"
 #include "core/error.h"
-#include "pipeline/predictor.h"
+#include "pipeline/frame_layout.h"
+#include "pipeline/predictor_impl.h"
 
 sleapc_predictor_opts sleapc__predictor_opts_default(void)
 {
@@ -101,6 +102,7 @@ sleapc_status sleapc__predictor_create(const char *const *model_paths, int n_mod
     p->n_nodes = sleapc__model_n_nodes(p->pose);
     if (p->pose->cfg.model_type == SLEAPC_MODEL_TYPE_CENTROID && p->n_nodes < 1)
         p->n_nodes = 1;
+    p->results.n_nodes = (int)p->n_nodes;
     *out = p;
     return SLEAPC_OK;
 }
@@ -114,10 +116,7 @@ void sleapc__predictor_destroy(sleapc_predictor *p)
         sleapc__model_destroy(p->models[i]);
     sleapc__layer_outputs_free(&p->outputs);
     sleapc__aligned_free(p->batch);
-    sleapc__free(p->frame_first);
-    sleapc__free(p->insts);
-    sleapc__free(p->points);
-    sleapc__free(p->point_scores);
+    sleapc__predictions_free(&p->results);
     sleapc__free(p);
 }
 
@@ -189,7 +188,7 @@ int sleapc__predictor_batch_size(const sleapc_predictor *p)
     return p->opts.batch_size;
 }
 
-sleapc_status sleapc__predictor_run(sleapc_predictor *p, const uint8_t *frames, int64_t n,
+sleapc_status sleapc__predictor_run(sleapc_predictor *p, const uint8_t *frames, bool chw, int64_t n,
                                     int64_t h, int64_t w, int64_t c)
 {
     if (n < 1 || h < 1 || w < 1)
@@ -202,15 +201,15 @@ sleapc_status sleapc__predictor_run(sleapc_predictor *p, const uint8_t *frames, 
     if (h > 65536 || w > 65536)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predict: frame size %lldx%lld is too large",
                             (long long)h, (long long)w);
-    p->n_frames = 0;
-    p->n_insts = 0;
+    p->results.n_frames = 0;
+    p->results.n_insts = 0;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int64_t net0 = sleapc__backend_forward_ns();
     int64_t bs = p->opts.batch_size;
     size_t frame_px = (size_t)(h * w * c);
     size_t need = frame_px * (size_t)(bs < n ? bs : n);
-    if (need > p->batch_cap) {
+    if (!chw && need > p->batch_cap) {
         sleapc__aligned_free(p->batch);
         p->batch = sleapc__aligned_alloc(need);
         p->batch_cap = p->batch ? need : 0;
@@ -220,16 +219,14 @@ sleapc_status sleapc__predictor_run(sleapc_predictor *p, const uint8_t *frames, 
     const uint8_t *src = frames;
     for (int64_t start = 0; start < n; start += bs) {
         int64_t b = n - start < bs ? n - start : bs;
-        /* (b, H, W, C) -> (b, C, H, W), as sleap-nn's _to_4d_tensor permutes. */
-        for (int64_t k = 0; k < b; k++) {
-            const uint8_t *f = src + (size_t)(start + k) * frame_px;
-            uint8_t *d = p->batch + (size_t)k * frame_px;
-            for (int64_t y = 0; y < h; y++)
-                for (int64_t x = 0; x < w; x++)
-                    for (int64_t ch = 0; ch < c; ch++)
-                        d[(ch * h + y) * w + x] = f[(y * w + x) * c + ch];
+        const uint8_t *batch = src + (size_t)start * frame_px;
+        if (!chw) {
+            for (int64_t k = 0; k < b; k++)
+                sleapc__frame_to_chw(src + (size_t)(start + k) * frame_px, h, w, c,
+                                     p->batch + (size_t)k * frame_px);
+            batch = p->batch;
         }
-        sleapc_status st = p->layer->ops->run(p->layer, p->batch, b, c, h, w, &p->outputs);
+        sleapc_status st = p->layer->ops->run(p->layer, batch, b, c, h, w, &p->outputs);
         if (!st)
             st = sleapc__predictor_pack(p, &p->outputs);
         if (st)
@@ -254,14 +251,14 @@ void sleapc__predictor_reset_stats(sleapc_predictor *p)
 
 int sleapc__predictor_n_frames(const sleapc_predictor *p)
 {
-    return (int)p->n_frames;
+    return (int)p->results.n_frames;
 }
 
 int sleapc__predictor_n_instances(const sleapc_predictor *p, int frame)
 {
-    if (frame < 0 || frame >= p->n_frames)
+    if (frame < 0 || frame >= p->results.n_frames)
         return 0;
-    return (int)(p->frame_first[frame + 1] - p->frame_first[frame]);
+    return (int)p->results.frames[frame].n;
 }
 
 sleapc_status sleapc__predictor_instance(const sleapc_predictor *p, int frame, int i,
@@ -270,10 +267,10 @@ sleapc_status sleapc__predictor_instance(const sleapc_predictor *p, int frame, i
     if (i < 0 || i >= sleapc__predictor_n_instances(p, frame))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predictor instance %d of frame %d: no such instance",
                             i, frame);
-    const packed_instance *ins = &p->insts[p->frame_first[frame] + i];
-    int64_t idx = p->frame_first[frame] + i;
-    out->points = p->points + idx * p->n_nodes * 2;
-    out->point_scores = p->point_scores + idx * p->n_nodes;
+    int64_t idx = p->results.frames[frame].first + i;
+    const sleapc_pred_instance *ins = &p->results.insts[idx];
+    out->points = p->results.points + idx * p->n_nodes * 2;
+    out->point_scores = p->results.point_scores + idx * p->n_nodes;
     out->score = ins->score;
     out->track = ins->track;
     out->tracking_score = ins->tracking_score;

@@ -4,43 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/alloc.h"
 #include "core/error.h"
-#include "pipeline/predictor.h"
-
-static sleapc_status reserve(sleapc_predictor *p, int64_t n_frames, int64_t n_insts)
-{
-    if ((size_t)n_frames + 1 > p->frame_cap) {
-        size_t cap = p->frame_cap ? p->frame_cap : 64;
-        while (cap < (size_t)n_frames + 1)
-            cap *= 2;
-        int64_t *f = sleapc__realloc(p->frame_first, cap * sizeof *f);
-        if (!f)
-            return sleapc__fail(SLEAPC_ERR_NOMEM, "predict: out of memory");
-        p->frame_first = f;
-        p->frame_cap = cap;
-    }
-    if ((size_t)n_insts > p->inst_cap) {
-        size_t cap = p->inst_cap ? p->inst_cap : 64;
-        while (cap < (size_t)n_insts)
-            cap *= 2;
-        packed_instance *ins = sleapc__realloc(p->insts, cap * sizeof *ins);
-        if (!ins)
-            return sleapc__fail(SLEAPC_ERR_NOMEM, "predict: out of memory");
-        p->insts = ins;
-        p->inst_cap = cap;
-        size_t nn = (size_t)(p->n_nodes > 0 ? p->n_nodes : 1);
-        float *pts = sleapc__realloc(p->points, cap * nn * 2 * sizeof *pts);
-        if (pts)
-            p->points = pts;
-        float *sc = pts ? sleapc__realloc(p->point_scores, cap * nn * sizeof *sc) : NULL;
-        if (sc)
-            p->point_scores = sc;
-        if (!pts || !sc)
-            return sleapc__fail(SLEAPC_ERR_NOMEM, "predict: out of memory");
-    }
-    return SLEAPC_OK;
-}
+#include "pipeline/predictor_impl.h"
 
 sleapc_status sleapc__predictor_pack(sleapc_predictor *p, const sleapc_layer_outputs *o)
 {
@@ -48,11 +13,15 @@ sleapc_status sleapc__predictor_pack(sleapc_predictor *p, const sleapc_layer_out
     if (N != p->n_nodes)
         return sleapc__fail(SLEAPC_ERR_STATE, "predict: layer gave %lld nodes, skeleton has %lld",
                             (long long)N, (long long)p->n_nodes);
-    sleapc_status st = reserve(p, p->n_frames + o->n_frames, p->n_insts + o->n_frames * I);
+    sleapc_predictions *r = &p->results;
+    sleapc_status st = sleapc__results_reserve(r, r->n_frames + o->n_frames,
+                                               r->n_insts + o->n_frames * I);
     if (st)
-        return st;
+        return sleapc__fail(st, "predict: out of memory");
     for (int64_t b = 0; b < o->n_frames; b++) {
-        p->frame_first[p->n_frames] = p->n_insts;
+        sleapc_pred_frame *f = &r->frames[r->n_frames];
+        memset(f, 0, sizeof *f);
+        f->first = r->n_insts;
         for (int64_t i = 0; i < I; i++) {
             int64_t slot = b * I + i;
             const float *kp = o->keypoints + slot * N * 2;
@@ -62,10 +31,10 @@ sleapc_status sleapc__predictor_pack(sleapc_predictor *p, const sleapc_layer_out
                 any = !isnan(kp[k]);
             if (!any)
                 continue;
-            packed_instance *ins = &p->insts[p->n_insts];
+            sleapc_pred_instance *ins = &r->insts[r->n_insts];
             memset(ins, 0, sizeof *ins);
-            memcpy(p->points + p->n_insts * N * 2, kp, (size_t)N * 2 * sizeof(float));
-            memcpy(p->point_scores + p->n_insts * N, pv, (size_t)N * sizeof(float));
+            memcpy(r->points + r->n_insts * N * 2, kp, (size_t)N * 2 * sizeof(float));
+            memcpy(r->point_scores + r->n_insts * N, pv, (size_t)N * sizeof(float));
             if (o->has_instance_scores) {
                 ins->score = o->instance_scores[slot];
             } else {
@@ -77,16 +46,17 @@ sleapc_status sleapc__predictor_pack(sleapc_predictor *p, const sleapc_layer_out
             }
             ins->track = o->has_classes ? o->class_inds[slot] : -1;
             ins->tracking_score = o->has_classes ? o->tracking_scores[slot] : NAN;
+            ins->class_index = -1;
             if (o->has_centroids) {
                 ins->has_centroid = true;
                 ins->centroid[0] = o->centroids[slot * 2];
                 ins->centroid[1] = o->centroids[slot * 2 + 1];
                 ins->centroid_score = o->centroid_values[slot];
             }
-            p->n_insts++;
+            r->n_insts++;
         }
-        p->n_frames++;
+        f->n = r->n_insts - f->first;
+        r->n_frames++;
     }
-    p->frame_first[p->n_frames] = p->n_insts;
     return SLEAPC_OK;
 }

@@ -9,10 +9,10 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/results.h"
-#include "pipeline/predictor.h"
+#include "pipeline/predictor_impl.h"
 #include "pipeline/tracking/predictions_track.h"
 #include "pipeline/tracking/tracking_config.h"
-#include "pipeline/writer.h"
+#include "pipeline/writer_impl.h"
 
 /* Formats by extension; see sleapc_writer_open (include/sleapc/writer.h). */
 typedef enum writer_format { FORMAT_JSON, FORMAT_SLP, FORMAT_ANALYSIS_H5, FORMAT_CSV } writer_format;
@@ -161,88 +161,45 @@ sleapc_status sleapc__writer_open(const char *path, const sleapc_predictor *p,
     return SLEAPC_OK;
 }
 
-static sleapc_status grow(sleapc_predictions *pr, int64_t frames, int64_t insts)
-{
-    if (frames > pr->frames_cap) {
-        int64_t cap = pr->frames_cap ? pr->frames_cap : 256;
-        while (cap < frames)
-            cap *= 2;
-        sleapc_pred_frame *f = sleapc__realloc(pr->frames, (size_t)cap * sizeof *f);
-        if (!f)
-            return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
-        pr->frames = f;
-        pr->frames_cap = cap;
-    }
-    if (insts > pr->insts_cap) {
-        int64_t cap = pr->insts_cap ? pr->insts_cap : 256;
-        while (cap < insts)
-            cap *= 2;
-        size_t nn = (size_t)(pr->n_nodes > 0 ? pr->n_nodes : 1);
-        sleapc_pred_instance *in = sleapc__realloc(pr->insts, (size_t)cap * sizeof *in);
-        if (in)
-            pr->insts = in;
-        float *pts = in ? sleapc__realloc(pr->points, (size_t)cap * nn * 2 * sizeof(float)) : NULL;
-        if (pts)
-            pr->points = pts;
-        float *sc = pts ? sleapc__realloc(pr->point_scores, (size_t)cap * nn * sizeof(float)) : NULL;
-        if (sc)
-            pr->point_scores = sc;
-        if (!sc)
-            return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
-        pr->insts_cap = cap;
-    }
-    return SLEAPC_OK;
-}
-
 sleapc_status sleapc__writer_add(sleapc_writer *w, const sleapc_predictor *p, int video,
                                  const int64_t *frame_indices)
 {
     if (video < 0 || video >= w->pr.n_videos)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "writer add: bad arguments");
     sleapc_predictions *pr = &w->pr;
-    if (sleapc__predictor_n_nodes(p) != w->src_nodes)
+    if (!w->collapse) {
+        if (p->results.n_nodes != w->pr.n_nodes)
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "writer add: predictor skeleton differs");
+        return sleapc__results_append(&w->pr, &p->results, video, frame_indices);
+    }
+    /* Centroid-only: each instance's one point (the anchor node's, the one
+     * set) as the node "centroid". */
+    const sleapc_predictions *src = &p->results;
+    if (src->n_nodes != w->src_nodes)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "writer add: predictor skeleton differs");
-    int n_frames = sleapc__predictor_n_frames(p);
-    int64_t n_new = 0;
-    for (int k = 0; k < n_frames; k++)
-        n_new += sleapc__predictor_n_instances(p, k);
-    sleapc_status st = grow(pr, pr->n_frames + n_frames, pr->n_insts + n_new);
+    int64_t base = pr->n_insts;
+    sleapc_status st = sleapc__results_reserve(pr, pr->n_frames + src->n_frames,
+                                               base + src->n_insts);
     if (st)
         return st;
-    int64_t N = pr->n_nodes;
-    for (int k = 0; k < n_frames; k++) {
+    for (int64_t k = 0; k < src->n_frames; k++) {
         sleapc_pred_frame *f = &pr->frames[pr->n_frames++];
         f->video = video;
         f->frame_idx = frame_indices[k];
-        f->first = pr->n_insts;
-        f->n = sleapc__predictor_n_instances(p, k);
-        for (int i = 0; i < f->n; i++) {
-            sleapc_instance in;
-            sleapc__predictor_instance(p, k, i, &in);
-            sleapc_pred_instance *d = &pr->insts[pr->n_insts];
-            d->score = in.score;
-            d->track = in.track;
-            d->tracking_score = in.tracking_score;
-            d->has_centroid = in.has_centroid;
-            d->centroid[0] = in.centroid[0];
-            d->centroid[1] = in.centroid[1];
-            d->centroid_score = in.centroid_score;
-            d->class_index = pr->multiclass ? in.track : -1;
-            if (w->collapse) {
-                /* The centroid is the one point set (the anchor node's). */
-                int j = 0;
-                while (j < w->src_nodes - 1 && isnan(in.points[2 * j]))
-                    j++;
-                memcpy(pr->points + pr->n_insts * 2, in.points + 2 * j, 2 * sizeof(float));
-                pr->point_scores[pr->n_insts] = in.point_scores[j];
-            } else {
-                memcpy(pr->points + pr->n_insts * N * 2, in.points, (size_t)N * 2 * sizeof(float));
-                memcpy(pr->point_scores + pr->n_insts * N, in.point_scores,
-                       (size_t)N * sizeof(float));
-            }
-            pr->n_insts++;
-        }
+        f->first = base + src->frames[k].first;
+        f->n = src->frames[k].n;
     }
+    for (int64_t i = 0; i < src->n_insts; i++) {
+        const float *pts = src->points + i * src->n_nodes * 2;
+        int j = 0;
+        while (j < src->n_nodes - 1 && isnan(pts[2 * j]))
+            j++;
+        pr->insts[base + i] = src->insts[i];
+        pr->insts[base + i].class_index = pr->multiclass ? src->insts[i].track : -1;
+        memcpy(pr->points + (base + i) * 2, pts + 2 * j, 2 * sizeof(float));
+        pr->point_scores[base + i] = src->point_scores[i * src->n_nodes + j];
+    }
+    pr->n_insts += src->n_insts;
     return SLEAPC_OK;
 }
 

@@ -25,8 +25,8 @@
 
 #include "backends/backend.h"
 #include "backends/bf16_policy.h"
-#include "io/npy/npy.h"
-#include "model/model.h"
+#include "io/npy/npy_file.h"
+#include "model/model_impl.h"
 #include "test_util.h"
 
 #define BF16_MIN_ROUNDING (1.0 / 2048)

@@ -25,8 +25,8 @@
 #include "backends/backend.h"
 #include "backends/sigmoid.h"
 #include "core/alloc.h"
-#include "io/npy/npy.h"
-#include "model/model.h"
+#include "io/npy/npy_file.h"
+#include "model/model_impl.h"
 #include "test_util.h"
 
 #define REL_L2_TOL 1e-5

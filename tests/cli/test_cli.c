@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/npy/npy.h"
+#include "io/npy/npy_file.h"
 #include "test_util.h"
 
 

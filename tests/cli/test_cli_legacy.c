@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/npy/npy.h"
+#include "io/npy/npy_file.h"
 #include "sleapc/model.h"
 #include "test_util.h"
 

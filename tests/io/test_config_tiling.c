@@ -14,7 +14,7 @@
 
 #include "core/alloc.h"
 #include "io/config/model_config.h"
-#include "pipeline/predictor.h"
+#include "pipeline/predictor_impl.h"
 #include "test_util.h"
 
 #define GRAY "sleap-nn-assets/tiled/tiled_unet_si_gray"

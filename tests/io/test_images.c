@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "core/alloc.h"
-#include "io/npy/npy.h"
+#include "io/npy/npy_file.h"
 #include "sleapc/video.h"
 #include "test_util.h"
 

@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/alloc.h"
-#include "io/npy/npy.h"
+#include "io/npy/npy_file.h"
 #include "test_util.h"
 
 static const char *tmp_path(const char *name)

@@ -9,7 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/alloc.h"
-#include "io/npy/npy.h"
+#include "io/npy/npy_file.h"
 #include "io/video/frame_source.h"
 #include "sleapc/video.h"
 #include "test_util.h"

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "core/alloc.h"
-#include "io/npy/npy.h"
+#include "io/npy/npy_file.h"
 #include "layers/ops/preprocess.h"
 #include "test_util.h"
 

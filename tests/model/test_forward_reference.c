@@ -26,8 +26,8 @@
 #include <string.h>
 
 #include "backends/backend.h"
-#include "io/npy/npy.h"
-#include "model/model.h"
+#include "io/npy/npy_file.h"
+#include "model/model_impl.h"
 #include "test_util.h"
 
 #define REL_L2_TOL 1e-4

@@ -16,7 +16,7 @@
 #include "backends/backend.h"
 #include "core/alloc.h"
 #include "io/h5/h5_file.h"
-#include "model/model.h"
+#include "model/model_impl.h"
 #include "test_util.h"
 
 #define ABS_TOL 1e-4

@@ -10,7 +10,7 @@
 
 #include "core/alloc.h"
 #include "io/h5/h5_file.h"
-#include "model/model.h"
+#include "model/model_impl.h"
 #include "sleapc/model.h"
 #include "test_util.h"
 

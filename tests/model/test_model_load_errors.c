@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 
 #include "core/alloc.h"
-#include "model/model.h"
+#include "model/model_impl.h"
 #include "sleapc/model.h"
 #include "test_util.h"
 

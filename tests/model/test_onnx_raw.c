@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 
 #include "backends/backend.h"
-#include "io/npy/npy.h"
-#include "model/model.h"
+#include "io/npy/npy_file.h"
+#include "model/model_impl.h"
 #include "test_util.h"
 
 #define REL_L2_VS_CKPT 1e-5

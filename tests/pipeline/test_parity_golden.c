@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "io/h5/h5_file.h"
-#include "pipeline/predictor.h"
+#include "pipeline/predictor_impl.h"
 #include "sleapc/video.h"
 #include "test_util.h"
 

@@ -28,7 +28,7 @@
 #include <math.h>
 
 #include "../layers/ops_ref_cases.h"
-#include "pipeline/predictor.h"
+#include "pipeline/predictor_impl.h"
 
 #define PX_TOL 0.02
 #define REL_TOL 1e-4

@@ -24,7 +24,7 @@
 #include "../layers/ops_ref_cases.h"
 #include "backends/backend.h"
 #include "layers/tiled.h"
-#include "pipeline/predictor.h"
+#include "pipeline/predictor_impl.h"
 
 #define PX_TOL 0.02
 #define REL_TOL 1e-4

@@ -7,8 +7,8 @@
 #include "backends/onnx/onnxrt_backend.h"
 #include "backends/onnx/onnxrt_impl.h"
 #include "core/alloc.h"
+#include "core/dtype.h"
 #include "core/error.h"
-#include "core/tensor.h"
 
 static sleapc_status baked_forward(sleapc_backend *be, const sleapc_tensor *x,
                                    sleapc_tensor_map *out)

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/dtype.h"
 #include "core/error.h"
-#include "core/tensor.h"
-#include "io/npy/npy.h"
+#include "io/npy/npy_file.h"
 #include "io/video/frame_source.h"
 
 typedef struct npy_frames {

@@ -7,6 +7,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "io/slp/slp_images.h"
 #include "io/slp/slp_read.h"
 #include "io/video/frame_source.h"
 #include "io/video/video_encode.h"
@@ -124,27 +125,11 @@ static sleapc_status open_frames(job *j, const char *video_path)
     const sleapc_slp_video *v = &r->videos[j->video];
     sleapc_status st;
     if (!video_path && v->embedded) {
-        if (v->n_embedded < 1)
-            return sleapc__fail(SLEAPC_ERR_FORMAT, "render: %s: video %d has no embedded images",
-                                r->path, j->video);
         st = sleapc__image_decoder_create(&j->dec);
-        const uint8_t *bytes;
-        size_t n;
-        sleapc_decoded_image img;
-        if (!st)
-            st = sleapc__slp_embedded_frame(r, j->video, v->frame_numbers[0], &bytes, &n, NULL);
-        if (!st)
-            st = sleapc__image_decoder_decode(j->dec, bytes, n, r->path, &img);
         if (st)
             return st;
-        j->height = img.height;
-        j->width = img.width;
-        j->channels = img.gray_format ? 1 : 3;
-        int64_t last = 0;
-        for (int64_t k = 0; k < v->n_embedded; k++)
-            last = v->frame_numbers[k] > last ? v->frame_numbers[k] : last;
-        j->n_frames = v->n_frames > last ? v->n_frames : last + 1;
-        return SLEAPC_OK;
+        return sleapc__slp_embedded_shape(r, j->video, j->dec, "render: ", &j->height, &j->width,
+                                          &j->channels, &j->n_frames);
     }
     if (video_path) {
         if (!(j->video_file = sleapc__strdup(video_path)))
@@ -166,20 +151,11 @@ static sleapc_status read_frame(job *j, int64_t idx)
 {
     if (j->src)
         return sleapc__frame_source_read(j->src, idx, j->pixels);
-    const uint8_t *bytes;
-    size_t n;
     sleapc_decoded_image img;
-    sleapc_status st = sleapc__slp_embedded_frame(j->labels, j->video, idx, &bytes, &n, NULL);
-    if (!st)
-        st = sleapc__image_decoder_decode(j->dec, bytes, n, j->labels->path, &img);
+    sleapc_status st = sleapc__slp_embedded_decode(j->labels, j->video, idx, j->dec, "render: ",
+                                                   j->height, j->width, &img);
     if (st)
         return st;
-    if (img.height != j->height || img.width != j->width)
-        return sleapc__fail(SLEAPC_ERR_FORMAT,
-                            "render: %s: embedded frame %lld is %lldx%lld, not "
-                            "%lldx%lld",
-                            j->labels->path, (long long)idx, (long long)img.height,
-                            (long long)img.width, (long long)j->height, (long long)j->width);
     sleapc__frame_rgb_to_channels(img.rgb, (size_t)(j->height * j->width), j->channels, j->pixels);
     return SLEAPC_OK;
 }

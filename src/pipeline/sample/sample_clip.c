@@ -9,7 +9,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
-#include "io/npy/npy.h"
+#include "io/npy/npy_file.h"
 #include "pipeline/sample/sample_internal.h"
 
 #define N_NODES 3

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "core/tensor_map.h"
-#include "io/npy/npy.h"
+#include "io/npy/npy_file.h"
 #include "test_util.h"
 
 #define ORT_COORD_TOL 1e-3

@@ -9,7 +9,7 @@
 
 #include "backends/onnx/onnxrt.h"
 #include "core/alloc.h"
-#include "io/npy/npy.h"
+#include "io/npy/npy_file.h"
 #include "io/onnx/onnx_read.h"
 #include "io/onnx_pb_writer.h"
 #include "test_util.h"

@@ -18,7 +18,7 @@
 #include "backends/onnx/onnxrt.h"
 #include "backends/onnx/onnxrt_impl.h"
 #include "core/alloc.h"
-#include "io/npy/npy.h"
+#include "io/npy/npy_file.h"
 #include "io/onnx/onnx_read.h"
 #include "test_util.h"
 

@@ -1,6 +1,6 @@
 /* NumPy .npy v1.0/v2.0 files: C order, little-endian. */
-#ifndef SLEAPC_IO_NPY_H
-#define SLEAPC_IO_NPY_H
+#ifndef SLEAPC_IO_NPY_FILE_H
+#define SLEAPC_IO_NPY_FILE_H
 
 #include "sleapc/tensor.h"
 

@@ -1,6 +1,6 @@
 /* A loaded model: its config, its weights and the graph built from them. */
-#ifndef SLEAPC_MODEL_MODEL_H
-#define SLEAPC_MODEL_MODEL_H
+#ifndef SLEAPC_MODEL_MODEL_IMPL_H
+#define SLEAPC_MODEL_MODEL_IMPL_H
 
 #include "core/weights.h"
 #include "io/config/export_meta.h"

@@ -1,7 +1,7 @@
 /* The frames of one input (a video, an image folder, a labels file) and the
  * prediction run over them. */
-#ifndef SLEAPC_PIPELINE_INPUT_H
-#define SLEAPC_PIPELINE_INPUT_H
+#ifndef SLEAPC_PIPELINE_INPUT_IMPL_H
+#define SLEAPC_PIPELINE_INPUT_IMPL_H
 
 #include "sleapc/input.h"
 

@@ -1,4 +1,4 @@
-#include "core/tensor.h"
+#include "core/dtype.h"
 
 size_t sleapc__dtype_size(sleapc_dtype dtype)
 {

@@ -1,7 +1,7 @@
 /* The writer: predictions gathered batch by batch, written in one of the
  * formats of io/ when closed. */
-#ifndef SLEAPC_PIPELINE_WRITER_H
-#define SLEAPC_PIPELINE_WRITER_H
+#ifndef SLEAPC_PIPELINE_WRITER_IMPL_H
+#define SLEAPC_PIPELINE_WRITER_IMPL_H
 
 #include "sleapc/tracking.h"
 #include "sleapc/writer.h"

@@ -1,7 +1,7 @@
 /* NumPy .npy files (numpy/lib/format.py): magic "\x93NUMPY", version, header
  * length, then a Python dict literal with 'descr', 'fortran_order' and
  * 'shape', padded with spaces and ended by '\n'; the raw C-order data follows. */
-#include "io/npy/npy.h"
+#include "io/npy/npy_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,8 +14,8 @@
 
 #include "core/alloc.h"
 #include "core/atomic_file.h"
+#include "core/dtype.h"
 #include "core/error.h"
-#include "core/tensor.h"
 
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAGIC_LEN 6

@@ -1,19 +1,11 @@
 /* The predictor: models + layer + batching + packaging of instances (sleap-nn
  * inference/predictor.py and outputs.py). */
-#ifndef SLEAPC_PIPELINE_PREDICTOR_H
-#define SLEAPC_PIPELINE_PREDICTOR_H
+#ifndef SLEAPC_PIPELINE_PREDICTOR_IMPL_H
+#define SLEAPC_PIPELINE_PREDICTOR_IMPL_H
 
+#include "core/results.h"
 #include "layers/layer.h"
 #include "sleapc/predictor.h"
-
-typedef struct packed_instance {
-    float score;
-    int track;
-    float tracking_score;
-    bool has_centroid;
-    float centroid[2];
-    float centroid_score;
-} packed_instance;
 
 struct sleapc_predictor {
     sleapc_predictor_opts opts;
@@ -25,17 +17,10 @@ struct sleapc_predictor {
     int64_t n_nodes;
     uint8_t *batch;              /* (batch_size, C, H, W) */
     size_t batch_cap;
-    /* Packaged results of the last run. */
-    int64_t n_frames;
-    int64_t *frame_first;        /* (n_frames + 1) index of each frame's first instance */
-    size_t frame_cap;
-    packed_instance *insts;
-    int64_t n_insts;
-    size_t inst_cap;
-    float *points;               /* (n_insts, n_nodes, 2) then scores (n_insts, n_nodes) */
-    float *point_scores;
+    /* The instances of the last run: frames in order, video and frame_idx
+     * unset (the writer assigns them). */
+    sleapc_predictions results;
     sleapc_predictor_stats stats;
-    size_t points_cap;           /* instances the point arrays hold */
 };
 
 /* The bodies of the public predictor functions (include/sleapc/predictor.h
@@ -44,8 +29,10 @@ sleapc_predictor_opts sleapc__predictor_opts_default(void);
 sleapc_status sleapc__predictor_create(const char *const *model_paths, int n_models,
                                        const sleapc_predictor_opts *opts, sleapc_predictor **out);
 void sleapc__predictor_destroy(sleapc_predictor *p);
-/* frames: (n, h, w, c) uint8, row-major; sizes are checked here. */
-sleapc_status sleapc__predictor_run(sleapc_predictor *p, const uint8_t *frames, int64_t n,
+/* frames: n uint8 frames, (h, w, c) each, or with chw already in the
+ * network's input layout (c, h, w), which the layer then reads in place;
+ * sizes are checked here. */
+sleapc_status sleapc__predictor_run(sleapc_predictor *p, const uint8_t *frames, bool chw, int64_t n,
                                     int64_t h, int64_t w, int64_t c);
 const char *sleapc__predictor_layer_name(const sleapc_predictor *p);
 const char *sleapc__predictor_skeleton_name(const sleapc_predictor *p);
@@ -65,7 +52,7 @@ int sleapc__predictor_n_instances(const sleapc_predictor *p, int frame);
 sleapc_status sleapc__predictor_instance(const sleapc_predictor *p, int frame, int i,
                                          sleapc_instance *out);
 
-/* Package one layer batch into the result arrays (outputs.py to_labels). */
+/* Append one layer batch to p->results (outputs.py to_labels). */
 sleapc_status sleapc__predictor_pack(sleapc_predictor *p, const sleapc_layer_outputs *o);
 
 #endif

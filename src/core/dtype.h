@@ -1,6 +1,6 @@
 /* Tensor element types: the bodies of the public dtype functions. */
-#ifndef SLEAPC_CORE_TENSOR_H
-#define SLEAPC_CORE_TENSOR_H
+#ifndef SLEAPC_CORE_DTYPE_H
+#define SLEAPC_CORE_DTYPE_H
 
 #include "sleapc/tensor.h"
 
