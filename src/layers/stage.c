@@ -214,7 +214,11 @@ sleapc_status sleapc__stage_forward_input(sleapc_stage *s, int64_t b, int64_t c,
                             (long long)b, (long long)c, (long long)h, (long long)w);
     sleapc_tensor x = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {b, c, h, w},
                        .data = s->input};
-    return sleapc__backend_forward(s->be, &x, &s->out);
+    sleapc_status st = sleapc__backend_forward(s->be, &x, &s->out);
+    if (!st && s->bf16_error < 0 &&
+        (s->precision == SLEAPC_PRECISION_BF16 || s->precision == SLEAPC_PRECISION_BF16_EMULATED))
+        st = bf16_check(s, &x);
+    return st;
 }
 
 sleapc_status sleapc__stage_head(const sleapc_stage *s, const char *name, bool vector,
