@@ -7,7 +7,7 @@ DEB_PACKAGES := build-essential cmake pkg-config libyaml-dev libcjson-dev libhdf
 SLEAPC_DATA_DIR ?= $(CURDIR)/../shared/data
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build build-asan test test-release test-asan demo clean
+.PHONY: all deps build build-asan install test test-release test-asan demo clean
 
 all: build
 
@@ -25,6 +25,11 @@ deps:
 build: deps
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 	cmake --build build -j $(JOBS)
+
+# The CLI, libsleapc.so / .a, headers, sleapc.pc and the CMake package.
+PREFIX ?= /usr/local
+install: build
+	cmake --install build --prefix $(PREFIX)
 
 build-asan: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLEAPC_SANITIZE=address,undefined

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "api/tools_only.h"
 #include "cli.h"
-#include "sleapc/bench.h"
 #include "sleapc/input.h"
 #include "sleapc/model.h"
 #include "sleapc/runner.h"

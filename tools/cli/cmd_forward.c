@@ -5,9 +5,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "api/tools_only.h"
 #include "cli.h"
 #include "sleapc/model.h"
-#include "sleapc/npy.h"
 #include "sleapc/runner.h"
 
 static int usage(void)
