@@ -51,3 +51,24 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/sleapcConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/sleapcConfig.cmake
   ${PROJECT_BINARY_DIR}/sleapcConfigVersion.cmake DESTINATION ${SLEAPC_CMAKE_DIR})
+
+# The Python package, where Debian's python3 looks for packages under the
+# prefix (PREFIX/lib/python3.X/dist-packages), told where libsleapc.so lies.
+if(EXISTS /usr/bin/python3)
+  set(_install_python /usr/bin/python3)
+else()
+  find_program(_install_python NAMES python3)
+endif()
+if(_install_python)
+  execute_process(COMMAND ${_install_python} -c
+    "import sys; print('python%d.%d' % sys.version_info[:2])"
+    OUTPUT_VARIABLE _pyver OUTPUT_STRIP_TRAILING_WHITESPACE)
+  set(SLEAPC_PYTHON_INSTALL_DIR lib/${_pyver}/dist-packages CACHE STRING
+    "Where `make install` puts the Python package, under the prefix")
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/sleapc
+    DESTINATION ${SLEAPC_PYTHON_INSTALL_DIR} FILES_MATCHING PATTERN "*.py"
+    PATTERN "__pycache__" EXCLUDE)
+  set(_soname libsleapc.so.${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+  install(CODE "file(WRITE \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${SLEAPC_PYTHON_INSTALL_DIR}/sleapc/_install_path.py\"
+  \"LIBRARY = \\\"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/${_soname}\\\"\\n\")")
+endif()
