@@ -106,6 +106,13 @@ def _load():
 
 lib = _load()
 
+# The C structs below are those of this ABI level (include/sleapc/sleapc.h).
+ABI_VERSION = 1
+lib.sleapc_abi_version.restype = ctypes.c_int
+if lib.sleapc_abi_version() != ABI_VERSION:
+    raise ImportError(f"sleapc: {lib._name} has ABI version {lib.sleapc_abi_version()}; "
+                      f"this package is written for {ABI_VERSION}")
+
 _P = ctypes.c_void_p
 _S = ctypes.c_int
 _protos = {
