@@ -6,8 +6,7 @@ import os
 
 import numpy as np
 
-from ._lib import (DTYPE_U8, PROGRESS_FN, STATUS_INTERRUPTED, Instance, PredictorOpts, RunOpts,
-                   Tensor, VideoInfo, check, lib)
+from ._lib import DTYPE_U8, PROGRESS_FN, STATUS_INTERRUPTED, RunOpts, Tensor, check, lib
 
 # The CLI's option names (`sleapc predict --NAME`) -> the C field and a converter.
 _PRECISIONS = {"fp32": 0, "bf16": 1}
@@ -95,6 +94,10 @@ class Predictions:
         return to_labels(self)
 
 
+def _ptr(a, ctype):
+    return a.ctypes.data_as(ctypes.POINTER(ctype))
+
+
 def _as_frames(frames):
     a = np.asarray(frames)
     if a.dtype != np.uint8:
@@ -171,15 +174,17 @@ class Predictor:
         """The instances of the predictor's last run, one list per frame."""
         n_nodes = len(self.node_names)
         rows = []
-        inst = Instance()
+        got = ctypes.c_int()
         for f in range(lib.sleapc_predictor_n_frames(self._p)):
-            row = []
-            for i in range(lib.sleapc_predictor_n_instances(self._p, f)):
-                check(lib.sleapc_predictor_instance(self._p, f, i, ctypes.byref(inst)))
-                pts = np.ctypeslib.as_array(inst.points, (n_nodes, 2)).copy()
-                scores = np.ctypeslib.as_array(inst.point_scores, (n_nodes,)).copy()
-                row.append((pts, scores, inst.score, inst.track))
-            rows.append(row)
+            n = lib.sleapc_predictor_n_instances(self._p, f)
+            pts = np.empty((n, n_nodes, 2), np.float32)
+            scores = np.empty((n, n_nodes), np.float32)
+            inst_scores = np.empty(n, np.float32)
+            tracks = np.empty(n, np.int32)
+            check(lib.sleapc_predictor_frame_results(
+                self._p, f, n, _ptr(pts, ctypes.c_float), _ptr(scores, ctypes.c_float),
+                _ptr(inst_scores, ctypes.c_float), _ptr(tracks, ctypes.c_int), ctypes.byref(got)))
+            rows.append([(pts[i], scores[i], inst_scores[i], tracks[i]) for i in range(n)])
         return rows
 
     def predict(self, frames):
