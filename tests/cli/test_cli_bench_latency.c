@@ -34,6 +34,9 @@ int main(void)
           field(mem, "p99") <= field(mem, "max"));
     CHECK(field(dec, "p50") > 0 && field(dec, "p50") <= field(dec, "p99") &&
           field(dec, "p99") <= field(dec, "max"));
+    const cJSON *cpu = cJSON_GetObjectItem(j, "cpu_ms");
+    CHECK(field(cpu, "p50") > 0 && field(cpu, "p50") <= field(cpu, "p99") &&
+          field(cpu, "p99") <= field(cpu, "max"));
     /* Decoding adds to the same frames' times. */
     CHECK(field(dec, "max") >= field(mem, "p50"));
     cJSON_Delete(j);
