@@ -59,6 +59,18 @@ class VideoInfo(ctypes.Structure):
                 ("channels", ctypes.c_int64)]
 
 
+class Frame(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("height", ctypes.c_int64), ("width", ctypes.c_int64),
+                ("row_stride_bytes", ctypes.c_int64), ("format", ctypes.c_int)]
+
+
+class StreamTiming(ctypes.Structure):
+    _fields_ = [("total_ms", ctypes.c_double), ("convert_ms", ctypes.c_double)]
+
+
+PIXEL_FORMATS = {"gray": 0, "rgb": 1, "bgr": 2}
+
+
 class Progress(ctypes.Structure):
     _fields_ = [("done", ctypes.c_int64), ("total", ctypes.c_int64),
                 ("elapsed_s", ctypes.c_double), ("fps", ctypes.c_double)]
@@ -146,6 +158,10 @@ _protos = {
                                             ctypes.POINTER(ctypes.c_float),
                                             ctypes.POINTER(ctypes.c_int),
                                             ctypes.POINTER(ctypes.c_int)]),
+    "sleapc_stream_create": (_S, [_P, ctypes.POINTER(_P)]),
+    "sleapc_stream_destroy": (None, [_P]),
+    "sleapc_stream_predict": (_S, [_P, ctypes.POINTER(Frame), ctypes.POINTER(ctypes.c_int)]),
+    "sleapc_stream_last_timing": (StreamTiming, [_P]),
     "sleapc_input_open": (_S, [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_P)]),
     "sleapc_input_close": (None, [_P]),
     "sleapc_input_n_frames": (ctypes.c_int64, [_P]),

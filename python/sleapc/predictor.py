@@ -6,7 +6,8 @@ import os
 
 import numpy as np
 
-from ._lib import DTYPE_U8, PROGRESS_FN, STATUS_INTERRUPTED, RunOpts, Tensor, check, lib
+from ._lib import (DTYPE_U8, PIXEL_FORMATS, PROGRESS_FN, STATUS_INTERRUPTED, Frame, RunOpts, Tensor,
+                   check, lib)
 
 # The CLI's option names (`sleapc predict --NAME`) -> the C field and a converter.
 _PRECISIONS = {"fp32": 0, "bf16": 1}
@@ -157,6 +158,9 @@ class Predictor:
         return (a.value, b.value)
 
     def close(self):
+        if getattr(self, "_stream", None):
+            lib.sleapc_stream_destroy(self._stream)
+            self._stream = None
         if getattr(self, "_p", None):
             lib.sleapc_predictor_destroy(self._p)
             self._p = None
@@ -197,6 +201,38 @@ class Predictor:
         check(lib.sleapc_predictor_run(self._p, ctypes.byref(t)))
         n = a.shape[0] if a.ndim == 4 else 1
         return Predictions(self, self._collect(), np.arange(n))
+
+    def predict_frame(self, frame, pixel_format=None):
+        """Predict one camera frame for real-time use -> Predictions of one frame.
+
+        frame: uint8 (H, W) gray or (H, W, 3), rows may be padded (e.g. a view into a larger
+        buffer); pixel_format: "rgb" (default for 3 channels), "bgr" (OpenCV) or "gray".
+        The call's duration in ms is in `last_timing` afterwards (total_ms, convert_ms).
+        """
+        if not self._p:
+            raise ValueError("Predictor is closed")
+        a = np.asarray(frame)
+        if a.dtype != np.uint8:
+            raise TypeError(f"frame must be uint8, got {a.dtype}")
+        if a.ndim == 3 and a.shape[2] == 1:
+            a = a[:, :, 0]
+        if a.ndim not in (2, 3) or (a.ndim == 3 and a.shape[2] != 3):
+            raise ValueError(f"frame must be (H,W) or (H,W,3), got shape {a.shape}")
+        fmt = pixel_format or ("gray" if a.ndim == 2 else "rgb")
+        if fmt not in PIXEL_FORMATS or (fmt == "gray") != (a.ndim == 2):
+            raise ValueError(f"pixel_format {fmt!r} does not fit a frame of shape {a.shape}")
+        pixel_bytes = 1 if a.ndim == 2 else 3
+        if a.strides[-1] != 1 or (a.ndim == 3 and a.strides[1] != 3) or a.strides[0] < 0:
+            a = np.ascontiguousarray(a)  # only rows may be strided
+        if not getattr(self, "_stream", None):
+            self._stream = ctypes.c_void_p()
+            check(lib.sleapc_stream_create(self._p, ctypes.byref(self._stream)))
+        f = Frame(a.ctypes.data, a.shape[0], a.shape[1], max(a.strides[0], a.shape[1] * pixel_bytes),
+                  PIXEL_FORMATS[fmt])
+        check(lib.sleapc_stream_predict(self._stream, ctypes.byref(f), None))
+        t = lib.sleapc_stream_last_timing(self._stream)
+        self.last_timing = {"total_ms": t.total_ms, "convert_ms": t.convert_ms}
+        return Predictions(self, self._collect(), np.arange(1))
 
     def predict_video(self, path, output=None, frames=None, progress=None, video_index=0):
         """Predict a video (or any input `sleapc predict -i` takes) -> Predictions.

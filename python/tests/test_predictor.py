@@ -133,3 +133,23 @@ def test_progress_exception_stops_and_keeps_the_file(data, tmp_path):
     with open(tmp_path / "part.json") as f:
         written = json.load(f)
     assert [fr["frame_idx"] for fr in written["frames"]] == [0, 1]
+
+
+def test_predict_frame_takes_camera_layouts(data):
+    """One frame at a time, from a padded BGR buffer and as gray: the poses of predict()."""
+    video = data(CASES["single_instance"][1])
+    rgb = sleapc.read_frames(video, [3])[0]
+    predictor = sleapc.Predictor(models_of(data, "single_instance"))
+    want = predictor.predict(rgb)
+    buffer = np.zeros((rgb.shape[0], rgb.shape[1] + 5, 3), np.uint8)
+    buffer[:, :rgb.shape[1]] = rgb[:, :, ::-1]
+    got = predictor.predict_frame(buffer[:, :rgb.shape[1]], pixel_format="bgr")
+    assert got.n_instances[0] == want.n_instances[0] >= 1
+    np.testing.assert_array_equal(got.points, want.points)
+    np.testing.assert_array_equal(got.instance_scores, want.instance_scores)
+    assert predictor.last_timing["total_ms"] > 0
+    gray = np.ascontiguousarray(rgb[:, :, 1])
+    np.testing.assert_array_equal(predictor.predict_frame(gray).points,
+                                  predictor.predict(gray).points)
+    with pytest.raises(ValueError, match="pixel_format"):
+        predictor.predict_frame(rgb, pixel_format="gray")
