@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api/tools_only.h"
+#include "sleapc/tools.h"
 #include "sleapc/predictor.h"
 #include "sleapc/writer.h"
 

@@ -10,8 +10,9 @@ install(TARGETS sleapc_shared EXPORT sleapcTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS sleapc ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# tools.h is for this tree's own programs (see its first lines): not installed.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/sleapc
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "tools.h" EXCLUDE)
 
 # pkg-config: the shared library by default; `pkg-config --static` adds what
 # libsleapc.a needs. HDF5 has no .pc file on every distribution: its libraries

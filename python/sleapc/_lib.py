@@ -17,6 +17,7 @@ DTYPE_U8 = 1
 
 class PredictorOpts(ctypes.Structure):
     _fields_ = [
+        ("struct_size", ctypes.c_uint32),
         ("backend", ctypes.c_char_p),
         ("n_threads", ctypes.c_int),
         ("batch_size", ctypes.c_int),

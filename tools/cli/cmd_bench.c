@@ -7,11 +7,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "api/tools_only.h"
 #include "cli.h"
 #include "sleapc/input.h"
 #include "sleapc/model.h"
 #include "sleapc/runner.h"
+#include "sleapc/tools.h"
 
 #define MAX_LIST 16
 
@@ -131,7 +131,10 @@ static int bench_network(const sleapc_model *m, long h, long w, const char **bac
             sleapc_precision pr = strcmp(precs[pi], "bf16") == 0 ? SLEAPC_PRECISION_BF16 : SLEAPC_PRECISION_FP32;
             for (int k = 0; k < n_batch; k++) {
                 record r = {.backend = backends[bi], .precision = precs[pi], .batch = batches[k]};
-                sleapc_runner_opts ro = {.backend = backends[bi], .n_threads = threads, .precision = pr};
+                sleapc_runner_opts ro = sleapc_runner_opts_default();
+                ro.backend = backends[bi];
+                ro.n_threads = threads;
+                ro.precision = pr;
                 sleapc_runner *run = NULL;
                 size_t bytes = (size_t)(batches[k] * c * h * w);
                 uint8_t *px = NULL;

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/tools_only.h"
 #include "cli.h"
 #include "sleapc/input.h"
 #include "sleapc/pipeline.h"
 #include "sleapc/predictor.h"
 #include "sleapc/render.h"
+#include "sleapc/tools.h"
 #include "sleapc/writer.h"
 
 /* Frame rate recorded in the clip's video file. */

@@ -5,10 +5,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "api/tools_only.h"
 #include "cli.h"
 #include "sleapc/model.h"
 #include "sleapc/runner.h"
+#include "sleapc/tools.h"
 
 static int usage(void)
 {
