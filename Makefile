@@ -3,11 +3,11 @@
 
 DEB_PACKAGES := build-essential cmake pkg-config libyaml-dev libcjson-dev libhdf5-dev \
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libprotobuf-c-dev protobuf-c-compiler \
-  libdnnl-dev libxnnpack-dev libpthreadpool-dev libonnx-dev
+  libdnnl-dev libxnnpack-dev libpthreadpool-dev libonnx-dev python3-numpy python3-pytest
 SLEAPC_DATA_DIR ?= $(CURDIR)/../shared/data
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build build-asan test test-release test-asan demo clean
+.PHONY: all deps build build-asan install test test-release test-asan demo clean
 
 all: build
 
@@ -25,6 +25,13 @@ deps:
 build: deps
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 	cmake --build build -j $(JOBS)
+
+# The CLI, libsleapc.so / .a, headers, sleapc.pc, the CMake package and the
+# Python package; ldconfig makes a system prefix's new library known.
+PREFIX ?= /usr/local
+install: build
+	cmake --install build --prefix $(PREFIX)
+	@if [ "$$(id -u)" = 0 ] && [ "$(PREFIX)" = /usr/local -o "$(PREFIX)" = /usr ]; then ldconfig; fi
 
 build-asan: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLEAPC_SANITIZE=address,undefined

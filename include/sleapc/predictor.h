@@ -11,8 +11,12 @@ extern "C" {
 #endif
 
 /* Options, with sleap-nn's names and defaults (sleapc_predictor_opts_default).
- * "From the config" values are taken from the model's training_config.yaml. */
+ * "From the config" values are taken from the model's training_config.yaml.
+ * Start from sleapc_predictor_opts_default(): it sets struct_size, which lets
+ * a later library add fields and still read a struct compiled against these
+ * headers (a struct_size of 0 is refused). Strings are copied. */
 typedef struct sleapc_predictor_opts {
+    uint32_t struct_size;            /* sizeof(sleapc_predictor_opts) */
     const char *backend;             /* "auto" */
     int n_threads;                   /* 0: one per core */
     int batch_size;                  /* 4 */
@@ -102,6 +106,20 @@ SLEAPC_API int sleapc_predictor_n_frames(const sleapc_predictor *p);
 SLEAPC_API int sleapc_predictor_n_instances(const sleapc_predictor *p, int frame);
 SLEAPC_API sleapc_status sleapc_predictor_instance(const sleapc_predictor *p, int frame, int i,
                                                    sleapc_instance *out);
+
+/* Every instance of one frame of the last run at once, copied into the
+ * caller's arrays, each sized for max_instances (any may be NULL):
+ *   points        (max_instances, n_nodes, 2) x, y; NaN = missing
+ *   point_scores  (max_instances, n_nodes)
+ *   scores        (max_instances) instance scores
+ *   tracks        (max_instances) class / track index, -1 = none
+ * *n_out is the frame's instance count; when it exceeds max_instances only
+ * the first max_instances are copied. Returns SLEAPC_OK or
+ * SLEAPC_ERR_INVALID_ARG (no such frame, max_instances < 0, NULL n_out). */
+SLEAPC_API sleapc_status sleapc_predictor_frame_results(const sleapc_predictor *p, int frame,
+                                                        int max_instances, float *points,
+                                                        float *point_scores, float *scores,
+                                                        int *tracks, int *n_out);
 
 #ifdef __cplusplus
 }

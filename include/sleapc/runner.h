@@ -23,7 +23,10 @@ typedef enum sleapc_precision {
     SLEAPC_PRECISION_BF16_EMULATED
 } sleapc_precision;
 
+/* Start from sleapc_runner_opts_default(), which sets struct_size (see
+ * sleapc_predictor_opts). */
 typedef struct sleapc_runner_opts {
+    uint32_t struct_size;        /* sizeof(sleapc_runner_opts) */
     const char *backend;         /* "native", "onednn", "xnnpack", or "auto"/NULL: the best
                                     available */
     int n_threads;               /* <= 0: one per core */

@@ -39,8 +39,21 @@ typedef enum sleapc_status {
     SLEAPC_STATUS_COUNT
 } sleapc_status;
 
+/* The version as one number for comparisons: (major << 16) | (minor << 8) | patch. */
+#define SLEAPC_VERSION_NUMBER \
+    ((SLEAPC_VERSION_MAJOR << 16) | (SLEAPC_VERSION_MINOR << 8) | SLEAPC_VERSION_PATCH)
+
+/* The binary interface: raised whenever a caller compiled against older
+ * headers would break (a struct layout, a signature, an enum value changes).
+ * A binding or plugin checks sleapc_abi_version() against the value it was
+ * written for before its first call. */
+#define SLEAPC_ABI_VERSION 1
+
 /* Version of the library actually linked, e.g. "0.1.0". Static text. */
 SLEAPC_API const char *sleapc_version(void);
+/* SLEAPC_VERSION_NUMBER and SLEAPC_ABI_VERSION of the library actually linked. */
+SLEAPC_API uint32_t sleapc_version_number(void);
+SLEAPC_API int sleapc_abi_version(void);
 
 /* Short static description of a status ("format error"). Never NULL. */
 SLEAPC_API const char *sleapc_status_str(sleapc_status st);

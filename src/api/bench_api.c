@@ -1,5 +1,5 @@
 #include "core/cpu_peak.h"
-#include "sleapc/bench.h"
+#include "sleapc/tools.h"
 
 double sleapc_bench_peak_gflops(int n_threads, sleapc_precision precision, double seconds)
 {

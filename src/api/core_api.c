@@ -7,6 +7,16 @@ const char *sleapc_version(void)
     return sleapc__version();
 }
 
+uint32_t sleapc_version_number(void)
+{
+    return SLEAPC_VERSION_NUMBER;
+}
+
+int sleapc_abi_version(void)
+{
+    return SLEAPC_ABI_VERSION;
+}
+
 const char *sleapc_status_str(sleapc_status st)
 {
     return sleapc__status_str(st);

@@ -3,7 +3,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "io/npy/npy_file.h"
-#include "sleapc/npy.h"
+#include "sleapc/tools.h"
 
 sleapc_status sleapc_npy_read(const char *path, sleapc_tensor *out)
 {

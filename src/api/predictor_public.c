@@ -17,6 +17,11 @@ sleapc_status sleapc_predictor_create(const char *const *model_paths, int n_mode
     if (n_models < 1 || n_models > 2)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create predictor: give one or two model folders, not %d",
                             n_models);
+    /* Every struct_size this library knows (one so far) is the current size. */
+    if (opts && opts->struct_size != sizeof *opts)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "create predictor: opts.struct_size is %u, expected %zu (start from "
+                            "sleapc_predictor_opts_default())", opts->struct_size, sizeof *opts);
     return sleapc__predictor_create(model_paths, n_models, opts, out);
 }
 

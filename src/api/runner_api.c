@@ -16,7 +16,7 @@ struct sleapc_runner {
 
 sleapc_runner_opts sleapc_runner_opts_default(void)
 {
-    sleapc_runner_opts o = {.backend = "auto", .n_threads = 0};
+    sleapc_runner_opts o = {.struct_size = sizeof o, .backend = "auto", .n_threads = 0};
     return o;
 }
 
@@ -26,6 +26,10 @@ sleapc_status sleapc_runner_create(const sleapc_model *model, const sleapc_runne
     if (!model || !out)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create runner: model and out are required");
     *out = NULL;
+    if (opts && opts->struct_size != sizeof *opts)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "create runner: opts.struct_size is %u, expected %zu (start from "
+                            "sleapc_runner_opts_default())", opts->struct_size, sizeof *opts);
     sleapc_runner_opts o = opts ? *opts : sleapc_runner_opts_default();
     sleapc_runner *r = sleapc__calloc(1, sizeof *r);
     if (!r)

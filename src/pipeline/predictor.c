@@ -13,6 +13,7 @@
 sleapc_predictor_opts sleapc__predictor_opts_default(void)
 {
     sleapc_predictor_opts o = {
+        .struct_size = sizeof(sleapc_predictor_opts),
         .backend = "auto",
         .n_threads = 0,
         .batch_size = 4,
@@ -67,13 +68,26 @@ static sleapc_status check_opts(const sleapc_predictor_opts *o)
     return SLEAPC_OK;
 }
 
+/* The backend name as the registry spells it: the predictor (and its writer,
+ * which records it) then keeps no pointer into the caller's memory, e.g. a
+ * binding's temporary string. A name no backend has is kept only until the
+ * backend's creation refuses it, which fails the predictor's creation. */
+static const char *registry_backend_name(const char *name)
+{
+    if (!name || !*name || strcmp(name, "auto") == 0)
+        return "auto";
+    for (int i = 0; i < sleapc__backend_count(); i++)
+        if (strcmp(sleapc__backend_factory(i)->name, name) == 0)
+            return sleapc__backend_factory(i)->name;
+    return name;
+}
+
 sleapc_status sleapc__predictor_create(const char *const *model_paths, int n_models,
                                        const sleapc_predictor_opts *opts, sleapc_predictor **out)
 {
     *out = NULL;
     sleapc_predictor_opts o = opts ? *opts : sleapc__predictor_opts_default();
-    if (!o.backend)
-        o.backend = "auto";
+    o.backend = registry_backend_name(o.backend);
     sleapc_status st = check_opts(&o);
     if (st)
         return st;

@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "sleapc/npy.h"
+#include "sleapc/tools.h"
 #include "sleapc/video.h"
 #include "test_util.h"
 

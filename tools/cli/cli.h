@@ -92,6 +92,10 @@ int cmd_forward(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* bench --latency (cmd_bench_latency.c): per-frame latency at batch 1; a
+ * synthetic h x w frame when video_path is NULL. */
+int cmd_bench_latency(const char **models, int n_models, const char *video_path, long h, long w,
+                      const char *backend, int threads, int runs, bool json);
 int cmd_render(int argc, char **argv);
 int cmd_track(int argc, char **argv);
 int cmd_convert(int argc, char **argv);

@@ -8,10 +8,10 @@
 #include <time.h>
 
 #include "cli.h"
-#include "sleapc/bench.h"
 #include "sleapc/input.h"
 #include "sleapc/model.h"
 #include "sleapc/runner.h"
+#include "sleapc/tools.h"
 
 #define MAX_LIST 16
 
@@ -21,6 +21,7 @@ static int usage(void)
         "usage: sleapc bench -m MODEL_DIR | --config CONFIG.yaml --random-weights [options]\n"
         "       sleapc bench --peak [--threads N]\n"
         "       sleapc bench --video VIDEO -m MODEL_DIR [-m MODEL_DIR] [--frames LIST]\n"
+        "       sleapc bench --latency -m MODEL_DIR [-m MODEL_DIR] [--video VIDEO | --size HxW]\n"
         "\n"
         "  --size HxW            network input (default: the model's crop or size-matched,\n"
         "                        scaled input, padded to its max stride; else 512x512)\n"
@@ -33,7 +34,9 @@ static int usage(void)
         "  --json                one JSON document on stdout instead of a table\n"
         "\n"
         "Times are the median and 99th percentile of the runs; GFLOP/s counts 2 per\n"
-        "multiply-add; peak_fraction is against the FMA peak measured in the same run.\n");
+        "multiply-add; peak_fraction is against the FMA peak measured in the same run.\n"
+        "--latency: per-frame latency at batch 1 over --runs frames (100), frame in\n"
+        "memory -> poses read out, and with decoding the frame included: p50, p99, max.\n");
     return 0;
 }
 
@@ -97,7 +100,10 @@ static int bench_network(const sleapc_model *m, long h, long w, const char **bac
             for (int k = 0; k < n_batch; k++) {
                 record r = {.backend = backends[bi], .precision = precs[pi], .batch = batches[k]};
                 char auto_label[64];
-                sleapc_runner_opts ro = {.backend = backends[bi], .n_threads = threads, .precision = pr};
+                sleapc_runner_opts ro = sleapc_runner_opts_default();
+                ro.backend = backends[bi];
+                ro.n_threads = threads;
+                ro.precision = pr;
                 sleapc_runner *run = NULL;
                 size_t bytes = (size_t)(batches[k] * c * h * w);
                 uint8_t *px = NULL;
@@ -216,7 +222,8 @@ int cmd_bench(int argc, char **argv)
     const char *models[2] = {NULL, NULL}, *config = NULL, *video = NULL, *frames_spec = NULL;
     const char *backend_arg = NULL, *batch_arg = "1", *prec_arg = "fp32";
     int n_models = 0, runs = 10, nodes = 13, threads = 0;
-    bool random_weights = false, json = false, peak_only = false;
+    bool runs_given = false;
+    bool random_weights = false, json = false, peak_only = false, latency = false;
     long h = 0, w = 0, v;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val;
@@ -228,6 +235,8 @@ int cmd_bench(int argc, char **argv)
             json = true;
         } else if (strcmp(a, "--peak") == 0) {
             peak_only = true;
+        } else if (strcmp(a, "--latency") == 0) {
+            latency = true;
         } else if (cli_is_option(a, "model", "-m") || cli_is_option(a, "model_paths", NULL)) {
             if (!(val = cli_option_value(argc, argv, &i, "model")))
                 return 1;
@@ -266,12 +275,14 @@ int cmd_bench(int argc, char **argv)
             if (!cli_parse_int(val, is_runs ? 10 : 1, is_runs ? 100000 : 1024, &v))
                 return cli_error("--%s: got \"%s\"%s", is_threads ? "threads" : is_runs ? "runs" : "nodes",
                                  val, is_runs ? " (at least 10 runs)" : "");
-            if (is_threads)
+            if (is_threads) {
                 threads = (int)v;
-            else if (is_runs)
+            } else if (is_runs) {
                 runs = (int)v;
-            else
+                runs_given = true;
+            } else {
                 nodes = (int)v;
+            }
         } else {
             return cli_error("bench: unknown option \"%s\" (see sleapc bench --help)", a);
         }
@@ -289,6 +300,13 @@ int cmd_bench(int argc, char **argv)
             printf("peak (%s): fp32 %.1f GFLOP/s, bf16 not supported on this CPU\n",
                    sleapc_bench_simd_name(), f);
         return 0;
+    }
+    if (latency) {
+        if (!n_models)
+            return cli_error("bench --latency: give the model folders with -m");
+        return cmd_bench_latency(models, n_models, video, h ? h : 512, w ? w : 512,
+                                 backend_arg ? backend_arg : "auto", threads,
+                                 runs_given ? runs : 100, json);
     }
     if (video) {
         if (!n_models)

@@ -9,11 +9,10 @@
 
 #include "cli.h"
 #include "sleapc/input.h"
-#include "sleapc/npy.h"
 #include "sleapc/pipeline.h"
 #include "sleapc/predictor.h"
 #include "sleapc/render.h"
-#include "sleapc/sample.h"
+#include "sleapc/tools.h"
 #include "sleapc/writer.h"
 
 /* Frame rate recorded in the clip's video file. */

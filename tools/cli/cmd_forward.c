@@ -7,8 +7,8 @@
 
 #include "cli.h"
 #include "sleapc/model.h"
-#include "sleapc/npy.h"
 #include "sleapc/runner.h"
+#include "sleapc/tools.h"
 
 static int usage(void)
 {

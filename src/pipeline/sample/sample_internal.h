@@ -1,7 +1,7 @@
 #ifndef SLEAPC_PIPELINE_SAMPLE_INTERNAL_H
 #define SLEAPC_PIPELINE_SAMPLE_INTERNAL_H
 
-#include "sleapc/sample.h"
+#include "sleapc/tools.h"
 
 /* The bodies of the public sample functions (include/sleapc/sample.h);
  * sleapc__sample_write checks its arguments itself. */

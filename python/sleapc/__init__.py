@@ -1,0 +1,12 @@
+"""sleapc: native inference for SLEAP / sleap-nn pose models, over libsleapc.so.
+
+    import sleapc
+    predictor = sleapc.Predictor(["models/centroid", "models/centered_instance"], batch_size=8)
+    poses = predictor.predict(frames)          # uint8 (N, H, W, C) -> poses.points (N, I, K, 2)
+"""
+
+from ._lib import SleapcError, lib
+from .predictor import Predictions, Predictor, read_frames
+
+__version__ = lib.sleapc_version().decode()
+__all__ = ["Predictor", "Predictions", "SleapcError", "read_frames", "__version__"]
