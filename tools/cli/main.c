@@ -1,5 +1,6 @@
 /* sleapc: run SLEAP / sleap-nn pose models without Python. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -34,9 +35,36 @@ static void log_to_stderr(sleapc_log_level level, const char *msg, void *user)
         fprintf(stderr, "sleapc: %s: %s\n", level == SLEAPC_LOG_WARN ? "warning" : "error", msg);
 }
 
+/* The command running, until it returns. A library that gives up by calling
+ * exit() itself (libgomp when it cannot create a thread, under oneDNN)
+ * prints only its own line; this adds the usual error line. */
+static const char *running_command;
+
+static void on_unexpected_exit(void)
+{
+    if (running_command)
+        fprintf(stderr,
+                "sleapc: error: %s: stopped by a library before finishing (its message is "
+                "above: usually no thread or memory could be had); no output was written\n",
+                running_command);
+}
+
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
     sleapc_log_set(log_to_stderr, NULL);
+    if (argc >= 2) {
+        running_command = argv[1];
+        atexit(on_unexpected_exit);
+    }
+    int rc = dispatch(argc, argv);
+    running_command = NULL;
+    return rc;
+}
+
+static int dispatch(int argc, char **argv)
+{
     if (argc < 2) {
         usage(stderr);
         return cli_error("no command given (see usage above)");
