@@ -32,6 +32,12 @@ void cli_progress_show(const sleapc_progress *p, void *user);
 /* "0-99,150" -> malloc'd list; 0, or 1 after printing an error. */
 int cli_parse_frames(const char *spec, int64_t n_frames, int64_t **out, int64_t *n_out);
 
+/* Check an output path before any work: its folder exists and takes a new
+ * file, it is not one of the inputs (NULL entries skipped) and not a folder
+ * or special file. A symbolic link to a file is fine (written through). 0, or
+ * 1 after printing an error. */
+int cli_check_output(const char *out, const char *const *inputs, int n_inputs);
+
 int cmd_info(int argc, char **argv);
 int cmd_forward(int argc, char **argv);
 int cmd_predict(int argc, char **argv);

@@ -48,16 +48,17 @@ static int usage(void)
         "  --threads N                 worker threads (one per core)\n"
         "  --quiet                     no progress bar\n"
         "\n"
-        "Ctrl-C finishes the current batch, writes the frames done so far and exits 130.\n");
+        "Ctrl-C (SIGINT) or SIGTERM finishes the current batch, writes the frames done so far\n"
+        "and exits 130 (SIGINT) or 143 (SIGTERM).\n");
     return 0;
 }
 
+/* The signal that asked for a stop (SIGINT or SIGTERM), 0 while running. */
 static volatile sig_atomic_t interrupted;
 
-static void on_sigint(int sig)
+static void on_stop_signal(int sig)
 {
-    (void)sig;
-    interrupted = 1;
+    interrupted = sig;
 }
 
 static bool parse_double(const char *s, double lo, double hi, double *out)
@@ -173,13 +174,18 @@ int cmd_predict(int argc, char **argv)
         return cli_error("predict: -m MODEL_DIR, -i INPUT and -o OUTPUT are required");
     if (o.ensure_rgb == 1 && o.ensure_grayscale == 1)
         return cli_error("predict: --ensure_rgb and --ensure_grayscale contradict each other");
+    const char *inputs[] = {in_path};
+    if (cli_check_output(out_path, inputs, 1))
+        return 1;
 
     int rc = 1;
     sleapc_predictor *p = NULL;
     sleapc_writer *w = NULL;
     sleapc_input *in = NULL;
-    /* From here on Ctrl-C asks for a clean stop; the run checks it per batch. */
-    signal(SIGINT, on_sigint);
+    /* From here on Ctrl-C, or the SIGTERM a cluster scheduler sends before
+     * SIGKILL, asks for a clean stop; the run checks it per batch. */
+    signal(SIGINT, on_stop_signal);
+    signal(SIGTERM, on_stop_signal);
     int64_t *idx = NULL;
     if (sleapc_input_open(in_path, video_index, &in) ||
         sleapc_predictor_create(models, n_models, &o, &p)) {
@@ -200,7 +206,6 @@ int cmd_predict(int argc, char **argv)
         ro.progress = cli_progress_show;
     ro.stop = &interrupted;
     sleapc_status run_st = sleapc_predict_input(p, in, idx, n_sel, w, &ro);
-    signal(SIGINT, SIG_DFL);
     if (run_st && run_st != SLEAPC_ERR_INTERRUPTED) {
         rc = cli_lib_error();
         goto done;
@@ -214,7 +219,7 @@ int cmd_predict(int argc, char **argv)
     if (run_st == SLEAPC_ERR_INTERRUPTED) {
         fprintf(stderr, "\nsleapc: interrupted: %s; the frames done so far are in %s\n",
                 sleapc_last_error(), out_path);
-        rc = 130;
+        rc = 128 + (interrupted ? (int)interrupted : SIGINT);
         goto done;
     }
     if (!quiet)
@@ -223,6 +228,7 @@ int cmd_predict(int argc, char **argv)
     rc = 0;
 done:
     signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     free(idx);
     sleapc_writer_discard(w);
     sleapc_predictor_destroy(p);

@@ -123,6 +123,9 @@ int cmd_render(int argc, char **argv)
     if (!labels || !out)
         return cli_error("render: a PREDICTIONS.slp file and -o OUTPUT are required "
                          "(see sleapc render --help)");
+    const char *inputs[] = {labels, video};
+    if (cli_check_output(out, inputs, 2))
+        return 1;
 
     int64_t *idx = NULL, n_idx = 0;
     if (frames_spec) {
