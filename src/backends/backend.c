@@ -104,7 +104,7 @@ sleapc_status sleapc__backend_create(const char *name, const sleapc_graph *g,
                 return st;
             if (len < sizeof why - 1)
                 len += (size_t)snprintf(why + len, sizeof why - len, "%s%s", len ? "; " : "",
-                                        sleapc_last_error());
+                                        sleapc__last_error());
         }
     }
     for (int i = 0; i < sleapc__backend_count(); i++) {
