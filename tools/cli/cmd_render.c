@@ -1,6 +1,7 @@
 /* sleapc render: a predictions file's poses drawn on the video's frames, as
  * one PNG or as a video. */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +27,19 @@ static int usage(void)
            "  --fps X                 frame rate of a video output (that of the source)\n"
            "  --node_radius PX        node dot radius (from the frame size)\n"
            "  --line_width PX         edge thickness (from the frame size)\n"
-           "  --quiet                 no summary line\n");
+           "  --quiet                 no summary line\n"
+           "\n"
+           "Ctrl-C (SIGINT) or SIGTERM stops after the current frame; a video keeps the frames\n"
+           "drawn so far (exit 130 or 143).\n");
     return 0;
+}
+
+/* The signal that asked for a stop (SIGINT or SIGTERM), 0 while drawing. */
+static volatile sig_atomic_t render_stop;
+
+static void on_render_stop(int sig)
+{
+    render_stop = sig;
 }
 
 static bool parse_positive(const char *s, double hi, double *out)
@@ -127,6 +139,10 @@ int cmd_render(int argc, char **argv)
     if (cli_check_output(out, inputs, 2))
         return 1;
 
+    /* Ctrl-C or SIGTERM: the video so far is closed and kept (exit 130/143). */
+    o.stop = &render_stop;
+    signal(SIGINT, on_render_stop);
+    signal(SIGTERM, on_render_stop);
     int64_t *idx = NULL, n_idx = 0;
     if (frames_spec) {
         int64_t n_frames = count_frames(labels, video, o.video_index);
@@ -134,10 +150,17 @@ int cmd_render(int argc, char **argv)
             return 1;
     }
     int rc = 0;
-    if (sleapc_render(labels, video, out, idx, n_idx, &o))
+    sleapc_status st = sleapc_render(labels, video, out, idx, n_idx, &o);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    if (st == SLEAPC_ERR_INTERRUPTED) {
+        fprintf(stderr, "\nsleapc: interrupted: %s\n", sleapc_last_error());
+        rc = 128 + (render_stop ? (int)render_stop : SIGINT);
+    } else if (st) {
         rc = cli_lib_error();
-    else if (!quiet)
+    } else if (!quiet) {
         fprintf(stderr, "sleapc: rendered %s -> %s\n", labels, out);
+    }
     free(idx);
     return rc;
 }
