@@ -35,18 +35,65 @@ const char *test_data_path(const char *rel)
     return n < 0 || (size_t)n >= sizeof buf ? "" : buf;
 }
 
+/* Remove path and everything below it; links are removed, never followed. */
+static void remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            size_t n = strlen(path) + strlen(e->d_name) + 2;
+            char *child = malloc(n);
+            if (!child)
+                break;
+            snprintf(child, n, "%s/%s", path, e->d_name);
+            remove_tree(child);
+            free(child);
+        }
+        if (d)
+            closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static char tmp_dir[256];
+static pid_t tmp_dir_owner;
+
+/* At exit of the process that made it (not of a forked child), unless
+ * SLEAPC_KEEP_TEMP is set to look at what a test wrote. */
+static void remove_tmp_dir(void)
+{
+    const char *keep = getenv("SLEAPC_KEEP_TEMP");
+    if (!tmp_dir[0] || getpid() != tmp_dir_owner)
+        return;
+    if (keep && *keep && strcmp(keep, "0") != 0) {
+        fprintf(stderr, "kept %s\n", tmp_dir);
+        return;
+    }
+    remove_tree(tmp_dir);
+}
+
 const char *test_tmp_dir(void)
 {
-    static char buf[256];
-    if (!buf[0]) {
+    if (!tmp_dir[0]) {
         const char *base = getenv("TMPDIR");
-        int n = snprintf(buf, sizeof buf, "%s/sleapc_test_XXXXXX", base && *base ? base : "/tmp");
-        if (n < 0 || (size_t)n >= sizeof buf || !mkdtemp(buf)) {
+        int n = snprintf(tmp_dir, sizeof tmp_dir, "%s/sleapc_test_XXXXXX",
+                         base && *base ? base : "/tmp");
+        if (n < 0 || (size_t)n >= sizeof tmp_dir || !mkdtemp(tmp_dir)) {
             fprintf(stderr, "cannot create a temporary directory\n");
             exit(1);
         }
+        tmp_dir_owner = getpid();
+        atexit(remove_tmp_dir);
     }
-    return buf;
+    return tmp_dir;
 }
 
 unsigned char *test_read_file(const char *path, size_t *size)

@@ -48,7 +48,8 @@ const char *test_data_dir(void);
 /* Join data dir + relative path into a static buffer (one at a time). */
 const char *test_data_path(const char *rel);
 
-/* A fresh temporary directory for this test program (removed by the OS). */
+/* A fresh temporary directory for this test program, removed with all it
+ * holds when the program exits (kept when SLEAPC_KEEP_TEMP is set). */
 const char *test_tmp_dir(void);
 
 /* Read a whole file; caller frees. NULL on failure. */

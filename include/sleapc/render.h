@@ -4,6 +4,7 @@
 #ifndef SLEAPC_RENDER_H
 #define SLEAPC_RENDER_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "sleapc/tensor.h"
@@ -18,6 +19,8 @@ typedef struct sleapc_render_opts {
     double node_radius_px; /* node disc radius; 0: from the frame size */
     double line_width_px;  /* edge thickness; 0: from the frame size */
     double fps;            /* video outputs; 0: the source video's rate, else 30 */
+    volatile sig_atomic_t *stop; /* non-zero: stop after the current frame; a video keeps
+                                    the frames drawn so far (SLEAPC_ERR_INTERRUPTED) */
 } sleapc_render_opts;
 
 SLEAPC_API sleapc_render_opts sleapc_render_opts_default(void);

@@ -20,4 +20,9 @@ void sleapc__aligned_free(void *p);
 void sleapc__alloc_fail_after(int64_t n);
 int64_t sleapc__alloc_count(void);
 
+/* The largest single block asked for since the last reset: a memory bound
+ * that does not depend on the allocator or the sanitizers. */
+int64_t sleapc__alloc_largest(void);
+void sleapc__alloc_largest_reset(void);
+
 #endif

@@ -16,13 +16,99 @@ static void release(sleapc_atomic_file *af)
     memset(af, 0, sizeof *af);
 }
 
+/* The file a chain of symbolic links ends at (a relative link is resolved
+ * from its own folder); NULL when a link is dangling, loops, or memory is
+ * short. Owned by the caller. */
+static char *follow_links(const char *path)
+{
+    char *cur = sleapc__strdup(path);
+    for (int hop = 0; cur && hop < 40; hop++) {
+        struct stat sb;
+        if (lstat(cur, &sb) != 0) {
+            sleapc__free(cur);
+            return NULL;
+        }
+        if (!S_ISLNK(sb.st_mode))
+            return cur;
+        char link[4096];
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n <= 0) {
+            sleapc__free(cur);
+            return NULL;
+        }
+        link[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        size_t dir_len = link[0] != '/' && slash ? (size_t)(slash - cur) + 1 : 0;
+        char *next = sleapc__malloc(dir_len + (size_t)n + 1);
+        if (next) {
+            memcpy(next, cur, dir_len);
+            memcpy(next + dir_len, link, (size_t)n + 1);
+        }
+        sleapc__free(cur);
+        cur = next;
+    }
+    sleapc__free(cur);
+    return NULL;
+}
+
+/* Where the data goes: path itself, or for a symbolic link the file it
+ * points to (written through: the link stays a link). A folder, device,
+ * FIFO or socket is never replaced by a regular file. *target is owned. */
+static sleapc_status resolve_target(const char *path, char **target)
+{
+    *target = NULL;
+    struct stat sb;
+    sleapc_status st = SLEAPC_OK;
+    if (lstat(path, &sb) != 0) {
+        if (errno != ENOENT)
+            return sleapc__fail(SLEAPC_ERR_IO, "write %s: %s", path, strerror(errno));
+        *target = sleapc__strdup(path);
+    } else if (S_ISLNK(sb.st_mode)) {
+        *target = follow_links(path);
+        if (!*target)
+            return sleapc__fail(SLEAPC_ERR_IO, "write %s: a symbolic link that leads to no file",
+                                path);
+        st = sleapc__atomic_check_target(path, *target);
+    } else {
+        st = sleapc__atomic_check_target(path, path);
+        *target = st ? NULL : sleapc__strdup(path);
+    }
+    if (st) {
+        sleapc__free(*target);
+        *target = NULL;
+        return st;
+    }
+    if (!*target)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "write %s: out of memory", path);
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__atomic_check_target(const char *path, const char *target)
+{
+    struct stat sb;
+    if (stat(target, &sb) != 0)
+        return errno == ENOENT ? SLEAPC_OK
+                               : sleapc__fail(SLEAPC_ERR_IO, "write %s: %s", path, strerror(errno));
+    if (S_ISDIR(sb.st_mode))
+        return sleapc__fail(SLEAPC_ERR_IO, "write %s: is a folder", path);
+    if (!S_ISREG(sb.st_mode))
+        return sleapc__fail(SLEAPC_ERR_IO,
+                            "write %s: not a regular file (a device, FIFO or "
+                            "socket is never replaced)",
+                            path);
+    return SLEAPC_OK;
+}
+
 sleapc_status sleapc__atomic_open(const char *path, sleapc_atomic_file *af)
 {
     memset(af, 0, sizeof *af);
+    sleapc_status rst = resolve_target(path, &af->path);
+    if (rst)
+        return rst;
+    path = af->path;
     size_t n = strlen(path) + 16;
     af->tmp = sleapc__malloc(n);
-    af->path = sleapc__strdup(path);
-    if (!af->tmp || !af->path) {
+    if (!af->tmp) {
         release(af);
         return sleapc__fail(SLEAPC_ERR_NOMEM, "write %s: out of memory", path);
     }

@@ -14,8 +14,15 @@ typedef struct sleapc_atomic_file {
     char *path;   /* owned: the target */
 } sleapc_atomic_file;
 
-/* Create the temporary file. SLEAPC_ERR_IO names path on failure. */
+/* Create the temporary file. SLEAPC_ERR_IO names path on failure. An
+ * existing path that is a symbolic link is written through (the file it
+ * points to is replaced, the link stays); a folder, device, FIFO or socket
+ * is refused, never replaced. */
 sleapc_status sleapc__atomic_open(const char *path, sleapc_atomic_file *af);
+
+/* SLEAPC_OK when target (what path names, after links) may be replaced by
+ * a regular file: absent or a regular file. Messages name path. */
+sleapc_status sleapc__atomic_check_target(const char *path, const char *target);
 
 /* Flush, sync and rename into place; on any failure the temporary file is
  * removed and the target is untouched. Always releases af. */

@@ -62,6 +62,11 @@ sleapc_status sleapc__wrap(sleapc_status st, const char *fmt, ...)
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
     memcpy(old, last_error, sizeof old);
+    /* Layers that each name the file they write would repeat it ("write X:
+     * write X: ..."); a prefix the message already starts with is added once. */
+    size_t plen = strlen(prefix);
+    if (plen && strncmp(old, prefix, plen) == 0 && old[plen] == ':')
+        return st;
     const char *reason = old[0] ? old : sleapc__status_str(st);
     /* A message longer than the buffer is cut; the front says the most. */
     if (snprintf(last_error, sizeof last_error, "%s: %s", prefix, reason) < 0)

@@ -1,6 +1,7 @@
 #include "core/thread.h"
 
 #include <pthread.h>
+#include <string.h>
 
 #include "core/alloc.h"
 #include "core/error.h"
@@ -26,9 +27,11 @@ sleapc_status sleapc__thread_start(void (*fn)(void *arg), void *arg, sleapc_thre
         return sleapc__fail(SLEAPC_ERR_NOMEM, "start thread: out of memory");
     t->fn = fn;
     t->arg = arg;
-    if (pthread_create(&t->id, NULL, trampoline, t) != 0) {
+    int rc = pthread_create(&t->id, NULL, trampoline, t);
+    if (rc != 0) {
         sleapc__free(t);
-        return sleapc__fail(SLEAPC_ERR_STATE, "start thread: pthread_create failed");
+        return sleapc__fail(SLEAPC_ERR_STATE, "start thread: cannot create a thread (%s)",
+                            strerror(rc));
     }
     *out = t;
     return SLEAPC_OK;

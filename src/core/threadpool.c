@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/alloc.h"
@@ -138,9 +139,9 @@ sleapc_status sleapc__threadpool_create(int n_threads, sleapc_threadpool **out)
         if (rc != 0) {
             sleapc__threadpool_destroy(tp);
             return sleapc__fail(SLEAPC_ERR_NOMEM,
-                                "create thread pool: worker %d of %d: pthread_create failed "
-                                "(error %d)",
-                                i + 1, n_threads - 1, rc);
+                                "create thread pool: worker %d of %d: cannot create a thread "
+                                "(%s); try fewer --threads",
+                                i + 1, n_threads - 1, strerror(rc));
         }
         tp->n_started++;
     }

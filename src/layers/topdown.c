@@ -33,6 +33,7 @@ typedef struct topdown_layer {
     bool ci_legacy;              /* stage 2 is a SLEAP 1.x model */
     int64_t n_nodes, n_classes;
     int64_t crop_size;
+    int64_t max_crops;           /* crops per stage-2 network call (--batch_size) */
     double threshold;            /* stage-2 peak threshold */
     int refine_k;
     /* The crop source: frames through the centroid stage's size matcher only. */
@@ -51,6 +52,7 @@ typedef struct topdown_layer {
     /* Per crop: */
     float *centers, *bboxes, *peaks, *vals;   /* sized-image centre, box, crop-local peaks */
     float *lifted, *offsets, *cent_xy, *cent_val, *crop_prob;
+    float *vecs;                              /* class vectors (multi-class) */
     int32_t *crop_sample;
     int64_t *crop_frame, *crop_slot, *crop_class, *class_inds;
     size_t per_crop_cap;                      /* crops the per-crop arrays hold */
@@ -80,16 +82,18 @@ static sleapc_status grow_per_crop(topdown_layer *t, int64_t n_crops)
     if (n <= t->per_crop_cap)
         return SLEAPC_OK;
     size_t nn = (size_t)(t->n_nodes > 0 ? t->n_nodes : 1);
-    void **arrays[] = {(void **)&t->centers,    (void **)&t->bboxes,     (void **)&t->peaks,
-                       (void **)&t->vals,       (void **)&t->lifted,     (void **)&t->offsets,
-                       (void **)&t->cent_xy,    (void **)&t->cent_val,   (void **)&t->crop_prob,
+    size_t nc = (size_t)(t->n_classes > 0 ? t->n_classes : 1);
+    void **arrays[] = {(void **)&t->centers,     (void **)&t->bboxes,     (void **)&t->peaks,
+                       (void **)&t->vals,        (void **)&t->lifted,     (void **)&t->offsets,
+                       (void **)&t->cent_xy,     (void **)&t->cent_val,   (void **)&t->crop_prob,
                        (void **)&t->crop_sample, (void **)&t->crop_frame, (void **)&t->crop_slot,
-                       (void **)&t->crop_class};
-    size_t sizes[] = {n * 2 * sizeof(float),  n * 8 * sizeof(float),  n * nn * 2 * sizeof(float),
-                      n * nn * sizeof(float), n * nn * 2 * sizeof(float), n * 2 * sizeof(float),
-                      n * 2 * sizeof(float),  n * sizeof(float),      n * sizeof(float),
-                      n * sizeof(int32_t),    n * sizeof(int64_t),    n * sizeof(int64_t),
-                      n * sizeof(int64_t)};
+                       (void **)&t->crop_class,  (void **)&t->vecs};
+    size_t sizes[] = {
+        n * 2 * sizeof(float),  n * 8 * sizeof(float),      n * nn * 2 * sizeof(float),
+        n * nn * sizeof(float), n * nn * 2 * sizeof(float), n * 2 * sizeof(float),
+        n * 2 * sizeof(float),  n * sizeof(float),          n * sizeof(float),
+        n * sizeof(int32_t),    n * sizeof(int64_t),        n * sizeof(int64_t),
+        n * sizeof(int64_t),    n * nc * sizeof(float)};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         sleapc__aligned_free(*arrays[k]);
         *arrays[k] = sleapc__aligned_alloc(sizes[k]);
@@ -142,24 +146,15 @@ static sleapc_status size_match(topdown_layer *t, const uint8_t *frames, int64_t
     return st;
 }
 
-/* Cut the n crops into t->crops; their size in *ch, *cw. */
-static sleapc_status make_crops(topdown_layer *t, const sized_frames *sf, int64_t b, int64_t n,
-                                int64_t *ch, int64_t *cw)
+/* Boxes, crop size (*ch, *cw) and lift offsets of all n crops: the size is
+ * the batch's (the first box's, below), whatever calls cut them. */
+static sleapc_status plan_crops(topdown_layer *t, int64_t n, int64_t *ch, int64_t *cw)
 {
     sleapc_status st;
     if (t->ci_legacy) {
         st = sleapc__crops_sleap1_boxes(t->centers, n, t->crop_size, t->bboxes);
         if (!st)
             st = sleapc__crops_sleap1_size(t->bboxes, ch, cw);
-        if (!st)
-            st = grow_bytes((void **)&t->crops, &t->crops_cap, (size_t)(n * sf->c * *ch * *cw));
-        if (!st)
-            st = grow_bytes(&t->crop_scratch, &t->crop_scratch_cap,
-                            sleapc__crops_sleap1_scratch_size(sf->c, *ch, *cw));
-        if (!st)
-            st = sleapc__crops_sleap1_extract(sf->data, b, sf->c, sf->h, sf->w, t->bboxes,
-                                              t->crop_sample, n, *ch, *cw, t->crop_scratch,
-                                              t->crops);
         sleapc__crops_sleap1_offsets(t->centers, n, t->crop_size, t->offsets);
         return st;
     }
@@ -167,27 +162,43 @@ static sleapc_status make_crops(topdown_layer *t, const sized_frames *sf, int64_
     /* Quirk (ops/crops.py:crop_bboxes): every crop takes the first box's size. */
     if (!st)
         st = sleapc__crops_size_from_bbox(t->bboxes, ch, cw);
-    if (!st)
-        st = grow_bytes((void **)&t->crops, &t->crops_cap, (size_t)(n * sf->c * *ch * *cw));
-    if (!st)
-        st = sleapc__crops_extract_u8(sf->data, b, sf->c, sf->h, sf->w, t->bboxes,
-                                      t->crop_sample, n, *ch, *cw, t->crops);
     /* The lift adds the fractional top-left, the +0.5 included. */
-    for (int64_t k = 0; k < n; k++) {
+    for (int64_t k = 0; !st && k < n; k++) {
         t->offsets[2 * k] = t->bboxes[8 * k];
         t->offsets[2 * k + 1] = t->bboxes[8 * k + 1];
     }
     return st;
 }
 
-/* Stage 2 on the crops: peaks in t->peaks (crop-local) and t->vals, lifted
- * into original-frame pixels in t->lifted; boxes as corner lists (4, 2) in
- * original-frame pixels back into t->bboxes. */
-static sleapc_status run_stage2(topdown_layer *t, const sized_frames *sf, int64_t n, int64_t ch,
-                                int64_t cw, const float *eff_scale)
+/* Cut crops k0 .. k0 + m - 1 into t->crops (legacy boxes are 4 floats a
+ * crop, sleap-nn's 8). */
+static sleapc_status cut_crops(topdown_layer *t, const sized_frames *sf, int64_t b, int64_t k0,
+                               int64_t m, int64_t ch, int64_t cw)
+{
+    sleapc_status st = grow_bytes((void **)&t->crops, &t->crops_cap, (size_t)(m * sf->c * ch * cw));
+    if (st)
+        return st;
+    if (t->ci_legacy) {
+        st = grow_bytes(&t->crop_scratch, &t->crop_scratch_cap,
+                        sleapc__crops_sleap1_scratch_size(sf->c, ch, cw));
+        if (!st)
+            st = sleapc__crops_sleap1_extract(sf->data, b, sf->c, sf->h, sf->w, t->bboxes + 4 * k0,
+                                              t->crop_sample + k0, m, ch, cw, t->crop_scratch,
+                                              t->crops);
+        return st;
+    }
+    return sleapc__crops_extract_u8(sf->data, b, sf->c, sf->h, sf->w, t->bboxes + 8 * k0,
+                                    t->crop_sample + k0, m, ch, cw, t->crops);
+}
+
+/* Stage 2 on crops k0 .. k0 + m - 1 (in t->crops): peaks in t->peaks
+ * (crop-local, original scale) and t->vals, class vectors in t->vecs. */
+static sleapc_status run_stage2(topdown_layer *t, const sized_frames *sf, int64_t k0, int64_t m,
+                                int64_t ch, int64_t cw)
 {
     const int64_t N = t->n_nodes;
-    sleapc_status st = sleapc__stage_run(&t->ci, t->crops, n, sf->c, ch, cw);
+    float *peaks = t->peaks + k0 * N * 2, *vals = t->vals + k0 * N;
+    sleapc_status st = sleapc__stage_run(&t->ci, t->crops, m, sf->c, ch, cw);
     const sleapc_tensor *cms = NULL;
     if (!st)
         st = sleapc__stage_head(&t->ci, CI_HEAD, false, &cms);
@@ -196,20 +207,52 @@ static sleapc_status run_stage2(topdown_layer *t, const sized_frames *sf, int64_
                           "centered-instance head has %lld channels, the skeleton %lld nodes",
                           (long long)cms->shape[1], (long long)N);
     if (!st && t->ci_legacy)
-        st = sleapc__peaks_sleap1_find_global(cms->data, n, N, cms->shape[2], cms->shape[3],
-                                              t->threshold, t->refine_k, t->peaks, t->vals);
+        st = sleapc__peaks_sleap1_find_global(cms->data, m, N, cms->shape[2], cms->shape[3],
+                                              t->threshold, t->refine_k, peaks, vals);
     else if (!st)
-        st = sleapc__peaks_find_global(cms->data, n, N, cms->shape[2], cms->shape[3],
-                                       t->threshold, t->refine_k, t->peaks, t->vals);
+        st = sleapc__peaks_find_global(cms->data, m, N, cms->shape[2], cms->shape[3], t->threshold,
+                                       t->refine_k, peaks, vals);
     if (st)
         return st;
-    sleapc__coords_undo_stride(t->peaks, n * N, sleapc__stage_head_stride(&t->ci, CI_HEAD));
+    sleapc__coords_undo_stride(peaks, m * N, sleapc__stage_head_stride(&t->ci, CI_HEAD));
     if (t->ci_legacy)
-        sleapc__coords_undo_input_scale_sleap1(t->peaks, n * N, t->ci.plan.opts.scale);
+        sleapc__coords_undo_input_scale_sleap1(peaks, m * N, t->ci.plan.opts.scale);
     else
-        sleapc__coords_undo_input_scale(t->peaks, n * N, t->ci.plan.opts.scale);
+        sleapc__coords_undo_input_scale(peaks, m * N, t->ci.plan.opts.scale);
+    if (t->multiclass) {
+        const sleapc_tensor *vec = NULL;
+        st = sleapc__stage_head(&t->ci, "ClassVectorsHead", true, &vec);
+        if (!st && vec->shape[1] != t->n_classes)
+            st =
+                sleapc__fail(SLEAPC_ERR_BACKEND, "class vectors have %lld classes, the config %lld",
+                             (long long)vec->shape[1], (long long)t->n_classes);
+        if (!st)
+            memcpy(t->vecs + k0 * t->n_classes, vec->data,
+                   (size_t)(m * t->n_classes) * sizeof(float));
+    }
+    return st;
+}
 
-    for (int64_t k = 0; k < n; k++) {
+/* All n crops: cut and through the network at most t->max_crops at a time,
+ * so memory follows --batch_size, not the number of centroids; then the
+ * keypoints lifted into original-frame pixels in t->lifted and the boxes as
+ * corner lists (4, 2) in original-frame pixels back into t->bboxes. */
+static sleapc_status run_crops(topdown_layer *t, const sized_frames *sf, int64_t b, int64_t n,
+                               const float *eff_scale)
+{
+    const int64_t N = t->n_nodes;
+    int64_t ch = 0, cw = 0;
+    sleapc_status st = plan_crops(t, n, &ch, &cw);
+    for (int64_t k0 = 0; !st && k0 < n; k0 += t->max_crops) {
+        const int64_t m = n - k0 < t->max_crops ? n - k0 : t->max_crops;
+        st = cut_crops(t, sf, b, k0, m, ch, cw);
+        if (!st)
+            st = run_stage2(t, sf, k0, m, ch, cw);
+    }
+    if (st)
+        return st;
+    /* Descending: a legacy box widens from 4 to 8 floats in place. */
+    for (int64_t k = n - 1; k >= 0; k--) {
         const float eff = eff_scale[t->crop_frame[k]];
         float *kp = t->lifted + k * N * 2;
         memcpy(kp, t->peaks + k * N * 2, (size_t)N * 2 * sizeof(float));
@@ -218,7 +261,8 @@ static sleapc_status run_stage2(topdown_layer *t, const sized_frames *sf, int64_
         float *box = t->bboxes + k * 8;
         if (t->ci_legacy) {
             /* (y1, x1, y2, x2) -> corners tl, tr, br, bl like sleap-nn's. */
-            const float y1 = box[0], x1 = box[1], y2 = box[2], x2 = box[3];
+            const float *src = t->bboxes + k * 4;
+            const float y1 = src[0], x1 = src[1], y2 = src[2], x2 = src[3];
             const float corners[8] = {x1, y1, x2, y1, x2, y2, x1, y2};
             memcpy(box, corners, sizeof corners);
             /* SLEAP stores the points it leaves out with score 0. */
@@ -329,37 +373,22 @@ static sleapc_status topdown_run(sleapc_layer *l, const uint8_t *frames, int64_t
         return SLEAPC_OK;  /* §7.4 step 9: every slot stays NaN */
 
     sized_frames sf;
-    int64_t ch = 0, cw = 0;
     st = size_match(t, frames, b, c, h, w, &sf);
     if (!st)
-        st = make_crops(t, &sf, b, n, &ch, &cw);
-    if (!st)
-        st = run_stage2(t, &sf, n, ch, cw, out->eff_scale);
+        st = run_crops(t, &sf, b, n, out->eff_scale);
     if (st)
         return st;
-
-    const sleapc_tensor *vec = NULL;
-    if (t->multiclass) {
-        st = sleapc__stage_head(&t->ci, "ClassVectorsHead", true, &vec);
-        if (!st && vec->shape[1] != t->n_classes)
-            st = sleapc__fail(SLEAPC_ERR_BACKEND,
-                              "class vectors have %lld classes, the config %lld",
-                              (long long)vec->shape[1], (long long)t->n_classes);
-        if (st)
-            return st;
-        if (t->ci_legacy)
-            return multiclass_sleap1(t, vec->data, n, b, out);
-    }
+    if (t->multiclass && t->ci_legacy)
+        return multiclass_sleap1(t, t->vecs, n, b, out);
     for (int64_t k = 0; k < n; k++)
         put_crop(t, k, t->crop_frame[k] * I + t->crop_slot[k], out);
     if (t->multiclass) {
         size_t need = (size_t)(b * I * N) * sizeof(int64_t);
         st = grow_bytes((void **)&t->class_inds, &t->class_inds_cap, need);
         if (!st)
-            st = sleapc__identity_topdown_assign(vec->data, n, t->n_classes, t->crop_frame,
-                                                 t->crop_slot, b, I, N > 0 ? N : 1, &t->ws,
-                                                 t->class_inds, out->tracking_scores,
-                                                 out->class_vectors);
+            st = sleapc__identity_topdown_assign(
+                t->vecs, n, t->n_classes, t->crop_frame, t->crop_slot, b, I, N > 0 ? N : 1, &t->ws,
+                t->class_inds, out->tracking_scores, out->class_vectors);
         if (st)
             return st;
         for (int64_t k = 0; k < b * I; k++)
@@ -373,10 +402,10 @@ static void topdown_destroy(sleapc_layer *l)
     topdown_layer *t = l->impl;
     sleapc__centroid_finder_free(&t->finder);
     sleapc__stage_free(&t->ci);
-    void *bufs[] = {t->sized,    t->scratch,  t->crops,      t->crop_scratch, t->centers,
-                    t->bboxes,   t->peaks,    t->vals,       t->lifted,       t->offsets,
-                    t->cent_xy,  t->cent_val, t->crop_prob,  t->crop_sample,  t->crop_frame,
-                    t->crop_slot, t->crop_class, t->class_inds};
+    void *bufs[] = {t->sized,     t->scratch,    t->crops,      t->crop_scratch, t->centers,
+                    t->bboxes,    t->peaks,      t->vals,       t->lifted,       t->offsets,
+                    t->cent_xy,   t->cent_val,   t->crop_prob,  t->crop_sample,  t->crop_frame,
+                    t->crop_slot, t->crop_class, t->class_inds, t->vecs};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
         sleapc__aligned_free(bufs[k]);
     sleapc__identity_ws_free(&t->ws);
@@ -403,6 +432,7 @@ sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const s
     t->threshold = o->peak_threshold;
     t->refine_k = sleapc__layer_refine_k(o);
     t->crop_size = o->crop_size > 0 ? o->crop_size : ci->cfg.crop_size;
+    t->max_crops = o->batch_size > 0 ? o->batch_size : 4;
     sleapc_status st = SLEAPC_OK;
     if (t->crop_size <= 0)
         st = sleapc__fail(SLEAPC_ERR_INVALID_ARG,

@@ -11,6 +11,7 @@
 #include "io/ckpt/ckpt_zip.h"
 #include "test_util.h"
 
+#define PKL_NAME "best/data.pkl"
 #define REAL_CKPT "sleap-nn-assets/model_ckpts/minimal_instance_single_instance/best.ckpt"
 
 static uint32_t rng_state = 12345u;
@@ -107,6 +108,17 @@ static uint8_t *central_record(uint8_t *buf, size_t size, const char *name)
     return NULL;
 }
 
+/* Record the CRC-32 of an edited payload, so the edit reaches the parser
+ * behind the archive's integrity check. */
+static void set_crc(uint8_t *buf, size_t size, const char *name, const uint8_t *payload,
+                    size_t n)
+{
+    uint8_t *cd = central_record(buf, size, name);
+    CHECK(cd != NULL);
+    if (cd)
+        wr32(cd + 16, sleapc__zip_crc32(0, payload, n));
+}
+
 /* ---- the file-level cases ---- */
 
 static void check_paths(const uint8_t *real, size_t size)
@@ -159,18 +171,23 @@ static void check_flips(uint8_t *buf, size_t size, size_t pkl_off, size_t pkl_si
 {
     int bad = 0;
     size_t first = pkl_size < 2048 ? pkl_size : 2048;
+    uint8_t *pkl = buf + pkl_off;
+    /* Flipped pickle bytes with a matching CRC: the pickle parser's cases. */
     for (size_t i = 0; i < first; i++) {
-        buf[pkl_off + i] ^= 0xff;
+        pkl[i] ^= 0xff;
+        set_crc(buf, size, PKL_NAME, pkl, pkl_size);
         bad += !outcome_ok(buf, size);
-        buf[pkl_off + i] ^= 0xff;
+        pkl[i] ^= 0xff;
     }
     for (int k = 0; k < 300; k++) {
-        size_t i = pkl_off + rng() % pkl_size;
+        size_t i = rng() % pkl_size;
         uint8_t x = (uint8_t)(1 + rng() % 255);
-        buf[i] ^= x;
+        pkl[i] ^= x;
+        set_crc(buf, size, PKL_NAME, pkl, pkl_size);
         bad += !outcome_ok(buf, size);
-        buf[i] ^= x;
+        pkl[i] ^= x;
     }
+    set_crc(buf, size, PKL_NAME, pkl, pkl_size);
     /* Anywhere in the file: local headers, payloads, directory, end records. */
     for (int k = 0; k < 300; k++) {
         size_t i = rng() % size;
@@ -182,12 +199,20 @@ static void check_flips(uint8_t *buf, size_t size, size_t pkl_off, size_t pkl_si
     CHECK_MSG(bad == 0, "%d flipped files gave OK with bad data or an empty message", bad);
 }
 
+/* expect_status on an archive whose pickle was edited in place (CRC updated). */
+static sleapc_status expect_pkl(uint8_t *buf, size_t size, uint8_t *pkl, size_t pkl_size,
+                                const char *needle)
+{
+    set_crc(buf, size, PKL_NAME, pkl, pkl_size);
+    return expect_status(buf, size, needle);
+}
+
 static void check_targeted(uint8_t *buf, size_t size, uint8_t *pkl, size_t pkl_size)
 {
     /* An opcode nobody defines, right after PROTO 2. */
     CHECK(pkl[0] == 0x80 && pkl[2] == '}');
     pkl[2] = 0xff;
-    CHECK(expect_status(buf, size, "unknown pickle opcode 0xff at offset 2") ==
+    CHECK(expect_pkl(buf, size, pkl, pkl_size, "unknown pickle opcode 0xff at offset 2") ==
           SLEAPC_ERR_FORMAT);
     CHECK(strstr(sleapc_last_error(), "data.pkl") != NULL);
     pkl[2] = '}';
@@ -198,8 +223,8 @@ static void check_targeted(uint8_t *buf, size_t size, uint8_t *pkl, size_t pkl_s
     CHECK(cls != NULL);
     if (cls) {
         memcpy(cls, "QInt8Storage", 12);
-        CHECK(expect_status(buf, size, "unsupported storage type torch.QInt8Storage") ==
-              SLEAPC_ERR_FORMAT);
+        CHECK(expect_pkl(buf, size, pkl, pkl_size,
+                         "unsupported storage type torch.QInt8Storage") == SLEAPC_ERR_FORMAT);
         memcpy(cls, "FloatStorage", 12);
     }
 
@@ -208,7 +233,7 @@ static void check_targeted(uint8_t *buf, size_t size, uint8_t *pkl, size_t pkl_s
     CHECK(key != NULL);
     if (key) {
         key[9] = 'z';
-        CHECK(expect_status(buf, size, "state_dict") == SLEAPC_ERR_FORMAT);
+        CHECK(expect_pkl(buf, size, pkl, pkl_size, "state_dict") == SLEAPC_ERR_FORMAT);
         key[9] = 't';
     }
 
@@ -219,10 +244,10 @@ static void check_targeted(uint8_t *buf, size_t size, uint8_t *pkl, size_t pkl_s
     CHECK(t0 != NULL);
     if (t0) {
         t0[5]++;
-        CHECK(expect_status(buf, size, "needs storage element") == SLEAPC_ERR_FORMAT);
+        CHECK(expect_pkl(buf, size, pkl, pkl_size, "needs storage element") == SLEAPC_ERR_FORMAT);
         t0[5]--;
         t0[2] = 5;
-        CHECK(expect_status(buf, size, "needs storage element") == SLEAPC_ERR_FORMAT);
+        CHECK(expect_pkl(buf, size, pkl, pkl_size, "needs storage element") == SLEAPC_ERR_FORMAT);
         t0[2] = 0;
     }
 
@@ -231,12 +256,32 @@ static void check_targeted(uint8_t *buf, size_t size, uint8_t *pkl, size_t pkl_s
     uint8_t *cd = central_record(buf, size, "best/data/0");
     CHECK(cd != NULL);
     if (cd) {
-        uint32_t n = rd32(cd + 24);
+        uint32_t n = rd32(cd + 24), crc = rd32(cd + 16);
+        set_crc(buf, size, PKL_NAME, pkl, pkl_size);
+        sleapc_zip z;
+        CHECK_OK(sleapc__zip_open(buf, size, &z));
+        const sleapc_zip_entry *e = sleapc__zip_find(&z, "best/data/0", 11);
+        uint8_t *data0 = e ? buf + e->data_offset : NULL;
+        sleapc__zip_close(&z);
+        CHECK(data0 != NULL);
         wr32(cd + 20, n - 4);
         wr32(cd + 24, n - 4);
+        if (data0)
+            wr32(cd + 16, sleapc__zip_crc32(0, data0, n - 4));
         CHECK(expect_status(buf, size, "best/data/0") == SLEAPC_ERR_FORMAT);
+        CHECK(strstr(sleapc_last_error(), "bytes") != NULL);
         wr32(cd + 20, n);
         wr32(cd + 24, n);
+        wr32(cd + 16, crc);
+
+        /* Damaged tensor bytes: refused by the record's CRC-32, never loaded
+         * as wrong weights. */
+        if (data0) {
+            data0[n / 2] ^= 0x40;
+            CHECK(expect_status(buf, size, "\"best/data/0\" is damaged (CRC-32") ==
+                  SLEAPC_ERR_FORMAT);
+            data0[n / 2] ^= 0x40;
+        }
         /* A deflated entry is refused as unsupported. */
         cd[10] = 8;
         CHECK(expect_status(buf, size, "compressed") == SLEAPC_ERR_UNSUPPORTED);

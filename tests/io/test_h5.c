@@ -367,6 +367,21 @@ static void test_atomic(void)
     CHECK(sleapc__h5_create_atomic(tmp_path("no_such_dir/x.h5"), &f) == SLEAPC_ERR_IO && !f);
 }
 
+/* A system call's failure is told as one reason naming the file once, not
+ * as libhdf5's raw record (path, errno, flags, time). */
+static void test_clean_errors(void)
+{
+    const char *path = tmp_path("no_such_dir/plain.h5");
+    sleapc_h5 *f = NULL;
+    CHECK(sleapc__h5_create(path, &f) == SLEAPC_ERR_IO && !f);
+    const char *msg = sleapc_last_error();
+    const char *first = strstr(msg, path);
+    CHECK_MSG(first && !strstr(first + strlen(path), "plain.h5") &&
+                  strstr(msg, "No such file or directory") && !strstr(msg, "errno") &&
+                  !strstr(msg, "flags"),
+              "%s", msg);
+}
+
 /* Fail each allocation of a read session in turn: every failure is a
  * clean status (ASan checks that nothing leaks). */
 static void test_alloc_failures(void)
@@ -408,6 +423,7 @@ int main(void)
     test_guess_chunk();
     test_bad_files();
     test_atomic();
+    test_clean_errors();
     test_alloc_failures();
     return test_finish();
 }

@@ -221,6 +221,46 @@ static void check_deep_nesting(void)
     free(model.d);
 }
 
+/* Opsets outside what the interpreter implements are refused when read
+ * (opset 1 used to be accepted and run with opset-17 semantics). */
+static sleapc_status parse_opset(int opset, bool import)
+{
+    pb graph = {0};
+    pb_str(&graph, 2, "g");
+    pb model = {0};
+    if (import) {
+        model = onnx_model(&graph, opset);
+    } else {
+        pb_int(&model, 1, 8);
+        pb_sub(&model, 7, &graph);
+    }
+    sleapc_onnx_model *m = NULL;
+    sleapc_status st = sleapc__onnx_parse(model.d, model.n, "opset.onnx", &m);
+    CHECK(st == SLEAPC_OK ? m && m->opset == opset : m == NULL);
+    sleapc__onnx_destroy(m);
+    free(model.d);
+    return st;
+}
+
+static void check_opsets(void)
+{
+    int refused[] = {1, 7, 10, 22, 99};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "opset %d is not supported", refused[i]);
+        sleapc_status st = parse_opset(refused[i], true);
+        CHECK_MSG(st == SLEAPC_ERR_UNSUPPORTED && strstr(sleapc_last_error(), want) &&
+                      strstr(sleapc_last_error(), "opset.onnx"),
+                  "opset %d: %s: %s", refused[i], sleapc_status_str(st), sleapc_last_error());
+    }
+    int accepted[] = {SLEAPC_ONNX_MIN_OPSET, 17, 18, SLEAPC_ONNX_MAX_OPSET};
+    for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++)
+        CHECK_OK(parse_opset(accepted[i], true));
+    sleapc_status st = parse_opset(17, false);
+    CHECK_MSG(st == SLEAPC_ERR_FORMAT && strstr(sleapc_last_error(), "imports no"), "%s",
+              sleapc_last_error());
+}
+
 /* Two million empty nodes are 4 MB of file but hundreds of MB of structs. */
 static void check_message_flood(void)
 {
@@ -315,5 +355,6 @@ int main(void)
     free(good);
     check_deep_nesting();
     check_message_flood();
+    check_opsets();
     return test_finish();
 }

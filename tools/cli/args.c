@@ -8,6 +8,25 @@
 #include "sleapc/sleapc.h"
 
 int cli_gui;
+int cli_verbose;
+static char backends_used[128];
+
+const char *cli_backends_used(void)
+{
+    return backends_used[0] ? backends_used : "no backend";
+}
+
+/* Remember each backend the library reports building ("backend: NAME"). */
+void cli_note_backend(const char *name)
+{
+    size_t n = strlen(name), len = strlen(backends_used);
+    for (const char *p = strstr(backends_used, name); p; p = strstr(p + 1, name))
+        if ((p == backends_used || p[-1] == '+') && (p[n] == '\0' || p[n] == '+'))
+            return;
+    if (len + n + 2 < sizeof backends_used)
+        snprintf(backends_used + len, sizeof backends_used - len, "%s%s", len ? "+" : "", name);
+}
+
 
 /* sleap-nn's --gui error line (_emit_gui_error): one JSON object on stdout. */
 static void gui_error_line(const char *msg)

@@ -15,8 +15,10 @@ extern int cli_gui;
 /* -v: the library's information messages go to stderr too. */
 extern int cli_verbose;
 
-/* The backends the library built so far ("native", "onednn+native"). */
+/* The backends the library built so far ("native", "onednn+native"), as
+ * its log lines name them (cli_note_backend). */
 const char *cli_backends_used(void);
+void cli_note_backend(const char *name);
 
 /* Print "sleapc: error: <message>" to stderr; returns 1 (the exit code). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -86,6 +88,12 @@ int cli_parse_frames(const char *spec, int64_t n_frames, int64_t **out, int64_t 
 int cli_tracking_option(int argc, char **argv, int *i, sleapc_tracking_opts *t,
                         sleapc_filter_opts *f);
 void cli_tracking_usage(void);
+
+/* Check an output path before any work: its folder exists and takes a new
+ * file, it is not one of the inputs (NULL entries skipped) and not a folder
+ * or special file. A symbolic link to a file is fine (written through). 0, or
+ * 1 after printing an error. */
+int cli_check_output(const char *out, const char *const *inputs, int n_inputs);
 
 int cmd_info(int argc, char **argv);
 int cmd_forward(int argc, char **argv);

@@ -18,10 +18,10 @@
 
 static volatile sig_atomic_t interrupted;
 
-static void on_sigint(int sig)
+/* The signal that asked for a stop (SIGINT or SIGTERM), 0 while running. */
+static void on_stop_signal(int sig)
 {
-    (void)sig;
-    interrupted = 1;
+    interrupted = sig;
 }
 
 static double now_s(void)
@@ -239,8 +239,14 @@ int cmd_predict(int argc, char **argv)
     if (a.centroid_only && keep_centroid_model(&a))
         goto done;
     warn_baked_options(&a);
-    /* From here on Ctrl-C asks for a clean stop; the run checks it per batch. */
-    signal(SIGINT, on_sigint);
+    /* Outputs are checked before any work: not an input, not a special file,
+     * in a folder that exists. */
+    if (a.output && cli_check_output(a.output, (const char *const *)inputs.paths, inputs.n))
+        goto done;
+    /* From here on Ctrl-C, or the SIGTERM a cluster scheduler sends before
+     * SIGKILL, asks for a clean stop; the run checks it per batch. */
+    signal(SIGINT, on_stop_signal);
+    signal(SIGTERM, on_stop_signal);
     if (sleapc_predictor_create(a.models, a.n_models, &a.o, &p)) {
         rc = cli_lib_error();
         goto done;
@@ -267,7 +273,7 @@ int cmd_predict(int argc, char **argv)
             all_frames += t.frames;
             all_instances += t.instances;
         } else if (r == 130) {
-            rc = 130;
+            rc = 128 + (interrupted ? (int)interrupted : SIGINT);
         } else {
             failed++;
             if (several)
@@ -287,6 +293,7 @@ int cmd_predict(int argc, char **argv)
         rc = 1;
 done:
     signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     sleapc_predictor_destroy(p);
     cli_inputs_free(&inputs);
     cli_predict_args_free(&a);

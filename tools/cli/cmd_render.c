@@ -1,6 +1,7 @@
 /* sleapc render: a predictions file's poses drawn on the video's frames, as
  * one PNG or as a video. */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +30,19 @@ static int usage(void)
            "  --fps X                 frame rate of a video output (that of the source)\n"
            "  --node_radius PX        node dot radius (from the frame size)\n"
            "  --line_width PX         edge thickness (from the frame size)\n"
-           "  --quiet                 no summary line\n");
+           "  --quiet                 no summary line\n"
+           "\n"
+           "Ctrl-C (SIGINT) or SIGTERM stops after the current frame; a video keeps the frames\n"
+           "drawn so far (exit 130 or 143).\n");
     return 0;
+}
+
+/* The signal that asked for a stop (SIGINT or SIGTERM), 0 while drawing. */
+static volatile sig_atomic_t render_stop;
+
+static void on_render_stop(int sig)
+{
+    render_stop = sig;
 }
 
 static bool parse_positive(const char *s, double hi, double *out)
@@ -130,7 +142,14 @@ int cmd_render(int argc, char **argv)
     if (!labels || !out)
         return cli_error("render: a PREDICTIONS.slp file and -o OUTPUT are required "
                          "(see sleapc render --help)");
+    const char *inputs[] = {labels, video};
+    if (cli_check_output(out, inputs, 2))
+        return 1;
 
+    /* Ctrl-C or SIGTERM: the video so far is closed and kept (exit 130/143). */
+    o.stop = &render_stop;
+    signal(SIGINT, on_render_stop);
+    signal(SIGTERM, on_render_stop);
     int64_t *idx = NULL, n_idx = 0;
     if (frames_spec) {
         int64_t n_frames = count_frames(labels, video, o.video_index);
@@ -159,12 +178,20 @@ int cmd_render(int argc, char **argv)
         drawn = tmp;
     }
     int rc = 0;
-    if (sleapc_render(drawn, video, out, idx, n_idx, &o))
-        rc = cli_lib_error();
+    bool drawn_tmp = tmp[0] != 0;
+    sleapc_status st = sleapc_render(drawn, video, out, idx, n_idx, &o);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     if (tmp[0])
         remove(tmp);
-    else if (!quiet)
+    if (st == SLEAPC_ERR_INTERRUPTED) {
+        fprintf(stderr, "\nsleapc: interrupted: %s\n", sleapc_last_error());
+        rc = 128 + (render_stop ? (int)render_stop : SIGINT);
+    } else if (st) {
+        rc = cli_lib_error();
+    } else if (!quiet && !drawn_tmp) {
         fprintf(stderr, "sleapc: rendered %s -> %s\n", labels, out);
+    }
     free(idx);
     return rc;
 }

@@ -1,5 +1,6 @@
 /* sleapc: run SLEAP / sleap-nn pose models without Python. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -30,36 +31,17 @@ static void usage(FILE *f)
             "Run 'sleapc <command> --help' for the options of a command.\n");
 }
 
-int cli_verbose;
-static char backends_used[128];
-
-const char *cli_backends_used(void)
-{
-    return backends_used[0] ? backends_used : "no backend";
-}
-
-/* Remember each backend the library reports building ("backend: NAME"). */
-static void note_backend(const char *name)
-{
-    size_t n = strlen(name), len = strlen(backends_used);
-    for (const char *p = strstr(backends_used, name); p; p = strstr(p + 1, name))
-        if ((p == backends_used || p[-1] == '+') && (p[n] == '\0' || p[n] == '+'))
-            return;
-    if (len + n + 2 < sizeof backends_used)
-        snprintf(backends_used + len, sizeof backends_used - len, "%s%s", len ? "+" : "", name);
-}
-
 /* The library's warnings and errors, on stderr like the CLI's own; its
  * information too with -v. */
 static void log_to_stderr(sleapc_log_level level, const char *msg, void *user)
 {
     (void)user;
     if (strncmp(msg, "backend: ", 9) == 0)
-        note_backend(msg + 9);
+        cli_note_backend(msg + 9);
     else if (strncmp(msg, "backend auto: chose ", 20) == 0) {
         char name[32];
         if (sscanf(msg + 20, "%31[a-z0-9_]", name) == 1)
-            note_backend(name);
+            cli_note_backend(name);
     }
     if (level >= SLEAPC_LOG_WARN)
         fprintf(stderr, "sleapc: %s: %s\n", level == SLEAPC_LOG_WARN ? "warning" : "error", msg);
@@ -67,9 +49,36 @@ static void log_to_stderr(sleapc_log_level level, const char *msg, void *user)
         fprintf(stderr, "sleapc: %s\n", msg);
 }
 
+/* The command running, until it returns. A library that gives up by calling
+ * exit() itself (libgomp when it cannot create a thread, under oneDNN)
+ * prints only its own line; this adds the usual error line. */
+static const char *running_command;
+
+static void on_unexpected_exit(void)
+{
+    if (running_command)
+        fprintf(stderr,
+                "sleapc: error: %s: stopped by a library before finishing (its message is "
+                "above: usually no thread or memory could be had); no output was written\n",
+                running_command);
+}
+
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
     sleapc_log_set(log_to_stderr, NULL);
+    if (argc >= 2) {
+        running_command = argv[1];
+        atexit(on_unexpected_exit);
+    }
+    int rc = dispatch(argc, argv);
+    running_command = NULL;
+    return rc;
+}
+
+static int dispatch(int argc, char **argv)
+{
     if (argc < 2) {
         usage(stderr);
         return cli_error("no command given (see usage above)");

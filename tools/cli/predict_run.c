@@ -47,21 +47,6 @@ static bool has_ext(const char *path, const char *ext)
     return n > k && strcmp(path + n - k, ext) == 0;
 }
 
-/* The folder of each output must exist before hours of predicting. */
-static int check_output_dir(const char *path)
-{
-    char dir[CLI_PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        return 0;
-    *slash = '\0';
-    struct stat st;
-    if (dir[0] && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
-        return cli_error("write %s: the folder %s does not exist", path, dir);
-    return 0;
-}
-
 /* --only_labeled_frames etc. on a labels file, in sleap-nn's priority. */
 static int select_frames(const cli_predict_args *a, const char *input, int video,
                          int64_t **frames, int64_t *n)
@@ -186,7 +171,7 @@ int cli_predict_input(const cli_predict_args *a, sleapc_predictor *p, const char
     if (cli_output_paths(a, input, scope ? scoped : NULL, &outs))
         goto done;
     for (int i = 0; i < outs.n; i++) {
-        if (check_output_dir(outs.paths[i]))
+        if (cli_check_output(outs.paths[i], &input, 1))
             goto done;
         if (sleapc_writer_open(outs.paths[i], p, &vi, 1, &c.writers[i]) ||
             sleapc_writer_set_tracking(c.writers[i], &a->tracking, &a->filters)) {

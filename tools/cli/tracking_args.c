@@ -58,7 +58,7 @@ typedef struct opt {
 int cli_tracking_option(int argc, char **argv, int *i, sleapc_tracking_opts *t,
                         sleapc_filter_opts *f)
 {
-    const opt opts[] = {
+    const opt table[] = {
         {"tracking", K_FLAG, &t->tracking},
         {"tracking_window_size", K_INT, &t->tracking_window_size},
         {"candidates_method", K_STRING, &t->candidates_method},
@@ -96,33 +96,33 @@ int cli_tracking_option(int argc, char **argv, int *i, sleapc_tracking_opts *t,
         t->tracking = true;
         return 1;
     }
-    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
-        if (!cli_is_option(a, opts[k].name, NULL))
+    for (size_t k = 0; k < sizeof table / sizeof table[0]; k++) {
+        if (!cli_is_option(a, table[k].name, NULL))
             continue;
-        if (opts[k].k == K_FLAG) {
+        if (table[k].k == K_FLAG) {
             if (strchr(a, '='))
-                return cli_error("--%s takes no value", opts[k].name), -1;
-            *(bool *)opts[k].dst = true;
+                return cli_error("--%s takes no value", table[k].name), -1;
+            *(bool *)table[k].dst = true;
             return 1;
         }
-        const char *v = cli_option_value(argc, argv, i, opts[k].name);
+        const char *v = cli_option_value(argc, argv, i, table[k].name);
         if (!v)
             return -1;
-        if (opts[k].k == K_STRING) {
-            *(const char **)opts[k].dst = v;
+        if (table[k].k == K_STRING) {
+            *(const char **)table[k].dst = v;
             return 1;
         }
         char *end = NULL;
         const double d = *v ? strtod(v, &end) : NAN;
-        if (!*v || *end || !isfinite(d) || (opts[k].k == K_INT && (d != floor(d) ||
+        if (!*v || *end || !isfinite(d) || (table[k].k == K_INT && (d != floor(d) ||
                                                                    fabs(d) > 1e9)))
-            return cli_error("--%s: expected %s, got \"%s\"", opts[k].name,
-                             opts[k].k == K_INT ? "an integer" : "a number", v),
+            return cli_error("--%s: expected %s, got \"%s\"", table[k].name,
+                             table[k].k == K_INT ? "an integer" : "a number", v),
                    -1;
-        if (opts[k].k == K_INT)
-            *(int *)opts[k].dst = (int)d;
+        if (table[k].k == K_INT)
+            *(int *)table[k].dst = (int)d;
         else
-            *(double *)opts[k].dst = d;
+            *(double *)table[k].dst = d;
         return 1;
     }
     return 0;

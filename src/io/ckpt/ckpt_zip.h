@@ -41,8 +41,10 @@ sleapc_status sleapc__zip_open(const uint8_t *buf, size_t size, sleapc_zip *out)
  * pointer is valid until sleapc__zip_close. */
 const sleapc_zip_entry *sleapc__zip_find(const sleapc_zip *z, const char *name, size_t len);
 
-/* The payload bytes of a stored entry (a pointer into the archive buffer).
- * Returns SLEAPC_ERR_UNSUPPORTED for a compressed or encrypted entry. */
+/* The payload bytes of a stored entry (a pointer into the archive buffer),
+ * after checking them against the entry's recorded CRC-32. Returns
+ * SLEAPC_ERR_UNSUPPORTED for a compressed or encrypted entry and
+ * SLEAPC_ERR_FORMAT for a CRC mismatch (damaged bytes). */
 sleapc_status sleapc__zip_entry_data(const sleapc_zip *z, const sleapc_zip_entry *e,
                                      const uint8_t **data, size_t *size);
 

@@ -1,9 +1,12 @@
 /* Opening, creating and closing HDF5 files; error messages; type mapping. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/error.h"
@@ -50,6 +53,15 @@ sleapc_status sleapc__h5_fail(sleapc_status st, const sleapc_h5 *f, const char *
     va_end(ap);
     memcpy(detail, last_detail, sizeof detail);
     last_detail[0] = '\0';
+    /* A system call's failure comes as libhdf5's raw record ("unable to open
+     * file: name = '<path>', errno = 2, error message = ..., flags = ...",
+     * the path again and again); the errno says all of it. */
+    const char *err = strstr(detail, "errno = ");
+    if (err) {
+        int e = atoi(err + 8);
+        if (e > 0)
+            snprintf(detail, sizeof detail, "%s", strerror(e));
+    }
     H5Eclear2(H5E_DEFAULT);
     const char *path = f && f->path ? f->path : "?";
     if (detail[0])
@@ -176,25 +188,30 @@ bool sleapc__h5_nbytes(int n, const int64_t *dims, size_t elem, size_t *out)
 static sleapc_status check_signature(const char *path)
 {
     static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    /* O_NONBLOCK: a FIFO or device must not hang the open; it is refused
+     * below as not a regular file before libhdf5 ever sees it. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return sleapc__fail(SLEAPC_ERR_IO, "open HDF5: %s: %s", path, strerror(errno));
     struct stat sb;
-    if (stat(path, &sb) != 0)
-        return sleapc__fail(SLEAPC_ERR_IO, "open HDF5: %s: %s", path, strerror(errno));
-    if (S_ISDIR(sb.st_mode))
-        return sleapc__fail(SLEAPC_ERR_IO, "open HDF5: %s: is a directory", path);
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return sleapc__fail(SLEAPC_ERR_IO, "open HDF5: %s: %s", path, strerror(errno));
+    sleapc_status st = SLEAPC_OK;
+    if (fstat(fd, &sb) != 0)
+        st = sleapc__fail(SLEAPC_ERR_IO, "open HDF5: %s: %s", path, strerror(errno));
+    else if (S_ISDIR(sb.st_mode))
+        st = sleapc__fail(SLEAPC_ERR_IO, "open HDF5: %s: is a directory", path);
+    else if (!S_ISREG(sb.st_mode))
+        st = sleapc__fail(SLEAPC_ERR_IO, "open HDF5: %s: not a regular file", path);
     bool found = false;
-    for (long off = 0; !found && off + 8 <= (long)sb.st_size; off = off ? off * 2 : 512) {
+    for (off_t off = 0; !st && !found && off + 8 <= sb.st_size; off = off ? off * 2 : 512) {
         unsigned char buf[8];
-        if (fseek(fp, off, SEEK_SET) != 0 || fread(buf, 1, 8, fp) != 8)
+        if (pread(fd, buf, 8, off) != 8)
             break;
         found = memcmp(buf, sig, 8) == 0;
     }
-    fclose(fp);
-    if (!found)
-        return sleapc__fail(SLEAPC_ERR_FORMAT, "open HDF5: %s: not an HDF5 file", path);
-    return SLEAPC_OK;
+    close(fd);
+    if (!st && !found)
+        st = sleapc__fail(SLEAPC_ERR_FORMAT, "open HDF5: %s: not an HDF5 file", path);
+    return st;
 }
 
 static sleapc_h5 *handle_new(const char *path)
@@ -278,6 +295,29 @@ sleapc_status sleapc__h5_create(const char *path, sleapc_h5 **out)
     return SLEAPC_OK;
 }
 
+/* An atomic file is built in memory (the core driver, no backing store) and
+ * written out by sleapc's own checked I/O at close. libhdf5 writing to disk
+ * itself fails at its close when the disk is full, and a file whose close
+ * failed stays open inside libhdf5, whose exit-time cleanup then crashed;
+ * in memory nothing libhdf5 does can fail for lack of disk. */
+#define CORE_INCREMENT (1u << 20)
+
+static sleapc_status create_in_memory(sleapc_h5 *f)
+{
+    hid_t fapl = file_access_plist();
+    if (fapl >= 0 && H5Pset_fapl_core(fapl, CORE_INCREMENT, 0) < 0) {
+        H5Pclose(fapl);
+        fapl = H5I_INVALID_HID;
+    }
+    f->fid = fapl < 0 ? H5I_INVALID_HID : H5Fcreate(f->af.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (f->fid < 0)
+        return sleapc__h5_fail(SLEAPC_ERR_IO, f, "create", "/", "cannot create the file");
+    f->writable = true;
+    return SLEAPC_OK;
+}
+
 sleapc_status sleapc__h5_create_atomic(const char *path, sleapc_h5 **out)
 {
     *out = NULL;
@@ -287,24 +327,42 @@ sleapc_status sleapc__h5_create_atomic(const char *path, sleapc_h5 **out)
     sleapc_h5 *f = handle_new(path);
     if (!f)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "create HDF5: %s: out of memory", path);
-    /* atomic_open makes the unique temporary name (mkstemp) beside path;
-     * libhdf5 opens files by name, so the stream is closed and the name
-     * reused, then reopened at commit for the fsync and rename. */
+    /* The temporary file beside path exists from the start (a folder that
+     * cannot take it fails here, before any work); the image goes into it
+     * at close, which renames it into place. */
     sleapc_status st = sleapc__atomic_open(path, &f->af);
     if (st) {
         sleapc__h5_discard(f);
         return st;
     }
     f->atomic = true;
-    fclose(f->af.f);
-    f->af.f = NULL;
-    st = create_at(f, f->af.tmp);
+    st = create_in_memory(f);
     if (st) {
         sleapc__h5_discard(f);
         return st;
     }
     *out = f;
     return SLEAPC_OK;
+}
+
+/* The finished file image of an in-memory file, into its temporary file. */
+static sleapc_status write_image(sleapc_h5 *f)
+{
+    if (H5Fflush(f->fid, H5F_SCOPE_GLOBAL) < 0)
+        return sleapc__h5_fail(SLEAPC_ERR_IO, f, "write", "/", "cannot finish the file");
+    ssize_t n = H5Fget_file_image(f->fid, NULL, 0);
+    if (n < 0)
+        return sleapc__h5_fail(SLEAPC_ERR_IO, f, "write", "/", "cannot finish the file");
+    void *image = sleapc__malloc(n > 0 ? (size_t)n : 1);
+    if (!image)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "write %s: out of memory (%zd bytes)", f->path, n);
+    sleapc_status st = SLEAPC_OK;
+    if (H5Fget_file_image(f->fid, image, (size_t)n) != n)
+        st = sleapc__h5_fail(SLEAPC_ERR_IO, f, "write", "/", "cannot finish the file");
+    else if (fwrite(image, 1, (size_t)n, f->af.f) != (size_t)n)
+        st = sleapc__fail(SLEAPC_ERR_IO, "write %s: %s", f->path, strerror(errno));
+    sleapc__free(image);
+    return st;
 }
 
 const char *sleapc__h5_path(const sleapc_h5 *f)
@@ -324,15 +382,15 @@ sleapc_status sleapc__h5_close(sleapc_h5 *f)
         return SLEAPC_OK;
     sleapc__h5_quiet();
     sleapc_status st = SLEAPC_OK;
-    if (f->fid >= 0 && H5Fclose(f->fid) < 0)
+    if (f->atomic && f->fid >= 0)
+        st = write_image(f);
+    /* An in-memory file's close cannot fail for lack of disk; a file on disk
+     * (sleapc__h5_create) reports its flush failure here. */
+    if (f->fid >= 0 && H5Fclose(f->fid) < 0 && !st)
         st = sleapc__h5_fail(SLEAPC_ERR_IO, f, "close", "/", "cannot flush and close the file");
     f->fid = H5I_INVALID_HID;
+    H5Eclear2(H5E_DEFAULT);
     if (f->atomic) {
-        if (!st) {
-            f->af.f = fopen(f->af.tmp, "r+b");
-            if (!f->af.f)
-                st = sleapc__fail(SLEAPC_ERR_IO, "write %s: %s", f->path, strerror(errno));
-        }
         if (st)
             sleapc__atomic_abort(&f->af);
         else

@@ -4,8 +4,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "core/results.h"
+#include "io/slp/slp_json.h"
 
 /* A float, or null when it is NaN/inf (JSON has no NaN). */
 static cJSON *num_or_null(double v)
@@ -55,6 +57,23 @@ static cJSON *instance_json(const sleapc_predictions *pr, int64_t k)
     return o;
 }
 
+/* A file name as JSON. cJSON writes its bytes as they are, so a name that
+ * is not UTF-8 would make the file invalid JSON; such a name is written with
+ * each stray byte as \udc80..\udcff, as Python's json.dumps writes a name
+ * decoded with surrogateescape (json.loads then os.fsencode give the bytes
+ * back). */
+static void add_filename(cJSON *o, const char *name)
+{
+    sleapc_json_text t = {0};
+    sleapc__json_put_string(&t, name ? name : "");
+    char *lit = sleapc__json_take(&t);
+    if (lit && strstr(lit, "\\udc"))
+        cJSON_AddItemToObject(o, "filename", cJSON_CreateRaw(lit));
+    else
+        cJSON_AddStringToObject(o, "filename", name ? name : "");
+    sleapc__free(lit);
+}
+
 sleapc_status sleapc__predictions_write_json(const sleapc_predictions *pr, FILE *f)
 {
     cJSON *root = cJSON_CreateObject();
@@ -73,7 +92,7 @@ sleapc_status sleapc__predictions_write_json(const sleapc_predictions *pr, FILE 
     for (int i = 0; i < pr->n_videos; i++) {
         const sleapc_pred_video *v = &pr->videos[i];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "filename", v->filename);
+        add_filename(o, v->filename);
         cJSON_AddNumberToObject(o, "frames", (double)v->n_frames);
         cJSON_AddNumberToObject(o, "height", (double)v->height);
         cJSON_AddNumberToObject(o, "width", (double)v->width);

@@ -392,7 +392,9 @@ sleapc_status sleapc__npy_read(const char *path, sleapc_tensor *out)
     if (!path || !out)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "read npy: path and out are required");
     memset(out, 0, sizeof *out);
-    int fd = open(path, O_RDONLY);
+    /* O_NONBLOCK: a FIFO or device must not hang the open; it is refused
+     * below as not a regular file (the flag means nothing for those). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return sleapc__fail(SLEAPC_ERR_IO, "read npy: %s: %s", path, strerror(errno));
     struct stat sb;

@@ -244,6 +244,15 @@ static sleapc_status convert_model(const Onnx__ModelProto *mp, const char *path,
         if (default_domain && o->has_version)
             m->opset = o->version;
     }
+    if (m->opset == 0)
+        return sleapc__fail(SLEAPC_ERR_FORMAT, "read ONNX: %s: the model imports no "
+                                               "default-domain (ai.onnx) opset", path);
+    if (m->opset < SLEAPC_ONNX_MIN_OPSET || m->opset > SLEAPC_ONNX_MAX_OPSET)
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "read ONNX: %s: opset %lld is not "
+                                                    "supported (sleapc runs opsets %d to %d; "
+                                                    "export again with --opset-version 17)",
+                            path, (long long)m->opset, SLEAPC_ONNX_MIN_OPSET,
+                            SLEAPC_ONNX_MAX_OPSET);
     size_t n = strlen(mp->producer_name ? mp->producer_name : "") +
                strlen(mp->producer_version ? mp->producer_version : "") + 2;
     m->producer = sleapc__malloc(n);

@@ -102,10 +102,18 @@ struct sleapc_onnx_graph {
     sleapc_onnx_value *outputs;
 };
 
+/* The default-domain opsets whose operator semantics sleapc implements:
+ * from 11 (Clip, Pad, Slice, TopK take their bounds as inputs, which the
+ * interpreter reads) to 21 (later sets change operators it runs, or add
+ * types it has not been checked against). A model importing another set is
+ * refused when it is read. */
+#define SLEAPC_ONNX_MIN_OPSET 11
+#define SLEAPC_ONNX_MAX_OPSET 21
+
 typedef struct sleapc_onnx_model {
     char *path; /* owned; the file, for messages */
     int64_t ir_version;
-    int64_t opset;  /* default-domain opset version; 0 when not imported */
+    int64_t opset;  /* default-domain opset, SLEAPC_ONNX_MIN_OPSET..SLEAPC_ONNX_MAX_OPSET */
     char *producer; /* owned: "pytorch 1.13.0", "" when absent */
     sleapc_onnx_graph graph;
     int n_props;
@@ -117,7 +125,9 @@ typedef struct sleapc_onnx_model {
  * SLEAPC_ERR_FORMAT); every nesting level and length is checked against the
  * buffer before protobuf-c sees it, so a truncated, flipped or hostile file is
  * SLEAPC_ERR_FORMAT naming the file, never a crash. Tensors with external data
- * or an unknown data type are SLEAPC_ERR_UNSUPPORTED. *out is NULL on failure;
+ * or an unknown data type, and a default-domain opset outside
+ * SLEAPC_ONNX_MIN_OPSET..SLEAPC_ONNX_MAX_OPSET, are SLEAPC_ERR_UNSUPPORTED; a
+ * model that imports no default-domain opset is SLEAPC_ERR_FORMAT. *out is NULL on failure;
  * free a result with sleapc__onnx_destroy. */
 sleapc_status sleapc__onnx_read(const char *path, sleapc_onnx_model **out);
 

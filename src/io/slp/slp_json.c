@@ -68,19 +68,23 @@ void sleapc__json_putf(sleapc_json_text *t, const char *fmt, ...)
 }
 
 /* Decode one UTF-8 sequence at s (n bytes left); returns its length and
- * sets *cp, or returns 1 with U+FFFD for a malformed byte. */
+ * sets *cp, or returns 1 for a byte that starts no valid sequence, with *cp
+ * the lone surrogate U+DC00 + byte: Python's "surrogateescape", which is how
+ * Python (sleap-io) holds a file name that is not UTF-8, so json.loads and
+ * open() there find the file again, and sleapc's reader turns it back into
+ * the byte (sleapc__json_surrogate_bytes). */
 static size_t utf8_decode(const unsigned char *s, size_t n, unsigned long *cp)
 {
     unsigned char c = s[0];
     size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
     if (len == 0 || len > n) {
-        *cp = 0xfffd;
+        *cp = 0xdc00 + c;
         return 1;
     }
     unsigned long v = c & (0x7f >> len);
     for (size_t i = 1; i < len; i++) {
         if ((s[i] & 0xc0) != 0x80) {
-            *cp = 0xfffd;
+            *cp = 0xdc00 + c;
             return 1;
         }
         v = (v << 6) | (s[i] & 0x3f);
@@ -88,7 +92,7 @@ static size_t utf8_decode(const unsigned char *s, size_t n, unsigned long *cp)
     /* Overlong forms, surrogates and values past U+10FFFF are malformed. */
     static const unsigned long min[5] = {0, 0, 0x80, 0x800, 0x10000};
     if (v < min[len] || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) {
-        *cp = 0xfffd;
+        *cp = 0xdc00 + c;
         return 1;
     }
     *cp = v;
@@ -254,4 +258,53 @@ sleapc_status sleapc__json_put_object_text(sleapc_json_text *t, const char *text
         }
     }
     return SLEAPC_OK;
+}
+
+static int hex4(const char *p, unsigned *v)
+{
+    *v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        int d = c >= '0' && c <= '9' ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+        if (d < 0)
+            return 0;
+        *v = *v * 16 + (unsigned)d;
+    }
+    return 1;
+}
+
+char *sleapc__json_surrogate_bytes(const char *json)
+{
+    size_t n = strlen(json);
+    char *out = sleapc__malloc(n + 1);
+    if (!out)
+        return NULL;
+    size_t j = 0;
+    bool after_high = false;
+    for (size_t i = 0; i < n;) {
+        unsigned v;
+        if (json[i] == '\\' && i + 1 < n && json[i + 1] == 'u' && i + 6 <= n &&
+            hex4(json + i + 2, &v)) {
+            if (v >= 0xdc80 && v <= 0xdcff && !after_high) {
+                out[j++] = (char)(v - 0xdc00);
+            } else {
+                memcpy(out + j, json + i, 6);
+                j += 6;
+            }
+            after_high = v >= 0xd800 && v <= 0xdbff;
+            i += 6;
+        } else if (json[i] == '\\' && i + 1 < n) {
+            out[j++] = json[i++];
+            out[j++] = json[i++];
+            after_high = false;
+        } else {
+            out[j++] = json[i++];
+            after_high = false;
+        }
+    }
+    out[j] = '\0';
+    return out;
 }

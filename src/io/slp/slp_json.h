@@ -23,7 +23,8 @@ void sleapc__json_putf(sleapc_json_text *t, const char *fmt, ...)
 /* Append s as a quoted JSON string, escaped like json.dumps with
  * ensure_ascii: \" \\ \n \r \t \b \f, \u00XX for other control bytes,
  * \uXXXX (surrogate pairs above U+FFFF) for non-ASCII UTF-8; invalid UTF-8
- * bytes become \ufffd. NULL is written as null. */
+ * bytes become \udc80..\udcff (Python's surrogateescape). NULL is written as
+ * null. */
 void sleapc__json_put_string(sleapc_json_text *t, const char *s);
 
 /* Append a double as Python's repr writes it ("1.0", "0.5", "1e-05");
@@ -43,5 +44,10 @@ void sleapc__json_free(sleapc_json_text *t);
  * and key order as given. NULL or "" appends "{}". SLEAPC_ERR_INVALID_ARG
  * when text is not a JSON object. */
 sleapc_status sleapc__json_put_object_text(sleapc_json_text *t, const char *text);
+
+/* A copy of JSON text in which each lone \udc80..\udcff escape (a byte
+ * that was not UTF-8, escaped as Python's surrogateescape holds it) is the
+ * raw byte again, so a file name keeps its bytes. NULL when out of memory. */
+char *sleapc__json_surrogate_bytes(const char *json);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "io/slp/slp_json.h"
 #include "io/slp/slp_read_impl.h"
 
 #define FAIL_FORMAT(...) sleapc__fail(SLEAPC_ERR_FORMAT, "read labels: %s: " __VA_ARGS__)
@@ -238,7 +239,13 @@ sleapc_status sleapc__slp_parse_video(sleapc_slp *r, int index, const char *json
 {
     v->n_frames = v->height = v->width = v->channels = -1;
     v->grayscale = -1;
-    cJSON *root = cJSON_Parse(json);
+    /* A file name that is not UTF-8 is stored escaped (surrogateescape);
+     * its bytes come back here. */
+    char *raw = sleapc__json_surrogate_bytes(json);
+    if (!raw)
+        return nomem(r);
+    cJSON *root = cJSON_Parse(raw);
+    sleapc__free(raw);
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
         return FAIL_FORMAT("/videos_json[%d]: not a JSON object", r->path, index);

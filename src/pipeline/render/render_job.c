@@ -221,22 +221,33 @@ static sleapc_status render_frame(job *j, int64_t idx)
     return SLEAPC_OK;
 }
 
+/* Frames drawn into a video; a stop request ends it after the current frame,
+ * the video closed with what was drawn (nothing drawn: no file). */
 static sleapc_status render_video(job *j, const int64_t *frames, int64_t n_frames, double fps,
-                                  bool lossless)
+                                  bool lossless, volatile sig_atomic_t *stop)
 {
     sleapc_video_writer *w = NULL;
     sleapc_status st =
         sleapc__video_writer_open(j->out_path, j->height, j->width, 3, fps, lossless, &w);
-    for (int64_t k = 0; !st && k < n_frames; k++) {
+    int64_t k = 0;
+    for (; !st && k < n_frames && !(stop && *stop); k++) {
         st = render_frame(j, frames[k]);
         if (!st)
             st = sleapc__video_writer_write(w, j->rgb);
     }
-    if (st) {
+    if (st || k == 0) {
         sleapc__video_writer_discard(w);
+        if (!st)
+            st = sleapc__fail(SLEAPC_ERR_INTERRUPTED, "render: %s: interrupted before the first "
+                                                      "frame; nothing written",
+                              j->out_path);
         return st;
     }
-    return sleapc__video_writer_close(w);
+    st = sleapc__video_writer_close(w);
+    if (!st && k < n_frames)
+        st = sleapc__fail(SLEAPC_ERR_INTERRUPTED, "render: interrupted after %lld of %lld frames",
+                          (long long)k, (long long)n_frames);
+    return st;
 }
 
 /* The labeled frames of the video, ascending, each once. */
@@ -286,7 +297,7 @@ static sleapc_status render_frames(job *j, const int64_t *frames, int64_t n_fram
         fps = sleapc__video_probe_fps(j->video_file);
     if (!(fps > 0))
         fps = DEFAULT_FPS;
-    return render_video(j, frames, n_frames, fps, kind == OUT_LOSSLESS);
+    return render_video(j, frames, n_frames, fps, kind == OUT_LOSSLESS, o->stop);
 }
 
 sleapc_status sleapc__render(const char *labels_path, const char *video_path, const char *out_path,
