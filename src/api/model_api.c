@@ -5,16 +5,7 @@
 
 const char *sleapc_model_type_name(sleapc_model_type type)
 {
-    switch (type) {
-    case SLEAPC_MODEL_TYPE_SINGLE_INSTANCE: return "single_instance";
-    case SLEAPC_MODEL_TYPE_CENTROID: return "centroid";
-    case SLEAPC_MODEL_TYPE_CENTERED_INSTANCE: return "centered_instance";
-    case SLEAPC_MODEL_TYPE_BOTTOMUP: return "bottomup";
-    case SLEAPC_MODEL_TYPE_MULTI_CLASS_BOTTOMUP: return "multi_class_bottomup";
-    case SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN: return "multi_class_topdown";
-    case SLEAPC_MODEL_TYPE_UNKNOWN: break;
-    }
-    return "unknown";
+    return sleapc__model_type_name(type);
 }
 
 sleapc_status sleapc_model_load(const char *path, sleapc_model **out)
@@ -22,6 +13,15 @@ sleapc_status sleapc_model_load(const char *path, sleapc_model **out)
     if (!path || !out)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "load model: path and out are required");
     return sleapc__model_load(path, out);
+}
+
+sleapc_status sleapc_model_load_random(const char *config_yaml, int n_nodes, uint64_t seed,
+                                       sleapc_model **out)
+{
+    if (!config_yaml || !out || n_nodes < 1 || n_nodes > 1000)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "load random model: a config path, out and 1..1000 nodes are required");
+    return sleapc__model_load_random(config_yaml, n_nodes, seed, out);
 }
 
 void sleapc_model_destroy(sleapc_model *model)
@@ -46,40 +46,27 @@ const char *sleapc_model_export_type(const sleapc_model *m)
 
 const char *sleapc_model_skeleton_name(const sleapc_model *m)
 {
-    return m && m->cfg.skeleton.name ? m->cfg.skeleton.name : "";
+    return m ? sleapc__model_skeleton_name(m) : "";
 }
 
-/* Node names: the skeleton's, else the heads' part names. */
 int sleapc_model_n_nodes(const sleapc_model *m)
 {
-    if (!m)
-        return 0;
-    return m->cfg.skeleton.n_nodes ? m->cfg.skeleton.n_nodes : m->cfg.n_part_names;
+    return m ? sleapc__model_n_nodes(m) : 0;
 }
 
 const char *sleapc_model_node_name(const sleapc_model *m, int i)
 {
-    if (!m || i < 0 || i >= sleapc_model_n_nodes(m))
-        return NULL;
-    return m->cfg.skeleton.n_nodes ? m->cfg.skeleton.node_names[i] : m->cfg.part_names[i];
+    return m ? sleapc__model_node_name(m, i) : NULL;
 }
 
 int sleapc_model_n_edges(const sleapc_model *m)
 {
-    return m ? m->cfg.skeleton.n_edges : 0;
+    return m ? sleapc__model_n_edges(m) : 0;
 }
 
 void sleapc_model_edge(const sleapc_model *m, int i, int *src, int *dst)
 {
-    int s = -1, d = -1;
-    if (m && i >= 0 && i < m->cfg.skeleton.n_edges) {
-        s = m->cfg.skeleton.edges[i][0];
-        d = m->cfg.skeleton.edges[i][1];
-    }
-    if (src)
-        *src = s;
-    if (dst)
-        *dst = d;
+    sleapc__model_edge(m, i, src, dst);
 }
 
 int sleapc_model_in_channels(const sleapc_model *m)

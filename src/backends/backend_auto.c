@@ -93,7 +93,7 @@ static sleapc_status decide(auto_state *s, const sleapc_tensor *x)
                 first_err = st;
             if (flen < sizeof failed - 1)
                 flen += (size_t)snprintf(failed + flen, sizeof failed - flen, ", %s failed: %s",
-                                         be->ops->name, sleapc_last_error());
+                                         be->ops->name, sleapc__last_error());
         }
         n_alive += alive[i];
     }
@@ -112,7 +112,7 @@ static sleapc_status decide(auto_state *s, const sleapc_tensor *x)
                 if (flen < sizeof failed - 1)
                     flen += (size_t)snprintf(failed + flen, sizeof failed - flen,
                                              ", %s failed: %s", s->cand[i]->ops->name,
-                                             sleapc_last_error());
+                                             sleapc__last_error());
                 continue;
             }
             if (best_ms[i] < 0 || ms < best_ms[i])
@@ -256,7 +256,7 @@ sleapc_status sleapc__backend_auto_create(const sleapc_graph *g, const sleapc_ba
         if (st == SLEAPC_ERR_UNSUPPORTED) {
             if (len < sizeof why - 1)
                 len += (size_t)snprintf(why + len, sizeof why - len, "%s%s", len ? "; " : "",
-                                        sleapc_last_error());
+                                        sleapc__last_error());
             st = SLEAPC_OK;
             continue;
         }

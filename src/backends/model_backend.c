@@ -1,6 +1,6 @@
 #include "backends/model_backend.h"
 
-#include "onnxrt/onnxrt_backend.h"
+#include "backends/onnx/onnxrt_backend.h"
 
 sleapc_status sleapc__model_backend_create(const sleapc_model *m, const char *name,
                                            const sleapc_backend_opts *opts, sleapc_backend **out)

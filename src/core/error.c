@@ -22,19 +22,19 @@ static const char *const status_text[] = {
 _Static_assert(sizeof status_text / sizeof status_text[0] == SLEAPC_STATUS_COUNT,
                "every status needs a text");
 
-const char *sleapc_version(void)
+const char *sleapc__version(void)
 {
     return SLEAPC_VERSION_STRING;
 }
 
-const char *sleapc_status_str(sleapc_status st)
+const char *sleapc__status_str(sleapc_status st)
 {
     if ((unsigned)st >= SLEAPC_STATUS_COUNT)
         return "unknown status";
     return status_text[st];
 }
 
-const char *sleapc_last_error(void)
+const char *sleapc__last_error(void)
 {
     return last_error;
 }
@@ -62,7 +62,7 @@ sleapc_status sleapc__wrap(sleapc_status st, const char *fmt, ...)
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
     memcpy(old, last_error, sizeof old);
-    const char *reason = old[0] ? old : sleapc_status_str(st);
+    const char *reason = old[0] ? old : sleapc__status_str(st);
     /* A message longer than the buffer is cut; the front says the most. */
     if (snprintf(last_error, sizeof last_error, "%s: %s", prefix, reason) < 0)
         last_error[0] = '\0';

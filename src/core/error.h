@@ -4,6 +4,11 @@
 
 #include "sleapc/sleapc.h"
 
+/* The bodies of sleapc_version, sleapc_status_str and sleapc_last_error. */
+const char *sleapc__version(void);
+const char *sleapc__status_str(sleapc_status st);
+const char *sleapc__last_error(void);
+
 /* Set this thread's message (printf-style) and return st. */
 sleapc_status sleapc__fail(sleapc_status st, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -15,7 +20,8 @@ sleapc_status sleapc__wrap(sleapc_status st, const char *fmt, ...)
 /* Forget this thread's message. */
 void sleapc__clear_error(void);
 
-/* Internal logging through the public hook. */
+/* Internal logging through the hook sleapc_log_set installs (its body). */
+void sleapc__log_set(sleapc_log_fn fn, void *user);
 void sleapc__log(sleapc_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -7,7 +7,7 @@
 static sleapc_log_fn log_fn;
 static void *log_user;
 
-void sleapc_log_set(sleapc_log_fn fn, void *user)
+void sleapc__log_set(sleapc_log_fn fn, void *user)
 {
     log_fn = fn;
     log_user = user;

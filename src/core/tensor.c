@@ -1,6 +1,6 @@
-#include "sleapc/tensor.h"
+#include "core/tensor.h"
 
-size_t sleapc_dtype_size(sleapc_dtype dtype)
+size_t sleapc__dtype_size(sleapc_dtype dtype)
 {
     switch (dtype) {
     case SLEAPC_DTYPE_F32: return 4;
@@ -11,7 +11,7 @@ size_t sleapc_dtype_size(sleapc_dtype dtype)
     return 0;
 }
 
-const char *sleapc_dtype_name(sleapc_dtype dtype)
+const char *sleapc__dtype_name(sleapc_dtype dtype)
 {
     switch (dtype) {
     case SLEAPC_DTYPE_F32: return "float32";
@@ -22,7 +22,7 @@ const char *sleapc_dtype_name(sleapc_dtype dtype)
     return "unknown";
 }
 
-int64_t sleapc_tensor_numel(const sleapc_tensor *t)
+int64_t sleapc__tensor_numel(const sleapc_tensor *t)
 {
     if (!t)
         return 0;

@@ -7,6 +7,7 @@
 #include "backends/model_backend.h"
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/tensor.h"
 #include "layers/ops/preprocess.h"
 
 static bool declares_output(const sleapc_onnx_graph *g, const char *name)
@@ -95,7 +96,7 @@ sleapc_status sleapc__exported_stage_output(const sleapc_exported_stage *s, cons
         return sleapc__fail(SLEAPC_ERR_FORMAT,
                             "%s: output \"%s\" %s: expected a %d-D %s array (%lld first)",
                             s->model->baked->path, name, t ? "has another shape or type" : "is missing",
-                            ndim, sleapc_dtype_name(dtype), (long long)dims[0]);
+                            ndim, sleapc__dtype_name(dtype), (long long)dims[0]);
     *out = t;
     return SLEAPC_OK;
 }

@@ -196,7 +196,7 @@ sleapc_status sleapc__exported_bottomup_layer_create(const sleapc_model *m,
     e->base.ops = &ebu_ops;
     e->base.impl = e;
     const sleapc_export_meta *meta = &m->export_meta;
-    e->n_nodes = sleapc_model_n_nodes(m);
+    e->n_nodes = sleapc__model_n_nodes(m);
     /* The adapter indexes line_scores with the metadata's edge_inds; older
      * exports without them fall back to the config's PAF edges. */
     e->n_edges = meta->n_edges ? meta->n_edges : m->cfg.n_paf_edges;

@@ -182,7 +182,7 @@ sleapc_status sleapc__exported_bottomup_multiclass_layer_create(const sleapc_mod
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     e->base.ops = &ebmc_ops;
     e->base.impl = e;
-    e->n_nodes = sleapc_model_n_nodes(m);
+    e->n_nodes = sleapc__model_n_nodes(m);
     e->n_classes = m->cfg.n_classes;
     e->gate = sleapc__exported_peak_gate(m);
     static const char *const outputs[] = {"peaks", "peak_vals", "peak_mask", "class_probs", NULL};

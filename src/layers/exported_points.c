@@ -177,7 +177,7 @@ sleapc_status sleapc__exported_points_layer_create(const sleapc_model *m,
                    : pl->kind == SLEAPC_EXPORT_CENTROID      ? &centroid_ops
                    : pl->kind == SLEAPC_EXPORT_TOPDOWN       ? &topdown_ops
                                                              : &centered_ops;
-    pl->n_nodes = sleapc_model_n_nodes(m);
+    pl->n_nodes = sleapc__model_n_nodes(m);
     if (pl->n_nodes < 1)
         pl->n_nodes = 1;
     static const char *const instance_outputs[] = {"peaks", "peak_vals", NULL};

@@ -163,7 +163,7 @@ sleapc_status sleapc__exported_topdown_multiclass_layer_create(const sleapc_mode
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     t->base.ops = &tdmc_ops;
     t->base.impl = t;
-    t->n_nodes = sleapc_model_n_nodes(m);
+    t->n_nodes = sleapc__model_n_nodes(m);
     t->n_classes = m->cfg.n_classes;
     static const char *const outputs[] = {"centroids", "centroid_vals", "peaks", "peak_vals",
                                           "class_logits", "instance_valid", NULL};

@@ -110,8 +110,8 @@ sleapc_status sleapc__layer_create(sleapc_model *const *models, int n_models,
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "models %s (%s) and %s (%s) do not form a top-down pair: give a centroid "
                             "model and a centered_instance or multi_class_topdown model",
-                            models[0]->dir, sleapc_model_type_name(models[0]->cfg.model_type),
-                            models[1]->dir, sleapc_model_type_name(models[1]->cfg.model_type));
+                            models[0]->dir, sleapc__model_type_name(models[0]->cfg.model_type),
+                            models[1]->dir, sleapc__model_type_name(models[1]->cfg.model_type));
     }
     return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "give one or two model folders, not %d", n_models);
 }

@@ -2,23 +2,10 @@
 #ifndef SLEAPC_MODEL_BUILD_H
 #define SLEAPC_MODEL_BUILD_H
 
+#include "core/weights.h"
 #include "io/config/model_config.h"
+#include "io/config/model_heads.h"
 #include "model/graph.h"
-#include "model/weights.h"
-
-/* One network head, in sleap-nn's head order (architectures.md §2). */
-typedef struct sleapc_head_spec {
-    const char *name;  /* static: "CentroidConfmapsHead", ... */
-    int channels;
-    int stride;        /* 0 for ClassVectorsHead */
-    sleapc_act act;
-} sleapc_head_spec;
-
-#define SLEAPC_MAX_HEADS 2
-
-/* The heads a model type has, with channels and strides from the config.
- * Returns the count (0 for an unknown type). */
-int sleapc__heads_for_config(const sleapc_model_config *cfg, sleapc_head_spec *heads);
 
 /* Build sleap-nn's UNet + heads. Every tensor the config implies must exist in
  * w with the right shape; with strict, a "model." tensor nobody uses is an

@@ -3,10 +3,10 @@
 #ifndef SLEAPC_MODEL_FROM_ONNX_H
 #define SLEAPC_MODEL_FROM_ONNX_H
 
+#include "core/weights.h"
 #include "io/onnx/onnx_read.h"
 #include "model/build.h"
 #include "model/graph.h"
-#include "model/weights.h"
 
 /* Import om's graph into g. The float constants the network uses (conv and
  * linear weights, biases) are copied into w, which must be empty; the IR

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "io/config/model_heads.h"
 #include "sleapc/sleapc.h"
 
 typedef enum sleapc_op {
@@ -26,13 +27,6 @@ typedef enum sleapc_op {
     SLEAPC_OP_LINEAR,           /* (B,in) -> (B,out), bias */
     SLEAPC_OP_COUNT
 } sleapc_op;
-
-typedef enum sleapc_act {
-    SLEAPC_ACT_NONE = 0,
-    SLEAPC_ACT_RELU,
-    SLEAPC_ACT_SIGMOID,
-    SLEAPC_ACT_SOFTMAX  /* over channels of a (B,C) vector */
-} sleapc_act;
 
 #define SLEAPC_NODE_MAX_INPUTS 4
 #define SLEAPC_NODE_NAME_CAP 128

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/tensor.h"
 
 sleapc_status sleapc__graph_input_check(const sleapc_tensor *x, int in_channels)
 {
@@ -13,7 +14,7 @@ sleapc_status sleapc__graph_input_check(const sleapc_tensor *x, int in_channels)
                             x->ndim);
     if (x->dtype != SLEAPC_DTYPE_U8 && x->dtype != SLEAPC_DTYPE_F32)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "forward: input must be uint8 or float32, got %s",
-                            sleapc_dtype_name(x->dtype));
+                            sleapc__dtype_name(x->dtype));
     for (int i = 0; i < 4; i++)
         if (x->shape[i] < 1 || x->shape[i] > (1 << 20))
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "forward: input dimension %d is %lld", i,

@@ -2,12 +2,12 @@
 #ifndef SLEAPC_MODEL_MODEL_H
 #define SLEAPC_MODEL_MODEL_H
 
+#include "core/weights.h"
 #include "io/config/export_meta.h"
 #include "io/config/model_config.h"
 #include "io/onnx/onnx_read.h"
 #include "model/build.h"
 #include "model/graph.h"
-#include "model/weights.h"
 
 struct sleapc_model {
     char *dir;                /* owned: the model folder */
@@ -28,5 +28,17 @@ struct sleapc_model {
 /* Body of sleapc_model_load (which only checks arguments). */
 sleapc_status sleapc__model_load(const char *path, sleapc_model **out);
 void sleapc__model_destroy(sleapc_model *m);
+/* Body of sleapc_model_load_random (model_random.c); arguments are checked there. */
+sleapc_status sleapc__model_load_random(const char *config_yaml, int n_nodes, uint64_t seed,
+                                        sleapc_model **out);
+
+/* The skeleton instances use (model_skeleton.c); m is not NULL. Node names
+ * are the config skeleton's, else the heads' part names. */
+const char *sleapc__model_skeleton_name(const sleapc_model *m);
+int sleapc__model_n_nodes(const sleapc_model *m);
+const char *sleapc__model_node_name(const sleapc_model *m, int i);  /* NULL when out of range */
+int sleapc__model_n_edges(const sleapc_model *m);
+/* (-1, -1) when i is out of range. */
+void sleapc__model_edge(const sleapc_model *m, int i, int *src, int *dst);
 
 #endif

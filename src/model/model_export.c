@@ -102,7 +102,7 @@ static sleapc_status check_metadata(const sleapc_export_meta *meta, const char *
             SLEAPC_ERR_FORMAT,
             "read export metadata: %s: model_type \"%s\", but the training config %s is a %s model",
             meta_path, meta->model_type, cfg->source_path ? cfg->source_path : "",
-            sleapc_model_type_name(cfg->model_type));
+            sleapc__model_type_name(cfg->model_type));
     if (meta->input_channels != cfg->unet.in_channels)
         return sleapc__fail(
             SLEAPC_ERR_FORMAT,

@@ -53,12 +53,9 @@ static sleapc_status synth_skeleton(sleapc_model_config *cfg, int n_nodes)
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc_model_load_random(const char *config_yaml, int n_nodes, uint64_t seed,
-                                       sleapc_model **out)
+sleapc_status sleapc__model_load_random(const char *config_yaml, int n_nodes, uint64_t seed,
+                                        sleapc_model **out)
 {
-    if (!config_yaml || !out || n_nodes < 1 || n_nodes > 1000)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "load random model: a config path, out and 1..1000 nodes are required");
     *out = NULL;
     sleapc_model *m = sleapc__calloc(1, sizeof *m);
     if (!m)

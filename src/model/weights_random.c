@@ -90,7 +90,7 @@ sleapc_status sleapc__weights_random_for_config(const sleapc_model_config *cfg, 
             sleapc__graph_clear(&g);
             return SLEAPC_OK;
         }
-        snprintf(msg, sizeof msg, "%s", sleapc_last_error());
+        snprintf(msg, sizeof msg, "%s", sleapc__last_error());
         int ndim = 0;
         int64_t shape[SLEAPC_WEIGHT_MAX_DIMS];
         if (st != SLEAPC_ERR_FORMAT || !parse_request(msg, name, sizeof name, &ndim, shape))

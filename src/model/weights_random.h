@@ -5,8 +5,8 @@
 
 #include <stdint.h>
 
+#include "core/weights.h"
 #include "io/config/model_config.h"
-#include "model/weights.h"
 
 /* Fill the empty set *out with every tensor sleapc__build_unet asks for when
  * it builds cfg's network, named and shaped as it expects. Weights are

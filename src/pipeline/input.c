@@ -7,8 +7,8 @@
 #include "core/error.h"
 #include "io/slp/slp_read.h"
 #include "io/video/frame_source.h"
+#include "pipeline/input.h"
 #include "pipeline/predict_stream.h"
-#include "sleapc/input.h"
 
 struct sleapc_input {
     char *path;
@@ -28,7 +28,7 @@ static bool has_ext(const char *path, const char *ext)
     return n > k && strcmp(path + n - k, ext) == 0;
 }
 
-void sleapc_input_close(sleapc_input *in)
+void sleapc__input_close(sleapc_input *in)
 {
     if (!in)
         return;
@@ -118,10 +118,8 @@ static sleapc_status open_labels(sleapc_input *in, int video_index)
     return st;
 }
 
-sleapc_status sleapc_input_open(const char *path, int video_index, sleapc_input **out)
+sleapc_status sleapc__input_open(const char *path, int video_index, sleapc_input **out)
 {
-    if (!path || !out)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "open input: path and out are required");
     *out = NULL;
     sleapc_input *in = sleapc__calloc(1, sizeof *in);
     if (!in || !(in->path = sleapc__strdup(path))) {
@@ -153,38 +151,36 @@ sleapc_status sleapc_input_open(const char *path, int video_index, sleapc_input 
         }
     }
     if (st) {
-        sleapc_input_close(in);
+        sleapc__input_close(in);
         return st;
     }
     *out = in;
     return SLEAPC_OK;
 }
 
-int64_t sleapc_input_n_frames(const sleapc_input *in)
+int64_t sleapc__input_n_frames(const sleapc_input *in)
 {
-    return in ? in->n_frames : 0;
+    return in->n_frames;
 }
 
-int64_t sleapc_input_n_default_frames(const sleapc_input *in)
+int64_t sleapc__input_n_default_frames(const sleapc_input *in)
 {
-    return in ? in->n_defaults : 0;
+    return in->n_defaults;
 }
 
-const int64_t *sleapc_input_default_frames(const sleapc_input *in)
+const int64_t *sleapc__input_default_frames(const sleapc_input *in)
 {
-    return in ? in->defaults : NULL;
+    return in->defaults;
 }
 
-sleapc_video_info sleapc_input_video_info(const sleapc_input *in)
+sleapc_video_info sleapc__input_video_info(const sleapc_input *in)
 {
     sleapc_video_info v = {0};
-    if (in) {
-        v.filename = in->record_name;
-        v.n_frames = in->n_frames;
-        v.height = in->height;
-        v.width = in->width;
-        v.channels = in->channels;
-    }
+    v.filename = in->record_name;
+    v.n_frames = in->n_frames;
+    v.height = in->height;
+    v.width = in->width;
+    v.channels = in->channels;
     return v;
 }
 
@@ -218,11 +214,9 @@ static sleapc_status input_read(void *ctx, int64_t idx, uint8_t *dst)
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc_predict_input(sleapc_predictor *p, sleapc_input *in, const int64_t *frames,
-                                   int64_t n_frames, sleapc_writer *w, const sleapc_run_opts *opts)
+sleapc_status sleapc__predict_input(sleapc_predictor *p, sleapc_input *in, const int64_t *frames,
+                                    int64_t n_frames, sleapc_writer *w, const sleapc_run_opts *opts)
 {
-    if (!p || !in)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predict: predictor and input are required");
     if (!frames) {
         frames = in->defaults;
         n_frames = in->n_defaults;

@@ -7,6 +7,8 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/thread.h"
+#include "pipeline/predictor.h"
+#include "pipeline/writer.h"
 
 typedef struct batch_slot {
     uint8_t *pixels;      /* (batch, h, w, c) */
@@ -47,7 +49,7 @@ static void decode_main(void *arg)
             sleapc_status st = s->reader->read(s->reader->ctx, idx, slot->pixels + k * s->frame_bytes);
             if (st) {
                 s->decode_status = st;
-                snprintf(s->decode_error, sizeof s->decode_error, "%s", sleapc_last_error());
+                snprintf(s->decode_error, sizeof s->decode_error, "%s", sleapc__last_error());
                 sleapc__queue_close(s->full_q);
                 return;
             }
@@ -75,7 +77,7 @@ sleapc_status sleapc__predict_stream(sleapc_predictor *p, const sleapc_frame_rea
     int depth = o.queue_depth > 0 ? o.queue_depth : 2;
     int n_slots = depth + 1;
     stream s = {.reader = reader, .frames = frame_indices, .n_frames = n_frames,
-                .batch = sleapc_predictor_batch_size(p), .stop = o.stop};
+                .batch = sleapc__predictor_batch_size(p), .stop = o.stop};
     s.frame_bytes = (size_t)(reader->height * reader->width * reader->channels);
     batch_slot *slots = sleapc__calloc((size_t)n_slots, sizeof *slots);
     sleapc_thread *decoder = NULL;
@@ -100,12 +102,10 @@ sleapc_status sleapc__predict_stream(sleapc_predictor *p, const sleapc_frame_rea
     void *item;
     while (!st && sleapc__queue_pop(s.full_q, &item)) {
         batch_slot *slot = item;
-        sleapc_tensor t = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4,
-                           .shape = {slot->n, reader->height, reader->width, reader->channels},
-                           .data = slot->pixels};
-        st = sleapc_predictor_run(p, &t);
+        st = sleapc__predictor_run(p, slot->pixels, slot->n, reader->height, reader->width,
+                                   reader->channels);
         if (!st && w)
-            st = sleapc_writer_add(w, p, o.video, slot->indices);
+            st = sleapc__writer_add(w, p, o.video, slot->indices);
         pr.done += slot->n;
         sleapc__queue_push(s.free_q, slot);
         pr.elapsed_s = now_s() - t0;

@@ -7,7 +7,6 @@
 #include "sleapc/predictor.h"
 
 typedef struct packed_instance {
-    int64_t points_at;     /* offset of n_nodes (x, y) pairs in points */
     float score;
     int track;
     float tracking_score;
@@ -38,6 +37,33 @@ struct sleapc_predictor {
     sleapc_predictor_stats stats;
     size_t points_cap;           /* instances the point arrays hold */
 };
+
+/* The bodies of the public predictor functions (include/sleapc/predictor.h
+ * documents them); p and out are never NULL here, the public functions check. */
+sleapc_predictor_opts sleapc__predictor_opts_default(void);
+sleapc_status sleapc__predictor_create(const char *const *model_paths, int n_models,
+                                       const sleapc_predictor_opts *opts, sleapc_predictor **out);
+void sleapc__predictor_destroy(sleapc_predictor *p);
+/* frames: (n, h, w, c) uint8, row-major; sizes are checked here. */
+sleapc_status sleapc__predictor_run(sleapc_predictor *p, const uint8_t *frames, int64_t n,
+                                    int64_t h, int64_t w, int64_t c);
+const char *sleapc__predictor_layer_name(const sleapc_predictor *p);
+const char *sleapc__predictor_skeleton_name(const sleapc_predictor *p);
+int sleapc__predictor_n_nodes(const sleapc_predictor *p);
+const char *sleapc__predictor_node_name(const sleapc_predictor *p, int i);
+int sleapc__predictor_n_edges(const sleapc_predictor *p);
+void sleapc__predictor_edge(const sleapc_predictor *p, int i, int *src, int *dst);
+int sleapc__predictor_n_symmetries(const sleapc_predictor *p);
+void sleapc__predictor_symmetry(const sleapc_predictor *p, int i, int *a, int *b);
+int sleapc__predictor_n_classes(const sleapc_predictor *p);
+const char *sleapc__predictor_class_name(const sleapc_predictor *p, int i);
+int sleapc__predictor_batch_size(const sleapc_predictor *p);
+sleapc_predictor_stats sleapc__predictor_get_stats(const sleapc_predictor *p);
+void sleapc__predictor_reset_stats(sleapc_predictor *p);
+int sleapc__predictor_n_frames(const sleapc_predictor *p);
+int sleapc__predictor_n_instances(const sleapc_predictor *p, int frame);
+sleapc_status sleapc__predictor_instance(const sleapc_predictor *p, int frame, int i,
+                                         sleapc_instance *out);
 
 /* Package one layer batch into the result arrays (outputs.py to_labels). */
 sleapc_status sleapc__predictor_pack(sleapc_predictor *p, const sleapc_layer_outputs *o);

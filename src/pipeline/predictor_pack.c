@@ -64,7 +64,6 @@ sleapc_status sleapc__predictor_pack(sleapc_predictor *p, const sleapc_layer_out
                 continue;
             packed_instance *ins = &p->insts[p->n_insts];
             memset(ins, 0, sizeof *ins);
-            ins->points_at = p->n_insts * N * 2;
             memcpy(p->points + p->n_insts * N * 2, kp, (size_t)N * 2 * sizeof(float));
             memcpy(p->point_scores + p->n_insts * N, pv, (size_t)N * sizeof(float));
             if (o->has_instance_scores) {

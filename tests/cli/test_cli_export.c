@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "onnxrt/ort_cases.h"
+#include "backends/onnx/ort_cases.h"
 
 
 static void expect_error(const char *args, const char *msg_part)

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/onnx/onnxrt.h"
 #include "core/alloc.h"
 #include "fuzz_onnx_read.h"
 #include "io/onnx/onnx_read.h"
 #include "model/from_onnx.h"
-#include "onnxrt/onnxrt.h"
 
 /* Elements of the input a graph is run on: enough for small synthetic graphs,
  * small enough that a network on it costs microseconds. */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "pipeline/predictions.h"
+#include "core/results.h"
 
 /* An empty prediction set with the given skeleton, tracks and one video;
  * room for max_frames frames and max_insts instances. Free with

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/resize_aa.h"
 #include "layers/ops/preprocess.h"
-#include "layers/ops/resize_aa.h"
 #include "ops_ref_cases.h"
 #include "test_util.h"
 

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "onnxrt/ort_cases.h"
+#include "backends/onnx/ort_cases.h"
 #include "sleapc/predictor.h"
 
 typedef struct arrays {

@@ -3,7 +3,7 @@
 #ifndef SLEAPC_IO_CKPT_H
 #define SLEAPC_IO_CKPT_H
 
-#include "model/weights.h"
+#include "core/weights.h"
 
 /* Read every tensor of result["state_dict"] into out (names as in the state
  * dict, e.g. "model.backbone..."), converted to float32, in pickle order.

@@ -16,8 +16,8 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "io/ckpt/keras_h5_impl.h"
+#include "io/config/model_heads.h"
 #include "io/h5/h5_file.h"
-#include "model/build.h"
 
 #define PATH_CAP 1024
 /* Groups below /model_weights/<layer>: Keras writes one (<layer>/<layer>). */

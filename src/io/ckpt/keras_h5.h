@@ -4,8 +4,8 @@
 #ifndef SLEAPC_IO_CKPT_KERAS_H5_H
 #define SLEAPC_IO_CKPT_KERAS_H5_H
 
+#include "core/weights.h"
 #include "io/config/model_config.h"
-#include "model/weights.h"
 
 /* Read every weighted layer of /model_weights (optimizer state is never
  * read), convert the kernels (conv HWIO -> OIHW, transposed conv

@@ -7,8 +7,8 @@
 #include <cjson/cJSON.h>
 
 #include "io/ckpt/keras_h5.h"
+#include "io/config/model_heads.h"
 #include "io/h5/h5_file.h"
-#include "model/build.h"
 
 #define KEY_CAP 256
 #define MAX_LAYERS 100000

@@ -249,17 +249,14 @@ static sleapc_status read_class_vectors(const sleapc_cfgjson_reader *r, const cJ
     return st;
 }
 
-static const struct {
-    const char *key;
-    sleapc_model_type type;
-} head_types[] = {
-    {"single_instance", SLEAPC_MODEL_TYPE_SINGLE_INSTANCE},
-    {"centroid", SLEAPC_MODEL_TYPE_CENTROID},
-    {"centered_instance", SLEAPC_MODEL_TYPE_CENTERED_INSTANCE},
-    {"multi_instance", SLEAPC_MODEL_TYPE_BOTTOMUP},
-    {"multi_class_bottomup", SLEAPC_MODEL_TYPE_MULTI_CLASS_BOTTOMUP},
-    {"multi_class_topdown", SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN},
-};
+/* SLEAP 1.x names the bottom-up head "multi_instance" (and has no "bottomup");
+ * the other heads carry sleap-nn's model type names. */
+static sleapc_model_type legacy_head_type(const char *key)
+{
+    if (strcmp(key, "bottomup") == 0)
+        return SLEAPC_MODEL_TYPE_UNKNOWN;
+    return sleapc__model_type_from_name(strcmp(key, "multi_instance") == 0 ? "bottomup" : key);
+}
 
 /* The first non-null entry of model.heads (SLEAP's oneof). */
 static sleapc_status find_head(const sleapc_cfgjson_reader *r, const cJSON *heads,
@@ -270,17 +267,16 @@ static sleapc_status find_head(const sleapc_cfgjson_reader *r, const cJSON *head
     {
         if (cJSON_IsNull(e))
             continue;
-        for (size_t k = 0; k < sizeof head_types / sizeof head_types[0]; k++) {
-            if (strcmp(e->string, head_types[k].key) == 0) {
-                if (!cJSON_IsObject(e))
-                    return sleapc__cfgjson_fail_at(r, SLEAPC_ERR_FORMAT, "model.heads",
-                                                   "%s: expected an object, got %s", e->string,
-                                                   sleapc__cfgjson_kind_name(e));
-                cfg->model_type = head_types[k].type;
-                *head = e;
-                *key = head_types[k].key;
-                return SLEAPC_OK;
-            }
+        sleapc_model_type type = legacy_head_type(e->string);
+        if (type != SLEAPC_MODEL_TYPE_UNKNOWN) {
+            if (!cJSON_IsObject(e))
+                return sleapc__cfgjson_fail_at(r, SLEAPC_ERR_FORMAT, "model.heads",
+                                               "%s: expected an object, got %s", e->string,
+                                               sleapc__cfgjson_kind_name(e));
+            cfg->model_type = type;
+            *head = e;
+            *key = e->string;
+            return SLEAPC_OK;
         }
         return sleapc__cfgjson_fail_at(r, SLEAPC_ERR_UNSUPPORTED, "model.heads",
                                        "unsupported head type '%s'", e->string);

@@ -475,18 +475,6 @@ static sleapc_status read_class_head(sleapc_yaml_tree *t, const sleapc_yaml_ref 
     return st;
 }
 
-static const struct {
-    const char *key;
-    sleapc_model_type type;
-} head_types[] = {
-    {"single_instance", SLEAPC_MODEL_TYPE_SINGLE_INSTANCE},
-    {"centroid", SLEAPC_MODEL_TYPE_CENTROID},
-    {"centered_instance", SLEAPC_MODEL_TYPE_CENTERED_INSTANCE},
-    {"bottomup", SLEAPC_MODEL_TYPE_BOTTOMUP},
-    {"multi_class_bottomup", SLEAPC_MODEL_TYPE_MULTI_CLASS_BOTTOMUP},
-    {"multi_class_topdown", SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN},
-};
-
 /* The first non-null entry of head_configs, in file order (sleap-nn
  * config/utils.py get_model_type_from_cfg). */
 static sleapc_status find_head(sleapc_yaml_tree *t, const sleapc_yaml_ref *heads,
@@ -499,12 +487,9 @@ static sleapc_status find_head(sleapc_yaml_tree *t, const sleapc_yaml_ref *heads
         *head = sleapc__yaml_map_entry(t, heads, i, &key);
         if (sleapc__yaml_is_null(head))
             continue;
-        for (size_t k = 0; key && k < sizeof head_types / sizeof head_types[0]; k++) {
-            if (strcmp(key, head_types[k].key) == 0) {
-                cfg->model_type = head_types[k].type;
-                return SLEAPC_OK;
-            }
-        }
+        cfg->model_type = sleapc__model_type_from_name(key);
+        if (cfg->model_type != SLEAPC_MODEL_TYPE_UNKNOWN)
+            return SLEAPC_OK;
         return sleapc__yaml_fail(t, head, SLEAPC_ERR_UNSUPPORTED, "unsupported head type '%s'",
                                  key ? key : "?");
     }

@@ -4,6 +4,35 @@
 
 #include "core/alloc.h"
 
+/* sleap-nn's model type names (head_configs keys), the one table of them. */
+static const struct {
+    const char *name;
+    sleapc_model_type type;
+} MODEL_TYPES[] = {
+    {"single_instance", SLEAPC_MODEL_TYPE_SINGLE_INSTANCE},
+    {"centroid", SLEAPC_MODEL_TYPE_CENTROID},
+    {"centered_instance", SLEAPC_MODEL_TYPE_CENTERED_INSTANCE},
+    {"bottomup", SLEAPC_MODEL_TYPE_BOTTOMUP},
+    {"multi_class_bottomup", SLEAPC_MODEL_TYPE_MULTI_CLASS_BOTTOMUP},
+    {"multi_class_topdown", SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN},
+};
+
+const char *sleapc__model_type_name(sleapc_model_type type)
+{
+    for (size_t k = 0; k < sizeof MODEL_TYPES / sizeof MODEL_TYPES[0]; k++)
+        if (MODEL_TYPES[k].type == type)
+            return MODEL_TYPES[k].name;
+    return "unknown";
+}
+
+sleapc_model_type sleapc__model_type_from_name(const char *name)
+{
+    for (size_t k = 0; name && k < sizeof MODEL_TYPES / sizeof MODEL_TYPES[0]; k++)
+        if (strcmp(name, MODEL_TYPES[k].name) == 0)
+            return MODEL_TYPES[k].type;
+    return SLEAPC_MODEL_TYPE_UNKNOWN;
+}
+
 /* The dataclass defaults of sleap-nn's config/model_config.py and
  * config/data_config.py (UNetConfig, PreprocessingConfig, *ConfMapsConfig,
  * PAFConfig, ClassMapConfig, ClassVectorsConfig). */

@@ -85,6 +85,11 @@ typedef struct sleapc_model_config {
     int class_vectors_stride;        /* = max_stride */
 } sleapc_model_config;
 
+/* sleap-nn's name of a model type ("single_instance", ...; "unknown"), and
+ * back (SLEAPC_MODEL_TYPE_UNKNOWN for a name that is none of them). */
+const char *sleapc__model_type_name(sleapc_model_type type);
+sleapc_model_type sleapc__model_type_from_name(const char *name);
+
 /* Free an owned array of n owned strings (NULL accepted). */
 void sleapc__names_free(char **names, int n);
 

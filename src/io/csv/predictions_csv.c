@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/results.h"
 #include "io/slp/pred_check.h"
-#include "pipeline/predictions.h"
 
 /* A field, quoted only when it must be (pandas QUOTE_MINIMAL). */
 static void put_field(FILE *f, const char *s)

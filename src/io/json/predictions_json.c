@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "pipeline/predictions.h"
+#include "core/results.h"
 
 /* A float, or null when it is NaN/inf (JSON has no NaN). */
 static cJSON *num_or_null(double v)

@@ -15,6 +15,7 @@
 #include "core/alloc.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/tensor.h"
 
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAGIC_LEN 6
@@ -354,7 +355,7 @@ static sleapc_status read_body(const char *path, int fd, off_t file_size, sleapc
         return sleapc__fail(SLEAPC_ERR_FORMAT,
                             "read npy: %s: data is %ju bytes, shape and dtype '%s' need %ju", path,
                             data_len, h.descr, want);
-    size_t itemsize = sleapc_dtype_size(dtype);
+    size_t itemsize = sleapc__dtype_size(dtype);
     if ((uintmax_t)numel > SIZE_MAX / itemsize)
         return bad(path, "shape too large");
 
@@ -444,7 +445,7 @@ static size_t format_header(const sleapc_tensor *t, char *buf, size_t cap)
 
 static bool write_data(FILE *f, const sleapc_tensor *t, size_t nbytes)
 {
-    size_t itemsize = sleapc_dtype_size(t->dtype);
+    size_t itemsize = sleapc__dtype_size(t->dtype);
     if (itemsize == 1 || host_is_little_endian())
         return write_all(f, t->data, nbytes);
     unsigned char chunk[4096];
@@ -464,7 +465,7 @@ sleapc_status sleapc__npy_write(const char *path, const sleapc_tensor *t)
 {
     if (!path || !t)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "write npy: path and tensor are required");
-    size_t itemsize = sleapc_dtype_size(t->dtype);
+    size_t itemsize = sleapc__dtype_size(t->dtype);
     if (itemsize == 0 || t->ndim < 0 || t->ndim > SLEAPC_TENSOR_MAX_DIMS)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "write npy: %s: bad dtype or ndim", path);
     uint64_t numel = 1;

@@ -9,11 +9,11 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/results.h"
 #include "io/h5/h5_file.h"
 #include "io/slp/pred_check.h"
 #include "io/slp/slp_json.h"
 #include "io/slp/slp_write_json.h"
-#include "pipeline/predictions.h"
 
 typedef struct matrices {
     int64_t F, T, N;      /* frames (0 .. last frame index), tracks, nodes */

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdbool.h>
 
-#include "pipeline/predictions.h"
+#include "core/results.h"
 
 /* SLEAPC_ERR_INVALID_ARG (message starts with action) unless every count,
  * index and pointer of pr is consistent: frames name existing videos and

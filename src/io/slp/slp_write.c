@@ -7,11 +7,11 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/results.h"
 #include "io/h5/h5_file.h"
 #include "io/slp/pred_check.h"
 #include "io/slp/slp_schema.h"
 #include "io/slp/slp_write_json.h"
-#include "pipeline/predictions.h"
 
 /* A list of JSON rows as h5py stores a Python list of numpy bytes:
  * fixed-length strings, chunked, maxshape (None,). h5py turns an empty

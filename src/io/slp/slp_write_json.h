@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "pipeline/predictions.h"
+#include "core/results.h"
 
 /* /metadata "json": version, skeletons (node-link form), nodes, empty
  * videos/tracks/suggestions, negative_anchors, provenance (pr->provenance,

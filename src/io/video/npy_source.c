@@ -7,6 +7,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/tensor.h"
 #include "io/npy/npy.h"
 #include "io/video/frame_source.h"
 
@@ -51,7 +52,7 @@ sleapc_status sleapc__npy_source_open(sleapc_frame_source *src)
     const sleapc_tensor *t = &nf->t;
     if (t->dtype != SLEAPC_DTYPE_U8)
         return sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: frames must be uint8, not %s",
-                            src->path, sleapc_dtype_name(t->dtype));
+                            src->path, sleapc__dtype_name(t->dtype));
     const int64_t *s = t->shape;
     int64_t n = 1, h = 0, w = 0, c = 1;
     if (t->ndim == 4) {

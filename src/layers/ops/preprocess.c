@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "layers/ops/resize_aa.h"
+#include "core/resize_aa.h"
 
 /* Sizes stay below 2^24 so every index the resize turns into a float is exact. */
 #define MAX_SIDE ((int64_t)1 << 24)

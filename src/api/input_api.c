@@ -1,0 +1,44 @@
+/* Public input functions: check arguments, call the pipeline. */
+#include "core/error.h"
+#include "pipeline/input.h"
+
+sleapc_status sleapc_input_open(const char *path, int video_index, sleapc_input **out)
+{
+    if (!path || !out)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "open input: path and out are required");
+    return sleapc__input_open(path, video_index, out);
+}
+
+void sleapc_input_close(sleapc_input *in)
+{
+    sleapc__input_close(in);
+}
+
+int64_t sleapc_input_n_frames(const sleapc_input *in)
+{
+    return in ? sleapc__input_n_frames(in) : 0;
+}
+
+int64_t sleapc_input_n_default_frames(const sleapc_input *in)
+{
+    return in ? sleapc__input_n_default_frames(in) : 0;
+}
+
+const int64_t *sleapc_input_default_frames(const sleapc_input *in)
+{
+    return in ? sleapc__input_default_frames(in) : NULL;
+}
+
+sleapc_video_info sleapc_input_video_info(const sleapc_input *in)
+{
+    sleapc_video_info v = {0};
+    return in ? sleapc__input_video_info(in) : v;
+}
+
+sleapc_status sleapc_predict_input(sleapc_predictor *p, sleapc_input *in, const int64_t *frames,
+                                   int64_t n_frames, sleapc_writer *w, const sleapc_run_opts *opts)
+{
+    if (!p || !in)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predict: predictor and input are required");
+    return sleapc__predict_input(p, in, frames, n_frames, w, opts);
+}

@@ -1,0 +1,79 @@
+/* Predictions gathered for a file: skeleton, tracks, videos, and per frame
+ * its instances. Format writers (JSON, .slp, analysis HDF5, CSV) read this. */
+#ifndef SLEAPC_CORE_RESULTS_H
+#define SLEAPC_CORE_RESULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sleapc/sleapc.h"
+
+typedef struct sleapc_pred_instance {
+    float score;
+    int track;             /* -1 = none */
+    float tracking_score;  /* NaN = none */
+    bool has_centroid;
+    float centroid[2];
+    float centroid_score;
+    int class_index;       /* multi-class: the class, -1 unmatched; else -1 */
+} sleapc_pred_instance;
+
+typedef struct sleapc_pred_frame {
+    int video;
+    int64_t frame_idx;
+    int64_t first;         /* index of its first instance */
+    int64_t n;             /* instance count */
+} sleapc_pred_frame;
+
+typedef struct sleapc_pred_video {
+    char *filename;
+    int64_t n_frames, height, width, channels;
+} sleapc_pred_video;
+
+typedef struct sleapc_predictions {
+    char *skeleton_name;
+    int n_nodes;
+    char **node_names;
+    int n_edges;
+    int (*edges)[2];
+    int n_symmetries;
+    int (*symmetries)[2];
+    int n_tracks;
+    char **track_names;
+    bool multiclass;
+    int n_videos;
+    sleapc_pred_video *videos;
+    int64_t n_frames, frames_cap;
+    sleapc_pred_frame *frames;
+    int64_t n_insts, insts_cap;
+    sleapc_pred_instance *insts;
+    float *points;         /* (n_insts, n_nodes, 2) */
+    float *point_scores;   /* (n_insts, n_nodes) */
+    char *provenance;      /* owned JSON object text recorded as the files' provenance
+                            * (sleapc version, models, options); NULL = {} */
+} sleapc_predictions;
+
+void sleapc__predictions_free(sleapc_predictions *pr);
+
+/* Formats. f is open for writing; the caller makes the write atomic. */
+sleapc_status sleapc__predictions_write_json(const sleapc_predictions *pr, FILE *f);
+
+/* A SLEAP .slp labels file (the predicted-labels schema sleap-io writes),
+ * written atomically: path appears only when everything succeeded. Missing
+ * points (NaN) are stored as sleap-io stores them (NaN, invisible, score 0);
+ * tracking_score NaN is stored as 0. SLEAPC_ERR_INVALID_ARG for inconsistent
+ * predictions (bad video/track index), SLEAPC_ERR_IO, SLEAPC_ERR_NOMEM. */
+sleapc_status sleapc__predictions_write_slp(const sleapc_predictions *pr, const char *path);
+
+/* A SLEAP "analysis" HDF5 file (sleap.info.write_tracking_h5 layout, the
+ * matrices of the first video), written atomically like the .slp. */
+sleapc_status sleapc__predictions_write_analysis_h5(const sleapc_predictions *pr,
+                                                    const char *path);
+
+/* SLEAP analysis CSV: a header, then one row per instance:
+ * track,frame_idx,instance.score,<node>.x,<node>.y,<node>.score,...
+ * with empty fields for missing values. f is open for writing. */
+sleapc_status sleapc__predictions_write_csv(const sleapc_predictions *pr, FILE *f);
+
+#endif

@@ -1,0 +1,87 @@
+#!/bin/sh
+# The dependency rule of ARCHITECTURE.md, checked over every `#include "..."`
+# under src/, include/ and tools/ (POSIX sh + awk only).
+#
+# Floors, top to bottom: tools > api > pipeline > layers > backends > model > io > core.
+#   1. A file under src/<floor>/ includes only its own floor or floors below it.
+#   2. Each folder under src/ is a floor; a new top-level folder must be given one here.
+#   3. No backend includes another backend's folder (src/backends/<name>/).
+#   4. No loop between folders: the graph of folder -> included folder
+#      (e.g. io/ckpt -> io/config) has no cycle. A folder and its own sub-folders
+#      count as one (backends/registry.c includes backends/native/).
+#   5. include/sleapc/ (the public headers) and tools/ include only include/sleapc/
+#      (and files next to them).
+# Usage: tools/check_layers.sh [source root]; exit 0 when clean, 1 with one line
+# per violation otherwise.
+set -eu
+root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$root"
+
+# "file<TAB>included path" for every quoted include.
+edges=$(find src include tools -name '*.[ch]' | LC_ALL=C sort | xargs awk '
+    /^[ \t]*#[ \t]*include[ \t]*"/ {
+        inc = $0; sub(/^[^"]*"/, "", inc); sub(/".*$/, "", inc)
+        printf "%s\t%s\n", FILENAME, inc
+    }')
+
+printf '%s\n' "$edges" | awk -F '\t' '
+BEGIN {
+    n = split("core io model backends layers pipeline api", fl, " ")
+    for (i = 1; i <= n; i++) rank[fl[i]] = i
+    bad = 0
+}
+function floor_of(path,   p) { split(path, p, "/"); return p[1] }
+# The folder a source file sits in, relative to src/ ("io/ckpt", "layers").
+function dir_of(path) { sub(/\/[^\/]*$/, "", path); return path }
+function fail(msg) { print "check_layers: " msg; bad = 1 }
+NF == 2 {
+    file = $1; inc = $2
+    if (file ~ /^include\// || file ~ /^tools\//) {
+        if (index(inc, "/") && inc !~ /^sleapc\/[^\/]+$/)
+            fail(file ": includes \"" inc "\"; public headers and tools use include/sleapc only")
+        next
+    }
+    rel = substr(file, 5)                      # strip "src/"
+    from = floor_of(rel)
+    if (!(from in rank)) { fail(file ": src/" from "/ is not a floor (see ARCHITECTURE.md)"); next }
+    if (!index(inc, "/") || inc ~ /^sleapc\//) next   # same folder, or public types
+    to = floor_of(inc)
+    if (!(to in rank)) { fail(file ": includes \"" inc "\", which is in no floor"); next }
+    if (rank[to] > rank[from])
+        fail(file ": includes \"" inc "\" (" to " is above " from ")")
+    fdir = dir_of(rel); tdir = dir_of(inc)
+    if (from == "backends" && to == "backends") {
+        split(fdir, a, "/"); split(tdir, b, "/")
+        if (a[2] != "" && b[2] != "" && a[2] != b[2])
+            fail(file ": includes \"" inc "\" (one backend includes another)")
+    }
+    # A folder and its sub-folders are one unit (backends/ holds the contract and
+    # the registry of backends/<name>/), so only edges between unrelated folders count.
+    related = index(fdir "/", tdir "/") == 1 || index(tdir "/", fdir "/") == 1
+    if (!related && !((fdir, tdir) in seen)) {
+        seen[fdir, tdir] = 1
+        nout[fdir]++; out[fdir, nout[fdir]] = tdir
+        nodes[fdir] = 1; nodes[tdir] = 1
+    }
+}
+# Folder loops: depth-first search, a grey folder met again closes a cycle.
+function visit(d,   i, t) {
+    color[d] = 1; stack[++depth] = d
+    for (i = 1; i <= nout[d]; i++) {
+        t = out[d, i]
+        if (color[t] == 1) report_cycle(t)
+        else if (color[t] == 0) visit(t)
+    }
+    color[d] = 2; depth--
+}
+function report_cycle(t,   i, s) {
+    for (i = depth; i >= 1 && stack[i] != t; i--) ;
+    s = t
+    for (i++; i <= depth; i++) s = s " -> " stack[i]
+    fail("folder loop: " s " -> " t)
+}
+END {
+    for (d in nodes) color[d] = 0
+    for (d in nodes) if (color[d] == 0) { depth = 0; visit(d) }
+    exit bad
+}'
