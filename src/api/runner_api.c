@@ -55,7 +55,7 @@ void sleapc_runner_destroy(sleapc_runner *r)
 
 const char *sleapc_runner_backend_name(const sleapc_runner *r)
 {
-    return r ? r->be->ops->name : "";
+    return r ? sleapc__backend_name(r->be) : "";
 }
 
 const char *sleapc_runner_device(const sleapc_runner *r)

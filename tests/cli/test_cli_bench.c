@@ -6,6 +6,22 @@
 #include "test_util.h"
 
 
+/* 1 when /proc/cpuinfo lists avx512_bf16 or amx_bf16, 0 when not, -1 when
+ * there is no such file. */
+static int cpu_has_bf16(void)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return -1;
+    char line[8192];
+    int has = 0;
+    while (!has && fgets(line, sizeof line, f))
+        if (strncmp(line, "flags", 5) == 0)
+            has = strstr(line, " avx512_bf16") || strstr(line, " amx_bf16");
+    fclose(f);
+    return has;
+}
+
 int main(void)
 {
     test_require_data();
@@ -32,9 +48,29 @@ int main(void)
     CHECK(cJSON_GetObjectItem(j, "gflop_per_frame")->valuedouble > 0);
     cJSON_Delete(j);
 
+    /* "auto" rows name the backend it measured and chose. */
+    snprintf(args, sizeof args,
+             "bench --config '%s' --random-weights --size 64x64 --runs 10 --backend auto "
+             "--threads 2 --json",
+             test_data_path("bench_configs/config_bottomup_unet_medium_rf.yaml"));
+    CHECK_MSG(test_run_cli_stdout(args) == 0, "%s", test_cli_output());
+    j = cJSON_Parse(test_cli_output());
+    r = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "results"), 0);
+    const char *label = r ? cJSON_GetStringValue(cJSON_GetObjectItem(r, "backend")) : NULL;
+    CHECK_MSG(label && (strcmp(label, "native") == 0 || strncmp(label, "auto:", 5) == 0),
+              "backend \"%s\"", label ? label : "(none)");
+    cJSON_Delete(j);
+
+    /* A bf16 peak exactly where the CPU has a bf16 unit. */
     CHECK(test_run_cli_stdout("bench --peak --json --threads 1") == 0);
     j = cJSON_Parse(test_cli_output());
-    CHECK(j && cJSON_GetObjectItem(cJSON_GetObjectItem(j, "peak_gflops"), "fp32")->valuedouble > 0);
+    const cJSON *peak = cJSON_GetObjectItem(j, "peak_gflops");
+    CHECK(j && cJSON_GetObjectItem(peak, "fp32")->valuedouble > 0);
+    int bf16 = cpu_has_bf16();
+    if (bf16 >= 0 && peak)
+        CHECK_MSG((cJSON_GetObjectItem(peak, "bf16")->valuedouble > 0) == bf16,
+                  "bf16 peak %.1f, CPU %s bf16", cJSON_GetObjectItem(peak, "bf16")->valuedouble,
+                  bf16 ? "has" : "lacks");
     cJSON_Delete(j);
 
     CHECK(test_run_cli_stdout("bench") == 1);
