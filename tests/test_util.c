@@ -1,6 +1,7 @@
 #include "test_util.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -187,4 +188,15 @@ int test_list_dir(const char *dir, char **names, int max)
     closedir(d);
     qsort(names, (size_t)n, sizeof names[0], compare_names);
     return n;
+}
+
+double test_rel_l2(const float *got, const float *want, int64_t n)
+{
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double d = (double)got[i] - (double)want[i];
+        num += d * d;
+        den += (double)want[i] * (double)want[i];
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
 }

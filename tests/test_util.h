@@ -63,6 +63,10 @@ int test_run_cli(const char *args);
 int test_run_cli_stdout(const char *args);
 const char *test_cli_output(void);
 
+/* Relative L2 distance of got from want: ||got - want|| / ||want|| (the
+ * absolute distance when want is all zeros), accumulated in double. */
+double test_rel_l2(const float *got, const float *want, int64_t n);
+
 /* The sorted names in dir, hidden ones left out; at most max, each to be
  * freed. Returns how many. */
 int test_list_dir(const char *dir, char **names, int max);

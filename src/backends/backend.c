@@ -1,6 +1,7 @@
 #include "backends/backend.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -79,6 +80,12 @@ sleapc_status sleapc__backend_create(const char *name, const sleapc_graph *g,
     *out = NULL;
     if (!name || !*name)
         name = "auto";
+    /* SLEAPC_BACKEND pins what "auto" means: runs that must be reproducible
+     * to the bit (tests, comparisons between runs) skip the measurement,
+     * whose winner can change from run to run on a busy machine. */
+    const char *pinned = getenv("SLEAPC_BACKEND");
+    if (strcmp(name, "auto") == 0 && pinned && *pinned && strcmp(pinned, "auto") != 0)
+        name = pinned;
     if (strcmp(name, "auto") == 0)
         return sleapc__backend_auto_create(g, opts, out);
     for (int i = 0; i < sleapc__backend_count(); i++) {

@@ -151,6 +151,7 @@ static sleapc_status decide(auto_state *s, const sleapc_tensor *x)
                 "%.2f s)",
                 s->cand[win]->ops->name, times, (long long)x->shape[0], (long long)x->shape[1],
                 (long long)x->shape[2], (long long)x->shape[3], failed, now_s() - t_start);
+    sleapc__log(SLEAPC_LOG_INFO, "backend: %s", s->cand[win]->ops->name);
     keep_only(s, win);
     return SLEAPC_OK;
 }
@@ -275,6 +276,8 @@ sleapc_status sleapc__backend_auto_create(const sleapc_graph *g, const sleapc_ba
     if (st || st0.n == 1) {
         /* One candidate needs no measuring: it is the backend itself. */
         *out = st ? NULL : st0.cand[0];
+        if (!st)
+            sleapc__log(SLEAPC_LOG_INFO, "backend: %s", st0.cand[0]->ops->name);
         if (st)
             for (int i = 0; i < st0.n; i++)
                 sleapc__backend_destroy(st0.cand[i]);

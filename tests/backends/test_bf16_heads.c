@@ -31,17 +31,6 @@
 
 #define BF16_MIN_ROUNDING (1.0 / 2048)
 
-static double rel_l2(const float *a, const float *b, int64_t n)
-{
-    double num = 0, den = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double d = (double)a[i] - (double)b[i];
-        num += d * d;
-        den += (double)b[i] * (double)b[i];
-    }
-    return den > 0 ? sqrt(num / den) : sqrt(num);
-}
-
 static int n_stages, n_agree, n_beyond;
 static double worst_bf16, worst_agree;
 
@@ -90,7 +79,7 @@ static void check_stage(const char *case_id, const char *case_dir, const char *m
         if (!t32 || !tem)
             continue;
         int64_t n = sleapc_tensor_numel(t32);
-        double e = rel_l2(tem->data, t32->data, n);
+        double e = test_rel_l2(tem->data, t32->data, n);
         if (t32->ndim == 4)
             CHECK_MSG(e >= BF16_MIN_ROUNDING,
                       "%s/%s %s: bf16 (emulated) is %.3g from fp32: nothing was rounded", case_id,
@@ -102,7 +91,7 @@ static void check_stage(const char *case_id, const char *case_dir, const char *m
             const sleapc_tensor *thw = sleapc__tensor_map_get(&ohw, head);
             CHECK(thw != NULL);
             if (thw) {
-                a = rel_l2(thw->data, tem->data, n);
+                a = test_rel_l2(thw->data, tem->data, n);
                 CHECK_MSG(a <= e,
                           "%s/%s %s: oneDNN bf16 is %.3g from the emulation, farther than "
                           "bf16 from fp32 (%.3g)",

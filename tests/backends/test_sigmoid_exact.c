@@ -261,17 +261,6 @@ static void check_inner_sigmoid(const struct sleapc_backend_factory *f)
     sleapc__graph_clear(&g);
 }
 
-static double rel_l2(const float *a, const float *ref, int64_t n)
-{
-    double num = 0, den = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double d = (double)a[i] - (double)ref[i];
-        num += d * d;
-        den += (double)ref[i] * (double)ref[i];
-    }
-    return den > 0 ? sqrt(num / den) : sqrt(num);
-}
-
 /* One model's class maps on every backend against native's. */
 static void check_model(const char *model_rel, const char *input_rel)
 {
@@ -323,7 +312,7 @@ static void check_model(const char *model_rel, const char *input_rel)
                 only_other += a[i] == 1.0f && b[i] != 1.0f;
                 equal += a[i] == b[i];
             }
-            double err = rel_l2(a, b, n);
+            double err = test_rel_l2(a, b, n);
             printf("%s [%s]: %lld class-map values, %lld exactly 1 (native %lld), %.2f%% equal "
                    "to native, relative L2 %.2e\n",
                    model_rel, f->name, (long long)n, (long long)ones, (long long)native_ones,

@@ -183,17 +183,6 @@ static void build_fp16(test_graph *t)
     CHECK_OK(sleapc__graph_add_output(&t->g, "Fp16Head", h0, 1));
 }
 
-static double rel_l2(const float *a, const float *b, int64_t n)
-{
-    double num = 0, den = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double d = (double)a[i] - (double)b[i];
-        num += d * d;
-        den += (double)b[i] * (double)b[i];
-    }
-    return den > 0 ? sqrt(num / den) : sqrt(num);
-}
-
 static float *rand_input(const int64_t shape[4], unsigned seed)
 {
     int64_t n = shape[0] * shape[1] * shape[2] * shape[3];
@@ -244,7 +233,7 @@ static double compare(sleapc_backend *xb, sleapc_backend *nb, const sleapc_graph
         CHECK_MSG(same, "%s: output %s: shape differs from native", what, name);
         if (!same)
             continue;
-        double err = rel_l2(a->data, b->data, sleapc_tensor_numel(b));
+        double err = test_rel_l2(a->data, b->data, sleapc_tensor_numel(b));
         CHECK_MSG(err <= tol, "%s: %s (%lld x %lld, batch %lld): relative L2 %.3g > %.0e", what,
                   name, (long long)shape[2], (long long)shape[3], (long long)shape[0], err, tol);
         if (!(err <= worst))

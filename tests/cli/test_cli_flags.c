@@ -138,10 +138,18 @@ static void check_progress(void)
                                                                          "model on ") &&
                   strstr(out, "/v.slp\n") && !strstr(out, "Layer"),
               "summary: %s", out);
-    /* stderr is not a terminal here: no bar, progress lines every second. */
+    /* stderr is not a terminal here: no bar, progress lines every 0.05 s.
+     * The top-down pair, one thread, one frame a batch: a run of several
+     * seconds on any CPU, so at least one line is due. */
+    char centroid[2048], centered[2048];
+    snprintf(centroid, sizeof centroid, "%s",
+             test_data_path("sleap-nn-assets/model_ckpts/minimal_instance_centroid"));
+    snprintf(centered, sizeof centered, "%s",
+             test_data_path("sleap-nn-assets/model_ckpts/minimal_instance_centered_instance"));
     snprintf(args, sizeof args,
-             "predict -m '%s' -i '%s' -o '%s/p.slp' --frames 0-29 -b 1 --threads 1 "
-             "--progress_interval 1", model, video, tmp);
+             "predict -m '%s' -m '%s' -i '%s' -o '%s/p.slp' --frames 0-29 -b 1 --threads 1 "
+             "--progress_interval 0.05", centroid, centered,
+             test_data_path("sleap-nn-assets/datasets/centered_pair_small.mp4"), tmp);
     CHECK(test_run_cli(args) == 0);
     out = test_cli_output();
     CHECK_MSG(!strchr(out, '\r'), "a progress bar went to a log: %s", out);

@@ -66,17 +66,6 @@ static cJSON *read_json(const char *path)
     return j;
 }
 
-static double rel_l2(const float *a, const float *b, int64_t n)
-{
-    double num = 0, den = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double d = (double)a[i] - (double)b[i];
-        num += d * d;
-        den += (double)b[i] * (double)b[i];
-    }
-    return den > 0 ? sqrt(num / den) : sqrt(num);
-}
-
 static int n_cases_run, n_legacy_run, n_legacy_differ;
 
 /* One backend call of a case: stage input -> heads. */
@@ -138,7 +127,7 @@ static void check_stage(const char *case_dir, const char *case_id, const char *m
                     same_shape = got->shape[d] == ref.shape[d];
                 CHECK_MSG(same_shape, "%s/%s %s: shape differs", case_id, stage, h->string);
                 if (same_shape) {
-                    double err = rel_l2(got->data, ref.data, sleapc_tensor_numel(&ref));
+                    double err = test_rel_l2(got->data, ref.data, sleapc_tensor_numel(&ref));
                     if (ex == EXPECT_MATCH)
                         CHECK_MSG(err <= REL_L2_TOL, "%s/%s %s [%s]: relative L2 %.3g > %.0e",
                                   case_id, stage, h->string, f->name, err, REL_L2_TOL);

@@ -36,17 +36,6 @@ static cJSON *read_json(const char *path)
     return j;
 }
 
-static double rel_l2(const float *a, const float *b, int64_t n)
-{
-    double num = 0, den = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double d = (double)a[i] - (double)b[i];
-        num += d * d;
-        den += (double)b[i] * (double)b[i];
-    }
-    return den > 0 ? sqrt(num / den) : sqrt(num);
-}
-
 static bool same_shape(const sleapc_tensor *a, const sleapc_tensor *b)
 {
     bool same = a->ndim == b->ndim;
@@ -121,7 +110,7 @@ static void check_case(const char *export_dir, const char *case_id, sleapc_model
         CHECK_MSG(same_shape(a, b), "%s %s: shapes differ", case_id, head);
         if (!same_shape(a, b))
             continue;
-        double err = rel_l2(a->data, b->data, sleapc_tensor_numel(b));
+        double err = test_rel_l2(a->data, b->data, sleapc_tensor_numel(b));
         CHECK_MSG(err <= REL_L2_VS_CKPT, "%s %s: relative L2 vs checkpoint %.3g > %.0e", case_id,
                   head, err, REL_L2_VS_CKPT);
         snprintf(path, sizeof path, "%s/ort_raw.%s.npy", case_dir, head);
@@ -131,7 +120,7 @@ static void check_case(const char *export_dir, const char *case_id, sleapc_model
             CHECK_MSG(same_shape(a, &ort), "%s %s: shape differs from onnxruntime's", case_id,
                       head);
             double err_ort = same_shape(a, &ort)
-                                 ? rel_l2(a->data, ort.data, sleapc_tensor_numel(&ort))
+                                 ? test_rel_l2(a->data, ort.data, sleapc_tensor_numel(&ort))
                                  : INFINITY;
             CHECK_MSG(err_ort <= REL_L2_VS_ORT, "%s %s: relative L2 vs onnxruntime %.3g > %.0e",
                       case_id, head, err_ort, REL_L2_VS_ORT);

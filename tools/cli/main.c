@@ -45,7 +45,7 @@ static void log_to_stderr(sleapc_log_level level, const char *msg, void *user)
     }
     if (level >= SLEAPC_LOG_WARN)
         fprintf(stderr, "sleapc: %s: %s\n", level == SLEAPC_LOG_WARN ? "warning" : "error", msg);
-    else if (level == SLEAPC_LOG_INFO && (cli_verbose || strncmp(msg, "backend auto: ", 14) == 0))
+    else if (level == SLEAPC_LOG_INFO && cli_verbose)
         fprintf(stderr, "sleapc: %s\n", msg);
 }
 

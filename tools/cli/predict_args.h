@@ -39,7 +39,7 @@ typedef struct cli_predict_args {
     int queue_maxsize;
     int paf_workers;
     int write_interval;
-    int progress_interval;     /* seconds between progress lines in logs */
+    double progress_interval;  /* seconds between progress lines in logs */
     int gui, verbose, quiet, centroid_only, restore_source_videos;
     int only_labeled_frames, only_suggested_frames, exclude_user_labeled,
         only_predicted_frames, no_empty_frames;

@@ -69,7 +69,7 @@ static const opt_row opts[] = {
     {"gui", NULL, OPT_FLAG, F(gui), 0, 0},
     {"verbose", "-v", OPT_FLAG, F(verbose), 0, 0},
     {"quiet", "-q", OPT_FLAG, F(quiet), 0, 0},
-    {"progress_interval", NULL, OPT_INT, F(progress_interval), 1, 86400},
+    {"progress_interval", NULL, OPT_NUM, F(progress_interval), 0.01, 86400},
     /* Models and preprocessing. */
     {"max_instances", "-n", OPT_INT, F(o.max_instances), 1, 100000},
     {"max_height", NULL, OPT_INT, F(o.max_height), 1, 65536},
