@@ -109,8 +109,10 @@ sleapc_status sleapc__atomic_open(const char *path, sleapc_atomic_file *af)
     size_t n = strlen(path) + 16;
     af->tmp = sleapc__malloc(n);
     if (!af->tmp) {
+        /* The message first: path is af->path, which release frees. */
+        sleapc_status st = sleapc__fail(SLEAPC_ERR_NOMEM, "write %s: out of memory", path);
         release(af);
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "write %s: out of memory", path);
+        return st;
     }
     /* Beside the target, so the rename stays within one file system. */
     snprintf(af->tmp, n, "%s.tmp.XXXXXX", path);
