@@ -128,10 +128,11 @@ sleapc_status sleapc__atomic_open(const char *path, sleapc_atomic_file *af)
     fchmod(fd, 0666 & ~mask);
     af->f = fdopen(fd, "wb");
     if (!af->f) {
+        sleapc_status st = sleapc__fail(SLEAPC_ERR_IO, "write %s: %s", path, strerror(errno));
         close(fd);
         unlink(af->tmp);
         release(af);
-        return sleapc__fail(SLEAPC_ERR_IO, "write %s: %s", path, strerror(errno));
+        return st;
     }
     return SLEAPC_OK;
 }
