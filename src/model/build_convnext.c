@@ -58,27 +58,13 @@ static sleapc_status build(sleapc_builder *bd)
 {
     const sleapc_vit_config *v = &bd->cfg->vit;
     sleapc_head_spec heads[SLEAPC_MAX_HEADS];
-    int n_heads = 0;
-    sleapc_status st = sleapc__bld_heads(bd, heads, &n_heads);
+    int n_heads = 0, x = 0;
+    /* features.0: Conv2d(k, stride, padding 1) + LayerNorm2d. */
+    sleapc_status st = sleapc__bld_vit_stem(bd, ENC, ENC ".0.1", LN_EPS, heads, &n_heads, &x);
     if (st)
         return st;
-    sleapc_graph *g = bd->g;
-    g->in_channels = v->in_channels;
-    g->max_stride = v->max_stride;
-    int x = 0;
-    st = sleapc__bld_simple(bd, SLEAPC_OP_INPUT, "input", 0, NULL, &x);
-    if (st)
-        return st;
-
     char prefix[SLEAPC_KEY_CAP], name[SLEAPC_KEY_CAP];
     const int *ch = v->channels;
-    /* features.0: Conv2d(k, stride, padding 1) + LayerNorm2d. */
-    st = sleapc__bld_patch_conv(bd, ENC ".0.0", "features0_stem", x, v->in_channels, ch[0],
-                                v->stem_patch_kernel, v->stem_patch_stride, 1, true, &x);
-    if (!st)
-        st = sleapc__bld_layernorm(bd, ENC ".0.1", "features0_norm", x, ch[0], LN_EPS, &x);
-    if (st)
-        return st;
     int feats[SLEAPC_VIT_STAGES];
     feats[0] = x;
     for (int s = 0; s < SLEAPC_VIT_STAGES; s++) {

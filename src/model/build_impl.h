@@ -88,6 +88,12 @@ sleapc_status sleapc__bld_pointwise(sleapc_builder *bd, const char *prefix, cons
  * expand/contract convs, the decoder over skips[0..3] (strides 16S..2S
  * after the S-stride stem, widths skip_ch), heads. filters: the decoder's
  * base width (C0, or SwinT's embed). */
+/* The start both ViT-style encoders share: the heads, the graph's input
+ * channels and stride, the input node, and features.0 (a patch conv from
+ * "<enc>.0.0", then the LayerNorm at ln_key with eps). *x is the stem's
+ * output. */
+sleapc_status sleapc__bld_vit_stem(sleapc_builder *bd, const char *enc, const char *ln_key,
+                                   float ln_eps, sleapc_head_spec *heads, int *n_heads, int *x);
 sleapc_status sleapc__bld_vit_tail(sleapc_builder *bd, const sleapc_vit_config *v, int x, int c,
                                    const int *skips, const int *skip_ch, int filters,
                                    const sleapc_head_spec *heads, int n_heads);

@@ -72,6 +72,26 @@ sleapc_status sleapc__bld_pointwise(sleapc_builder *bd, const char *prefix, cons
     return st ? st : sleapc__graph_add(bd->g, &n, out);
 }
 
+sleapc_status sleapc__bld_vit_stem(sleapc_builder *bd, const char *enc, const char *ln_key,
+                                   float ln_eps, sleapc_head_spec *heads, int *n_heads, int *x)
+{
+    const sleapc_vit_config *v = &bd->cfg->vit;
+    sleapc_status st = sleapc__bld_heads(bd, heads, n_heads);
+    if (st)
+        return st;
+    bd->g->in_channels = v->in_channels;
+    bd->g->max_stride = v->max_stride;
+    st = sleapc__bld_simple(bd, SLEAPC_OP_INPUT, "input", 0, NULL, x);
+    if (st)
+        return st;
+    char key[SLEAPC_KEY_CAP];
+    snprintf(key, sizeof key, "%s.0.0", enc);
+    st = sleapc__bld_patch_conv(bd, key, "features0_stem", *x, v->in_channels, v->channels[0],
+                                v->stem_patch_kernel, v->stem_patch_stride, 1, true, x);
+    return st ? st : sleapc__bld_layernorm(bd, ln_key, "features0_norm", *x, v->channels[0],
+                                           ln_eps, x);
+}
+
 sleapc_status sleapc__bld_vit_tail(sleapc_builder *bd, const sleapc_vit_config *v, int x, int c,
                                    const int *skips, const int *skip_ch, int filters,
                                    const sleapc_head_spec *heads, int n_heads)
