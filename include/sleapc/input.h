@@ -21,6 +21,18 @@ typedef struct sleapc_input sleapc_input;
 SLEAPC_API sleapc_status sleapc_input_open(const char *path, int video_index, sleapc_input **out);
 SLEAPC_API void sleapc_input_close(sleapc_input *in);
 
+/* Live sources: "-" (standard input), a URL FFmpeg can open (rtsp://,
+ * http(s)://, udp://, tcp://, ...), a camera (/dev/videoN; needs a build
+ * with libavdevice) or a named pipe. sleapc_input_open reads them once,
+ * front to back, as the frames come: they have no frame count
+ * (sleapc_input_n_frames is 0), no default frames, and are predicted with
+ * frames NULL (numbered 0, 1, ... in arrival order). A network source that
+ * does not open or deliver a frame within 10 s fails with SLEAPC_ERR_IO.
+ * True when path names such a source (by its form; nothing is opened). */
+SLEAPC_API bool sleapc_input_path_is_live(const char *path);
+/* True when in was opened on a live source. */
+SLEAPC_API bool sleapc_input_is_live(const sleapc_input *in);
+
 /* Frames in the (chosen) video; valid frame indices are 0..n-1. */
 SLEAPC_API int64_t sleapc_input_n_frames(const sleapc_input *in);
 /* The frames predicted when the user names none: all frames, or a labels

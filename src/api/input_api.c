@@ -1,5 +1,6 @@
 /* Public input functions: check arguments, call the pipeline. */
 #include "core/error.h"
+#include "io/video/frame_source.h"
 #include "pipeline/input_impl.h"
 
 sleapc_status sleapc_input_open(const char *path, int video_index, sleapc_input **out)
@@ -12,6 +13,16 @@ sleapc_status sleapc_input_open(const char *path, int video_index, sleapc_input 
 void sleapc_input_close(sleapc_input *in)
 {
     sleapc__input_close(in);
+}
+
+bool sleapc_input_path_is_live(const char *path)
+{
+    return path && sleapc__frame_source_is_live(path);
+}
+
+bool sleapc_input_is_live(const sleapc_input *in)
+{
+    return in && sleapc__input_is_live(in);
 }
 
 int64_t sleapc_input_n_frames(const sleapc_input *in)

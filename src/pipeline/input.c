@@ -116,6 +116,14 @@ sleapc_status sleapc__input_open(const char *path, int video_index, sleapc_input
     sleapc_status st;
     if (has_ext(path, ".slp")) {
         st = open_labels(in, video_index);
+    } else if (sleapc__frame_source_is_live(path)) {
+        /* Frames as they come: no count, no defaults; recorded by the name
+         * it was opened with (sleap-nn records the source string). */
+        st = video_index == 0 ? sleapc__frame_source_open_live(path, &in->src)
+                              : sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                                             "%s: --video_index applies to labels files only", path);
+        if (!st && !(in->record_name = sleapc__strdup(path)))
+            st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     } else {
         st = video_index == 0 ? sleapc__frame_source_open(path, &in->src)
                               : sleapc__fail(SLEAPC_ERR_INVALID_ARG,
@@ -131,7 +139,7 @@ sleapc_status sleapc__input_open(const char *path, int video_index, sleapc_input
         in->decoded = sleapc__aligned_alloc((size_t)(in->height * in->width * in->channels));
         if (!in->decoded)
             st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
-        if (!st && !in->labels) {
+        if (!st && !in->labels && !in->src->live) {
             in->defaults = sleapc__malloc((size_t)in->n_frames * sizeof(int64_t));
             if (!in->defaults)
                 st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
@@ -161,6 +169,11 @@ int64_t sleapc__input_n_default_frames(const sleapc_input *in)
 const int64_t *sleapc__input_default_frames(const sleapc_input *in)
 {
     return in->defaults;
+}
+
+bool sleapc__input_is_live(const sleapc_input *in)
+{
+    return in->src && in->src->live;
 }
 
 sleapc_video_info sleapc__input_video_info(const sleapc_input *in)
@@ -195,9 +208,27 @@ static sleapc_status input_read(void *ctx, int64_t idx, uint8_t *dst)
     return SLEAPC_OK;
 }
 
+static sleapc_status input_next(void *ctx, uint8_t *dst, bool *end)
+{
+    sleapc_input *in = ctx;
+    sleapc_status st = sleapc__frame_source_next(in->src, in->decoded, end);
+    if (!st && !*end)
+        sleapc__frame_to_chw(in->decoded, in->height, in->width, in->channels, dst);
+    return st;
+}
+
 sleapc_status sleapc__predict_input(sleapc_predictor *p, sleapc_input *in, const int64_t *frames,
                                     int64_t n_frames, sleapc_writer *w, const sleapc_run_opts *opts)
 {
+    if (sleapc__input_is_live(in)) {
+        if (frames)
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                                "%s: a live source is read in order once; frames cannot be picked",
+                                in->path);
+        sleapc_frame_reader r = {.ctx = in, .next = input_next, .height = in->height,
+                                 .width = in->width, .channels = in->channels};
+        return sleapc__predict_stream(p, &r, NULL, -1, w, opts);
+    }
     if (!frames) {
         frames = in->defaults;
         n_frames = in->n_defaults;

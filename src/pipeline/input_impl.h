@@ -13,6 +13,8 @@ int64_t sleapc__input_n_frames(const sleapc_input *in);
 int64_t sleapc__input_n_default_frames(const sleapc_input *in);
 const int64_t *sleapc__input_default_frames(const sleapc_input *in);
 sleapc_video_info sleapc__input_video_info(const sleapc_input *in);
+/* A live source (pipe, stream, camera): no frame count, frames in order. */
+bool sleapc__input_is_live(const sleapc_input *in);
 sleapc_status sleapc__predict_input(sleapc_predictor *p, sleapc_input *in, const int64_t *frames,
                                     int64_t n_frames, sleapc_writer *w, const sleapc_run_opts *opts);
 

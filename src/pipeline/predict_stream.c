@@ -34,10 +34,48 @@ static bool stopped(const stream *s)
     return s->stop && *s->stop;
 }
 
+static void decode_failed(stream *s, sleapc_status st)
+{
+    s->decode_status = st;
+    snprintf(s->decode_error, sizeof s->decode_error, "%s", sleapc__last_error());
+    sleapc__queue_close(s->full_q);
+}
+
+/* Decode thread of a live source: frames in order until its end. */
+static void decode_live(stream *s)
+{
+    int64_t next_idx = 0;
+    for (bool end = false; !end && !stopped(s);) {
+        void *item;
+        if (!sleapc__queue_pop(s->free_q, &item))
+            break;
+        batch_slot *slot = item;
+        int64_t n = 0;
+        while (n < s->batch) {
+            sleapc_status st = s->reader->next(s->reader->ctx, slot->pixels + n * s->frame_bytes, &end);
+            if (st) {
+                decode_failed(s, st);
+                return;
+            }
+            if (end)
+                break;
+            slot->indices[n++] = next_idx++;
+        }
+        slot->n = n;
+        if (n > 0 && !sleapc__queue_push(s->full_q, slot))
+            break;
+    }
+    sleapc__queue_close(s->full_q);
+}
+
 /* Decode thread: fill free slots with consecutive batches of frames. */
 static void decode_main(void *arg)
 {
     stream *s = arg;
+    if (!s->frames) {
+        decode_live(s);
+        return;
+    }
     for (int64_t start = 0; start < s->n_frames && !stopped(s); start += s->batch) {
         void *item;
         if (!sleapc__queue_pop(s->free_q, &item))
@@ -48,9 +86,7 @@ static void decode_main(void *arg)
             int64_t idx = s->frames[start + k];
             sleapc_status st = s->reader->read(s->reader->ctx, idx, slot->pixels + k * s->frame_bytes);
             if (st) {
-                s->decode_status = st;
-                snprintf(s->decode_error, sizeof s->decode_error, "%s", sleapc__last_error());
-                sleapc__queue_close(s->full_q);
+                decode_failed(s, st);
                 return;
             }
             slot->indices[k] = idx;
@@ -74,6 +110,11 @@ sleapc_status sleapc__predict_stream(sleapc_predictor *p, const sleapc_frame_rea
                                      sleapc_writer *w, const sleapc_run_opts *opts)
 {
     sleapc_run_opts o = opts ? *opts : (sleapc_run_opts){0};
+    if (!frame_indices) {
+        if (!reader->next)
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predict: no frames given");
+        n_frames = 0;
+    }
     int depth = o.queue_depth > 0 ? o.queue_depth : 2;
     int n_slots = depth + 1;
     stream s = {.reader = reader, .frames = frame_indices, .n_frames = n_frames,
@@ -123,9 +164,13 @@ sleapc_status sleapc__predict_stream(sleapc_predictor *p, const sleapc_frame_rea
     sleapc__thread_join(decoder);
     if (!st && s.decode_status)
         st = sleapc__fail(s.decode_status, "%s", s.decode_error);
-    if (!st && pr.done < n_frames && stopped(&s))
-        st = sleapc__fail(SLEAPC_ERR_INTERRUPTED, "predict: interrupted after %lld of %lld frames",
-                          (long long)pr.done, (long long)n_frames);
+    if (!st && (pr.done < n_frames || !frame_indices) && stopped(&s))
+        st = frame_indices ? sleapc__fail(SLEAPC_ERR_INTERRUPTED,
+                                          "predict: interrupted after %lld of %lld frames",
+                                          (long long)pr.done, (long long)n_frames)
+                           : sleapc__fail(SLEAPC_ERR_INTERRUPTED,
+                                          "predict: interrupted after %lld frames",
+                                          (long long)pr.done);
     for (int i = 0; slots && i < n_slots; i++) {
         sleapc__aligned_free(slots[i].pixels);
         sleapc__free(slots[i].indices);

@@ -10,13 +10,17 @@
 
 /* Where frames come from: read frame idx into dst as (c, h, w) uint8, the
  * network's input layout, so a frame is copied once between its source and
- * the network (frame_layout.h). */
+ * the network (frame_layout.h). A live source has next instead: the next
+ * frame into dst, or *end. */
 typedef struct sleapc_frame_reader {
     void *ctx;
     sleapc_status (*read)(void *ctx, int64_t idx, uint8_t *dst);
+    sleapc_status (*next)(void *ctx, uint8_t *dst, bool *end);
     int64_t height, width, channels;
 } sleapc_frame_reader;
 
+/* frame_indices NULL with a reader that has next: every frame to the end,
+ * numbered 0, 1, ... (n_frames is ignored; progress totals are 0). */
 sleapc_status sleapc__predict_stream(sleapc_predictor *p, const sleapc_frame_reader *reader,
                                      const int64_t *frame_indices, int64_t n_frames,
                                      sleapc_writer *w, const sleapc_run_opts *opts);

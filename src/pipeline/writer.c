@@ -235,8 +235,23 @@ static void drop_empty_frames(sleapc_predictions *pr)
     pr->n_frames = m;
 }
 
+/* A live source's length is known only now: one past its last frame. */
+static void count_live_frames(sleapc_predictions *pr)
+{
+    for (int i = 0; i < pr->n_videos; i++) {
+        if (pr->videos[i].n_frames > 0)
+            continue;
+        int64_t n = 0;
+        for (int64_t k = 0; k < pr->n_frames; k++)
+            if (pr->frames[k].video == i && pr->frames[k].frame_idx >= n)
+                n = pr->frames[k].frame_idx + 1;
+        pr->videos[i].n_frames = n;
+    }
+}
+
 sleapc_status sleapc__writer_close(sleapc_writer *w)
 {
+    count_live_frames(&w->pr);
     /* filters and tracking over the gathered frames, as sleap-nn runs them */
     const char *near = w->pr.n_videos > 0 ? w->pr.videos[0].filename : NULL;
     sleapc_status st = sleapc__predictions_postprocess(&w->pr, &w->filters,

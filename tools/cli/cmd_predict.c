@@ -14,6 +14,7 @@
 #include "predict_args.h"
 #include "predict_inputs.h"
 #include "predict_run.h"
+#include "sleapc/input.h"
 #include "sleapc/predictor.h"
 
 static volatile sig_atomic_t interrupted;
@@ -227,6 +228,20 @@ int cmd_predict(int argc, char **argv)
         rc = cli_error("predict: -o names one file but there are %d inputs; leave -o out (each "
                        "output goes next to its input) or use --output_dir", inputs.n);
         goto done;
+    }
+    for (int i = 0; i < inputs.n; i++) {
+        if (!sleapc_input_path_is_live(inputs.paths[i]))
+            continue;
+        if (!a.output) {
+            rc = cli_error("-i %s: a live source has no file name to name the predictions "
+                           "after; give -o", inputs.paths[i]);
+            goto done;
+        }
+        if (a.frames || (a.shard && !several)) {
+            rc = cli_error("-i %s: a live source is read once in order; --frames and --shard "
+                           "need a file", inputs.paths[i]);
+            goto done;
+        }
     }
     bool shard_frames = a.shard && !several;
     if (a.shard && several)

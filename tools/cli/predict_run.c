@@ -20,7 +20,8 @@ typedef struct run_ctx {
     sleapc_predictor *p;
     sleapc_writer *writers[CLI_MAX_FORMATS];
     int n_writers;
-    const int64_t *frames;
+    const int64_t *frames;  /* NULL: a live source, frames numbered in order */
+    int64_t *numbers;       /* a live source's batch of frame numbers */
     int64_t done, instances;
     sleapc_status status;
     volatile sig_atomic_t *stop;
@@ -33,9 +34,12 @@ static void on_batch(const sleapc_progress *pr, void *user)
     int n = sleapc_predictor_n_frames(c->p);
     for (int k = 0; k < n; k++)
         c->instances += sleapc_predictor_n_instances(c->p, k);
+    const int64_t *batch = c->frames ? c->frames + c->done : c->numbers;
+    for (int k = 0; !c->frames && k < n; k++)
+        c->numbers[k] = c->done + k;
     for (int i = 0; i < c->n_writers && !c->status; i++)
         if (pr->done - c->done != n ||
-            (c->status = sleapc_writer_add(c->writers[i], c->p, 0, c->frames + c->done)))
+            (c->status = sleapc_writer_add(c->writers[i], c->p, 0, batch)))
             *c->stop = 1;
     c->done = pr->done;
     cli_progress_update(&c->progress, pr);
@@ -153,9 +157,17 @@ int cli_predict_input(const cli_predict_args *a, sleapc_predictor *p, const char
         goto done;
     }
     sleapc_video_info vi = sleapc_input_video_info(in);
-    if (pick_frames(a, input, in, video, &frames, &n))
+    bool live = sleapc_input_is_live(in);
+    if (live) {
+        c.numbers = malloc((size_t)sleapc_predictor_batch_size(p) * sizeof *c.numbers);
+        if (!c.numbers) {
+            rc = cli_error("out of memory");
+            goto done;
+        }
+    } else if (pick_frames(a, input, in, video, &frames, &n)) {
         goto done;
-    if (shard_frames)
+    }
+    if (shard_frames && !live)
         cli_frames_shard(frames, &n, a->shard_k, a->shard_n);
     if (a->crops_only > 0 && (vi.height > a->crops_only || vi.width > a->crops_only)) {
         rc = cli_error("%s: a centered-instance model alone predicts on crops of %dx%d; these "
@@ -190,6 +202,8 @@ int cli_predict_input(const cli_predict_args *a, sleapc_predictor *p, const char
         ro.queue_depth = (a->queue_maxsize + bs - 1) / bs;
     }
     sleapc_status st = sleapc_predict_input(p, in, frames, n, NULL, &ro);
+    if (live && a->progress_mode == CLI_PROGRESS_BAR && c.done > 0)
+        fputc('\n', stderr);  /* the bar's line has no end of its own */
     if (c.status) {
         rc = cli_lib_error();
         goto done;
@@ -224,6 +238,7 @@ done:
     for (int i = 0; i < c.n_writers; i++)
         sleapc_writer_discard(c.writers[i]);
     free(frames);
+    free(c.numbers);
     sleapc_input_close(in);
     return rc;
 }

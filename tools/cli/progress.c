@@ -13,6 +13,12 @@ bool cli_progress_wanted(bool quiet)
 void cli_progress_show(const sleapc_progress *p, void *user)
 {
     (void)user;
+    if (p->total <= 0) {
+        /* A live source: no end to measure against. */
+        fprintf(stderr, "\r%lld frames  %.1f FPS ", (long long)p->done, p->fps);
+        fflush(stderr);
+        return;
+    }
     const int width = 30;
     double frac = p->total > 0 ? (double)p->done / (double)p->total : 1.0;
     int fill = (int)(frac * width + 0.5);
@@ -61,6 +67,12 @@ void cli_progress_update(cli_progress_state *s, const sleapc_progress *p)
          * always the last one. */
         if (!last && p->elapsed_s - s->last_s < 0.25)
             return;
+        if (p->total <= 0) {
+            printf("{\"n_processed\": %lld, \"rate\": %.1f}\n", (long long)p->done, p->fps);
+            fflush(stdout);
+            s->last_s = p->elapsed_s;
+            return;
+        }
         printf("{\"n_processed\": %lld, \"n_total\": %lld, \"rate\": %.1f, \"eta\": %.1f}\n",
                (long long)p->done, (long long)p->total, p->fps, eta);
         fflush(stdout);
@@ -71,7 +83,11 @@ void cli_progress_update(cli_progress_state *s, const sleapc_progress *p)
             return;  /* the summary line reports the end */
         if (s->last_s < 0 && p->elapsed_s < s->interval_s)
             return;
-        {
+        if (p->total <= 0) {
+            fprintf(stderr, "sleapc: %s: %lld frames, %.1f FPS\n", s->label, (long long)p->done,
+                    p->fps);
+            fflush(stderr);
+        } else {
             char e[32];
             eta_text(eta, e, sizeof e);
             fprintf(stderr, "sleapc: %s: %lld/%lld frames (%.0f%%), %.1f FPS, ETA %s\n", s->label,

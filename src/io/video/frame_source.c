@@ -98,6 +98,37 @@ sleapc_status sleapc__frame_source_open(const char *path, sleapc_frame_source **
     return SLEAPC_OK;
 }
 
+sleapc_status sleapc__frame_source_open_live(const char *path, sleapc_frame_source **out)
+{
+    if (!path || !out)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "open video: path and out are required");
+    *out = NULL;
+    sleapc_frame_source *src = sleapc__calloc(1, sizeof *src);
+    if (!src || !(src->path = sleapc__strdup(path))) {
+        sleapc__free(src);
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "open video: %s: out of memory", path);
+    }
+    sleapc_status st = sleapc__video_live_open(src);
+    if (!st && (!src->ops->next || src->height < 1 || src->width < 1 ||
+                (src->channels != 1 && src->channels != 3)))
+        st = sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: inconsistent frame source", path);
+    if (st) {
+        sleapc__frame_source_close(src);
+        return st;
+    }
+    *out = src;
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__frame_source_next(sleapc_frame_source *src, uint8_t *dst, bool *end)
+{
+    if (!src || !dst || !end)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "read frame: source, dst and end are required");
+    if (!src->ops->next)
+        return sleapc__fail(SLEAPC_ERR_STATE, "read frame: %s: not a live source", src->path);
+    return src->ops->next(src, dst, end);
+}
+
 size_t sleapc__frame_source_frame_bytes(const sleapc_frame_source *src)
 {
     return (size_t)src->height * (size_t)src->width * (size_t)src->channels;
@@ -107,6 +138,8 @@ sleapc_status sleapc__frame_source_read(sleapc_frame_source *src, int64_t idx, u
 {
     if (!src || !dst)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "read frame: source and dst are required");
+    if (src->live)
+        return src->ops->read(src, idx, dst);
     if (idx < 0 || idx >= src->n_frames)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "read frame: %s: frame %lld is out of range (%lld frames)",

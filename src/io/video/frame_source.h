@@ -18,6 +18,8 @@ struct sleapc_frame_source_ops {
     /* Required. Write frame idx into dst (height*width*channels bytes, HWC).
      * idx is already checked against n_frames. Sets the message on failure. */
     sleapc_status (*read)(sleapc_frame_source *src, int64_t idx, uint8_t *dst);
+    /* Live kinds only: the next frame into dst, or *end at the end. */
+    sleapc_status (*next)(sleapc_frame_source *src, uint8_t *dst, bool *end);
     /* Required. Free impl and everything it owns; src itself and path are
      * freed by the wrapper. Must accept a half-built impl. */
     void (*close)(sleapc_frame_source *src);
@@ -26,13 +28,14 @@ struct sleapc_frame_source_ops {
 struct sleapc_frame_source {
     const struct sleapc_frame_source_ops *ops;
     char *path;        /* owned copy of the path the source was opened with */
-    int64_t n_frames;  /* >= 1 once open */
+    int64_t n_frames;  /* >= 1 once open; 0 for a live source (unknown) */
     int64_t height;    /* pixels, >= 1 */
     int64_t width;     /* pixels, >= 1 */
     int64_t channels;  /* 1 or 3 */
     int64_t n_seeks;   /* times a kind repositioned its input (test hook: reading
                         * frame k+1 after frame k must not seek) */
     void *impl;        /* the kind's own state */
+    bool live;         /* read once in order with sleapc__frame_source_next */
 };
 
 /* Open path: a folder (its images), a .npy file, an image file (PNG, JPEG,
@@ -42,6 +45,22 @@ struct sleapc_frame_source {
  * SLEAPC_ERR_FORMAT (not a readable video/image/array) or SLEAPC_ERR_NOMEM,
  * with a message naming path. */
 sleapc_status sleapc__frame_source_open(const char *path, sleapc_frame_source **out);
+
+/* True when path names a live source: "-" (standard input), a URL
+ * (scheme://...), a camera (/dev/video*, a character device) or a named
+ * pipe. Such paths are opened with sleapc__frame_source_open_live only;
+ * sleapc__frame_source_open refuses them, so no reader of a file hangs. */
+bool sleapc__frame_source_is_live(const char *path);
+
+/* Open a live source (see above): FFmpeg reads it once, front to back;
+ * n_frames is 0 and frames come from sleapc__frame_source_next. Frame 0 is
+ * decoded at open. A network source that does not answer within 10 s fails
+ * with SLEAPC_ERR_IO; errors name path. */
+sleapc_status sleapc__frame_source_open_live(const char *path, sleapc_frame_source **out);
+
+/* The next frame of a live source into dst; *end (and SLEAPC_OK) when the
+ * source has no more. */
+sleapc_status sleapc__frame_source_next(sleapc_frame_source *src, uint8_t *dst, bool *end);
 
 /* Read frame idx (0-based) into dst (height*width*channels bytes).
  * SLEAPC_ERR_INVALID_ARG when idx is out of range. */
@@ -59,6 +78,7 @@ size_t sleapc__frame_source_frame_bytes(const sleapc_frame_source *src);
 sleapc_status sleapc__video_ffmpeg_open(sleapc_frame_source *src);
 sleapc_status sleapc__image_source_open(sleapc_frame_source *src, bool is_dir);
 sleapc_status sleapc__npy_source_open(sleapc_frame_source *src);
+sleapc_status sleapc__video_live_open(sleapc_frame_source *src);
 
 /* --- Still-image decoding (FFmpeg's PNG, JPEG, TIFF and BMP decoders). --- */
 

@@ -1,0 +1,334 @@
+/* Live video through FFmpeg: sources read once, front to back, as the frames
+ * come (standard input, a named pipe, a network stream, a camera). There is
+ * no index and no seeking; the frame count is unknown until the end. Frames
+ * are decoded and converted exactly as video_ffmpeg.c does for files, so the
+ * same bytes give the same frames either way. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/dict.h>
+#include <libavutil/error.h>
+#ifdef SLEAPC_HAVE_AVDEVICE
+#include <libavdevice/avdevice.h>
+#endif
+
+#include "core/alloc.h"
+#include "core/error.h"
+#include "io/video/frame_source.h"
+#include "io/video/video_ffmpeg_impl.h"
+
+/* How long a network source may take to open or to deliver its next frame
+ * before it counts as gone. Pipes and cameras wait as long as they must. */
+#define LIVE_TIMEOUT_S 10.0
+
+typedef struct live_video {
+    AVFormatContext *fmt;
+    AVCodecContext *dec;
+    AVPacket *pkt;
+    AVFrame *frame;
+    int stream;
+    sleapc_ffmpeg_converter conv;
+    int width, height;
+    bool network;
+    bool draining, eof;
+    bool have_first;  /* conv.buf holds frame 0, not yet handed out */
+    double deadline;  /* monotonic seconds; 0: none */
+} live_video;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* FFmpeg polls this while it blocks: non-zero gives up. */
+static int past_deadline(void *opaque)
+{
+    const live_video *v = opaque;
+    return v->deadline > 0 && now_s() > v->deadline;
+}
+
+static void arm(live_video *v)
+{
+    v->deadline = v->network ? now_s() + LIVE_TIMEOUT_S : 0;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static bool is_url(const char *path)
+{
+    const char *colon = strstr(path, "://");
+    if (!colon || colon == path)
+        return false;
+    for (const char *c = path; c < colon; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '+' || *c == '-' || *c == '.'))
+            return false;
+    return true;
+}
+
+static bool is_camera(const char *path)
+{
+    struct stat sb;
+    return starts_with(path, "/dev/video") ||
+           (stat(path, &sb) == 0 && S_ISCHR(sb.st_mode));
+}
+
+bool sleapc__frame_source_is_live(const char *path)
+{
+    if (!path)
+        return false;
+    if (strcmp(path, "-") == 0 || is_url(path) || is_camera(path))
+        return true;
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode);
+}
+
+/* The URL FFmpeg opens, the protocols it may use, and the demuxer (a camera). */
+static sleapc_status live_target(live_video *v, const char *path, char **url,
+                                 const char **whitelist, const AVInputFormat **format)
+{
+    const char *prefix = "";
+    *format = NULL;
+    if (strcmp(path, "-") == 0) {
+        path = "pipe:0";
+        *whitelist = "pipe";
+    } else if (is_url(path)) {
+        /* Network protocols only: a stream's playlist may not reach files. */
+        *whitelist = "http,https,tls,tcp,udp,rtp,rtsp,rtsps,rtmp,rtmps,rtmpt,srt,crypto,"
+                     "httpproxy,mmsh,mmst";
+        v->network = true;
+    } else if (is_camera(path)) {
+#ifdef SLEAPC_HAVE_AVDEVICE
+        avdevice_register_all();
+        *format = av_find_input_format("video4linux2");
+#endif
+        if (!*format)
+            return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                                "open video: %s: cameras need FFmpeg's libavdevice, which this "
+                                "build does not have (libavdevice-dev)", path);
+        *whitelist = "file";
+    } else {
+        prefix = "file:";
+        *whitelist = "file";
+    }
+    size_t n = strlen(prefix) + strlen(path) + 1;
+    *url = sleapc__malloc(n);
+    if (!*url)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "open video: %s: out of memory", path);
+    snprintf(*url, n, "%s%s", prefix, path);
+    return SLEAPC_OK;
+}
+
+static sleapc_status open_input(live_video *v, const char *path)
+{
+    char why[128], *url = NULL;
+    const char *whitelist = NULL;
+    const AVInputFormat *format = NULL;
+    sleapc_status st = live_target(v, path, &url, &whitelist, &format);
+    if (st)
+        return st;
+    v->fmt = avformat_alloc_context();
+    if (!v->fmt) {
+        sleapc__free(url);
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "open video: %s: out of memory", path);
+    }
+    v->fmt->interrupt_callback.callback = past_deadline;
+    v->fmt->interrupt_callback.opaque = v;
+    AVDictionary *opts = NULL;
+    av_dict_set(&opts, "protocol_whitelist", whitelist, 0);
+    arm(v);
+    int ret = avformat_open_input(&v->fmt, url, format, &opts);
+    av_dict_free(&opts);
+    sleapc__free(url);
+    if (ret < 0) {
+        bool timed_out = past_deadline(v);
+        return sleapc__fail(timed_out || ret == AVERROR(ENOENT) || ret == AVERROR(EACCES) ||
+                                    ret == AVERROR(EIO) || ret == AVERROR(ECONNREFUSED) ||
+                                    ret == AVERROR_EXIT
+                                ? SLEAPC_ERR_IO
+                                : SLEAPC_ERR_FORMAT,
+                            "open video: %s: cannot open (%s)", path,
+                            timed_out ? "no answer within 10 s"
+                                      : sleapc__ffmpeg_reason(ret, why, sizeof why));
+    }
+    ret = avformat_find_stream_info(v->fmt, NULL);
+    if (ret < 0)
+        return sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: unreadable streams (%s)", path,
+                            sleapc__ffmpeg_reason(ret, why, sizeof why));
+    ret = av_find_best_stream(v->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
+    if (ret < 0)
+        return sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: no video stream", path);
+    v->stream = ret;
+    for (unsigned i = 0; i < v->fmt->nb_streams; i++)
+        if ((int)i != v->stream)
+            v->fmt->streams[i]->discard = AVDISCARD_ALL;
+    return SLEAPC_OK;
+}
+
+/* The decoder as video_ffmpeg.c sets it up, so frames match the file reader's. */
+static sleapc_status open_decoder(live_video *v, const char *path)
+{
+    const AVCodecParameters *par = v->fmt->streams[v->stream]->codecpar;
+    const AVCodec *codec = avcodec_find_decoder(par->codec_id);
+    if (!codec)
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "open video: %s: no decoder for codec %s",
+                            path, avcodec_get_name(par->codec_id));
+    v->dec = avcodec_alloc_context3(codec);
+    v->pkt = av_packet_alloc();
+    v->frame = av_frame_alloc();
+    if (!v->dec || !v->pkt || !v->frame)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "open video: %s: out of memory", path);
+    if (avcodec_parameters_to_context(v->dec, par) < 0)
+        return sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: bad codec parameters", path);
+    v->dec->pkt_timebase = v->fmt->streams[v->stream]->time_base;
+    v->dec->thread_count = 1;
+    char why[128];
+    int ret = avcodec_open2(v->dec, codec, NULL);
+    if (ret < 0)
+        return sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: cannot open the %s decoder (%s)",
+                            path, codec->name, sleapc__ffmpeg_reason(ret, why, sizeof why));
+    return SLEAPC_OK;
+}
+
+/* Next decoded frame into v->frame; *got false at the end of the stream. */
+static sleapc_status decode_next(live_video *v, const char *path, bool *got)
+{
+    *got = false;
+    arm(v);
+    for (;;) {
+        int ret = avcodec_receive_frame(v->dec, v->frame);
+        if (ret == 0) {
+            *got = true;
+            return SLEAPC_OK;
+        }
+        if (ret == AVERROR_EOF || v->draining) {
+            v->eof = true;
+            return SLEAPC_OK;
+        }
+        ret = av_read_frame(v->fmt, v->pkt);
+        if (ret < 0) {
+            if (past_deadline(v))
+                return sleapc__fail(SLEAPC_ERR_IO, "read video: %s: no frame within 10 s",
+                                    path);
+            /* End of input (or a damaged tail, as with files): drain. */
+            avcodec_send_packet(v->dec, NULL);
+            v->draining = true;
+            continue;
+        }
+        /* Packets marked for discarding still go in: they may be references,
+         * and the decoder itself drops their frames. */
+        if (v->pkt->stream_index == v->stream)
+            (void)avcodec_send_packet(v->dec, v->pkt);
+        av_packet_unref(v->pkt);
+    }
+}
+
+static sleapc_status convert(live_video *v, const char *path)
+{
+    char what[64 + 4096];
+    snprintf(what, sizeof what, "read video: %s", path);
+    if (v->width == 0) {
+        v->width = v->frame->width;
+        v->height = v->frame->height;
+    } else if (v->frame->width != v->width || v->frame->height != v->height) {
+        av_frame_unref(v->frame);
+        return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: size changed from %dx%d to %dx%d", what,
+                            v->width, v->height, v->frame->width, v->frame->height);
+    }
+    sleapc_status st = sleapc__ffmpeg_converter_run(&v->conv, v->frame, AV_PIX_FMT_RGB24, what);
+    av_frame_unref(v->frame);
+    return st;
+}
+
+static sleapc_status live_next(sleapc_frame_source *src, uint8_t *dst, bool *end)
+{
+    live_video *v = src->impl;
+    *end = false;
+    if (!v->have_first) {
+        bool got = false;
+        sleapc_status st = v->eof ? SLEAPC_OK : decode_next(v, src->path, &got);
+        if (st)
+            return st;
+        if (!got) {
+            *end = true;
+            return SLEAPC_OK;
+        }
+        if ((st = convert(v, src->path)))
+            return st;
+    }
+    v->have_first = false;
+    sleapc__frame_rgb_to_channels(v->conv.buf, (size_t)v->width * (size_t)v->height,
+                                  src->channels, dst);
+    return SLEAPC_OK;
+}
+
+static sleapc_status live_read(sleapc_frame_source *src, int64_t idx, uint8_t *dst)
+{
+    (void)dst;
+    return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                        "read video: %s: a live source is read in order, frame %lld cannot be "
+                        "picked", src->path, (long long)idx);
+}
+
+static void live_close(sleapc_frame_source *src)
+{
+    live_video *v = src->impl;
+    if (!v)
+        return;
+    sleapc__ffmpeg_converter_free(&v->conv);
+    av_frame_free(&v->frame);
+    av_packet_free(&v->pkt);
+    avcodec_free_context(&v->dec);
+    avformat_close_input(&v->fmt);
+    sleapc__free(v);
+    src->impl = NULL;
+}
+
+static const struct sleapc_frame_source_ops live_ops = {
+    .kind = "live",
+    .read = live_read,
+    .next = live_next,
+    .close = live_close,
+};
+
+sleapc_status sleapc__video_live_open(sleapc_frame_source *src)
+{
+    sleapc__ffmpeg_silence();
+    live_video *v = sleapc__calloc(1, sizeof *v);
+    if (!v)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "open video: %s: out of memory", src->path);
+    src->ops = &live_ops;
+    src->impl = v;
+    src->live = true;
+    sleapc_status st = open_input(v, src->path);
+    if (!st)
+        st = open_decoder(v, src->path);
+    /* Frame 0 decides the size and, by sleap-io's rule, the channel count;
+     * it is kept for the first read. */
+    bool got = false;
+    if (!st)
+        st = decode_next(v, src->path, &got);
+    if (!st && !got)
+        st = sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: no video frames", src->path);
+    if (!st)
+        st = convert(v, src->path);
+    if (st)
+        return st;
+    v->have_first = true;
+    src->n_frames = 0;
+    src->height = v->height;
+    src->width = v->width;
+    src->channels =
+        sleapc__frame_rgb_is_gray(v->conv.buf, (size_t)v->width * (size_t)v->height) ? 1 : 3;
+    return SLEAPC_OK;
+}
