@@ -18,6 +18,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/sleapc
 # libsleapc.a needs. HDF5 has no .pc file on every distribution: its libraries
 # are listed as they were found.
 set(SLEAPC_PC_REQUIRES_PRIVATE "yaml-0.1 libcjson libavformat libavcodec libswscale libavutil libprotobuf-c")
+if(AVDEVICE_FOUND)
+  string(APPEND SLEAPC_PC_REQUIRES_PRIVATE " libavdevice")
+endif()
 set(SLEAPC_PC_LIBS_PRIVATE "")
 get_target_property(_sleapc_deps sleapc_objects INTERFACE_LINK_LIBRARIES)
 list(REMOVE_DUPLICATES _sleapc_deps)

@@ -56,6 +56,33 @@ SLEAPC_API sleapc_status sleapc_predictor_create(const char *const *model_paths,
                                                  sleapc_predictor **out);
 SLEAPC_API void sleapc_predictor_destroy(sleapc_predictor *p);
 
+/* As sleapc_predictor_create, over models already loaded (sleapc_model_load)
+ * instead of folders: models[0..n_models) in the same roles. The models are
+ * borrowed and only read: they must outlive every predictor made from them,
+ * and one model may serve any number of predictors on any threads at once
+ * (each predictor used by one thread at a time), its weights held once. */
+SLEAPC_API sleapc_status sleapc_predictor_create_from_models(sleapc_model *const *models,
+                                                             int n_models,
+                                                             const sleapc_predictor_opts *opts,
+                                                             sleapc_predictor **out);
+
+/* Prepare for frames of height x width x channels (1 or 3) in batches of
+ * n_frames (0: the batch size): one pass on blank frames builds the
+ * backend's plans and every buffer, so the first real frame of that size
+ * runs at steady speed. Nothing of it is kept in the results or the stats.
+ * Returns SLEAPC_OK, SLEAPC_ERR_INVALID_ARG or a prediction failure. */
+SLEAPC_API sleapc_status sleapc_predictor_warmup(sleapc_predictor *p, int64_t n_frames,
+                                                 int64_t height, int64_t width,
+                                                 int64_t channels);
+
+/* Abort callback: returns true to stop. Long calls on p (sleapc_predict_input,
+ * sleapc_predict_array, sleapc_predictor_run on more frames than a batch)
+ * poll it between batches on the calling thread and then return
+ * SLEAPC_ERR_INTERRUPTED; the frames done so far stay in the writer (and in
+ * the predictor's results for sleapc_predictor_run). fn NULL: never. */
+typedef bool (*sleapc_abort_fn)(void *user);
+SLEAPC_API void sleapc_predictor_set_abort(sleapc_predictor *p, sleapc_abort_fn fn, void *user);
+
 /* sleap-nn's layer name: "SingleInstanceLayer", "TopDownLayer", ... Static. */
 SLEAPC_API const char *sleapc_predictor_layer_name(const sleapc_predictor *p);
 /* The skeleton instances are reported in (the pose model's). Strings owned by

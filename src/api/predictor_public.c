@@ -30,6 +30,40 @@ void sleapc_predictor_destroy(sleapc_predictor *p)
     sleapc__predictor_destroy(p);
 }
 
+sleapc_status sleapc_predictor_create_from_models(sleapc_model *const *models, int n_models,
+                                                  const sleapc_predictor_opts *opts,
+                                                  sleapc_predictor **out)
+{
+    if (!out || !models)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create predictor: models and out are required");
+    *out = NULL;
+    if (n_models < 1 || n_models > 2)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create predictor: give one or two models, not %d",
+                            n_models);
+    for (int i = 0; i < n_models; i++)
+        if (!models[i])
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create predictor: model %d is NULL", i);
+    if (opts && opts->struct_size != sizeof *opts)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "create predictor: opts.struct_size is %u, expected %zu (start from "
+                            "sleapc_predictor_opts_default())", opts->struct_size, sizeof *opts);
+    return sleapc__predictor_create_from_models(models, n_models, opts, out);
+}
+
+sleapc_status sleapc_predictor_warmup(sleapc_predictor *p, int64_t n_frames, int64_t height,
+                                      int64_t width, int64_t channels)
+{
+    if (!p)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "warm up: predictor is required");
+    return sleapc__predictor_warmup(p, n_frames, height, width, channels);
+}
+
+void sleapc_predictor_set_abort(sleapc_predictor *p, sleapc_abort_fn fn, void *user)
+{
+    if (p)
+        sleapc__predictor_set_abort(p, fn, user);
+}
+
 const char *sleapc_predictor_layer_name(const sleapc_predictor *p)
 {
     return p ? sleapc__predictor_layer_name(p) : "";

@@ -1,9 +1,6 @@
-/* Bulk results: a frame's instances in arrays, one call per frame, for
- * bindings and real-time callers that would otherwise ask per instance. */
-#include <string.h>
-
+/* Public bulk results: check arguments, call the pipeline. */
 #include "core/error.h"
-#include "sleapc/predictor.h"
+#include "pipeline/predictor_impl.h"
 
 sleapc_status sleapc_predictor_frame_results(const sleapc_predictor *p, int frame,
                                              int max_instances, float *points,
@@ -13,26 +10,6 @@ sleapc_status sleapc_predictor_frame_results(const sleapc_predictor *p, int fram
     if (!p || !n_out || max_instances < 0)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "frame results: predictor and n_out are required, max_instances >= 0");
-    *n_out = 0;
-    if (frame < 0 || frame >= sleapc_predictor_n_frames(p))
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "frame results: no frame %d in the last run (%d)",
-                            frame, sleapc_predictor_n_frames(p));
-    int n = sleapc_predictor_n_instances(p, frame);
-    size_t n_nodes = (size_t)sleapc_predictor_n_nodes(p);
-    for (int i = 0; i < n && i < max_instances; i++) {
-        sleapc_instance in;
-        sleapc_status st = sleapc_predictor_instance(p, frame, i, &in);
-        if (st)
-            return st;
-        if (points)
-            memcpy(points + (size_t)i * n_nodes * 2, in.points, n_nodes * 2 * sizeof(float));
-        if (point_scores)
-            memcpy(point_scores + (size_t)i * n_nodes, in.point_scores, n_nodes * sizeof(float));
-        if (scores)
-            scores[i] = in.score;
-        if (tracks)
-            tracks[i] = in.track;
-    }
-    *n_out = n;
-    return SLEAPC_OK;
+    return sleapc__predictor_frame_results(p, frame, max_instances, points, point_scores, scores,
+                                           tracks, n_out);
 }

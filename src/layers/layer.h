@@ -17,6 +17,11 @@ struct sleapc_layer_ops {
     sleapc_status (*run)(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c, int64_t h,
                          int64_t w, sleapc_layer_outputs *out);
     void (*destroy)(sleapc_layer *l);
+    /* Optional. After a run on the blank frames (b, c, h, w), build what that
+     * run did not reach (a stage that only runs when something is found), with
+     * room for `instances` instances a frame. */
+    sleapc_status (*warmup)(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
+                            int64_t h, int64_t w, int64_t instances);
 };
 
 struct sleapc_layer {

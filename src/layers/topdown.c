@@ -412,10 +412,40 @@ static void topdown_destroy(sleapc_layer *l)
     sleapc__free(t);
 }
 
+/* Blank frames hold no centroid, so their run never reaches stage 2: warm it
+ * here on crops at the frame centre, for every crop count a network call can
+ * have (max_crops down to 1), with the per-crop buffers grown to a call. */
+static sleapc_status topdown_warmup(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
+                                   int64_t h, int64_t w, int64_t instances)
+{
+    topdown_layer *t = l->impl;
+    sized_frames sf;
+    sleapc_status st = size_match(t, frames, b, c, h, w, &sf);
+    if (!st)
+        st = grow_per_crop(t, b * instances > t->max_crops ? b * instances : t->max_crops);
+    for (int64_t k = 0; !st && k < t->max_crops; k++) {
+        t->centers[2 * k] = (float)sf.w / 2.0f;
+        t->centers[2 * k + 1] = (float)sf.h / 2.0f;
+        t->crop_sample[k] = 0;
+        t->crop_frame[k] = 0;
+    }
+    for (int64_t m = t->max_crops; !st && m >= 1; m--) {
+        int64_t ch = 0, cw = 0;
+        st = plan_crops(t, m, &ch, &cw);
+        if (!st)
+            st = cut_crops(t, &sf, b, 0, m, ch, cw);
+        if (!st)
+            st = run_stage2(t, &sf, 0, m, ch, cw);
+    }
+    return st;
+}
+
 static const struct sleapc_layer_ops topdown_ops = {
-    .name = "TopDownLayer", .run = topdown_run, .destroy = topdown_destroy};
+    .name = "TopDownLayer", .run = topdown_run, .destroy = topdown_destroy,
+    .warmup = topdown_warmup};
 static const struct sleapc_layer_ops topdown_multiclass_ops = {
-    .name = "TopDownMultiClassLayer", .run = topdown_run, .destroy = topdown_destroy};
+    .name = "TopDownMultiClassLayer", .run = topdown_run, .destroy = topdown_destroy,
+    .warmup = topdown_warmup};
 
 sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const sleapc_model *ci,
                                            const sleapc_predictor_opts *o, sleapc_layer **out)

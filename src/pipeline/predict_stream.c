@@ -1,5 +1,6 @@
 #include "pipeline/predict_stream.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -24,6 +25,7 @@ typedef struct stream {
     size_t frame_bytes;
     sleapc_queue *free_q, *full_q;
     volatile sig_atomic_t *stop;
+    atomic_bool aborted;  /* the predictor's abort callback said stop */
     /* The decode thread's failure, carried to the caller's thread. */
     sleapc_status decode_status;
     char decode_error[1024];
@@ -31,7 +33,7 @@ typedef struct stream {
 
 static bool stopped(const stream *s)
 {
-    return s->stop && *s->stop;
+    return (s->stop && *s->stop) || atomic_load(&s->aborted);
 }
 
 static void decode_failed(stream *s, sleapc_status st)
@@ -119,6 +121,7 @@ sleapc_status sleapc__predict_stream(sleapc_predictor *p, const sleapc_frame_rea
     int n_slots = depth + 1;
     stream s = {.reader = reader, .frames = frame_indices, .n_frames = n_frames,
                 .batch = sleapc__predictor_batch_size(p), .stop = o.stop};
+    atomic_init(&s.aborted, false);
     s.frame_bytes = (size_t)(reader->height * reader->width * reader->channels);
     batch_slot *slots = sleapc__calloc((size_t)n_slots, sizeof *slots);
     sleapc_thread *decoder = NULL;
@@ -153,6 +156,8 @@ sleapc_status sleapc__predict_stream(sleapc_predictor *p, const sleapc_frame_rea
         pr.fps = pr.elapsed_s > 0 ? (double)pr.done / pr.elapsed_s : 0.0;
         if (!st && o.progress)
             o.progress(&pr, o.user);
+        if (!st && sleapc__predictor_should_abort(p))
+            atomic_store(&s.aborted, true);
         if (!st && stopped(&s))
             break;
     }

@@ -82,8 +82,24 @@ static const char *registry_backend_name(const char *name)
     return name;
 }
 
-sleapc_status sleapc__predictor_create(const char *const *model_paths, int n_models,
-                                       const sleapc_predictor_opts *opts, sleapc_predictor **out)
+/* Layer and skeleton over p->models (loaded or borrowed). */
+static sleapc_status predictor_finish(sleapc_predictor *p)
+{
+    sleapc_status st = sleapc__layer_create(p->models, p->n_models, &p->opts, &p->layer);
+    if (st)
+        return st;
+    /* Instances use the pose model's skeleton: the second stage of top-down. */
+    p->pose = p->models[0];
+    if (p->n_models == 2 && p->models[0]->cfg.model_type == SLEAPC_MODEL_TYPE_CENTROID)
+        p->pose = p->models[1];
+    p->n_nodes = sleapc__model_n_nodes(p->pose);
+    if (p->pose->cfg.model_type == SLEAPC_MODEL_TYPE_CENTROID && p->n_nodes < 1)
+        p->n_nodes = 1;
+    p->results.n_nodes = (int)p->n_nodes;
+    return SLEAPC_OK;
+}
+
+static sleapc_status predictor_alloc(const sleapc_predictor_opts *opts, sleapc_predictor **out)
 {
     *out = NULL;
     sleapc_predictor_opts o = opts ? *opts : sleapc__predictor_opts_default();
@@ -95,6 +111,18 @@ sleapc_status sleapc__predictor_create(const char *const *model_paths, int n_mod
     if (!p)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "create predictor: out of memory");
     p->opts = o;
+    *out = p;
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__predictor_create(const char *const *model_paths, int n_models,
+                                       const sleapc_predictor_opts *opts, sleapc_predictor **out)
+{
+    sleapc_predictor *p = NULL;
+    sleapc_status st = predictor_alloc(opts, &p);
+    if (st)
+        return st;
+    p->owns_models = true;
     for (int i = 0; i < n_models && !st; i++) {
         if (!model_paths[i])
             st = sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create predictor: model path %d is NULL", i);
@@ -104,19 +132,33 @@ sleapc_status sleapc__predictor_create(const char *const *model_paths, int n_mod
             p->n_models++;
     }
     if (!st)
-        st = sleapc__layer_create(p->models, p->n_models, &p->opts, &p->layer);
+        st = predictor_finish(p);
     if (st) {
         sleapc__predictor_destroy(p);
         return st;
     }
-    /* Instances use the pose model's skeleton: the second stage of top-down. */
-    p->pose = p->models[0];
-    if (p->n_models == 2 && p->models[0]->cfg.model_type == SLEAPC_MODEL_TYPE_CENTROID)
-        p->pose = p->models[1];
-    p->n_nodes = sleapc__model_n_nodes(p->pose);
-    if (p->pose->cfg.model_type == SLEAPC_MODEL_TYPE_CENTROID && p->n_nodes < 1)
-        p->n_nodes = 1;
-    p->results.n_nodes = (int)p->n_nodes;
+    *out = p;
+    return SLEAPC_OK;
+}
+
+/* Layers and backends only read a model (backends compile from its graph
+ * into their own buffers), so one loaded model serves many predictors. */
+sleapc_status sleapc__predictor_create_from_models(sleapc_model *const *models, int n_models,
+                                                   const sleapc_predictor_opts *opts,
+                                                   sleapc_predictor **out)
+{
+    sleapc_predictor *p = NULL;
+    sleapc_status st = predictor_alloc(opts, &p);
+    if (st)
+        return st;
+    for (int i = 0; i < n_models; i++)
+        p->models[i] = models[i];
+    p->n_models = n_models;
+    st = predictor_finish(p);
+    if (st) {
+        sleapc__predictor_destroy(p);
+        return st;
+    }
     *out = p;
     return SLEAPC_OK;
 }
@@ -126,7 +168,7 @@ void sleapc__predictor_destroy(sleapc_predictor *p)
     if (!p)
         return;
     sleapc__layer_destroy(p->layer);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2 && p->owns_models; i++)
         sleapc__model_destroy(p->models[i]);
     sleapc__layer_outputs_free(&p->outputs);
     sleapc__aligned_free(p->batch);
@@ -240,6 +282,9 @@ sleapc_status sleapc__predictor_run(sleapc_predictor *p, const uint8_t *frames, 
                                      p->batch + (size_t)k * frame_px);
             batch = p->batch;
         }
+        if (start > 0 && sleapc__predictor_should_abort(p))
+            return sleapc__fail(SLEAPC_ERR_INTERRUPTED, "predict: stopped after %lld of %lld frames",
+                                (long long)start, (long long)n);
         sleapc_status st = p->layer->ops->run(p->layer, batch, b, c, h, w, &p->outputs);
         if (!st)
             st = sleapc__predictor_pack(p, &p->outputs);
@@ -251,6 +296,61 @@ sleapc_status sleapc__predictor_run(sleapc_predictor *p, const uint8_t *frames, 
     p->stats.network_s += (double)(sleapc__backend_forward_ns() - net0) * 1e-9;
     p->stats.run_s += (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     return SLEAPC_OK;
+}
+
+/* Instances a frame that a warm-up makes room for, without max_instances. */
+#define WARM_INSTANCES 16
+
+/* One pass over blank frames builds what frames of this size need (backend
+ * plans, layer scratch, the batch buffer); its results and time are not kept. */
+sleapc_status sleapc__predictor_warmup(sleapc_predictor *p, int64_t n, int64_t h, int64_t w,
+                                       int64_t c)
+{
+    if (n < 1)
+        n = p->opts.batch_size;
+    if (n < 1 || n > 4096 || h < 1 || w < 1 || h > 65536 || w > 65536 || (c != 1 && c != 3))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "warm up: %lld frames of %lldx%lldx%lld: expected 1..4096 frames of "
+                            "1 or 3 channels", (long long)n, (long long)h, (long long)w,
+                            (long long)c);
+    size_t bytes = (size_t)(n * h * w * c);
+    uint8_t *blank = sleapc__aligned_alloc(bytes);
+    if (!blank)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "warm up: out of memory");
+    memset(blank, 0, bytes);
+    sleapc_predictor_stats kept = p->stats;
+    sleapc_abort_fn abort_fn = p->abort;
+    p->abort = NULL;
+    /* Frames as callers hand them (HWC): the batch buffer is sized too. */
+    sleapc_status st = sleapc__predictor_run(p, blank, false, n, h, w, c);
+    /* Blank pixels read the same in either layout: (b, c, h, w) too. */
+    int64_t b = n < p->opts.batch_size ? n : p->opts.batch_size;
+    int64_t per_frame = p->opts.max_instances > 0 ? p->opts.max_instances : WARM_INSTANCES;
+    if (!st && p->layer->ops->warmup)
+        st = p->layer->ops->warmup(p->layer, blank, b, c, h, w, per_frame);
+    /* Outputs and results with room for that many instances a frame. */
+    if (!st)
+        st = sleapc__layer_outputs_reset(&p->outputs, b, per_frame, p->n_nodes,
+                                         sleapc__predictor_n_classes(p));
+    if (!st)
+        st = sleapc__results_reserve(&p->results, b, b * per_frame);
+    p->abort = abort_fn;
+    p->stats = kept;
+    p->results.n_frames = 0;
+    p->results.n_insts = 0;
+    sleapc__aligned_free(blank);
+    return st ? sleapc__wrap(st, "warm up") : SLEAPC_OK;
+}
+
+void sleapc__predictor_set_abort(sleapc_predictor *p, sleapc_abort_fn fn, void *user)
+{
+    p->abort = fn;
+    p->abort_user = user;
+}
+
+bool sleapc__predictor_should_abort(sleapc_predictor *p)
+{
+    return p->abort && p->abort(p->abort_user);
 }
 
 sleapc_predictor_stats sleapc__predictor_get_stats(const sleapc_predictor *p)

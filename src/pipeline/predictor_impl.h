@@ -11,6 +11,9 @@ struct sleapc_predictor {
     sleapc_predictor_opts opts;
     sleapc_model *models[2];
     int n_models;
+    bool owns_models;            /* false: borrowed from the caller (create_from_models) */
+    sleapc_abort_fn abort;       /* polled between batches; NULL: never */
+    void *abort_user;
     const sleapc_model *pose;    /* the model whose skeleton instances use */
     sleapc_layer *layer;
     sleapc_layer_outputs outputs;
@@ -28,7 +31,16 @@ struct sleapc_predictor {
 sleapc_predictor_opts sleapc__predictor_opts_default(void);
 sleapc_status sleapc__predictor_create(const char *const *model_paths, int n_models,
                                        const sleapc_predictor_opts *opts, sleapc_predictor **out);
+/* models are borrowed: only read, never freed by the predictor. */
+sleapc_status sleapc__predictor_create_from_models(sleapc_model *const *models, int n_models,
+                                                   const sleapc_predictor_opts *opts,
+                                                   sleapc_predictor **out);
 void sleapc__predictor_destroy(sleapc_predictor *p);
+sleapc_status sleapc__predictor_warmup(sleapc_predictor *p, int64_t n, int64_t h, int64_t w,
+                                       int64_t c);
+void sleapc__predictor_set_abort(sleapc_predictor *p, sleapc_abort_fn fn, void *user);
+/* True when the caller's abort callback asks to stop now. */
+bool sleapc__predictor_should_abort(sleapc_predictor *p);
 /* frames: n uint8 frames, (h, w, c) each, or with chw already in the
  * network's input layout (c, h, w), which the layer then reads in place;
  * sizes are checked here. */
@@ -51,6 +63,11 @@ int sleapc__predictor_n_frames(const sleapc_predictor *p);
 int sleapc__predictor_n_instances(const sleapc_predictor *p, int frame);
 sleapc_status sleapc__predictor_instance(const sleapc_predictor *p, int frame, int i,
                                          sleapc_instance *out);
+
+sleapc_status sleapc__predictor_frame_results(const sleapc_predictor *p, int frame,
+                                              int max_instances, float *points,
+                                              float *point_scores, float *scores, int *tracks,
+                                              int *n_out);
 
 /* Append one layer batch to p->results (outputs.py to_labels). */
 sleapc_status sleapc__predictor_pack(sleapc_predictor *p, const sleapc_layer_outputs *o);
