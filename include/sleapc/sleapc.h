@@ -22,9 +22,9 @@ extern "C" {
 #endif
 
 #define SLEAPC_VERSION_MAJOR 0
-#define SLEAPC_VERSION_MINOR 1
+#define SLEAPC_VERSION_MINOR 2
 #define SLEAPC_VERSION_PATCH 0
-#define SLEAPC_VERSION_STRING "0.1.0"
+#define SLEAPC_VERSION_STRING "0.2.0"
 
 typedef enum sleapc_status {
     SLEAPC_OK = 0,

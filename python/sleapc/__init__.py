@@ -6,7 +6,7 @@
 """
 
 from ._lib import SleapcError, lib
-from .predictor import Predictions, Predictor, read_frames
+from .predictor import Model, Predictions, Predictor, read_frames
 
 __version__ = lib.sleapc_version().decode()
-__all__ = ["Predictor", "Predictions", "SleapcError", "read_frames", "__version__"]
+__all__ = ["Model", "Predictor", "Predictions", "SleapcError", "read_frames", "__version__"]

@@ -108,8 +108,33 @@ def _as_frames(frames):
     return np.ascontiguousarray(a)
 
 
+class Model:
+    """A model folder loaded once; any number of Predictors (on any threads) share it.
+
+    Its weights are held once and only read. It is kept alive by the Predictors made from it.
+    """
+
+    def __init__(self, path):
+        self._m = ctypes.c_void_p()
+        check(lib.sleapc_model_load(os.fsencode(path), ctypes.byref(self._m)))
+        self.path = os.fspath(path)
+        self.type = lib.sleapc_model_type_name(lib.sleapc_model_get_type(self._m)).decode()
+        self.n_nodes = lib.sleapc_model_n_nodes(self._m)
+
+    def close(self):
+        """Free the model; Predictors made from it keep it until they are closed too."""
+        if getattr(self, "_m", None) and not getattr(self, "_users", 0):
+            lib.sleapc_model_destroy(self._m)
+            self._m = None
+
+    def __del__(self):
+        self.close()
+
+
 class Predictor:
     """A sleap-nn / SLEAP model (one folder, or two for top-down) ready to predict.
+
+    model_paths: folders, or sleapc.Model objects loaded once and shared between predictors.
 
     Options take the names of `sleapc predict`'s options: batch_size=, peak_threshold=,
     centroid_peak_threshold=, integral_refinement= ('integral' or 'none'), integral_patch_size=,
@@ -133,12 +158,25 @@ class Predictor:
             if isinstance(converted, bytes):
                 self._keep.append(converted)
             setattr(opts, field, converted)
-        paths = [os.fsencode(p) for p in model_paths]
-        self._keep.extend(paths)
-        c_paths = (ctypes.c_char_p * len(paths))(*paths)
         self._p = ctypes.c_void_p()
-        check(lib.sleapc_predictor_create(c_paths, len(paths), ctypes.byref(opts),
-                                          ctypes.byref(self._p)))
+        self._models = [m for m in model_paths if isinstance(m, Model)]
+        if self._models:
+            if len(self._models) != len(model_paths):
+                raise TypeError("Predictor: give model folders or sleapc.Model objects, not both")
+            if any(not m._m for m in self._models):
+                raise ValueError("Predictor: a sleapc.Model is closed")
+            c_models = (ctypes.c_void_p * len(self._models))(*[m._m for m in self._models])
+            check(lib.sleapc_predictor_create_from_models(c_models, len(self._models),
+                                                          ctypes.byref(opts),
+                                                          ctypes.byref(self._p)))
+            for m in self._models:
+                m._users = getattr(m, "_users", 0) + 1
+        else:
+            paths = [os.fsencode(p) for p in model_paths]
+            self._keep.extend(paths)
+            c_paths = (ctypes.c_char_p * len(paths))(*paths)
+            check(lib.sleapc_predictor_create(c_paths, len(paths), ctypes.byref(opts),
+                                              ctypes.byref(self._p)))
         p = self._p
         self.layer_name = lib.sleapc_predictor_layer_name(p).decode()
         self.skeleton_name = lib.sleapc_predictor_skeleton_name(p).decode()
@@ -164,6 +202,19 @@ class Predictor:
         if getattr(self, "_p", None):
             lib.sleapc_predictor_destroy(self._p)
             self._p = None
+            for m in getattr(self, "_models", []):
+                m._users -= 1
+            self._models = []
+
+    def warmup(self, height, width, channels=1, n_frames=0):
+        """Build plans and buffers for frames of this size so the first real one is not slow.
+
+        n_frames: frames a call will carry (0: the batch size; 1 for predict_frame).
+        Nothing of the warm-up pass is kept in the results.
+        """
+        if not self._p:
+            raise ValueError("Predictor is closed")
+        check(lib.sleapc_predictor_warmup(self._p, n_frames, height, width, channels))
 
     def __del__(self):
         self.close()
@@ -238,8 +289,12 @@ class Predictor:
         """Predict a video (or any input `sleapc predict -i` takes) -> Predictions.
 
         output:   a predictions file written as the CLI writes it (.slp, .h5, .csv, .json).
+        path may also be a live source: "-" (standard input), a stream URL (rtsp://, http://,
+        udp://, ...), a named pipe or a camera; its frames are read once as they come (total 0).
         frames:   frame indices (default: every frame; a labels file's labeled frames).
-        progress: called as progress(done, total, fps) after every batch.
+        progress: called as progress(done, total, fps) after every batch; an exception raised
+                  in it stops the run after that batch (output keeps the frames done) and is
+                  raised again here.
         Ctrl-C stops after the current batch; output then holds the frames done so far.
         """
         if not self._p:
@@ -248,7 +303,13 @@ class Predictor:
         check(lib.sleapc_input_open(os.fsencode(path), video_index, ctypes.byref(inp)))
         writer = ctypes.c_void_p()
         try:
-            if frames is None:
+            live = lib.sleapc_input_is_live(inp)
+            if live:
+                if frames is not None:
+                    raise ValueError(f"{path}: a live source is read once in order; frames "
+                                     "cannot be picked")
+                indices = None
+            elif frames is None:
                 n = lib.sleapc_input_n_default_frames(inp)
                 ptr = lib.sleapc_input_default_frames(inp)
                 indices = np.ctypeslib.as_array(ptr, (n,)).copy() if n else np.zeros(0, np.int64)
@@ -276,8 +337,12 @@ class Predictor:
 
             callback = PROGRESS_FN(on_batch)
             run = RunOpts(0, 0, callback, None, ctypes.pointer(stop))
-            st = lib.sleapc_predict_input(self._p, inp, indices.ctypes.data_as(
-                ctypes.POINTER(ctypes.c_int64)), len(indices), writer, ctypes.byref(run))
+            if live:
+                st = lib.sleapc_predict_input(self._p, inp, None, 0, writer, ctypes.byref(run))
+                indices = np.arange(len(rows), dtype=np.int64)
+            else:
+                st = lib.sleapc_predict_input(self._p, inp, indices.ctypes.data_as(
+                    ctypes.POINTER(ctypes.c_int64)), len(indices), writer, ctypes.byref(run))
             if st not in (0, STATUS_INTERRUPTED):
                 check(st)
             if writer:

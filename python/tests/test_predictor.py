@@ -153,3 +153,48 @@ def test_predict_frame_takes_camera_layouts(data):
                                   predictor.predict(gray).points)
     with pytest.raises(ValueError, match="pixel_format"):
         predictor.predict_frame(rgb, pixel_format="gray")
+
+
+def test_shared_model_on_two_threads_matches_own_loads(data):
+    """One load of the models serves two predictors running at once, bit for bit."""
+    import threading
+
+    models = models_of(data, "topdown")
+    frames = sleapc.read_frames(data(CASES["topdown"][1]), list(range(N_FRAMES)))
+    opts = dict(batch_size=2, backend="native", threads=1)
+    with sleapc.Predictor(models, **opts) as own:
+        want = own.predict(frames)
+    shared = [sleapc.Model(m) for m in models]
+    assert [m.type for m in shared] == ["centroid", "centered_instance"]
+    predictors = [sleapc.Predictor(shared, **opts) for _ in range(2)]
+    got = [None, None]
+
+    def run(i):
+        got[i] = predictors[i].predict(frames)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for g in got:
+        np.testing.assert_array_equal(g.points, want.points)
+        np.testing.assert_array_equal(g.point_scores, want.point_scores)
+    for p in predictors:
+        p.close()
+    for m in shared:
+        m.close()
+    with pytest.raises(TypeError, match="not both"):
+        sleapc.Predictor([sleapc.Model(models[0]), models[1]])
+
+
+def test_warmup_leaves_results_alone(data):
+    models = models_of(data, "topdown")
+    frame = sleapc.read_frames(data(CASES["topdown"][1]), [1])[0]
+    with sleapc.Predictor(models, batch_size=1, backend="native") as cold, \
+            sleapc.Predictor(models, batch_size=1, backend="native") as warm:
+        warm.warmup(*frame.shape[:2], frame.shape[2] if frame.ndim == 3 else 1, n_frames=1)
+        a, b = cold.predict_frame(frame), warm.predict_frame(frame)
+        np.testing.assert_array_equal(a.points, b.points)
+        with pytest.raises(sleapc.SleapcError, match="warm up"):
+            warm.warmup(10, 10, channels=2)

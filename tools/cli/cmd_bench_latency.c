@@ -105,6 +105,11 @@ int cmd_bench_latency(const char **models, int n_models, const char *video_path,
     if (!v)
         for (size_t q = 0; q < bytes; q++)
             frame[q] = (uint8_t)(q * 2654435761u >> 24);
+    /* As a closed-loop experiment would: plans and buffers built before frame 1. */
+    if (sleapc_predictor_warmup(p, 1, fh, fw, fc)) {
+        rc = cli_lib_error();
+        goto done;
+    }
     sleapc_tensor x = {.dtype = SLEAPC_DTYPE_U8, .ndim = 3, .shape = {fh, fw, fc}, .data = frame};
     double checksum = 0;
     int64_t instances = 0;

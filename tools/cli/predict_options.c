@@ -33,7 +33,7 @@ typedef struct opt_row {
 
 #define F(field) offsetof(cli_predict_args, field)
 #define SEGMENTATION "segmentation models and masks are not supported by sleapc (pose models only)"
-#define REMOTE "remote inputs are not supported: sleapc reads local files"
+#define REMOTE "remote inputs take no HTTP headers or download modes here: network streams (-i rtsp://..., http(s)://...) are read live, as FFmpeg opens them"
 
 /* Refusals carry their reason in `alias` when it does not start with '-'. */
 static const opt_row opts[] = {
