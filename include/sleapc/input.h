@@ -27,7 +27,8 @@ SLEAPC_API void sleapc_input_close(sleapc_input *in);
  * front to back, as the frames come: they have no frame count
  * (sleapc_input_n_frames is 0), no default frames, and are predicted with
  * frames NULL (numbered 0, 1, ... in arrival order). A network source that
- * does not open or deliver a frame within 10 s fails with SLEAPC_ERR_IO.
+ * does not open within 10 s fails with SLEAPC_ERR_IO; one that stops
+ * delivering frames for 10 s ends there (a warning goes to the log hook).
  * True when path names such a source (by its form; nothing is opened). */
 SLEAPC_API bool sleapc_input_path_is_live(const char *path);
 /* True when in was opened on a live source. */

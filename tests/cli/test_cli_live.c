@@ -1,12 +1,18 @@
 /* Live sources in `sleapc predict`: a video's bytes written into the
  * command's standard input (-i -) and into a named pipe give, frame for
  * frame, the predictions of the same file read from disk, bit for bit (one
- * backend named for all runs, the same decoder); the predictions record the source as given and the
- * frame count seen. A URL that cannot be opened fails at once with a clear
- * error naming it; a live source without -o, or with --frames, is refused
- * before any work. */
+ * backend named for all runs, the same decoder); so does a TCP stream the
+ * test serves, which then goes quiet and is taken as ended after the live
+ * timeout (SLEAPC_LIVE_TIMEOUT_S, 1 s here). The predictions record the
+ * source as given and the frame count seen. A URL that cannot be opened
+ * fails at once with a clear error naming it, a server that never sends
+ * fails after the timeout; a live source without -o, or with --frames, is
+ * refused before any work. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -189,6 +195,82 @@ static void check_errors(const char *clip)
     expect_error(args, "-:", out);
 }
 
+/* A TCP server on 127.0.0.1 (a free port) in a child process: it accepts one
+ * connection, sends bytes (n may be 0), then holds the connection open. */
+static pid_t serve_tcp(const unsigned char *bytes, size_t n, int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 1) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    *port = ntohs(a.sin_port);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGPIPE, SIG_IGN);
+        int c = accept(fd, NULL, NULL);
+        for (size_t done = 0; c >= 0 && done < n;) {
+            ssize_t k = write(c, bytes + done, n - done);
+            if (k <= 0)
+                break;
+            done += (size_t)k;
+        }
+        struct timespec hold = {.tv_sec = 60, .tv_nsec = 0};
+        nanosleep(&hold, NULL);
+        _exit(0);
+    }
+    close(fd);
+    return pid;
+}
+
+static void stop_server(pid_t pid)
+{
+    if (pid <= 0)
+        return;
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+}
+
+static void check_tcp(const unsigned char *bytes, size_t n, const char *from_file)
+{
+    char url[64], out[1024], args[8192];
+    int port = 0;
+    setenv("SLEAPC_LIVE_TIMEOUT_S", "1", 1);
+    /* The clip, then silence: taken as the end after 1 s, all frames kept. */
+    pid_t server = serve_tcp(bytes, n, &port);
+    CHECK(server > 0);
+    snprintf(url, sizeof url, "tcp://127.0.0.1:%d", port);
+    snprintf(out, sizeof out, "%s/tcp.slp", test_tmp_dir());
+    snprintf(args, sizeof args,
+             "predict -m '%s' -i '%s' -o '%s' --batch_size 2 --backend native --quiet",
+             model_dir(), url, out);
+    int rc = server > 0 ? test_run_cli(args) : -1;
+    stop_server(server);
+    CHECK_MSG(rc == 0, "%s: exit %d: %s", url, rc, test_cli_output());
+    CHECK_MSG(strstr(test_cli_output(), "taking it as the end") != NULL, "no warning: %s",
+              test_cli_output());
+    if (rc == 0)
+        check_same(from_file, out, url);
+    /* A server that accepts and never sends: an error after the timeout. */
+    server = serve_tcp(bytes, 0, &port);
+    CHECK(server > 0);
+    snprintf(url, sizeof url, "tcp://127.0.0.1:%d", port);
+    snprintf(out, sizeof out, "%s/silent.slp", test_tmp_dir());
+    snprintf(args, sizeof args, "predict -m '%s' -i '%s' -o '%s' --quiet", model_dir(), url, out);
+    double t0 = now_s();
+    if (server > 0)
+        expect_error(args, url, out);
+    CHECK_MSG(now_s() - t0 < 10.0, "%s: the error took %.1f s", url, now_s() - t0);
+    stop_server(server);
+    unsetenv("SLEAPC_LIVE_TIMEOUT_S");
+}
+
 int main(void)
 {
     test_require_data();
@@ -216,6 +298,7 @@ int main(void)
     CHECK(predict_fed(fifo, from_fifo, bytes, n, fifo) == 0);
     check_same(from_file, from_fifo, fifo);
 
+    check_tcp(bytes, n, from_file);
     check_errors(clip);
     free(bytes);
     return test_finish();

@@ -3,6 +3,7 @@
  * video_to_dict, write_tracks), with compact separators. */
 #include "io/slp/slp_write_json.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -73,13 +74,26 @@ sleapc_status sleapc__slp_metadata_json(const sleapc_predictions *pr, char **out
     return SLEAPC_OK;
 }
 
+/* scheme://...: a stream's URL, which is not a path. */
+static bool is_url(const char *s)
+{
+    const char *sep = strstr(s, "://");
+    if (!sep || sep == s)
+        return false;
+    for (const char *c = s; c < sep; c++)
+        if (!isalnum((unsigned char)*c) && *c != '+' && *c != '-' && *c != '.')
+            return false;
+    return true;
+}
+
 /* sleap-io sanitize_filename: POSIX separators. Also drops repeated
- * slashes, as pathlib does. */
+ * slashes, as pathlib does; a live source's URL is kept as given (its "//"
+ * is not a path's). */
 static char *sanitize_filename(const char *name)
 {
     char *s = sleapc__strdup(name ? name : "");
-    if (!s)
-        return NULL;
+    if (!s || is_url(s))
+        return s;
     size_t j = 0;
     for (size_t i = 0; s[i]; i++) {
         char c = s[i] == '\\' ? '/' : s[i];

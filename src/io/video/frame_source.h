@@ -55,7 +55,8 @@ bool sleapc__frame_source_is_live(const char *path);
 /* Open a live source (see above): FFmpeg reads it once, front to back;
  * n_frames is 0 and frames come from sleapc__frame_source_next. Frame 0 is
  * decoded at open. A network source that does not answer within 10 s fails
- * with SLEAPC_ERR_IO; errors name path. */
+ * with SLEAPC_ERR_IO; one that stops delivering frames for 10 s later ends
+ * there (with a warning to the log hook). Errors name path. */
 sleapc_status sleapc__frame_source_open_live(const char *path, sleapc_frame_source **out);
 
 /* The next frame of a live source into dst; *end (and SLEAPC_OK) when the

@@ -5,6 +5,7 @@
  * same bytes give the same frames either way. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -23,7 +24,8 @@
 #include "io/video/video_ffmpeg_impl.h"
 
 /* How long a network source may take to open or to deliver its next frame
- * before it counts as gone. Pipes and cameras wait as long as they must. */
+ * before it counts as gone (SLEAPC_LIVE_TIMEOUT_S overrides it, in seconds).
+ * Pipes and cameras wait as long as they must. */
 #define LIVE_TIMEOUT_S 10.0
 
 typedef struct live_video {
@@ -38,6 +40,7 @@ typedef struct live_video {
     bool draining, eof;
     bool have_first;  /* conv.buf holds frame 0, not yet handed out */
     double deadline;  /* monotonic seconds; 0: none */
+    double timeout_s;
 } live_video;
 
 static double now_s(void)
@@ -54,9 +57,16 @@ static int past_deadline(void *opaque)
     return v->deadline > 0 && now_s() > v->deadline;
 }
 
+static double timeout_from_env(void)
+{
+    const char *e = getenv("SLEAPC_LIVE_TIMEOUT_S");
+    double t = e ? strtod(e, NULL) : 0.0;
+    return t > 0.0 && t <= 3600.0 ? t : LIVE_TIMEOUT_S;
+}
+
 static void arm(live_video *v)
 {
-    v->deadline = v->network ? now_s() + LIVE_TIMEOUT_S : 0;
+    v->deadline = v->network ? now_s() + v->timeout_s : 0;
 }
 
 static bool starts_with(const char *s, const char *prefix)
@@ -158,12 +168,14 @@ static sleapc_status open_input(live_video *v, const char *path)
                                 ? SLEAPC_ERR_IO
                                 : SLEAPC_ERR_FORMAT,
                             "open video: %s: cannot open (%s)", path,
-                            timed_out ? "no answer within 10 s"
+                            timed_out ? "no answer in time"
                                       : sleapc__ffmpeg_reason(ret, why, sizeof why));
     }
     ret = avformat_find_stream_info(v->fmt, NULL);
     if (ret < 0)
-        return sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: unreadable streams (%s)", path,
+        return sleapc__fail(past_deadline(v) ? SLEAPC_ERR_IO : SLEAPC_ERR_FORMAT,
+                            "open video: %s: %s (%s)", path,
+                            past_deadline(v) ? "no video arrived in time" : "unreadable streams",
                             sleapc__ffmpeg_reason(ret, why, sizeof why));
     ret = av_find_best_stream(v->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
     if (ret < 0)
@@ -217,9 +229,11 @@ static sleapc_status decode_next(live_video *v, const char *path, bool *got)
         }
         ret = av_read_frame(v->fmt, v->pkt);
         if (ret < 0) {
+            /* A stream that went quiet ends like one that closed: the frames
+             * predicted so far are kept. */
             if (past_deadline(v))
-                return sleapc__fail(SLEAPC_ERR_IO, "read video: %s: no frame within 10 s",
-                                    path);
+                sleapc__log(SLEAPC_LOG_WARN, "%s: no frame for %g s; taking it as the end",
+                            path, v->timeout_s);
             /* End of input (or a damaged tail, as with files): drain. */
             avcodec_send_packet(v->dec, NULL);
             v->draining = true;
@@ -307,6 +321,7 @@ sleapc_status sleapc__video_live_open(sleapc_frame_source *src)
     live_video *v = sleapc__calloc(1, sizeof *v);
     if (!v)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "open video: %s: out of memory", src->path);
+    v->timeout_s = timeout_from_env();
     src->ops = &live_ops;
     src->impl = v;
     src->live = true;
