@@ -4,6 +4,7 @@
 #ifndef SLEAPC_IO_VIDEO_FRAME_SOURCE_H
 #define SLEAPC_IO_VIDEO_FRAME_SOURCE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +37,8 @@ struct sleapc_frame_source {
                         * frame k+1 after frame k must not seek) */
     void *impl;        /* the kind's own state */
     bool live;         /* read once in order with sleapc__frame_source_next */
+    volatile sig_atomic_t *stop; /* live: non-zero makes a waiting read end the
+                                    source (the caller's stop request); may be NULL */
 };
 
 /* Open path: a folder (its images), a .npy file, an image file (PNG, JPEG,

@@ -41,6 +41,7 @@ typedef struct live_video {
     bool have_first;  /* conv.buf holds frame 0, not yet handed out */
     double deadline;  /* monotonic seconds; 0: none */
     double timeout_s;
+    volatile sig_atomic_t *stop;  /* src->stop, taken at each read */
 } live_video;
 
 static double now_s(void)
@@ -50,11 +51,16 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* FFmpeg polls this while it blocks: non-zero gives up. */
-static int past_deadline(void *opaque)
+static int past_deadline(const live_video *v)
+{
+    return v->deadline > 0 && now_s() > v->deadline;
+}
+
+/* FFmpeg polls this while it waits on a network: non-zero gives up. */
+static int interrupted(void *opaque)
 {
     const live_video *v = opaque;
-    return v->deadline > 0 && now_s() > v->deadline;
+    return past_deadline(v) || (v->stop && *v->stop);
 }
 
 static double timeout_from_env(void)
@@ -152,7 +158,7 @@ static sleapc_status open_input(live_video *v, const char *path)
         sleapc__free(url);
         return sleapc__fail(SLEAPC_ERR_NOMEM, "open video: %s: out of memory", path);
     }
-    v->fmt->interrupt_callback.callback = past_deadline;
+    v->fmt->interrupt_callback.callback = interrupted;
     v->fmt->interrupt_callback.opaque = v;
     AVDictionary *opts = NULL;
     av_dict_set(&opts, "protocol_whitelist", whitelist, 0);
@@ -268,6 +274,7 @@ static sleapc_status live_next(sleapc_frame_source *src, uint8_t *dst, bool *end
 {
     live_video *v = src->impl;
     *end = false;
+    v->stop = src->stop;
     if (!v->have_first) {
         bool got = false;
         sleapc_status st = v->eof ? SLEAPC_OK : decode_next(v, src->path, &got);
