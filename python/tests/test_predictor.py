@@ -198,3 +198,44 @@ def test_warmup_leaves_results_alone(data):
         np.testing.assert_array_equal(a.points, b.points)
         with pytest.raises(sleapc.SleapcError, match="warm up"):
             warm.warmup(10, 10, channels=2)
+
+
+def test_predict_video_reads_a_named_pipe_like_the_file(data, tmp_path):
+    """A live source: the clip's bytes through a named pipe, frames as they come."""
+    import ctypes
+    import os
+    import threading
+
+    from sleapc._lib import DTYPE_U8, Tensor, check, lib
+
+    frames = np.ascontiguousarray(sleapc.read_frames(data(CASES["single_instance"][1]),
+                                                     range(N_FRAMES)))
+    clip = tmp_path / "clip.mkv"
+    t = Tensor(DTYPE_U8, 4, (ctypes.c_int64 * 6)(*frames.shape),
+               frames.ctypes.data_as(ctypes.c_void_p))
+    lib.sleapc_video_write.restype = ctypes.c_int
+    lib.sleapc_video_write.argtypes = [ctypes.c_char_p, ctypes.POINTER(Tensor), ctypes.c_double,
+                                       ctypes.c_bool]
+    check(lib.sleapc_video_write(os.fsencode(clip), ctypes.byref(t), 15.0, False))
+    fifo = tmp_path / "camera.fifo"
+    os.mkfifo(fifo)
+
+    def feed():
+        with open(fifo, "wb") as f:
+            f.write(clip.read_bytes())
+
+    models = models_of(data, "single_instance")
+    with sleapc.Predictor(models, batch_size=2, backend="native") as predictor:
+        want = predictor.predict_video(clip)
+        feeder = threading.Thread(target=feed)
+        feeder.start()
+        totals = []
+        got = predictor.predict_video(fifo, output=tmp_path / "live.json",
+                                      progress=lambda done, total, fps: totals.append(total))
+        feeder.join()
+    assert list(got.frame_indices) == list(range(N_FRAMES)) == list(want.frame_indices)
+    np.testing.assert_array_equal(got.points, want.points)
+    assert set(totals) == {0}  # no frame count for a live source
+    with open(tmp_path / "live.json") as f:
+        doc = json.load(f)
+    assert len(doc["frames"]) == N_FRAMES
