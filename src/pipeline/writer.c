@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/results.h"
 #include "core/results_spill.h"
