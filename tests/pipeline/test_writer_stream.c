@@ -92,6 +92,49 @@ static int64_t long_run(sleapc_predictor *p, const char *ext, int n_batches, boo
     return sleapc__alloc_largest();
 }
 
+/* Every allocation of open, add and close fails in turn: each run ends in
+ * a clean status, nothing leaks (the sanitizer build checks), and no output
+ * appears unless the run succeeded. */
+static void allocation_failures(sleapc_predictor *p)
+{
+    const char *exts[] = {"csv", "json", "slp", "h5"};
+    for (size_t e = 0; e < sizeof exts / sizeof exts[0]; e++) {
+        char path[1100];
+        snprintf(path, sizeof path, "%s/fail.%s", test_tmp_dir(), exts[e]);
+        sleapc_video_info info = {"short.mp4", 12, 64, 64, 1};
+        bool done = false;
+        for (int64_t n = 1; n < 2000 && !done; n++) {
+            remove(path);
+            sleapc__alloc_fail_after(n);
+            sleapc_writer *w = NULL;
+            sleapc_status st = sleapc_writer_open(path, p, &info, 1, &w);
+            sleapc_tracking_opts t = sleapc_tracking_opts_default();
+            t.tracking = e % 2 == 0;
+            if (!st)
+                st = sleapc_writer_set_tracking(w, &t, NULL);
+            for (int b = 0; !st && b < 3; b++) {
+                const int64_t idx[BATCH] = {4 * b, 4 * b + 1, 4 * b + 2, 4 * b + 3};
+                st = sleapc_writer_add(w, p, 0, idx);
+            }
+            if (w && !st) {
+                st = sleapc_writer_close(w);
+                w = NULL;
+            }
+            sleapc_writer_discard(w);
+            sleapc__alloc_fail_after(0);
+            FILE *f = fopen(path, "rb");
+            CHECK_MSG((st == SLEAPC_OK) == (f != NULL), "%s: allocation %lld: status %d, file %s",
+                      exts[e], (long long)n, (int)st, f ? "written" : "absent");
+            if (f)
+                fclose(f);
+            CHECK_MSG(st == SLEAPC_OK || st == SLEAPC_ERR_NOMEM,
+                      "%s: allocation %lld: %s", exts[e], (long long)n, sleapc_last_error());
+            done = st == SLEAPC_OK;
+        }
+        CHECK_MSG(done, "%s: never succeeded", exts[e]);
+    }
+}
+
 static void flat_memory(void)
 {
     sleapc_predictor *p = sample_predictor();
@@ -110,6 +153,7 @@ static void flat_memory(void)
                       exts[i], track ? " tracked" : "", (long long)a, RUN_BATCHES * BATCH,
                       (long long)b, 2 * RUN_BATCHES * BATCH);
         }
+    allocation_failures(p);
     sleapc_predictor_destroy(p);
 }
 
