@@ -34,7 +34,10 @@ SLEAPC_API sleapc_status sleapc_writer_open(const char *path, const sleapc_predi
                                             sleapc_writer **out);
 
 /* Record the frames of p's last run: frame k of the run is frame
- * frame_indices[k] of video `video`. */
+ * frame_indices[k] of video `video`. The filters set by
+ * sleapc_writer_set_tracking run here; the frames go to the temporary file.
+ * SLEAPC_ERR_IO when it cannot take them (a full disk: the message names
+ * path); the writer is then only good for sleapc_writer_discard. */
 SLEAPC_API sleapc_status sleapc_writer_add(sleapc_writer *w, const sleapc_predictor *p, int video,
                                            const int64_t *frame_indices);
 
