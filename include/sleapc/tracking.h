@@ -79,8 +79,10 @@ SLEAPC_API sleapc_status sleapc_retrack(const char *in_path, const char *const *
  * they are written (frames in video and frame order, as sleap-nn tracks
  * them). t->tracking off: filters only. t->max_instances should be the
  * predictor's --max_instances (sleap-nn's derived rules use it). Optical
- * flow reads the frames of the writer's videos. SLEAPC_ERR_INVALID_ARG /
- * SLEAPC_ERR_UNSUPPORTED for options sleapc cannot run. */
+ * flow reads the frames of the writer's videos. Set before the first
+ * sleapc_writer_add (SLEAPC_ERR_STATE after): the filters run as frames are
+ * added. SLEAPC_ERR_INVALID_ARG / SLEAPC_ERR_UNSUPPORTED for options sleapc
+ * cannot run. */
 SLEAPC_API sleapc_status sleapc_writer_set_tracking(sleapc_writer *w,
                                                     const sleapc_tracking_opts *t,
                                                     const sleapc_filter_opts *f);

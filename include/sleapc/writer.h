@@ -24,20 +24,26 @@ typedef struct sleapc_writer sleapc_writer;
  * extension: ".slp" (SLEAP labels, as sleap-io writes them), ".h5" (SLEAP's
  * analysis HDF5), ".csv" (one row per instance), ".json" (sleapc-predictions,
  * see README). The predictor's models and options are recorded as
- * provenance. videos are copied. Returns SLEAPC_OK,
- * SLEAPC_ERR_INVALID_ARG (unknown extension) or SLEAPC_ERR_NOMEM. Nothing is
- * written to disk until close. */
+ * provenance. videos are copied. The frames added are kept in a temporary
+ * file beside path, removed from the folder at once (memory stays flat over
+ * any run length); path itself is written at close. Returns SLEAPC_OK,
+ * SLEAPC_ERR_INVALID_ARG (unknown extension), SLEAPC_ERR_IO (no temporary
+ * file in path's folder) or SLEAPC_ERR_NOMEM. */
 SLEAPC_API sleapc_status sleapc_writer_open(const char *path, const sleapc_predictor *p,
                                             const sleapc_video_info *videos, int n_videos,
                                             sleapc_writer **out);
 
 /* Record the frames of p's last run: frame k of the run is frame
- * frame_indices[k] of video `video`. */
+ * frame_indices[k] of video `video`. The filters set by
+ * sleapc_writer_set_tracking run here; the frames go to the temporary file.
+ * SLEAPC_ERR_IO when it cannot take them (a full disk: the message names
+ * path); the writer is then only good for sleapc_writer_discard. */
 SLEAPC_API sleapc_status sleapc_writer_add(sleapc_writer *w, const sleapc_predictor *p, int video,
                                            const int64_t *frame_indices);
 
 /* drop true: frames without instances are left out of the file (sleap-nn's
- * --no_empty_frames); by default every predicted frame is written. */
+ * --no_empty_frames); by default every predicted frame is written. Set
+ * before the first sleapc_writer_add (SLEAPC_ERR_STATE after). */
 SLEAPC_API sleapc_status sleapc_writer_set_drop_empty(sleapc_writer *w, bool drop);
 
 /* Write the file atomically and free w (also on failure). */

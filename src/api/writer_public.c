@@ -35,6 +35,5 @@ sleapc_status sleapc_writer_set_drop_empty(sleapc_writer *w, bool drop)
 {
     if (!w)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "writer drop empty: no writer");
-    sleapc__writer_set_drop_empty(w, drop);
-    return SLEAPC_OK;
+    return sleapc__writer_set_drop_empty(w, drop);
 }

@@ -88,3 +88,28 @@ sleapc_status sleapc__results_append(sleapc_predictions *dst, const sleapc_predi
     dst->n_insts += src->n_insts;
     return SLEAPC_OK;
 }
+
+static sleapc_status memory_rewind(void *ctx)
+{
+    ((sleapc_results_memory *)ctx)->done = false;
+    return SLEAPC_OK;
+}
+
+static sleapc_status memory_next(void *ctx, const sleapc_predictions **blk)
+{
+    sleapc_results_memory *m = ctx;
+    static const sleapc_predictions empty;
+    *blk = m->done ? &empty : m->pr;
+    m->done = true;
+    return SLEAPC_OK;
+}
+
+void sleapc__results_source_memory(const sleapc_predictions *pr, sleapc_results_memory *ctx,
+                                   sleapc_results_source *out)
+{
+    int64_t n = 0;
+    for (int64_t k = 0; k < pr->n_frames; k++)
+        n += pr->frames[k].n;
+    *ctx = (sleapc_results_memory){pr, false};
+    *out = (sleapc_results_source){ctx, pr->n_frames, n, memory_rewind, memory_next};
+}

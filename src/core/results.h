@@ -68,8 +68,36 @@ sleapc_status sleapc__results_reserve(sleapc_predictions *pr, int64_t frames, in
 sleapc_status sleapc__results_append(sleapc_predictions *dst, const sleapc_predictions *src,
                                      int video, const int64_t *frame_indices);
 
-/* Formats. f is open for writing; the caller makes the write atomic. */
+/* A file's frames in file order, a bounded block at a time: the gathered
+ * results (one block) or a spill on disk (core/results_spill.h). The format
+ * writers read their rows through it, so they need no more memory than a
+ * block whatever the length of the run. */
+typedef struct sleapc_results_source {
+    void *ctx;
+    int64_t n_frames, n_insts; /* totals: frames, and instances of those frames */
+    /* Back to the first frame. */
+    sleapc_status (*rewind)(void *ctx);
+    /* The next block: predictions with the file's header (skeleton, tracks,
+     * videos) and the block's frames, whose first indices point into the
+     * block's own instances. Valid until the next call; n_frames == 0 at
+     * the end. */
+    sleapc_status (*next)(void *ctx, const sleapc_predictions **blk);
+} sleapc_results_source;
+
+/* A one-block source over pr (which it borrows); ctx is the caller's. */
+typedef struct sleapc_results_memory {
+    const sleapc_predictions *pr;
+    bool done;
+} sleapc_results_memory;
+void sleapc__results_source_memory(const sleapc_predictions *pr, sleapc_results_memory *ctx,
+                                   sleapc_results_source *out);
+
+/* Formats. f is open for writing; the caller makes the write atomic. The
+ * _from forms write head's header with src's frames (src's blocks carry the
+ * same header). */
 sleapc_status sleapc__predictions_write_json(const sleapc_predictions *pr, FILE *f);
+sleapc_status sleapc__predictions_write_json_from(const sleapc_predictions *head,
+                                                  sleapc_results_source *src, FILE *f);
 
 /* A SLEAP .slp labels file (the predicted-labels schema sleap-io writes),
  * written atomically: path appears only when everything succeeded. Missing
@@ -77,6 +105,8 @@ sleapc_status sleapc__predictions_write_json(const sleapc_predictions *pr, FILE 
  * tracking_score NaN is stored as 0. SLEAPC_ERR_INVALID_ARG for inconsistent
  * predictions (bad video/track index), SLEAPC_ERR_IO, SLEAPC_ERR_NOMEM. */
 sleapc_status sleapc__predictions_write_slp(const sleapc_predictions *pr, const char *path);
+sleapc_status sleapc__predictions_write_slp_from(const sleapc_predictions *head,
+                                                 sleapc_results_source *src, const char *path);
 
 /* A SLEAP "analysis" HDF5 file (sleap.info.write_tracking_h5 layout, the
  * matrices of the first video), written atomically like the .slp. */
@@ -87,5 +117,7 @@ sleapc_status sleapc__predictions_write_analysis_h5(const sleapc_predictions *pr
  * track,frame_idx,instance.score,<node>.x,<node>.y,<node>.score,...
  * with empty fields for missing values. f is open for writing. */
 sleapc_status sleapc__predictions_write_csv(const sleapc_predictions *pr, FILE *f);
+sleapc_status sleapc__predictions_write_csv_from(const sleapc_predictions *head,
+                                                 sleapc_results_source *src, FILE *f);
 
 #endif

@@ -1,33 +1,20 @@
-/* The writer: gather predictions, then hand them to the format writer chosen
- * by the file extension, inside an atomic file. Arguments are checked by the
- * public functions (api/writer_public.c). */
+/* The writer: each batch's predictions are filtered as they come and kept
+ * in a spill file (core/results_spill.h), so memory stays flat over any run
+ * length; writer_close.c tracks them and writes the format. Arguments are
+ * checked by the public functions (api/writer_public.c). */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <string.h>
 
 #include "core/alloc.h"
-#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/results.h"
+#include "core/results_spill.h"
 #include "pipeline/predictor_impl.h"
 #include "pipeline/tracking/predictions_track.h"
 #include "pipeline/tracking/tracking_config.h"
 #include "pipeline/writer_impl.h"
-
-/* Formats by extension; see sleapc_writer_open (include/sleapc/writer.h). */
-typedef enum writer_format { FORMAT_JSON, FORMAT_SLP, FORMAT_ANALYSIS_H5, FORMAT_CSV } writer_format;
-
-struct sleapc_writer {
-    char *path;
-    writer_format format;
-    sleapc_predictions pr;
-    sleapc_filter_config filters; /* run at close, then tracking when track */
-    bool track;
-    sleapc_tracker_opts tracking;
-    int src_nodes;      /* nodes of the predictor's instances */
-    bool collapse;      /* centroid-only: each instance's one point as node "centroid" */
-    bool drop_empty;    /* frames without instances are not written */
-};
+#include "pipeline/writer_state.h"
 
 /* sleap-nn's _resolve_centroid_packaging: a centroid-only model trained on a
  * multi-node skeleton writes a one-node "centroid" skeleton (sleap-io's
@@ -146,6 +133,7 @@ sleapc_status sleapc__writer_open(const char *path, const sleapc_predictor *p,
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     w->format = format;
     w->filters = sleapc__filters_config_default();
+    w->in_order = true;
     w->src_nodes = sleapc__predictor_n_nodes(p);
     w->collapse = collapses_to_centroid(p);
     w->path = sleapc__strdup(path);
@@ -153,6 +141,15 @@ sleapc_status sleapc__writer_open(const char *path, const sleapc_predictor *p,
                                : sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     if (!st && !(w->pr.provenance = provenance_json(p)))
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    /* A live source's length is known only at the end: one past its last frame. */
+    if (!st && !(w->live = sleapc__calloc((size_t)n_videos + 1, sizeof *w->live)))
+        st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    for (int i = 0; !st && i < n_videos; i++)
+        w->live[i] = videos[i].n_frames <= 0;
+    w->batch.n_nodes = w->pr.n_nodes;
+    w->batch.multiclass = w->pr.multiclass;
+    if (!st && (st = sleapc__spill_open(path, w->pr.n_nodes, &w->spill)))
+        st = sleapc__wrap(st, "write %s", path);
     if (st) {
         sleapc__writer_discard(w);
         return st;
@@ -161,32 +158,30 @@ sleapc_status sleapc__writer_open(const char *path, const sleapc_predictor *p,
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc__writer_add(sleapc_writer *w, const sleapc_predictor *p, int video,
-                                 const int64_t *frame_indices)
+/* The batch's results into w->batch, in the file's skeleton. */
+static sleapc_status take_batch(sleapc_writer *w, const sleapc_predictor *p, int video,
+                                const int64_t *frame_indices)
 {
-    if (video < 0 || video >= w->pr.n_videos)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "writer add: bad arguments");
-    sleapc_predictions *pr = &w->pr;
+    sleapc_predictions *pr = &w->batch;
+    pr->n_frames = pr->n_insts = 0;
     if (!w->collapse) {
         if (p->results.n_nodes != w->pr.n_nodes)
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "writer add: predictor skeleton differs");
-        return sleapc__results_append(&w->pr, &p->results, video, frame_indices);
+        return sleapc__results_append(pr, &p->results, video, frame_indices);
     }
     /* Centroid-only: each instance's one point (the anchor node's, the one
      * set) as the node "centroid". */
     const sleapc_predictions *src = &p->results;
     if (src->n_nodes != w->src_nodes)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "writer add: predictor skeleton differs");
-    int64_t base = pr->n_insts;
-    sleapc_status st = sleapc__results_reserve(pr, pr->n_frames + src->n_frames,
-                                               base + src->n_insts);
+    sleapc_status st = sleapc__results_reserve(pr, src->n_frames, src->n_insts);
     if (st)
         return st;
     for (int64_t k = 0; k < src->n_frames; k++) {
         sleapc_pred_frame *f = &pr->frames[pr->n_frames++];
         f->video = video;
         f->frame_idx = frame_indices[k];
-        f->first = base + src->frames[k].first;
+        f->first = src->frames[k].first;
         f->n = src->frames[k].n;
     }
     for (int64_t i = 0; i < src->n_insts; i++) {
@@ -194,12 +189,68 @@ sleapc_status sleapc__writer_add(sleapc_writer *w, const sleapc_predictor *p, in
         int j = 0;
         while (j < src->n_nodes - 1 && isnan(pts[2 * j]))
             j++;
-        pr->insts[base + i] = src->insts[i];
-        pr->insts[base + i].class_index = pr->multiclass ? src->insts[i].track : -1;
-        memcpy(pr->points + (base + i) * 2, pts + 2 * j, 2 * sizeof(float));
-        pr->point_scores[base + i] = src->point_scores[i * src->n_nodes + j];
+        pr->insts[i] = src->insts[i];
+        pr->insts[i].class_index = pr->multiclass ? src->insts[i].track : -1;
+        memcpy(pr->points + i * 2, pts + 2 * j, 2 * sizeof(float));
+        pr->point_scores[i] = src->point_scores[i * src->n_nodes + j];
     }
-    pr->n_insts += src->n_insts;
+    pr->n_insts = src->n_insts;
+    return SLEAPC_OK;
+}
+
+/* sleap-nn's clean_empty_frames (--no_empty_frames). */
+void sleapc__writer_drop_empty_frames(sleapc_predictions *pr)
+{
+    int64_t m = 0;
+    for (int64_t k = 0; k < pr->n_frames; k++)
+        if (pr->frames[k].n > 0)
+            pr->frames[m++] = pr->frames[k];
+    pr->n_frames = m;
+}
+
+sleapc_status sleapc__writer_add(sleapc_writer *w, const sleapc_predictor *p, int video,
+                                 const int64_t *frame_indices)
+{
+    if (video < 0 || video >= w->pr.n_videos)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "writer add: bad arguments");
+    if (!w->spill)
+        return sleapc__fail(SLEAPC_ERR_STATE, "write %s: the writer failed before", w->path);
+    sleapc_status st = take_batch(w, p, video, frame_indices);
+    /* The filters judge each frame on its own, so they run as frames come;
+     * tracking (writer_close.c) needs them in order and runs at close. */
+    if (!st)
+        st = sleapc__predictions_filter(&w->batch, &w->filters);
+    if (st)
+        return st;
+    for (int64_t k = 0; k < w->batch.n_frames; k++) {
+        const sleapc_pred_frame *f = &w->batch.frames[k];
+        if (w->n_added > 0 && (f->video < w->last_video ||
+                               (f->video == w->last_video && f->frame_idx < w->last_frame)))
+            w->in_order = false;
+        w->last_video = f->video;
+        w->last_frame = f->frame_idx;
+        w->n_added++;
+        sleapc_pred_video *v = &w->pr.videos[f->video];
+        if (w->live[f->video] && f->frame_idx >= v->n_frames)
+            v->n_frames = f->frame_idx + 1;
+    }
+    if (w->drop_empty && !w->track)
+        sleapc__writer_drop_empty_frames(&w->batch);
+    if ((st = sleapc__spill_append(w->spill, &w->batch))) {
+        /* what was spilled is incomplete: nothing more goes in */
+        sleapc__spill_close(w->spill);
+        w->spill = NULL;
+        return sleapc__wrap(st, "write %s", w->path);
+    }
+    return SLEAPC_OK;
+}
+
+/* Settings apply to every frame of the file: the frames are filtered (and,
+ * without tracking, emptied frames dropped) as they are added. */
+static sleapc_status check_no_frames(const sleapc_writer *w, const char *what)
+{
+    if (w->n_added > 0)
+        return sleapc__fail(SLEAPC_ERR_STATE, "%s: set before the first frames are added", what);
     return SLEAPC_OK;
 }
 
@@ -208,7 +259,9 @@ sleapc_status sleapc__writer_set_tracking(sleapc_writer *w, const sleapc_trackin
 {
     sleapc_filter_config fc;
     sleapc_tracker_opts to;
-    sleapc_status st = sleapc__filters_resolve(f, &fc);
+    sleapc_status st = check_no_frames(w, "set tracking");
+    if (!st)
+        st = sleapc__filters_resolve(f, &fc);
     if (!st && t && t->tracking)
         st = sleapc__tracking_resolve(t, w->pr.n_nodes, &to);
     if (st)
@@ -220,77 +273,11 @@ sleapc_status sleapc__writer_set_tracking(sleapc_writer *w, const sleapc_trackin
     return SLEAPC_OK;
 }
 
-void sleapc__writer_set_drop_empty(sleapc_writer *w, bool drop)
+sleapc_status sleapc__writer_set_drop_empty(sleapc_writer *w, bool drop)
 {
-    w->drop_empty = drop;
-}
-
-/* sleap-nn's clean_empty_frames (--no_empty_frames). */
-static void drop_empty_frames(sleapc_predictions *pr)
-{
-    int64_t m = 0;
-    for (int64_t k = 0; k < pr->n_frames; k++)
-        if (pr->frames[k].n > 0)
-            pr->frames[m++] = pr->frames[k];
-    pr->n_frames = m;
-}
-
-/* A live source's length is known only now: one past its last frame. */
-static void count_live_frames(sleapc_predictions *pr)
-{
-    for (int i = 0; i < pr->n_videos; i++) {
-        if (pr->videos[i].n_frames > 0)
-            continue;
-        int64_t n = 0;
-        for (int64_t k = 0; k < pr->n_frames; k++)
-            if (pr->frames[k].video == i && pr->frames[k].frame_idx >= n)
-                n = pr->frames[k].frame_idx + 1;
-        pr->videos[i].n_frames = n;
-    }
-}
-
-sleapc_status sleapc__writer_close(sleapc_writer *w)
-{
-    count_live_frames(&w->pr);
-    /* filters and tracking over the gathered frames, as sleap-nn runs them */
-    const char *near = w->pr.n_videos > 0 ? w->pr.videos[0].filename : NULL;
-    sleapc_status st = sleapc__predictions_postprocess(&w->pr, &w->filters,
-                                                       w->track ? &w->tracking : NULL, near);
-    if (st) {
-        st = sleapc__wrap(st, "write %s", w->path);
-        sleapc__writer_discard(w);
-        return st;
-    }
-    if (w->drop_empty)
-        drop_empty_frames(&w->pr);
-    if (w->format == FORMAT_ANALYSIS_H5 && sleapc__predictions_h5_unheld(&w->pr) > 0)
-        sleapc__log(SLEAPC_LOG_WARN,
-                    "%s: the analysis .h5 holds one instance per track and frame; %lld "
-                    "instances are left out (%s)",
-                    w->path, (long long)sleapc__predictions_h5_unheld(&w->pr),
-                    w->pr.n_tracks ? "untracked" : "no tracks: use --tracking");
-    if (w->format == FORMAT_SLP) {
-        st = sleapc__predictions_write_slp(&w->pr, w->path);
-    } else if (w->format == FORMAT_ANALYSIS_H5) {
-        st = sleapc__predictions_write_analysis_h5(&w->pr, w->path);
-    } else {
-        /* Text formats: written into a temporary file, renamed into place. */
-        sleapc_atomic_file af;
-        st = sleapc__atomic_open(w->path, &af);
-        if (!st) {
-            if (w->format == FORMAT_CSV)
-                st = sleapc__predictions_write_csv(&w->pr, af.f);
-            else
-                st = sleapc__predictions_write_json(&w->pr, af.f);
-            if (st)
-                sleapc__atomic_abort(&af);
-            else
-                st = sleapc__atomic_commit(&af);
-        }
-    }
-    if (st)
-        st = sleapc__wrap(st, "write %s", w->path);
-    sleapc__writer_discard(w);
+    sleapc_status st = check_no_frames(w, "writer drop empty");
+    if (!st)
+        w->drop_empty = drop;
     return st;
 }
 
@@ -299,6 +286,9 @@ void sleapc__writer_discard(sleapc_writer *w)
     if (!w)
         return;
     sleapc__predictions_free(&w->pr);
+    sleapc__predictions_free(&w->batch);
+    sleapc__spill_close(w->spill);
+    sleapc__free(w->live);
     sleapc__free(w->path);
     sleapc__free(w);
 }

@@ -17,6 +17,6 @@ sleapc_status sleapc__writer_set_tracking(sleapc_writer *w, const sleapc_trackin
                                           const sleapc_filter_opts *f);
 sleapc_status sleapc__writer_close(sleapc_writer *w);
 void sleapc__writer_discard(sleapc_writer *w);
-void sleapc__writer_set_drop_empty(sleapc_writer *w, bool drop);
+sleapc_status sleapc__writer_set_drop_empty(sleapc_writer *w, bool drop);
 
 #endif

@@ -66,14 +66,8 @@ static void put_header(FILE *f, const sleapc_predictions *pr)
     fputc('\n', f);
 }
 
-sleapc_status sleapc__predictions_write_csv(const sleapc_predictions *pr, FILE *f)
+static void put_rows(FILE *f, const sleapc_predictions *pr)
 {
-    if (!f)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "write CSV: no stream");
-    sleapc_status st = sleapc__predictions_check(pr, "write CSV");
-    if (st)
-        return st;
-    put_header(f, pr);
     int64_t N = pr->n_nodes;
     for (int64_t k = 0; k < pr->n_frames; k++) {
         const sleapc_pred_frame *fr = &pr->frames[k];
@@ -94,6 +88,42 @@ sleapc_status sleapc__predictions_write_csv(const sleapc_predictions *pr, FILE *
             }
             fputc('\n', f);
         }
+    }
+}
+
+sleapc_status sleapc__predictions_write_csv(const sleapc_predictions *pr, FILE *f)
+{
+    sleapc_status st = sleapc__predictions_check(pr, "write CSV");
+    if (st)
+        return st;
+    sleapc_results_memory m;
+    sleapc_results_source src;
+    sleapc__results_source_memory(pr, &m, &src);
+    return sleapc__predictions_write_csv_from(pr, &src, f);
+}
+
+sleapc_status sleapc__predictions_write_csv_from(const sleapc_predictions *head,
+                                                 sleapc_results_source *src, FILE *f)
+{
+    if (!f)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "write CSV: no stream");
+    sleapc_status st = sleapc__predictions_check_header(head, "write CSV");
+    const sleapc_predictions *b = NULL;
+    if (!st)
+        st = src->rewind(src->ctx);
+    if (!st)
+        st = src->next(src->ctx, &b);
+    if (st)
+        return st;
+    put_header(f, head);
+    while (b->n_frames > 0) {
+        if ((st = sleapc__predictions_check(b, "write CSV")))
+            return st;
+        put_rows(f, b);
+        if (ferror(f))
+            return sleapc__fail(SLEAPC_ERR_IO, "write CSV: cannot write the rows");
+        if ((st = src->next(src->ctx, &b)))
+            return st;
     }
     if (ferror(f))
         return sleapc__fail(SLEAPC_ERR_IO, "write CSV: cannot write the rows");

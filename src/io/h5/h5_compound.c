@@ -132,11 +132,12 @@ sleapc_status sleapc__h5_read_compound(sleapc_h5 *f, const char *dset,
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc__h5_write_compound(sleapc_h5 *f, const char *dset,
-                                        const sleapc_h5_field *fields, int n_fields,
-                                        size_t record_size, const void *rows, int64_t n_rows,
-                                        const sleapc_h5_write_opts *opts)
+/* The packed file type and the caller's memory type of a record layout. */
+static sleapc_status record_types(sleapc_h5 *f, const char *dset, const sleapc_h5_field *fields,
+                                  int n_fields, size_t record_size, hid_t *ftype_out,
+                                  hid_t *mtype_out)
 {
+    *ftype_out = *mtype_out = H5I_INVALID_HID;
     size_t packed = 0;
     for (int i = 0; i < n_fields; i++) {
         sleapc_h5_type ft = fields[i].file_type ? fields[i].file_type : fields[i].type;
@@ -164,15 +165,105 @@ sleapc_status sleapc__h5_write_compound(sleapc_h5 *f, const char *dset,
         if (b >= 0)
             H5Tclose(b);
     }
-    sleapc_status st;
-    if (!ok)
-        st = sleapc__h5_fail(SLEAPC_ERR_INVALID_ARG, f, "write", dset,
-                             "cannot build the record type");
-    else
-        st = sleapc__h5_create_dataset(f, dset, ftype, mtype, 1, &n_rows, rows, opts);
-    if (ftype >= 0)
+    if (!ok) {
+        if (ftype >= 0)
+            H5Tclose(ftype);
+        if (mtype >= 0)
+            H5Tclose(mtype);
+        return sleapc__h5_fail(SLEAPC_ERR_INVALID_ARG, f, "write", dset,
+                               "cannot build the record type");
+    }
+    *ftype_out = ftype;
+    *mtype_out = mtype;
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__h5_write_compound(sleapc_h5 *f, const char *dset,
+                                        const sleapc_h5_field *fields, int n_fields,
+                                        size_t record_size, const void *rows, int64_t n_rows,
+                                        const sleapc_h5_write_opts *opts)
+{
+    hid_t ftype, mtype;
+    sleapc_status st = record_types(f, dset, fields, n_fields, record_size, &ftype, &mtype);
+    if (st)
+        return st;
+    st = sleapc__h5_create_dataset(f, dset, ftype, mtype, 1, &n_rows, rows, opts);
+    H5Tclose(ftype);
+    H5Tclose(mtype);
+    return st;
+}
+
+struct sleapc_h5_table {
+    sleapc_h5 *f;
+    char *name;
+    hid_t d, mtype;
+    int64_t n_rows;
+};
+
+sleapc_status sleapc__h5_table_create(sleapc_h5 *f, const char *dset,
+                                      const sleapc_h5_field *fields, int n_fields,
+                                      size_t record_size, int64_t n_rows, sleapc_h5_table **out)
+{
+    *out = NULL;
+    if (n_rows < 0)
+        return sleapc__h5_fail(SLEAPC_ERR_INVALID_ARG, f, "write", dset, "negative shape");
+    sleapc_h5_table *t = sleapc__calloc(1, sizeof *t);
+    if (!t || !(t->name = sleapc__strdup(dset))) {
+        sleapc__free(t);
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "write HDF5: %s: out of memory", dset);
+    }
+    t->f = f;
+    t->n_rows = n_rows;
+    t->d = H5I_INVALID_HID;
+    hid_t ftype;
+    sleapc_status st = record_types(f, dset, fields, n_fields, record_size, &ftype, &t->mtype);
+    if (!st) {
+        st = sleapc__h5_new_dataset(f, dset, ftype, 1, &n_rows, NULL, &t->d);
         H5Tclose(ftype);
-    if (mtype >= 0)
-        H5Tclose(mtype);
+    }
+    if (st) {
+        if (t->mtype >= 0)
+            H5Tclose(t->mtype);
+        sleapc__free(t->name);
+        sleapc__free(t);
+        return st;
+    }
+    *out = t;
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__h5_table_write(sleapc_h5_table *t, int64_t first, const void *rows,
+                                     int64_t n)
+{
+    if (first < 0 || n < 0 || first > t->n_rows - n || (n > 0 && !rows))
+        return sleapc__h5_fail(SLEAPC_ERR_INVALID_ARG, t->f, "write", t->name, "bad row range");
+    if (n == 0)
+        return SLEAPC_OK;
+    hsize_t start = (hsize_t)first, count = (hsize_t)n;
+    hid_t fspace = H5Dget_space(t->d);
+    hid_t mspace = H5Screate_simple(1, &count, NULL);
+    herr_t rc = -1;
+    if (fspace >= 0 && mspace >= 0 &&
+        H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL) >= 0)
+        rc = H5Dwrite(t->d, t->mtype, mspace, fspace, H5P_DEFAULT, rows);
+    if (fspace >= 0)
+        H5Sclose(fspace);
+    if (mspace >= 0)
+        H5Sclose(mspace);
+    if (rc < 0)
+        return sleapc__h5_fail(SLEAPC_ERR_IO, t->f, "write", t->name, "cannot write the dataset");
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__h5_table_close(sleapc_h5_table *t)
+{
+    if (!t)
+        return SLEAPC_OK;
+    sleapc_status st = SLEAPC_OK;
+    if (H5Dclose(t->d) < 0)
+        st = sleapc__h5_fail(SLEAPC_ERR_IO, t->f, "write", t->name, "cannot write the dataset");
+    H5Tclose(t->mtype);
+    sleapc__free(t->name);
+    sleapc__free(t);
     return st;
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,13 @@ static herr_t capture(hid_t stack, void *data)
 
 void sleapc__h5_quiet(void)
 {
+    /* Before libhdf5's first call: no clean-up at exit. A file whose write
+     * or close failed (a full disk) stays open inside libhdf5, and its
+     * exit-time clean-up crashed on such a file; sleapc closes every file it
+     * opens itself. */
+    static atomic_flag started = ATOMIC_FLAG_INIT;
+    if (!atomic_flag_test_and_set(&started))
+        H5dont_atexit();
     H5Eset_auto2(H5E_DEFAULT, capture, NULL);
 }
 
@@ -64,6 +72,11 @@ sleapc_status sleapc__h5_fail(sleapc_status st, const sleapc_h5 *f, const char *
     }
     H5Eclear2(H5E_DEFAULT);
     const char *path = f && f->path ? f->path : "?";
+    /* An output: "write PATH: ...", as the callers name what they write. */
+    if (f && f->atomic && detail[0])
+        return sleapc__fail(st, "write %s: %s: %s (%s)", path, obj ? obj : "/", reason, detail);
+    if (f && f->atomic)
+        return sleapc__fail(st, "write %s: %s: %s", path, obj ? obj : "/", reason);
     if (detail[0])
         return sleapc__fail(st, "%s HDF5: %s: %s: %s (%s)", action, path, obj ? obj : "/", reason,
                             detail);
@@ -295,29 +308,6 @@ sleapc_status sleapc__h5_create(const char *path, sleapc_h5 **out)
     return SLEAPC_OK;
 }
 
-/* An atomic file is built in memory (the core driver, no backing store) and
- * written out by sleapc's own checked I/O at close. libhdf5 writing to disk
- * itself fails at its close when the disk is full, and a file whose close
- * failed stays open inside libhdf5, whose exit-time cleanup then crashed;
- * in memory nothing libhdf5 does can fail for lack of disk. */
-#define CORE_INCREMENT (1u << 20)
-
-static sleapc_status create_in_memory(sleapc_h5 *f)
-{
-    hid_t fapl = file_access_plist();
-    if (fapl >= 0 && H5Pset_fapl_core(fapl, CORE_INCREMENT, 0) < 0) {
-        H5Pclose(fapl);
-        fapl = H5I_INVALID_HID;
-    }
-    f->fid = fapl < 0 ? H5I_INVALID_HID : H5Fcreate(f->af.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    if (fapl >= 0)
-        H5Pclose(fapl);
-    if (f->fid < 0)
-        return sleapc__h5_fail(SLEAPC_ERR_IO, f, "create", "/", "cannot create the file");
-    f->writable = true;
-    return SLEAPC_OK;
-}
-
 sleapc_status sleapc__h5_create_atomic(const char *path, sleapc_h5 **out)
 {
     *out = NULL;
@@ -328,41 +318,22 @@ sleapc_status sleapc__h5_create_atomic(const char *path, sleapc_h5 **out)
     if (!f)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "create HDF5: %s: out of memory", path);
     /* The temporary file beside path exists from the start (a folder that
-     * cannot take it fails here, before any work); the image goes into it
-     * at close, which renames it into place. */
+     * cannot take it fails here, before any work); libhdf5 writes into it
+     * as datasets are written (memory stays flat however large the file),
+     * and close renames it into place. */
     sleapc_status st = sleapc__atomic_open(path, &f->af);
     if (st) {
         sleapc__h5_discard(f);
         return st;
     }
     f->atomic = true;
-    st = create_in_memory(f);
+    st = create_at(f, f->af.tmp);
     if (st) {
         sleapc__h5_discard(f);
         return st;
     }
     *out = f;
     return SLEAPC_OK;
-}
-
-/* The finished file image of an in-memory file, into its temporary file. */
-static sleapc_status write_image(sleapc_h5 *f)
-{
-    if (H5Fflush(f->fid, H5F_SCOPE_GLOBAL) < 0)
-        return sleapc__h5_fail(SLEAPC_ERR_IO, f, "write", "/", "cannot finish the file");
-    ssize_t n = H5Fget_file_image(f->fid, NULL, 0);
-    if (n < 0)
-        return sleapc__h5_fail(SLEAPC_ERR_IO, f, "write", "/", "cannot finish the file");
-    void *image = sleapc__malloc(n > 0 ? (size_t)n : 1);
-    if (!image)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "write %s: out of memory (%zd bytes)", f->path, n);
-    sleapc_status st = SLEAPC_OK;
-    if (H5Fget_file_image(f->fid, image, (size_t)n) != n)
-        st = sleapc__h5_fail(SLEAPC_ERR_IO, f, "write", "/", "cannot finish the file");
-    else if (fwrite(image, 1, (size_t)n, f->af.f) != (size_t)n)
-        st = sleapc__fail(SLEAPC_ERR_IO, "write %s: %s", f->path, strerror(errno));
-    sleapc__free(image);
-    return st;
 }
 
 const char *sleapc__h5_path(const sleapc_h5 *f)
@@ -382,10 +353,8 @@ sleapc_status sleapc__h5_close(sleapc_h5 *f)
         return SLEAPC_OK;
     sleapc__h5_quiet();
     sleapc_status st = SLEAPC_OK;
-    if (f->atomic && f->fid >= 0)
-        st = write_image(f);
-    /* An in-memory file's close cannot fail for lack of disk; a file on disk
-     * (sleapc__h5_create) reports its flush failure here. */
+    /* A full disk shows here at the latest, as the flush failing (the file
+     * then stays open inside libhdf5: see sleapc__h5_quiet). */
     if (f->fid >= 0 && H5Fclose(f->fid) < 0 && !st)
         st = sleapc__h5_fail(SLEAPC_ERR_IO, f, "close", "/", "cannot flush and close the file");
     f->fid = H5I_INVALID_HID;

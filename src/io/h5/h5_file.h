@@ -257,6 +257,19 @@ sleapc_status sleapc__h5_write_compound(sleapc_h5 *f, const char *dset,
                                         size_t record_size, const void *rows, int64_t n_rows,
                                         const sleapc_h5_write_opts *opts);
 
+/* The same contiguous compound dataset of n_rows records, created at its
+ * final size and then written a block of rows at a time (the file is the
+ * same as one write_compound call makes). Close ends it (also after a
+ * failed write; accepts NULL). */
+typedef struct sleapc_h5_table sleapc_h5_table;
+sleapc_status sleapc__h5_table_create(sleapc_h5 *f, const char *dset,
+                                      const sleapc_h5_field *fields, int n_fields,
+                                      size_t record_size, int64_t n_rows, sleapc_h5_table **out);
+/* Rows [first, first + n) from rows (record_size bytes each). */
+sleapc_status sleapc__h5_table_write(sleapc_h5_table *t, int64_t first, const void *rows,
+                                     int64_t n);
+sleapc_status sleapc__h5_table_close(sleapc_h5_table *t);
+
 /* Scalar attributes on a group or dataset (replaced when present). A string
  * is fixed-length ASCII NULL-padded (h5py's numpy bytes) or, with vlen,
  * variable-length UTF-8 (h5py's str). int is int64, double float64. */

@@ -50,6 +50,13 @@ hid_t sleapc__h5_checked_xfer(bool dst_is_int, bool *aborted);
  * overflow or a negative dimension. */
 bool sleapc__h5_nbytes(int n, const int64_t *dims, size_t elem, size_t *out);
 
+/* Create dataset dset of file type ftype and shape (ndim 0 = scalar) with
+ * h5py's layout choices for opts (NULL = contiguous), nothing written yet;
+ * *out is the open dataset (the caller closes it). */
+sleapc_status sleapc__h5_new_dataset(sleapc_h5 *f, const char *dset, hid_t ftype, int ndim,
+                                     const int64_t *shape, const sleapc_h5_write_opts *opts,
+                                     hid_t *out);
+
 /* Create dataset dset of file type ftype and shape (ndim 0 = scalar) and
  * write data (memory type mtype) into it, with h5py's layout choices for
  * opts (NULL = contiguous). */

@@ -85,10 +85,11 @@ fail:
     return H5I_INVALID_HID;
 }
 
-sleapc_status sleapc__h5_create_dataset(sleapc_h5 *f, const char *dset, hid_t ftype, hid_t mtype,
-                                        int ndim, const int64_t *shape, const void *data,
-                                        const sleapc_h5_write_opts *opts)
+sleapc_status sleapc__h5_new_dataset(sleapc_h5 *f, const char *dset, hid_t ftype, int ndim,
+                                     const int64_t *shape, const sleapc_h5_write_opts *opts,
+                                     hid_t *out)
 {
+    *out = H5I_INVALID_HID;
     if (!f->writable)
         return sleapc__h5_fail(SLEAPC_ERR_STATE, f, "write", dset, "file is read-only");
     if (ndim < 0 || ndim > SLEAPC_H5_MAX_DIMS || (ndim > 0 && !shape))
@@ -96,34 +97,49 @@ sleapc_status sleapc__h5_create_dataset(sleapc_h5 *f, const char *dset, hid_t ft
     if (sleapc__h5_kind(f, dset) != SLEAPC_H5_KIND_NONE)
         return sleapc__h5_fail(SLEAPC_ERR_INVALID_ARG, f, "write", dset, "already exists");
     hsize_t dims[SLEAPC_H5_MAX_DIMS], maxd[SLEAPC_H5_MAX_DIMS];
-    int64_t n = 1;
     for (int i = 0; i < ndim; i++) {
         if (shape[i] < 0)
             return sleapc__h5_fail(SLEAPC_ERR_INVALID_ARG, f, "write", dset, "negative shape");
         dims[i] = (hsize_t)shape[i];
         maxd[i] = opts && opts->unlimited ? H5S_UNLIMITED : dims[i];
-        n *= shape[i];
     }
-    if (n > 0 && !data)
-        return sleapc__h5_fail(SLEAPC_ERR_INVALID_ARG, f, "write", dset, "no data");
     hid_t space = ndim == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(ndim, dims, maxd);
     hid_t dcpl = creation_plist(ndim, shape, ftype >= 0 ? H5Tget_size(ftype) : 1, opts);
     hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
     hid_t d = H5I_INVALID_HID;
-    herr_t rc = -1;
-    if (space >= 0 && dcpl >= 0 && lcpl >= 0 && ftype >= 0 && mtype >= 0 &&
+    if (space >= 0 && dcpl >= 0 && lcpl >= 0 && ftype >= 0 &&
         H5Pset_create_intermediate_group(lcpl, 1) >= 0)
         d = H5Dcreate2(f->fid, dset, ftype, space, lcpl, dcpl, H5P_DEFAULT);
-    if (d >= 0)
-        rc = n > 0 ? H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : 0;
-    if (d >= 0 && H5Dclose(d) < 0)
-        rc = -1;
     if (space >= 0)
         H5Sclose(space);
     if (dcpl >= 0)
         H5Pclose(dcpl);
     if (lcpl >= 0)
         H5Pclose(lcpl);
+    if (d < 0)
+        return sleapc__h5_fail(SLEAPC_ERR_IO, f, "write", dset, "cannot write the dataset");
+    *out = d;
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__h5_create_dataset(sleapc_h5 *f, const char *dset, hid_t ftype, hid_t mtype,
+                                        int ndim, const int64_t *shape, const void *data,
+                                        const sleapc_h5_write_opts *opts)
+{
+    int64_t n = 1;
+    for (int i = 0; shape && i < ndim; i++)
+        n *= shape[i] > 0 ? shape[i] : 0;
+    if (n > 0 && !data)
+        return sleapc__h5_fail(SLEAPC_ERR_INVALID_ARG, f, "write", dset, "no data");
+    if (mtype < 0)
+        return sleapc__h5_fail(SLEAPC_ERR_IO, f, "write", dset, "cannot write the dataset");
+    hid_t d;
+    sleapc_status st = sleapc__h5_new_dataset(f, dset, ftype, ndim, shape, opts, &d);
+    if (st)
+        return st;
+    herr_t rc = n > 0 ? H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : 0;
+    if (H5Dclose(d) < 0)
+        rc = -1;
     if (rc < 0)
         return sleapc__h5_fail(SLEAPC_ERR_IO, f, "write", dset, "cannot write the dataset");
     return SLEAPC_OK;

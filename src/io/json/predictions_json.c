@@ -74,11 +74,26 @@ static void add_filename(cJSON *o, const char *name)
     sleapc__free(lit);
 }
 
-sleapc_status sleapc__predictions_write_json(const sleapc_predictions *pr, FILE *f)
+/* Prints o (consumed) without its last n_cut characters. */
+static bool put_json(cJSON *o, size_t n_cut, FILE *f)
+{
+    char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    if (!text)
+        return false;
+    size_t n = strlen(text);
+    n = n > n_cut ? n - n_cut : 0;
+    bool ok = fwrite(text, 1, n, f) == n;
+    cJSON_free(text);
+    return ok;
+}
+
+/* Everything but the frames, ending in "frames":[] (the last member). */
+static cJSON *header_json(const sleapc_predictions *pr)
 {
     cJSON *root = cJSON_CreateObject();
     if (!root)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+        return NULL;
     cJSON_AddStringToObject(root, "format", "sleapc-predictions");
     cJSON_AddNumberToObject(root, "version", 1);
     cJSON *sk = cJSON_AddObjectToObject(root, "skeleton");
@@ -101,23 +116,58 @@ sleapc_status sleapc__predictions_write_json(const sleapc_predictions *pr, FILE 
     }
     cJSON_AddItemToObject(root, "tracks",
                           cJSON_CreateStringArray((const char *const *)pr->track_names, pr->n_tracks));
-    cJSON *frames = cJSON_AddArrayToObject(root, "frames");
-    for (int64_t k = 0; k < pr->n_frames; k++) {
-        const sleapc_pred_frame *fr = &pr->frames[k];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "video", fr->video);
-        cJSON_AddNumberToObject(o, "frame_idx", (double)fr->frame_idx);
-        cJSON *insts = cJSON_AddArrayToObject(o, "instances");
-        for (int64_t i = 0; i < fr->n; i++)
-            cJSON_AddItemToArray(insts, instance_json(pr, fr->first + i));
-        cJSON_AddItemToArray(frames, o);
+    cJSON_AddArrayToObject(root, "frames");
+    return root;
+}
+
+static cJSON *frame_json(const sleapc_predictions *pr, int64_t k)
+{
+    const sleapc_pred_frame *fr = &pr->frames[k];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "video", fr->video);
+    cJSON_AddNumberToObject(o, "frame_idx", (double)fr->frame_idx);
+    cJSON *insts = cJSON_AddArrayToObject(o, "instances");
+    for (int64_t i = 0; i < fr->n; i++)
+        cJSON_AddItemToArray(insts, instance_json(pr, fr->first + i));
+    return o;
+}
+
+sleapc_status sleapc__predictions_write_json(const sleapc_predictions *pr, FILE *f)
+{
+    sleapc_results_memory m;
+    sleapc_results_source src;
+    sleapc__results_source_memory(pr, &m, &src);
+    return sleapc__predictions_write_json_from(pr, &src, f);
+}
+
+/* The text is what printing one whole tree gives: the header up to
+ * "frames":[, the frames one by one, then ]}. */
+sleapc_status sleapc__predictions_write_json_from(const sleapc_predictions *head,
+                                                  sleapc_results_source *src, FILE *f)
+{
+    const sleapc_predictions *b = NULL;
+    sleapc_status st = src->rewind(src->ctx);
+    if (!st)
+        st = src->next(src->ctx, &b);
+    if (st)
+        return st;
+    if (!put_json(header_json(head), 2, f))
+        return sleapc__fail(ferror(f) ? SLEAPC_ERR_IO : SLEAPC_ERR_NOMEM,
+                            ferror(f) ? "cannot write the JSON text"
+                                      : "out of memory while formatting JSON");
+    bool first = true;
+    while (b->n_frames > 0) {
+        for (int64_t k = 0; k < b->n_frames; k++) {
+            if ((!first && fputc(',', f) == EOF) || !put_json(frame_json(b, k), 0, f))
+                return sleapc__fail(ferror(f) ? SLEAPC_ERR_IO : SLEAPC_ERR_NOMEM,
+                                    ferror(f) ? "cannot write the JSON text"
+                                              : "out of memory while formatting JSON");
+            first = false;
+        }
+        if ((st = src->next(src->ctx, &b)))
+            return st;
     }
-    char *text = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    if (!text)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory while formatting JSON");
-    size_t n = strlen(text);
-    bool ok = fwrite(text, 1, n, f) == n && fputc('\n', f) != EOF;
-    cJSON_free(text);
-    return ok ? SLEAPC_OK : sleapc__fail(SLEAPC_ERR_IO, "cannot write the JSON text");
+    if (fputs("]}\n", f) == EOF || ferror(f))
+        return sleapc__fail(SLEAPC_ERR_IO, "cannot write the JSON text");
+    return SLEAPC_OK;
 }

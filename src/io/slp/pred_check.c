@@ -13,7 +13,7 @@ static bool pairs_ok(const int (*v)[2], int n, int n_nodes)
     return true;
 }
 
-sleapc_status sleapc__predictions_check(const sleapc_predictions *pr, const char *action)
+sleapc_status sleapc__predictions_check_header(const sleapc_predictions *pr, const char *action)
 {
     if (!pr)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s: no predictions", action);
@@ -33,6 +33,14 @@ sleapc_status sleapc__predictions_check(const sleapc_predictions *pr, const char
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s: track %d has no name", action, i);
     if (pr->n_videos < 0 || (pr->n_videos > 0 && !pr->videos))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s: bad video list", action);
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__predictions_check(const sleapc_predictions *pr, const char *action)
+{
+    sleapc_status st = sleapc__predictions_check_header(pr, action);
+    if (st)
+        return st;
     if (pr->n_frames < 0 || (pr->n_frames > 0 && !pr->frames) || pr->n_insts < 0 ||
         (pr->n_insts > 0 && (!pr->insts || !pr->points || !pr->point_scores)))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s: bad frame or instance arrays", action);

@@ -13,6 +13,10 @@
  * symmetries name existing nodes. */
 sleapc_status sleapc__predictions_check(const sleapc_predictions *pr, const char *action);
 
+/* The same checks on the skeleton, tracks and videos only (writers that
+ * read the frames block by block check each block). */
+sleapc_status sleapc__predictions_check_header(const sleapc_predictions *pr, const char *action);
+
 /* A point is missing when either coordinate is NaN or infinite; writers
  * store it the way sleap-io stores an absent node. */
 static inline bool sleapc__pred_point_missing(float x, float y)

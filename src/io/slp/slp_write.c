@@ -74,85 +74,162 @@ static sleapc_status write_metadata(sleapc_h5 *f, const sleapc_predictions *pr)
     return st;
 }
 
-/* The four tables. Rows follow pr's frame order; each frame's instances are
- * contiguous and get consecutive ids, whatever order pr stored them in. */
-static sleapc_status write_tables(sleapc_h5 *f, const sleapc_predictions *pr)
+/* One table's records for a block of frames; frame, row and prow are the
+ * block's first frame id, instance id and point id in the file. */
+typedef enum table_kind { TABLE_POINTS, TABLE_INSTANCES, TABLE_FRAMES } table_kind;
+
+static void block_records(const sleapc_predictions *b, table_kind kind, int64_t frame, int64_t row,
+                          int64_t prow, void *out)
 {
-    int64_t n_inst = 0, N = pr->n_nodes;
-    for (int64_t k = 0; k < pr->n_frames; k++)
-        n_inst += pr->frames[k].n;
-    size_t n_pts = (size_t)n_inst * (size_t)N;
-    sleapc_slp_frame_rec *frames = sleapc__calloc((size_t)pr->n_frames + 1, sizeof *frames);
-    sleapc_slp_instance_rec *insts = sleapc__calloc((size_t)n_inst + 1, sizeof *insts);
-    sleapc_slp_point_rec *pts = sleapc__calloc(n_pts + 1, sizeof *pts);
-    sleapc_status st = SLEAPC_OK;
-    if (!frames || !insts || !pts) {
-        st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory for %lld instances", (long long)n_inst);
-        goto done;
-    }
-    int64_t row = 0;
-    size_t prow = 0;
-    for (int64_t k = 0; k < pr->n_frames; k++) {
-        const sleapc_pred_frame *fr = &pr->frames[k];
-        frames[k] =
-            (sleapc_slp_frame_rec){(uint64_t)k, (uint32_t)fr->video, (uint64_t)fr->frame_idx,
-                                   (uint64_t)row, (uint64_t)(row + fr->n)};
-        for (int64_t i = 0; i < fr->n; i++, row++) {
-            int64_t src = fr->first + i;
-            const sleapc_pred_instance *in = &pr->insts[src];
-            const float *xy = pr->points + src * N * 2;
-            const float *sc = pr->point_scores + src * N;
+    const int64_t N = b->n_nodes;
+    sleapc_slp_point_rec *pts = out;
+    sleapc_slp_instance_rec *insts = out;
+    sleapc_slp_frame_rec *frames = out;
+    int64_t r = 0, p = 0; /* within the block */
+    for (int64_t k = 0; k < b->n_frames; k++) {
+        const sleapc_pred_frame *fr = &b->frames[k];
+        if (kind == TABLE_FRAMES)
+            frames[k] = (sleapc_slp_frame_rec){(uint64_t)(frame + k), (uint32_t)fr->video,
+                                               (uint64_t)fr->frame_idx, (uint64_t)(row + r),
+                                               (uint64_t)(row + r + fr->n)};
+        for (int64_t i = 0; i < fr->n; i++, r++) {
+            const int64_t src = fr->first + i;
+            const sleapc_pred_instance *in = &b->insts[src];
             /* sleap-io: a predicted instance's tracking_score defaults to 0. */
-            float ts = isnan(in->tracking_score) ? 0.0f : in->tracking_score;
-            insts[row] = (sleapc_slp_instance_rec){row,
-                                                   SLEAPC_SLP_INSTANCE_PREDICTED,
-                                                   (uint64_t)k,
-                                                   0,
-                                                   in->track,
-                                                   -1,
-                                                   in->score,
-                                                   (uint64_t)prow,
-                                                   (uint64_t)(prow + (size_t)N),
-                                                   ts};
-            for (int64_t n = 0; n < N; n++, prow++) {
-                sleapc_slp_point_rec *p = &pts[prow];
-                if (sleapc__pred_point_missing(xy[2 * n], xy[2 * n + 1])) {
-                    /* sleap-io's absent point: NaN, invisible, score 0. */
-                    *p = (sleapc_slp_point_rec){NAN, NAN, 0, 0, 0.0};
-                } else {
-                    *p = (sleapc_slp_point_rec){xy[2 * n], xy[2 * n + 1], 1, 0, sc[n]};
-                }
+            const float ts = isnan(in->tracking_score) ? 0.0f : in->tracking_score;
+            if (kind == TABLE_INSTANCES)
+                insts[r] = (sleapc_slp_instance_rec){row + r,
+                                                     SLEAPC_SLP_INSTANCE_PREDICTED,
+                                                     (uint64_t)(frame + k),
+                                                     0,
+                                                     in->track,
+                                                     -1,
+                                                     in->score,
+                                                     (uint64_t)(prow + p),
+                                                     (uint64_t)(prow + p + N),
+                                                     ts};
+            p += N;
+            if (kind != TABLE_POINTS)
+                continue;
+            const float *xy = b->points + src * N * 2;
+            const float *sc = b->point_scores + src * N;
+            for (int64_t n = 0; n < N; n++) {
+                sleapc_slp_point_rec *pt = &pts[r * N + n];
+                if (sleapc__pred_point_missing(xy[2 * n], xy[2 * n + 1]))
+                    *pt = (sleapc_slp_point_rec){NAN, NAN, 0, 0, 0.0}; /* sleap-io's absent point */
+                else
+                    *pt = (sleapc_slp_point_rec){xy[2 * n], xy[2 * n + 1], 1, 0, sc[n]};
             }
         }
     }
-    /* sleap-io write_lfs order: points, pred_points, instances, frames; all
-     * contiguous, /points empty for predictions. */
-    st = sleapc__h5_write_compound(f, "points", sleapc__slp_point_fields, SLEAPC_SLP_POINT_FIELDS,
-                                   sizeof *pts, pts, 0, NULL);
+}
+
+/* One table, written block by block from src: a contiguous dataset made at
+ * its final size, as sleap-io writes it in one go. */
+static sleapc_status write_table(sleapc_h5 *f, const sleapc_predictions *head,
+                                 sleapc_results_source *src, table_kind kind)
+{
+    static const char *const names[] = {"pred_points", "instances", "frames"};
+    const sleapc_h5_field *fields[] = {sleapc__slp_point_fields, sleapc__slp_instance_fields,
+                                       sleapc__slp_frame_fields};
+    const int n_fields[] = {SLEAPC_SLP_PRED_POINT_FIELDS, SLEAPC_SLP_INSTANCE_FIELDS,
+                            SLEAPC_SLP_FRAME_FIELDS};
+    const size_t size[] = {sizeof(sleapc_slp_point_rec), sizeof(sleapc_slp_instance_rec),
+                           sizeof(sleapc_slp_frame_rec)};
+    sleapc_status st = src->rewind(src->ctx);
+    const sleapc_predictions *b = NULL;
     if (!st)
-        st = sleapc__h5_write_compound(f, "pred_points", sleapc__slp_point_fields,
-                                       SLEAPC_SLP_PRED_POINT_FIELDS, sizeof *pts, pts,
-                                       (int64_t)n_pts, NULL);
-    if (!st)
-        st = sleapc__h5_write_compound(f, "instances", sleapc__slp_instance_fields,
-                                       SLEAPC_SLP_INSTANCE_FIELDS, sizeof *insts, insts, n_inst,
-                                       NULL);
-    if (!st)
-        st = sleapc__h5_write_compound(f, "frames", sleapc__slp_frame_fields,
-                                       SLEAPC_SLP_FRAME_FIELDS, sizeof *frames, frames,
-                                       pr->n_frames, NULL);
-done:
-    sleapc__free(frames);
-    sleapc__free(insts);
-    sleapc__free(pts);
+        st = src->next(src->ctx, &b);
+    if (st)
+        return st;
+    const int64_t N = head->n_nodes;
+    const int64_t rows = kind == TABLE_POINTS      ? src->n_insts * N
+                         : kind == TABLE_INSTANCES ? src->n_insts
+                                                   : src->n_frames;
+    sleapc_h5_table *t = NULL;
+    if ((st = sleapc__h5_table_create(f, names[kind], fields[kind], n_fields[kind], size[kind],
+                                      rows, &t)))
+        return st;
+    void *buf = NULL;
+    size_t cap = 0;
+    int64_t frame = 0, row = 0, prow = 0;
+    while (!st && b->n_frames > 0) {
+        int64_t n_inst = 0;
+        for (int64_t k = 0; k < b->n_frames; k++)
+            n_inst += b->frames[k].n;
+        const int64_t n = kind == TABLE_POINTS      ? n_inst * b->n_nodes
+                          : kind == TABLE_INSTANCES ? n_inst
+                                                    : b->n_frames;
+        if (b->n_nodes != N) {
+            st = sleapc__fail(SLEAPC_ERR_INVALID_ARG, "write .slp: a block of another skeleton");
+            break;
+        }
+        if ((st = sleapc__predictions_check(b, "write .slp")))
+            break;
+        if ((size_t)n * size[kind] > cap) {
+            sleapc__free(buf);
+            cap = (size_t)n * size[kind];
+            if (!(buf = sleapc__calloc(cap, 1))) {
+                st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory for %lld instances",
+                                  (long long)n_inst);
+                break;
+            }
+        }
+        if (frame + b->n_frames > src->n_frames || row + n_inst > src->n_insts) {
+            st = sleapc__fail(SLEAPC_ERR_INVALID_ARG, "write .slp: more frames than counted");
+            break;
+        }
+        block_records(b, kind, frame, row, prow, buf);
+        st = sleapc__h5_table_write(t, kind == TABLE_POINTS      ? prow
+                                       : kind == TABLE_INSTANCES ? row
+                                                                 : frame,
+                                    buf, n);
+        frame += b->n_frames;
+        row += n_inst;
+        prow += n_inst * b->n_nodes;
+        if (!st)
+            st = src->next(src->ctx, &b);
+    }
+    if (!st && (frame != src->n_frames || row != src->n_insts))
+        st = sleapc__fail(SLEAPC_ERR_INVALID_ARG, "write .slp: fewer frames than counted");
+    sleapc__free(buf);
+    sleapc_status cs = sleapc__h5_table_close(t);
+    return st ? st : cs;
+}
+
+/* The four tables. Rows follow the frames' order; each frame's instances
+ * are contiguous and get consecutive ids, whatever order they were stored
+ * in. sleap-io write_lfs order: points, pred_points, instances, frames;
+ * all contiguous, /points empty for predictions. */
+static sleapc_status write_tables(sleapc_h5 *f, const sleapc_predictions *head,
+                                  sleapc_results_source *src)
+{
+    sleapc_slp_point_rec none;
+    sleapc_status st = sleapc__h5_write_compound(f, "points", sleapc__slp_point_fields,
+                                                 SLEAPC_SLP_POINT_FIELDS, sizeof none, &none, 0,
+                                                 NULL);
+    for (int kind = TABLE_POINTS; !st && kind <= TABLE_FRAMES; kind++)
+        st = write_table(f, head, src, (table_kind)kind);
     return st;
 }
 
 sleapc_status sleapc__predictions_write_slp(const sleapc_predictions *pr, const char *path)
 {
+    sleapc_status st = sleapc__predictions_check(pr, "write .slp");
+    if (st)
+        return st;
+    sleapc_results_memory m;
+    sleapc_results_source src;
+    sleapc__results_source_memory(pr, &m, &src);
+    return sleapc__predictions_write_slp_from(pr, &src, path);
+}
+
+sleapc_status sleapc__predictions_write_slp_from(const sleapc_predictions *pr,
+                                                 sleapc_results_source *src, const char *path)
+{
     if (!path)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "write .slp: no path");
-    sleapc_status st = sleapc__predictions_check(pr, "write .slp");
+    sleapc_status st = sleapc__predictions_check_header(pr, "write .slp");
     if (st)
         return st;
     sleapc_h5 *f = NULL;
@@ -169,7 +246,7 @@ sleapc_status sleapc__predictions_write_slp(const sleapc_predictions *pr, const 
     if (!st)
         st = write_metadata(f, pr);
     if (!st)
-        st = write_tables(f, pr);
+        st = write_tables(f, pr, src);
     if (st) {
         sleapc__h5_discard(f);
         return sleapc__wrap(st, "write %s", path);

@@ -10,13 +10,14 @@
 
 /* Frames of the predictions' videos for optical flow, opened on first use:
  * the stored path, else the same name beside the predictions file. */
-typedef struct video_frames {
+struct sleapc_video_frames {
     const sleapc_predictions *pr;
     const char *near_path;
     sleapc_frame_source **src; /* per video */
     uint8_t *pixels, *gray;
     size_t cap;
-} video_frames;
+};
+typedef struct sleapc_video_frames video_frames;
 
 static sleapc_status open_video(video_frames *vf, int video)
 {
@@ -73,6 +74,33 @@ static sleapc_status video_gray(void *ctx, int video, int64_t frame_idx, const u
     return SLEAPC_OK;
 }
 
+sleapc_status sleapc__video_frames_open(const sleapc_predictions *head, const char *near_path,
+                                       sleapc_video_frames **out, sleapc_track_images *images)
+{
+    *out = NULL;
+    sleapc_video_frames *vf = sleapc__calloc(1, sizeof *vf);
+    if (!vf || !(vf->src = sleapc__calloc((size_t)head->n_videos + 1, sizeof *vf->src))) {
+        sleapc__free(vf);
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    }
+    vf->pr = head;
+    vf->near_path = near_path;
+    *images = (sleapc_track_images){.ctx = vf, .gray = video_gray};
+    *out = vf;
+    return SLEAPC_OK;
+}
+
+void sleapc__video_frames_close(sleapc_video_frames *vf)
+{
+    if (!vf)
+        return;
+    for (int v = 0; v < vf->pr->n_videos; v++)
+        sleapc__frame_source_close(vf->src[v]);
+    sleapc__free(vf->src);
+    sleapc__free(vf->pixels);
+    sleapc__free(vf);
+}
+
 sleapc_status sleapc__predictions_postprocess(sleapc_predictions *pr,
                                               const sleapc_filter_config *filters,
                                               const sleapc_tracker_opts *to,
@@ -81,14 +109,11 @@ sleapc_status sleapc__predictions_postprocess(sleapc_predictions *pr,
     sleapc_status st = filters ? sleapc__predictions_filter(pr, filters) : SLEAPC_OK;
     if (st || !to)
         return st;
-    video_frames vf = {.pr = pr, .near_path = near_path};
-    sleapc_track_images images = {.ctx = &vf, .gray = video_gray};
-    if (to->use_flow && !(vf.src = sleapc__calloc((size_t)pr->n_videos + 1, sizeof *vf.src)))
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    sleapc_video_frames *vf = NULL;
+    sleapc_track_images images = {0};
+    if (to->use_flow && (st = sleapc__video_frames_open(pr, near_path, &vf, &images)))
+        return st;
     st = sleapc__predictions_track(pr, to, to->use_flow ? &images : NULL);
-    for (int v = 0; vf.src && v < pr->n_videos; v++)
-        sleapc__frame_source_close(vf.src[v]);
-    sleapc__free(vf.src);
-    sleapc__free(vf.pixels);
+    sleapc__video_frames_close(vf);
     return st;
 }

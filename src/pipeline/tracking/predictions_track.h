@@ -41,6 +41,14 @@ sleapc_status sleapc__predictions_postprocess(sleapc_predictions *pr,
                                               const sleapc_tracker_opts *to,
                                               const char *near_path);
 
+/* The frames optical flow reads, from the videos of head (borrowed), found
+ * as sleapc__predictions_postprocess finds them; opened on first use.
+ * SLEAPC_ERR_NOMEM. */
+typedef struct sleapc_video_frames sleapc_video_frames;
+sleapc_status sleapc__video_frames_open(const sleapc_predictions *head, const char *near_path,
+                                       sleapc_video_frames **out, sleapc_track_images *images);
+void sleapc__video_frames_close(sleapc_video_frames *vf);
+
 /* Instances a SLEAP analysis .h5 (one slot per track, first video) cannot
  * hold: without tracks all but one per frame; with tracks the untracked
  * ones. Writers warn with this count. */

@@ -1,0 +1,36 @@
+/* The writer's state, shared by writer.c (open, add) and writer_close.c. */
+#ifndef SLEAPC_PIPELINE_WRITER_STATE_H
+#define SLEAPC_PIPELINE_WRITER_STATE_H
+
+#include "core/results.h"
+#include "core/results_spill.h"
+#include "layers/ops/filters.h"
+#include "pipeline/tracking/tracker.h"
+
+/* Formats by extension; see sleapc_writer_open (include/sleapc/writer.h). */
+typedef enum writer_format { FORMAT_JSON, FORMAT_SLP, FORMAT_ANALYSIS_H5, FORMAT_CSV } writer_format;
+
+struct sleapc_writer {
+    char *path;
+    writer_format format;
+    sleapc_predictions pr;    /* the header (skeleton, tracks, videos, provenance) */
+    sleapc_predictions batch; /* the batch being added (its arrays are reused) */
+    sleapc_results_spill *spill; /* the filtered frames so far, in the order added;
+                                  * NULL after a failed add */
+    int64_t n_added;          /* frames added */
+    bool in_order;            /* added in (video, frame index) order so far */
+    int last_video;
+    int64_t last_frame;
+    sleapc_filter_config filters; /* run as frames come */
+    bool track;                   /* tracking at close */
+    sleapc_tracker_opts tracking;
+    int src_nodes;      /* nodes of the predictor's instances */
+    bool collapse;      /* centroid-only: each instance's one point as node "centroid" */
+    bool drop_empty;    /* frames without instances are not written */
+    bool *live;         /* per video: a live source, its length counted as frames come */
+};
+
+/* sleap-nn's clean_empty_frames (--no_empty_frames) on pr's frame list. */
+void sleapc__writer_drop_empty_frames(sleapc_predictions *pr);
+
+#endif
