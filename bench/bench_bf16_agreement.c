@@ -12,7 +12,10 @@
  * Per case: the share of points within 0.1 / 0.5 / 1 px of float32 (instances
  * paired greedily by mean point distance; a point present in one precision
  * only counts as outside), frames with the same instance count, instances
- * whose class differs (multi-class), and the time of each precision. bf16
+ * whose class differs (multi-class), and the time of each precision; then
+ * what each bf16 stage ran in (a model that fails the first-batch check runs
+ * float32) and the share of each model's convolution FLOPs that the mixed-
+ * precision split (SLEAPC_BF16_KEEP, bf16_policy.h) leaves in bf16. bf16
  * defaults to oneDNN's kernels where the CPU has them, else the exact
  * emulation (which gives the same figures at float32 speed or slower). */
 #include <math.h>
@@ -21,6 +24,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "backends/bf16_policy.h"
+#include "model/model_impl.h"
+#include "sleapc/model.h"
 #include "sleapc/predictor.h"
 #include "sleapc/video.h"
 
@@ -122,6 +128,37 @@ static void compare_frame(const sleapc_predictor *p32, const sleapc_predictor *p
     }
 }
 
+/* The share of the model's convolution FLOPs in bf16 under the keep bits in
+ * force: the same at every input size of a fully convolutional network. */
+static double bf16_share(const char *model_dir)
+{
+    sleapc_model *m = NULL;
+    sleapc_bf16_plan plan;
+    double share = -1;
+    if (sleapc_model_load(model_dir, &m) == SLEAPC_OK &&
+        sleapc__bf16_plan_make(&m->graph, sleapc__bf16_keep_default(), &plan) == SLEAPC_OK) {
+        int64_t side = 8 * (m->graph.max_stride > 1 ? m->graph.max_stride : 2);
+        share = sleapc__bf16_plan_flop_share(&m->graph, &plan, side, side);
+        sleapc__bf16_plan_free(&plan);
+    }
+    sleapc_model_destroy(m);
+    return share;
+}
+
+static void print_stages(const sleapc_predictor *p)
+{
+    for (int i = 0; i < sleapc_predictor_n_stages(p); i++) {
+        sleapc_stage_info s;
+        if (sleapc_predictor_stage_info(p, i, &s))
+            continue;
+        const char *slash = strrchr(s.model, '/');
+        printf("    %s: ran %s on %s, first-batch heads %.2f%% from fp32, %.1f%% of FLOPs in "
+               "bf16 (keep %u)\n",
+               slash ? slash + 1 : s.model, sleapc_precision_name(s.precision), s.backend,
+               100 * s.bf16_error, 100 * bf16_share(s.model), sleapc__bf16_keep_default());
+    }
+}
+
 static int run_case(const bench_case *c, const char *data, long max_frames, const char *backend,
                     sleapc_precision precision)
 {
@@ -190,6 +227,9 @@ static int run_case(const bench_case *c, const char *data, long max_frames, cons
                100.0 * t.within05 / (double)t.points, 100.0 * t.within1 / (double)t.points,
                100.0 * t.same_count / (double)t.frames, t.class_differs, t.instances, t.s32,
                t.s16, t.s32 / t.s16);
+    if (!st)
+        print_stages(p16);
+    fflush(stdout);
     sleapc_predictor_destroy(p32);
     sleapc_predictor_destroy(p16);
     sleapc_video_close(v);

@@ -33,7 +33,9 @@ enum {
     SLEAPC_BF16_KEEP_FIRST = 1u,  /* the convolutions that read the image */
     SLEAPC_BF16_KEEP_HEADS = 2u,  /* the convolutions that write a graph output */
     SLEAPC_BF16_KEEP_LAST = 4u,   /* each head's last decoder block */
-    SLEAPC_BF16_KEEP_DEFAULT = 7u
+    SLEAPC_BF16_KEEP_DECODER = 8u, /* every convolution from the first upsampling on */
+    SLEAPC_BF16_KEEP_DEFAULT = 7u,
+    SLEAPC_BF16_KEEP_ALL = 15u
 };
 
 typedef struct sleapc_bf16_plan {
@@ -53,6 +55,11 @@ void sleapc__bf16_plan_free(sleapc_bf16_plan *p);
 /* The keep bits from SLEAPC_BF16_KEEP (a number) when set, else the default:
  * lets a measurement try other splits without a rebuild. */
 unsigned sleapc__bf16_keep_default(void);
+
+/* The share of g's FLOPs (convolutions) that plan p computes in bf16 for
+ * one (h, w) input; 0 when the shapes cannot be inferred. */
+double sleapc__bf16_plan_flop_share(const sleapc_graph *g, const sleapc_bf16_plan *p, int64_t h,
+                                    int64_t w);
 
 /* Round float32 to the nearest bfloat16 (ties to even), kept as float32. */
 float sleapc__bf16_round(float x);

@@ -17,6 +17,8 @@ struct sleapc_layer_ops {
     sleapc_status (*run)(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c, int64_t h,
                          int64_t w, sleapc_layer_outputs *out);
     void (*destroy)(sleapc_layer *l);
+    /* What each network stage runs on now (at most 2): the count filled. */
+    int (*stages)(const sleapc_layer *l, sleapc_stage_info *out);
 };
 
 struct sleapc_layer {

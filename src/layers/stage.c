@@ -232,6 +232,14 @@ sleapc_status sleapc__stage_head(const sleapc_stage *s, const char *name, bool v
     return SLEAPC_OK;
 }
 
+sleapc_stage_info sleapc__stage_info(const sleapc_stage *s)
+{
+    return (sleapc_stage_info){.model = s->model->dir,
+                               .backend = sleapc__backend_name(s->be),
+                               .precision = s->precision,
+                               .bf16_error = s->bf16_error};
+}
+
 int sleapc__stage_head_stride(const sleapc_stage *s, const char *name)
 {
     for (int h = 0; h < s->model->n_heads; h++)

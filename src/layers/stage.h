@@ -54,6 +54,9 @@ sleapc_status sleapc__stage_forward_input(sleapc_stage *s, int64_t b, int64_t c,
 sleapc_status sleapc__stage_head(const sleapc_stage *s, const char *name, bool vector,
                                  const sleapc_tensor **out);
 
+/* What the stage runs on now (the layers' stages op). */
+sleapc_stage_info sleapc__stage_info(const sleapc_stage *s);
+
 /* Stride of the named head (from the model). */
 int sleapc__stage_head_stride(const sleapc_stage *s, const char *name);
 

@@ -412,10 +412,20 @@ static void topdown_destroy(sleapc_layer *l)
     sleapc__free(t);
 }
 
+static int topdown_stages(const sleapc_layer *l, sleapc_stage_info *out)
+{
+    const topdown_layer *t = l->impl;
+    out[0] = sleapc__stage_info(&t->finder.stage);
+    out[1] = sleapc__stage_info(&t->ci);
+    return 2;
+}
+
 static const struct sleapc_layer_ops topdown_ops = {
-    .name = "TopDownLayer", .run = topdown_run, .destroy = topdown_destroy};
+    .name = "TopDownLayer", .run = topdown_run, .destroy = topdown_destroy,
+    .stages = topdown_stages};
 static const struct sleapc_layer_ops topdown_multiclass_ops = {
-    .name = "TopDownMultiClassLayer", .run = topdown_run, .destroy = topdown_destroy};
+    .name = "TopDownMultiClassLayer", .run = topdown_run, .destroy = topdown_destroy,
+    .stages = topdown_stages};
 
 sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const sleapc_model *ci,
                                            const sleapc_predictor_opts *o, sleapc_layer **out)

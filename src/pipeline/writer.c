@@ -3,8 +3,10 @@
  * public functions (api/writer_public.c). */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "backends/backend.h"
 #include "core/alloc.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -88,6 +90,43 @@ static sleapc_status copy_header(sleapc_predictions *pr, const sleapc_predictor 
     return SLEAPC_OK;
 }
 
+/* "backend" and "precision": what the stages ran on, one name when they
+ * agree, else each stage's in order, joined by "+"; "stages" has the
+ * details. Requested values are kept apart: "auto" and a bf16 model that
+ * fell back to float32 resolve only once predictions run. */
+static void add_stages(cJSON *j, const sleapc_predictor *p)
+{
+    const sleapc_predictor_opts *o = &p->opts;
+    sleapc_stage_info s[2];
+    int n = sleapc__predictor_stages(p, s);
+    char backend[128] = "", precision[64] = "";
+    for (int i = 0; i < n; i++) {
+        size_t lb = strlen(backend), lp = strlen(precision);
+        if (i == 0 || strcmp(s[i].backend, s[0].backend) != 0)
+            snprintf(backend + lb, sizeof backend - lb, "%s%s", lb ? "+" : "", s[i].backend);
+        if (i == 0 || s[i].precision != s[0].precision)
+            snprintf(precision + lp, sizeof precision - lp, "%s%s", lp ? "+" : "",
+                     sleapc__precision_name(s[i].precision));
+    }
+    cJSON_AddStringToObject(j, "backend", n ? backend : (o->backend ? o->backend : "auto"));
+    cJSON_AddStringToObject(j, "backend_requested", o->backend ? o->backend : "auto");
+    cJSON_AddStringToObject(j, "precision",
+                            n ? precision : sleapc__precision_name(o->precision));
+    cJSON_AddStringToObject(j, "precision_requested", sleapc__precision_name(o->precision));
+    cJSON *stages = cJSON_AddArrayToObject(j, "stages");
+    for (int i = 0; stages && i < n; i++) {
+        cJSON *e = cJSON_CreateObject();
+        if (!e)
+            break;
+        cJSON_AddStringToObject(e, "model", s[i].model);
+        cJSON_AddStringToObject(e, "backend", s[i].backend);
+        cJSON_AddStringToObject(e, "precision", sleapc__precision_name(s[i].precision));
+        if (s[i].bf16_error >= 0)
+            cJSON_AddNumberToObject(e, "bf16_head_rel_l2", s[i].bf16_error);
+        cJSON_AddItemToArray(stages, e);
+    }
+}
+
 /* What made these predictions: recorded as the file's provenance. */
 static char *provenance_json(const sleapc_predictor *p)
 {
@@ -101,7 +140,7 @@ static char *provenance_json(const sleapc_predictor *p)
     cJSON *models = cJSON_AddArrayToObject(j, "model_paths");
     for (int i = 0; i < p->n_models; i++)
         cJSON_AddItemToArray(models, cJSON_CreateString(p->models[i]->dir));
-    cJSON_AddStringToObject(j, "backend", o->backend ? o->backend : "auto");
+    add_stages(j, p);
     cJSON_AddNumberToObject(j, "batch_size", o->batch_size);
     cJSON_AddNumberToObject(j, "peak_threshold", o->peak_threshold);
     if (!isnan(o->centroid_peak_threshold))
@@ -167,6 +206,13 @@ sleapc_status sleapc__writer_add(sleapc_writer *w, const sleapc_predictor *p, in
     if (video < 0 || video >= w->pr.n_videos)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "writer add: bad arguments");
     sleapc_predictions *pr = &w->pr;
+    /* The backend auto chose and a bf16 fallback are known only once
+     * predictions ran: the provenance is made again with each batch. */
+    char *prov = provenance_json(p);
+    if (!prov)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    sleapc__free(pr->provenance);
+    pr->provenance = prov;
     if (!w->collapse) {
         if (p->results.n_nodes != w->pr.n_nodes)
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "writer add: predictor skeleton differs");
