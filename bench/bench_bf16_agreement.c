@@ -1,8 +1,8 @@
 /* How far bf16 predictions are from float32 on whole videos, and how much
  * faster, measured in one run on the same frames:
  *
- *   bench_bf16_agreement [--frames N] [--precision bf16|bf16-emulated]
- *                        [--backend NAME] [--case NAME]
+ *   bench_bf16_agreement [--frames N] [--precision bf16|bf16-emulated|fp32]
+ *                        [--backend NAME] [--case NAME] [--verbose]
  *
  * Cases (data from SLEAPC_DATA_DIR, default ../shared/data):
  *   topdown    minimal_instance centroid + centered instance, centered_pair_small.mp4
@@ -81,8 +81,11 @@ static double inst_dist(const sleapc_instance *a, const sleapc_instance *b, int 
     return n ? sum / n : INFINITY;
 }
 
+/* --verbose: each point beyond 0.5 px, each frame whose count differs. */
+static bool verbose;
+
 static void compare_frame(const sleapc_predictor *p32, const sleapc_predictor *p16, int f,
-                          tally *t)
+                          int64_t frame, tally *t)
 {
     int n_nodes = sleapc_predictor_n_nodes(p32);
     int na = sleapc_predictor_n_instances(p32, f), nb = sleapc_predictor_n_instances(p16, f);
@@ -95,6 +98,8 @@ static void compare_frame(const sleapc_predictor *p32, const sleapc_predictor *p
         sleapc_predictor_instance(p16, f, i, &b[i]);
     t->frames++;
     t->same_count += na == nb;
+    if (verbose && na != nb)
+        printf("  frame %lld: %d instances in fp32, %d in bf16\n", (long long)frame, na, nb);
     bool used[MAX_INST] = {false};
     for (int i = 0; i < na; i++) {
         int best = -1;
@@ -118,6 +123,14 @@ static void compare_frame(const sleapc_predictor *p32, const sleapc_predictor *p
             t->within01 += d <= 0.1;
             t->within05 += d <= 0.5;
             t->within1 += d <= 1.0;
+            if (verbose && d > 0.5)
+                printf("  frame %lld: instance %d node %d: %.2f px (score fp32 %.3f, bf16 "
+                       "%.3f; centroid moved %.3f px)\n",
+                       (long long)frame, i, k, d, a[i].point_scores[k],
+                       b[best].point_scores[k],
+                       a[i].has_centroid ? hypot(a[i].centroid[0] - b[best].centroid[0],
+                                                 a[i].centroid[1] - b[best].centroid[1])
+                                         : 0.0);
         }
         if (best >= 0) {
             used[best] = true;
@@ -152,10 +165,12 @@ static void print_stages(const sleapc_predictor *p)
         if (sleapc_predictor_stage_info(p, i, &s))
             continue;
         const char *slash = strrchr(s.model, '/');
-        printf("    %s: ran %s on %s, first-batch heads %.2f%% from fp32, %.1f%% of FLOPs in "
-               "bf16 (keep %u)\n",
+        printf("    %s: ran %s on %s; first batch: heads %.2f%% from fp32, %.2f%% of keypoints "
+               "expected to move; %.1f%% of FLOPs in bf16 (keep %u)\n",
                slash ? slash + 1 : s.model, sleapc_precision_name(s.precision), s.backend,
-               100 * s.bf16_error, 100 * bf16_share(s.model), sleapc__bf16_keep_default());
+               100 * s.bf16_error, 100 * s.bf16_moved,
+               s.precision == SLEAPC_PRECISION_FP32 ? 0.0 : 100 * bf16_share(s.model),
+               sleapc__bf16_keep_default());
     }
 }
 
@@ -215,7 +230,7 @@ static int run_case(const bench_case *c, const char *data, long max_frames, cons
         t.s32 += t1 - t0;
         t.s16 += t2 - t1;
         for (int k = 0; k < b && !st; k++)
-            compare_frame(p32, p16, k, &t);
+            compare_frame(p32, p16, k, f0 + k, &t);
     }
     if (st)
         fprintf(stderr, "%s: %s\n", c->name, sleapc_last_error());
@@ -250,9 +265,11 @@ int main(int argc, char **argv)
             backend = argv[++i];
         else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
             only = argv[++i];
+        else if (strcmp(argv[i], "--verbose") == 0)
+            verbose = true;
         else {
-            fprintf(stderr, "usage: %s [--frames N] [--precision bf16|bf16-emulated] "
-                            "[--backend NAME] [--case topdown|bottomup|multiclass]\n",
+            fprintf(stderr, "usage: %s [--frames N] [--precision bf16|bf16-emulated|fp32] "
+                            "[--backend NAME] [--case topdown|bottomup|multiclass] [--verbose]\n",
                     argv[0]);
             return 2;
         }
@@ -263,6 +280,10 @@ int main(int argc, char **argv)
     sleapc_precision precision = SLEAPC_PRECISION_BF16;
     if (prec && strcmp(prec, "bf16-emulated") == 0)
         precision = SLEAPC_PRECISION_BF16_EMULATED;
+    /* fp32 on another backend: how far float32 itself moves when only the
+     * order of its sums changes (the floor any bf16 figure is read against) */
+    if (prec && strcmp(prec, "fp32") == 0)
+        precision = SLEAPC_PRECISION_FP32;
     if (!prec) {
         /* The hardware where it is there, else the emulation. */
         sleapc_predictor_opts o = sleapc_predictor_opts_default();
@@ -277,9 +298,9 @@ int main(int argc, char **argv)
         sleapc_predictor_destroy(p);
     }
     if (!backend)
-        backend = precision == SLEAPC_PRECISION_BF16 ? "onednn" : "native";
-    printf("bf16 (%s on %s) against fp32 (auto), batch %d\n",
-           precision == SLEAPC_PRECISION_BF16 ? "bf16" : "bf16-emulated", backend, BATCH);
+        backend = precision == SLEAPC_PRECISION_BF16_EMULATED ? "native" : "onednn";
+    printf("%s on %s against fp32 (auto), batch %d\n", sleapc_precision_name(precision), backend,
+           BATCH);
     int rc = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (!only || strcmp(only, cases[i].name) == 0)

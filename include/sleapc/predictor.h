@@ -104,12 +104,15 @@ SLEAPC_API void sleapc_predictor_reset_stats(sleapc_predictor *p);
  * runs it ("auto" resolved to the backend it chose once it has measured) and
  * the precision it computes in (FP32 once a bf16 model fell back after its
  * first batch). bf16_error: the worst head's relative L2 from float32 on the
- * first bf16 batch, -1 when not measured. Strings belong to the predictor. */
+ * first bf16 batch; bf16_moved: the share of keypoints bf16 was expected to
+ * move by a grid cell or drop, from that batch; each -1 when not measured.
+ * Strings belong to the predictor. */
 typedef struct sleapc_stage_info {
     const char *model;
     const char *backend;
     sleapc_precision precision;
     double bf16_error;
+    double bf16_moved;
 } sleapc_stage_info;
 /* Stages of the predictor's layer (1 or 2). */
 SLEAPC_API int sleapc_predictor_n_stages(const sleapc_predictor *p);

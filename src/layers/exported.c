@@ -42,7 +42,8 @@ sleapc_stage_info sleapc__exported_stage_info(const sleapc_exported_stage *s)
     return (sleapc_stage_info){.model = s->model->dir,
                                .backend = sleapc__backend_name(s->be),
                                .precision = s->precision,
-                               .bf16_error = -1};
+                               .bf16_error = -1,
+                               .bf16_moved = -1};
 }
 
 void sleapc__exported_stage_free(sleapc_exported_stage *s)

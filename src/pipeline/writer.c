@@ -123,6 +123,8 @@ static void add_stages(cJSON *j, const sleapc_predictor *p)
         cJSON_AddStringToObject(e, "precision", sleapc__precision_name(s[i].precision));
         if (s[i].bf16_error >= 0)
             cJSON_AddNumberToObject(e, "bf16_head_rel_l2", s[i].bf16_error);
+        if (s[i].bf16_moved >= 0)
+            cJSON_AddNumberToObject(e, "bf16_expected_moved", s[i].bf16_moved);
         cJSON_AddItemToArray(stages, e);
     }
 }
