@@ -3,6 +3,7 @@
 #include <math.h>
 
 #define SQRT2 1.4142135623730951
+#define SQRT_2_OVER_PI 0.7978845608028654
 
 /* (y, x) is a local maximum of a (h, w) plane: no neighbour higher (as the
  * peak finders take it). */
@@ -29,7 +30,7 @@ typedef struct sums {
 static void peak(const float *a, const float *b, int64_t h, int64_t w, int64_t y, int64_t x,
                  float thr, double second, int pass, sleapc_bf16_fragility *f, sums *s)
 {
-    double va = a[y * w + x], vb = b[y * w + x], margin = INFINITY;
+    double va = a[y * w + x], vb = b[y * w + x];
     for (int64_t dy = -1; dy <= 1; dy++)
         for (int64_t dx = -1; dx <= 1; dx++) {
             int64_t yy = y + dy, xx = x + dx;
@@ -40,16 +41,32 @@ static void peak(const float *a, const float *b, int64_t h, int64_t w, int64_t y
                 s->d2 += (db - da) * (db - da);
                 s->n_d++;
             }
-            margin = fmin(margin, da);
         }
     if (pass == 0) {
         s->v2 += (vb - va) * (vb - va);
         f->peaks++;
         return;
     }
+    /* A neighbour overtakes the maximum when bf16 changes their difference
+     * by more than its margin. Near a tie the margin grows linearly with how
+     * far the true peak lies from the midpoint between the two cells, at
+     * the rate k = 2C - L - R (the second difference across the maximum, C,
+     * along that axis): with that distance uniform over [0, 1/2] and the
+     * change normal with spread sigma_d, a flip has probability
+     * integral 2 * 0.5 erfc(k u / (sqrt2 sigma_d)) du = sqrt(2/pi) sigma_d / k
+     * (k u >> sigma_d at u = 1/2). This averages over where the peak may lie
+     * instead of using where it happens to lie in this batch, which a few
+     * frames would show too rarely near a tie to count. */
     double moved = 0;
-    if (isfinite(margin))
-        moved = f->sigma_d > 0 ? 0.5 * erfc(margin / (SQRT2 * f->sigma_d)) : 0;
+    if (f->sigma_d > 0) {
+        for (int axis = 0; axis < 2; axis++) {
+            int64_t dy = axis, dx = 1 - axis;
+            bool lo = y - dy >= 0 && x - dx >= 0, hi = y + dy < h && x + dx < w;
+            double l = lo ? a[(y - dy) * w + (x - dx)] : 0, r = hi ? a[(y + dy) * w + (x + dx)] : 0;
+            double k = lo && hi ? 2 * va - l - r : lo ? 2 * (va - l) : hi ? 2 * (va - r) : INFINITY;
+            moved += k > 0 ? fmin(0.5, SQRT_2_OVER_PI * f->sigma_d / k) : 0.5;
+        }
+    }
     /* Two maxima apart: their difference changes by sqrt2 sigma_v. */
     if (!isnan(second))
         moved += f->sigma_v > 0 ? 0.5 * erfc((va - second) / (2 * f->sigma_v)) : 0;

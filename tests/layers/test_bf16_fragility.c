@@ -1,11 +1,13 @@
 /* The bf16 fragility estimate (layers/bf16_fragility.h) against counted
- * events, where its assumption holds by construction: float32 maps with a
- * known peak layout, and "bf16" maps that are the same plus independent
- * normal errors of spread sigma (a deterministic generator). Over thousands
- * of peaks with margins spread around sigma, the estimate's expected count
- * of peaks that move (a neighbour or, on a global-maximum head, the runner-up
- * overtakes the maximum) and that cross the threshold must match the counted
- * ones within 5 binomial standard deviations (plus one event); a spread off
+ * events, where its assumptions hold by construction: float32 maps with a
+ * known peak layout (quadratic peaks whose centre lies anywhere within their
+ * cell; runner-up maxima and threshold margins spread around sigma), and
+ * "bf16" maps that are the same plus independent normal errors of spread
+ * sigma (a deterministic generator). Over thousands of peaks, the estimate's
+ * expected count of peaks that move (a neighbour or, on a global-maximum
+ * head, the runner-up overtakes the maximum) and that cross the threshold
+ * must match the counted ones within 5 binomial standard deviations (plus
+ * one event); a spread off
  * by sqrt2 would miss the ~500 events of each kind by ~200, twice that. With
  * no error, nothing moves and the spreads are zero. */
 #include <math.h>
@@ -20,6 +22,7 @@
 #define H 5
 #define W 9
 #define SIGMA 0.01
+#define K 0.2 /* K/2 >> sqrt2 sigma: the estimate's premise */
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
 
@@ -50,8 +53,9 @@ static void check(const char *what, const events *e)
               what, e->expected, e->counted);
 }
 
-/* Plane k: the maximum 1.0 at (2, 2); one neighbour (2, 3) below it by a
- * margin from 0 to 4 sigma; global planes also hold a runner-up maximum at
+/* Plane k: the maximum at (2, 2), a quadratic peak of second difference K
+ * centred at a uniform random point of that cell, so that its neighbours
+ * fall short of it by 0 to K/2; global planes also hold a runner-up maximum at
  * (2, 6), below by a gap from 0 to 5 sigma, with its own neighbours low;
  * threshold planes put the maximum at t + 0 to 4 sigma. The rest lies below
  * the threshold or far below the maximum's neighbours. */
@@ -64,10 +68,14 @@ static void fill(float *a, int kind, int k, double t)
         for (int x = 1; x <= 3; x++)
             a[y * W + x] = 0.5f;
     a[2 * W + 2] = 1.0f;
-    if (kind == 0)
-        a[2 * W + 3] = (float)(1.0 - 4 * SIGMA * f);
+    if (kind <= 1) {
+        double x0 = 2 + uniform() - 0.5, y0 = 2 + uniform() - 0.5;
+        for (int y = 1; y <= 3; y++)
+            for (int x = 1; x <= 3; x++)
+                a[y * W + x] = (float)(1.0 - 0.5 * K * ((x - x0) * (x - x0) + (y - y0) * (y - y0)));
+    }
     if (kind == 1)
-        a[2 * W + 6] = (float)(1.0 - 5 * SIGMA * f);
+        a[2 * W + 6] = (float)(a[2 * W + 2] - 5 * SIGMA * f);
     if (kind == 2) {
         a[2 * W + 2] = (float)(t + 4 * SIGMA * f);
         for (int y = 1; y <= 3; y++)
