@@ -5,11 +5,13 @@
  *
  *   bench_auto [--frames N] [--rounds R] [--threads T] [--case NAME]
  *
- * Each predictor is made once and first runs one batch untimed, so auto's
+ * Each predictor is made once and first runs one batch (4 frames, the
+ * default batch size) untimed, so auto measures on the steady shape and its
  * measurement and every backend's planning stay out of the timing (auto is
  * judged on what it chose, as a long video sees it). Then R rounds: in each,
- * every predictor runs the N frames in turns, so a burst of load elsewhere
- * does not fall on one of them only; each keeps its best round (a shared
+ * every predictor runs the N frames in turns, in an order rotated by one
+ * each round, so a burst of load elsewhere does not fall on one of them
+ * only; each keeps its best round (a shared
  * machine only ever adds time). Cases (data from SLEAPC_DATA_DIR, default
  * ../shared/data):
  *   topdown   minimal_instance centroid + centered instance, centered_pair_small.mp4
@@ -24,6 +26,7 @@
 #include "sleapc/runner.h"
 
 #define MAX_BE 8
+#define WARM 4 /* frames of the untimed first batch */
 
 typedef struct bench_case {
     const char *name;
@@ -84,28 +87,31 @@ static int run_case(const bench_case *c, const char *data, int64_t frames, int r
     int64_t total = sleapc_input_n_frames(in);
     if (frames > total)
         frames = total;
-    int64_t *idx = malloc((size_t)(frames + 1) * sizeof *idx);
+    int64_t *idx = malloc((size_t)frames * sizeof *idx);
     if (!idx) {
         sleapc_input_close(in);
         return 1;
     }
-    /* The timed frames follow the untimed first one. */
+    /* The timed frames follow the untimed first batch. */
+    int64_t first[WARM] = {0, 1, 2, 3};
     for (int64_t k = 0; k < frames; k++)
-        idx[k] = (1 + k) % total;
+        idx[k] = (WARM + k) % total;
     for (int b = 0; b < n; b++) {
         sleapc_predictor_opts o = sleapc_predictor_opts_default();
         o.backend = names[b];
         o.n_threads = threads;
-        int64_t first = 0;
         if (sleapc_predictor_create(mp, c->n_models, &o, &p[b]) ||
-            sleapc_predict_input(p[b], in, &first, 1, NULL, NULL)) {
+            sleapc_predict_input(p[b], in, first, total < WARM ? total : WARM, NULL, NULL)) {
             printf("%-9s %-8s skipped: %s\n", c->name, names[b], sleapc_last_error());
             sleapc_predictor_destroy(p[b]);
             p[b] = NULL;
         }
     }
+    /* Each round starts one predictor further on: none always runs right
+     * after the same one (whose threads may still spin, e.g. XNNPACK's). */
     for (int r = 0; r < rounds; r++)
-        for (int b = 0; b < n; b++) {
+        for (int j = 0; j < n; j++) {
+            int b = (j + r) % n;
             if (!p[b])
                 continue;
             sleapc_predictor_reset_stats(p[b]);
