@@ -1,8 +1,8 @@
 /* How far bf16 predictions are from float32 on whole videos, and how much
  * faster, measured in one run on the same frames:
  *
- *   bench_bf16_agreement [--frames N] [--precision bf16|bf16-emulated]
- *                        [--backend NAME] [--case NAME]
+ *   bench_bf16_agreement [--frames N] [--precision bf16|bf16-emulated|fp32]
+ *                        [--backend NAME] [--case NAME] [--verbose]
  *
  * Cases (data from SLEAPC_DATA_DIR, default ../shared/data):
  *   topdown    minimal_instance centroid + centered instance, centered_pair_small.mp4
@@ -12,7 +12,10 @@
  * Per case: the share of points within 0.1 / 0.5 / 1 px of float32 (instances
  * paired greedily by mean point distance; a point present in one precision
  * only counts as outside), frames with the same instance count, instances
- * whose class differs (multi-class), and the time of each precision. bf16
+ * whose class differs (multi-class), and the time of each precision; then
+ * what each bf16 stage ran in (a model that fails the first-batch check runs
+ * float32) and the share of each model's convolution FLOPs that the mixed-
+ * precision split (SLEAPC_BF16_KEEP, bf16_policy.h) leaves in bf16. bf16
  * defaults to oneDNN's kernels where the CPU has them, else the exact
  * emulation (which gives the same figures at float32 speed or slower). */
 #include <math.h>
@@ -21,6 +24,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "backends/bf16_policy.h"
+#include "model/model_impl.h"
+#include "sleapc/model.h"
 #include "sleapc/predictor.h"
 #include "sleapc/video.h"
 
@@ -75,8 +81,11 @@ static double inst_dist(const sleapc_instance *a, const sleapc_instance *b, int 
     return n ? sum / n : INFINITY;
 }
 
+/* --verbose: each point beyond 0.5 px, each frame whose count differs. */
+static bool verbose;
+
 static void compare_frame(const sleapc_predictor *p32, const sleapc_predictor *p16, int f,
-                          tally *t)
+                          int64_t frame, tally *t)
 {
     int n_nodes = sleapc_predictor_n_nodes(p32);
     int na = sleapc_predictor_n_instances(p32, f), nb = sleapc_predictor_n_instances(p16, f);
@@ -89,6 +98,8 @@ static void compare_frame(const sleapc_predictor *p32, const sleapc_predictor *p
         sleapc_predictor_instance(p16, f, i, &b[i]);
     t->frames++;
     t->same_count += na == nb;
+    if (verbose && na != nb)
+        printf("  frame %lld: %d instances in fp32, %d in bf16\n", (long long)frame, na, nb);
     bool used[MAX_INST] = {false};
     for (int i = 0; i < na; i++) {
         int best = -1;
@@ -112,6 +123,14 @@ static void compare_frame(const sleapc_predictor *p32, const sleapc_predictor *p
             t->within01 += d <= 0.1;
             t->within05 += d <= 0.5;
             t->within1 += d <= 1.0;
+            if (verbose && d > 0.5)
+                printf("  frame %lld: instance %d node %d: %.2f px (score fp32 %.3f, bf16 "
+                       "%.3f; centroid moved %.3f px)\n",
+                       (long long)frame, i, k, d, a[i].point_scores[k],
+                       b[best].point_scores[k],
+                       a[i].has_centroid ? hypot(a[i].centroid[0] - b[best].centroid[0],
+                                                 a[i].centroid[1] - b[best].centroid[1])
+                                         : 0.0);
         }
         if (best >= 0) {
             used[best] = true;
@@ -119,6 +138,39 @@ static void compare_frame(const sleapc_predictor *p32, const sleapc_predictor *p
         } else {
             t->class_differs += a[i].track >= 0;
         }
+    }
+}
+
+/* The share of the model's convolution FLOPs in bf16 under the keep bits in
+ * force: the same at every input size of a fully convolutional network. */
+static double bf16_share(const char *model_dir)
+{
+    sleapc_model *m = NULL;
+    sleapc_bf16_plan plan;
+    double share = -1;
+    if (sleapc_model_load(model_dir, &m) == SLEAPC_OK &&
+        sleapc__bf16_plan_make(&m->graph, sleapc__bf16_keep_default(), &plan) == SLEAPC_OK) {
+        int64_t side = 8 * (m->graph.max_stride > 1 ? m->graph.max_stride : 2);
+        share = sleapc__bf16_plan_flop_share(&m->graph, &plan, side, side);
+        sleapc__bf16_plan_free(&plan);
+    }
+    sleapc_model_destroy(m);
+    return share;
+}
+
+static void print_stages(const sleapc_predictor *p)
+{
+    for (int i = 0; i < sleapc_predictor_n_stages(p); i++) {
+        sleapc_stage_info s;
+        if (sleapc_predictor_stage_info(p, i, &s))
+            continue;
+        const char *slash = strrchr(s.model, '/');
+        printf("    %s: ran %s on %s; first batch: heads %.2f%% from fp32, %.2f%% of keypoints "
+               "expected to move; %.1f%% of FLOPs in bf16 (keep %u)\n",
+               slash ? slash + 1 : s.model, sleapc_precision_name(s.precision), s.backend,
+               100 * s.bf16_error, 100 * s.bf16_moved,
+               s.precision == SLEAPC_PRECISION_FP32 ? 0.0 : 100 * bf16_share(s.model),
+               sleapc__bf16_keep_default());
     }
 }
 
@@ -178,7 +230,7 @@ static int run_case(const bench_case *c, const char *data, long max_frames, cons
         t.s32 += t1 - t0;
         t.s16 += t2 - t1;
         for (int k = 0; k < b && !st; k++)
-            compare_frame(p32, p16, k, &t);
+            compare_frame(p32, p16, k, f0 + k, &t);
     }
     if (st)
         fprintf(stderr, "%s: %s\n", c->name, sleapc_last_error());
@@ -190,6 +242,9 @@ static int run_case(const bench_case *c, const char *data, long max_frames, cons
                100.0 * t.within05 / (double)t.points, 100.0 * t.within1 / (double)t.points,
                100.0 * t.same_count / (double)t.frames, t.class_differs, t.instances, t.s32,
                t.s16, t.s32 / t.s16);
+    if (!st)
+        print_stages(p16);
+    fflush(stdout);
     sleapc_predictor_destroy(p32);
     sleapc_predictor_destroy(p16);
     sleapc_video_close(v);
@@ -210,9 +265,11 @@ int main(int argc, char **argv)
             backend = argv[++i];
         else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
             only = argv[++i];
+        else if (strcmp(argv[i], "--verbose") == 0)
+            verbose = true;
         else {
-            fprintf(stderr, "usage: %s [--frames N] [--precision bf16|bf16-emulated] "
-                            "[--backend NAME] [--case topdown|bottomup|multiclass]\n",
+            fprintf(stderr, "usage: %s [--frames N] [--precision bf16|bf16-emulated|fp32] "
+                            "[--backend NAME] [--case topdown|bottomup|multiclass] [--verbose]\n",
                     argv[0]);
             return 2;
         }
@@ -223,6 +280,10 @@ int main(int argc, char **argv)
     sleapc_precision precision = SLEAPC_PRECISION_BF16;
     if (prec && strcmp(prec, "bf16-emulated") == 0)
         precision = SLEAPC_PRECISION_BF16_EMULATED;
+    /* fp32 on another backend: how far float32 itself moves when only the
+     * order of its sums changes (the floor any bf16 figure is read against) */
+    if (prec && strcmp(prec, "fp32") == 0)
+        precision = SLEAPC_PRECISION_FP32;
     if (!prec) {
         /* The hardware where it is there, else the emulation. */
         sleapc_predictor_opts o = sleapc_predictor_opts_default();
@@ -237,9 +298,9 @@ int main(int argc, char **argv)
         sleapc_predictor_destroy(p);
     }
     if (!backend)
-        backend = precision == SLEAPC_PRECISION_BF16 ? "onednn" : "native";
-    printf("bf16 (%s on %s) against fp32 (auto), batch %d\n",
-           precision == SLEAPC_PRECISION_BF16 ? "bf16" : "bf16-emulated", backend, BATCH);
+        backend = precision == SLEAPC_PRECISION_BF16_EMULATED ? "native" : "onednn";
+    printf("%s on %s against fp32 (auto), batch %d\n", sleapc_precision_name(precision), backend,
+           BATCH);
     int rc = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (!only || strcmp(only, cases[i].name) == 0)

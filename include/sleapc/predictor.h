@@ -127,6 +127,28 @@ typedef struct sleapc_predictor_stats {
 SLEAPC_API sleapc_predictor_stats sleapc_predictor_get_stats(const sleapc_predictor *p);
 SLEAPC_API void sleapc_predictor_reset_stats(sleapc_predictor *p);
 
+/* What each network stage runs on now: its model folder, the backend that
+ * runs it ("auto" resolved to the backend it chose once it has measured) and
+ * the precision it computes in (FP32 once a bf16 model fell back after its
+ * first batch). bf16_error: the worst head's relative L2 from float32 on the
+ * first bf16 batch; bf16_moved: the share of keypoints bf16 was expected to
+ * move by a grid cell or drop, from that batch; each -1 when not measured.
+ * Strings belong to the predictor. */
+typedef struct sleapc_stage_info {
+    const char *model;
+    const char *backend;
+    sleapc_precision precision;
+    double bf16_error;
+    double bf16_moved;
+} sleapc_stage_info;
+/* Stages of the predictor's layer (1 or 2). */
+SLEAPC_API int sleapc_predictor_n_stages(const sleapc_predictor *p);
+/* Returns SLEAPC_OK or SLEAPC_ERR_INVALID_ARG (no such stage, NULL out). */
+SLEAPC_API sleapc_status sleapc_predictor_stage_info(const sleapc_predictor *p, int i,
+                                                     sleapc_stage_info *out);
+/* "fp32", "bf16", "fp16" or "bf16-emulated". */
+SLEAPC_API const char *sleapc_precision_name(sleapc_precision precision);
+
 /* Frames of the last run, and their instances in the layer's order.
  * Instances whose points are all missing are left out, as sleap-nn does. */
 SLEAPC_API int sleapc_predictor_n_frames(const sleapc_predictor *p);

@@ -1,4 +1,5 @@
 /* Public predictor functions: check arguments, call the pipeline. */
+#include "backends/backend.h"
 #include "core/dtype.h"
 #include "core/error.h"
 #include "pipeline/predictor_impl.h"
@@ -67,6 +68,28 @@ void sleapc_predictor_set_abort(sleapc_predictor *p, sleapc_abort_fn fn, void *u
 const char *sleapc_predictor_layer_name(const sleapc_predictor *p)
 {
     return p ? sleapc__predictor_layer_name(p) : "";
+}
+
+int sleapc_predictor_n_stages(const sleapc_predictor *p)
+{
+    sleapc_stage_info s[2];
+    return p ? sleapc__predictor_stages(p, s) : 0;
+}
+
+sleapc_status sleapc_predictor_stage_info(const sleapc_predictor *p, int i,
+                                          sleapc_stage_info *out)
+{
+    sleapc_stage_info s[2];
+    int n = p ? sleapc__predictor_stages(p, s) : 0;
+    if (!out || i < 0 || i >= n)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predictor stage info: no stage %d", i);
+    *out = s[i];
+    return SLEAPC_OK;
+}
+
+const char *sleapc_precision_name(sleapc_precision precision)
+{
+    return sleapc__precision_name(precision);
 }
 
 const char *sleapc_predictor_skeleton_name(const sleapc_predictor *p)

@@ -167,6 +167,21 @@ const char *sleapc__backend_name(const sleapc_backend *be)
     return serving ? serving : be->ops->name;
 }
 
+const char *sleapc__precision_name(sleapc_precision precision)
+{
+    switch (precision) {
+    case SLEAPC_PRECISION_FP32:
+        return "fp32";
+    case SLEAPC_PRECISION_BF16:
+        return "bf16";
+    case SLEAPC_PRECISION_FP16:
+        return "fp16";
+    case SLEAPC_PRECISION_BF16_EMULATED:
+        return "bf16-emulated";
+    }
+    return "?";
+}
+
 void sleapc__backend_destroy(sleapc_backend *be)
 {
     if (be)

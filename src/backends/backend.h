@@ -84,6 +84,9 @@ void sleapc__backend_destroy(sleapc_backend *be);
  * the one it chose (the best-scoring one until it has measured). */
 const char *sleapc__backend_name(const sleapc_backend *be);
 
+/* "fp32", "bf16", "fp16", "bf16-emulated" ("?" for another value). */
+const char *sleapc__precision_name(sleapc_precision precision);
+
 /* Compiled-in factories (registry.c). */
 int sleapc__backend_count(void);
 const struct sleapc_backend_factory *sleapc__backend_factory(int i);

@@ -34,7 +34,7 @@ unsigned sleapc__bf16_keep_default(void)
     if (e && *e) {
         char *end = NULL;
         unsigned long v = strtoul(e, &end, 0);
-        if (end && *end == '\0' && v <= SLEAPC_BF16_KEEP_DEFAULT)
+        if (end && *end == '\0' && v <= SLEAPC_BF16_KEEP_ALL)
             return (unsigned)v;
     }
     return SLEAPC_BF16_KEEP_DEFAULT;
@@ -83,8 +83,11 @@ sleapc_status sleapc__bf16_plan_make(const sleapc_graph *g, unsigned keep, sleap
         sleapc__bf16_plan_free(out);
         return sleapc__fail(SLEAPC_ERR_NOMEM, "bf16 plan: out of memory");
     }
+    bool decoder = false;
     for (int i = 0; i < n; i++) {
         const sleapc_node *nd = &g->nodes[i];
+        decoder = decoder || nd->op == SLEAPC_OP_UPSAMPLE2X ||
+                  nd->op == SLEAPC_OP_CONV_TRANSPOSE2D || nd->op == SLEAPC_OP_RESIZE_LIKE;
         if (nd->op > SLEAPC_OP_LINEAR) {
             sleapc__free(fp32);
             sleapc__bf16_plan_free(out);
@@ -97,6 +100,8 @@ sleapc_status sleapc__bf16_plan_make(const sleapc_graph *g, unsigned keep, sleap
         if ((keep & SLEAPC_BF16_KEEP_FIRST) && nd->n_inputs > 0 && nd->inputs[0] == 0)
             fp32[i] = true;
         if ((keep & SLEAPC_BF16_KEEP_HEADS) && is_output(g, i))
+            fp32[i] = true;
+        if ((keep & SLEAPC_BF16_KEEP_DECODER) && decoder)
             fp32[i] = true;
     }
     /* Each head's last block: the chain of plain convolutions feeding it,
@@ -164,4 +169,19 @@ sleapc_status sleapc__bf16_plan_make(const sleapc_graph *g, unsigned keep, sleap
     }
     sleapc__free(fp32);
     return SLEAPC_OK;
+}
+
+double sleapc__bf16_plan_flop_share(const sleapc_graph *g, const sleapc_bf16_plan *p, int64_t h,
+                                    int64_t w)
+{
+    int64_t(*shapes)[4] = sleapc__malloc((size_t)g->n_nodes * sizeof *shapes);
+    double all = 0, bf16 = 0;
+    if (shapes && sleapc__graph_infer_shapes(g, 1, h, w, shapes) == SLEAPC_OK)
+        for (int i = 0; i < g->n_nodes && i < p->n; i++) {
+            double f = sleapc__graph_node_flops(g, i, shapes[i]);
+            all += f;
+            bf16 += p->compute[i] ? f : 0;
+        }
+    sleapc__free(shapes);
+    return all > 0 ? bf16 / all : 0;
 }

@@ -28,12 +28,19 @@
  * 2.6e-2 to 1.3e-1), and its keypoints can move by whole peaks. */
 #define SLEAPC_BF16_HEAD_BUDGET 2e-2
 
+/* The share of keypoints bf16 may be expected to move by a grid cell or
+ * drop (layers/bf16_fragility.h): the goal of 99.5% of points within 0.5 px
+ * of float32 leaves 0.5% for such jumps. */
+#define SLEAPC_BF16_PEAK_BUDGET 5e-3
+
 /* Which nodes stay float32 (bits may be or'ed). */
 enum {
     SLEAPC_BF16_KEEP_FIRST = 1u,  /* the convolutions that read the image */
     SLEAPC_BF16_KEEP_HEADS = 2u,  /* the convolutions that write a graph output */
     SLEAPC_BF16_KEEP_LAST = 4u,   /* each head's last decoder block */
-    SLEAPC_BF16_KEEP_DEFAULT = 7u
+    SLEAPC_BF16_KEEP_DECODER = 8u, /* every convolution from the first upsampling on */
+    SLEAPC_BF16_KEEP_DEFAULT = 7u,
+    SLEAPC_BF16_KEEP_ALL = 15u
 };
 
 typedef struct sleapc_bf16_plan {
@@ -53,6 +60,11 @@ void sleapc__bf16_plan_free(sleapc_bf16_plan *p);
 /* The keep bits from SLEAPC_BF16_KEEP (a number) when set, else the default:
  * lets a measurement try other splits without a rebuild. */
 unsigned sleapc__bf16_keep_default(void);
+
+/* The share of g's FLOPs (convolutions) that plan p computes in bf16 for
+ * one (h, w) input; 0 when the shapes cannot be inferred. */
+double sleapc__bf16_plan_flop_share(const sleapc_graph *g, const sleapc_bf16_plan *p, int64_t h,
+                                    int64_t w);
 
 /* Round float32 to the nearest bfloat16 (ties to even), kept as float32. */
 float sleapc__bf16_round(float x);

@@ -170,8 +170,15 @@ static void bottomup_destroy(sleapc_layer *l)
     sleapc__free(bu);
 }
 
+static int bottomup_stages(const sleapc_layer *l, sleapc_stage_info *out)
+{
+    const bottomup_layer *bu = l->impl;
+    out[0] = sleapc__stage_info(&bu->stage);
+    return 1;
+}
+
 static const struct sleapc_layer_ops bottomup_ops = {
-    .name = "BottomUpLayer", .run = bottomup_run, .destroy = bottomup_destroy};
+    .name = "BottomUpLayer", .run = bottomup_run, .destroy = bottomup_destroy, .stages = bottomup_stages};
 
 sleapc_status sleapc__bottomup_layer_create(const sleapc_model *m, const sleapc_predictor_opts *o,
                                             sleapc_layer **out)

@@ -101,8 +101,15 @@ static void bumc_destroy(sleapc_layer *l)
     sleapc__free(bm);
 }
 
+static int bumc_stages(const sleapc_layer *l, sleapc_stage_info *out)
+{
+    const bumc_layer *bm = l->impl;
+    out[0] = sleapc__stage_info(&bm->stage);
+    return 1;
+}
+
 static const struct sleapc_layer_ops bumc_ops = {
-    .name = "BottomUpMultiClassLayer", .run = bumc_run, .destroy = bumc_destroy};
+    .name = "BottomUpMultiClassLayer", .run = bumc_run, .destroy = bumc_destroy, .stages = bumc_stages};
 
 sleapc_status sleapc__bottomup_multiclass_layer_create(const sleapc_model *m,
                                                        const sleapc_predictor_opts *o,

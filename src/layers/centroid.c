@@ -42,8 +42,15 @@ static void centroid_destroy(sleapc_layer *l)
     sleapc__free(cl);
 }
 
+static int centroid_stages(const sleapc_layer *l, sleapc_stage_info *out)
+{
+    const centroid_layer *cl = l->impl;
+    out[0] = sleapc__stage_info(&cl->finder.stage);
+    return 1;
+}
+
 static const struct sleapc_layer_ops centroid_ops = {
-    .name = "CentroidLayer", .run = centroid_run, .destroy = centroid_destroy};
+    .name = "CentroidLayer", .run = centroid_run, .destroy = centroid_destroy, .stages = centroid_stages};
 
 sleapc_status sleapc__centroid_layer_create(const sleapc_model *m, const sleapc_predictor_opts *o,
                                             sleapc_layer **out)

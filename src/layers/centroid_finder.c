@@ -21,7 +21,9 @@ sleapc_status sleapc__centroid_finder_init(sleapc_centroid_finder *f, const slea
     f->refine_k = sleapc__layer_refine_k(o);
     f->max_instances = o->max_instances;
     sleapc_preprocess_opts pp = sleapc__layer_preprocess_opts(m, o, true);
-    return sleapc__stage_init(&f->stage, m, o, &pp);
+    sleapc_status st = sleapc__stage_init(&f->stage, m, o, &pp);
+    f->stage.peak_threshold = (float)threshold;
+    return st;
 }
 
 void sleapc__centroid_finder_free(sleapc_centroid_finder *f)

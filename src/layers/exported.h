@@ -14,6 +14,7 @@
 typedef struct sleapc_exported_stage {
     const sleapc_model *model;  /* borrowed */
     sleapc_backend *be;         /* baked_postproc */
+    sleapc_precision precision;
     int64_t in_c;               /* channels the graph takes */
     int64_t warm_shape[4];      /* input shape the backend last warmed up for */
     uint8_t *coerced;           /* frames converted to in_c channels */
@@ -34,6 +35,9 @@ void sleapc__exported_stage_free(sleapc_exported_stage *s);
  * to the caller. */
 sleapc_status sleapc__exported_stage_run(sleapc_exported_stage *s, const uint8_t *frames,
                                          int64_t b, int64_t c, int64_t h, int64_t w);
+
+/* What the stage runs on (the layers' stages op). */
+sleapc_stage_info sleapc__exported_stage_info(const sleapc_exported_stage *s);
 
 /* Output `name` of the last run, checked: dtype, ndim, and each dims[i] that
  * is >= 0 (dims[0] is the batch). */

@@ -160,8 +160,16 @@ static void ebu_destroy(sleapc_layer *l)
     sleapc__free(e);
 }
 
+static int ebu_stages(const sleapc_layer *l, sleapc_stage_info *out)
+{
+    const ebu_layer *e = l->impl;
+    out[0] = sleapc__exported_stage_info(&e->stage);
+    return 1;
+}
+
 static const struct sleapc_layer_ops ebu_ops = {
-    .name = "ExportedBottomUpLayer", .run = ebu_run, .destroy = ebu_destroy};
+    .name = "ExportedBottomUpLayer", .run = ebu_run, .destroy = ebu_destroy,
+    .stages = ebu_stages};
 
 sleapc_status sleapc__exported_bottomup_layer_create(const sleapc_model *m,
                                                      const sleapc_predictor_opts *o,

@@ -162,8 +162,16 @@ static void ebmc_destroy(sleapc_layer *l)
     sleapc__free(e);
 }
 
+static int ebmc_stages(const sleapc_layer *l, sleapc_stage_info *out)
+{
+    const ebmc_layer *e = l->impl;
+    out[0] = sleapc__exported_stage_info(&e->stage);
+    return 1;
+}
+
 static const struct sleapc_layer_ops ebmc_ops = {
-    .name = "ExportedBottomUpMultiClassLayer", .run = ebmc_run, .destroy = ebmc_destroy};
+    .name = "ExportedBottomUpMultiClassLayer", .run = ebmc_run, .destroy = ebmc_destroy,
+    .stages = ebmc_stages};
 
 sleapc_status sleapc__exported_bottomup_multiclass_layer_create(const sleapc_model *m,
                                                                 const sleapc_predictor_opts *o,

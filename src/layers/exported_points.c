@@ -137,14 +137,25 @@ static void points_destroy(sleapc_layer *l)
 }
 
 /* sleap-nn's class names, by export kind. */
+static int points_stages(const sleapc_layer *l, sleapc_stage_info *out)
+{
+    const points_layer *pl = l->impl;
+    out[0] = sleapc__exported_stage_info(&pl->stage);
+    return 1;
+}
+
 static const struct sleapc_layer_ops single_ops = {
-    .name = "ExportedSingleInstanceLayer", .run = points_run, .destroy = points_destroy};
+    .name = "ExportedSingleInstanceLayer", .run = points_run, .destroy = points_destroy,
+    .stages = points_stages};
 static const struct sleapc_layer_ops centered_ops = {
-    .name = "ExportedCenteredInstanceLayer", .run = points_run, .destroy = points_destroy};
+    .name = "ExportedCenteredInstanceLayer", .run = points_run, .destroy = points_destroy,
+    .stages = points_stages};
 static const struct sleapc_layer_ops centroid_ops = {
-    .name = "ExportedCentroidLayer", .run = points_run, .destroy = points_destroy};
+    .name = "ExportedCentroidLayer", .run = points_run, .destroy = points_destroy,
+    .stages = points_stages};
 static const struct sleapc_layer_ops topdown_ops = {
-    .name = "ExportedTopDownLayer", .run = points_run, .destroy = points_destroy};
+    .name = "ExportedTopDownLayer", .run = points_run, .destroy = points_destroy,
+    .stages = points_stages};
 
 /* ExportedCentroidLayer's anchor: anchor_part's index in the node names,
  * node 0 when the export names none. */

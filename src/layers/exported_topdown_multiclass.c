@@ -151,8 +151,16 @@ static void tdmc_destroy(sleapc_layer *l)
     sleapc__free(t);
 }
 
+static int tdmc_stages(const sleapc_layer *l, sleapc_stage_info *out)
+{
+    const tdmc_layer *t = l->impl;
+    out[0] = sleapc__exported_stage_info(&t->stage);
+    return 1;
+}
+
 static const struct sleapc_layer_ops tdmc_ops = {
-    .name = "ExportedTopDownMultiClassLayer", .run = tdmc_run, .destroy = tdmc_destroy};
+    .name = "ExportedTopDownMultiClassLayer", .run = tdmc_run, .destroy = tdmc_destroy,
+    .stages = tdmc_stages};
 
 sleapc_status sleapc__exported_topdown_multiclass_layer_create(const sleapc_model *m,
                                                                const sleapc_predictor_opts *o,

@@ -22,6 +22,8 @@ struct sleapc_layer_ops {
      * room for `instances` instances a frame. */
     sleapc_status (*warmup)(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
                             int64_t h, int64_t w, int64_t instances);
+    /* What each network stage runs on now (at most 2): the count filled. */
+    int (*stages)(const sleapc_layer *l, sleapc_stage_info *out);
 };
 
 struct sleapc_layer {

@@ -84,10 +84,17 @@ static void global_destroy(sleapc_layer *l)
     sleapc__free(g);
 }
 
+static int global_stages(const sleapc_layer *l, sleapc_stage_info *out)
+{
+    const global_layer *g = l->impl;
+    out[0] = sleapc__stage_info(&g->stage);
+    return 1;
+}
+
 static const struct sleapc_layer_ops single_instance_ops = {
-    .name = "SingleInstanceLayer", .run = global_run, .destroy = global_destroy};
+    .name = "SingleInstanceLayer", .run = global_run, .destroy = global_destroy, .stages = global_stages};
 static const struct sleapc_layer_ops centered_instance_ops = {
-    .name = "CenteredInstanceLayer", .run = global_run, .destroy = global_destroy};
+    .name = "CenteredInstanceLayer", .run = global_run, .destroy = global_destroy, .stages = global_stages};
 
 static sleapc_status create(const sleapc_model *m, const sleapc_predictor_opts *o, bool full,
                             const char *head, const struct sleapc_layer_ops *ops,

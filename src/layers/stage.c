@@ -1,9 +1,11 @@
 #include "layers/stage.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backends/bf16_policy.h"
+#include "layers/bf16_fragility.h"
 #include "core/alloc.h"
 #include "core/error.h"
 
@@ -26,6 +28,8 @@ sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m,
     s->legacy = m->cfg.legacy;
     s->precision = o->precision;
     s->bf16_error = -1;
+    s->bf16_moved = -1;
+    s->peak_threshold = (float)o->peak_threshold;
     sleapc_backend_opts bo = {.n_threads = o->n_threads, .precision = o->precision};
     sleapc_status st = sleapc__backend_create(o->backend, &m->graph, &bo, &s->be);
     if (st)
@@ -94,10 +98,12 @@ static double rel_l2(const sleapc_tensor *a, const sleapc_tensor *b)
     return den > 0 ? sqrt(num / den) : sqrt(num);
 }
 
-/* The first bf16 batch runs once more in float32 (native backend): a model
- * whose heads move beyond SLEAPC_BF16_HEAD_BUDGET amplifies bf16 rounding;
- * the user is told so and the model runs in float32 instead of giving
- * quietly drifting keypoints. */
+/* The first bf16 batch runs once more in float32 (native backend). A model
+ * runs in float32 from then on, and the user is told why, when bf16 would
+ * not keep its keypoints: when its heads move beyond SLEAPC_BF16_HEAD_BUDGET
+ * (it amplifies bf16 rounding), or when bf16 would move or drop more than
+ * SLEAPC_BF16_PEAK_BUDGET of its confidence-map peaks (bf16_fragility.h:
+ * peaks too flat for bf16's rounding). */
 static sleapc_status bf16_check(sleapc_stage *s, const sleapc_tensor *x)
 {
     sleapc_backend_opts bo = {.n_threads = 0, .precision = SLEAPC_PRECISION_FP32};
@@ -108,6 +114,9 @@ static sleapc_status bf16_check(sleapc_stage *s, const sleapc_tensor *x)
         st = sleapc__backend_forward(ref, x, &out);
     double worst = 0;
     const char *worst_head = "";
+    const sleapc_tensor *maps16[SLEAPC_MAX_HEADS], *maps32[SLEAPC_MAX_HEADS];
+    bool global[SLEAPC_MAX_HEADS];
+    int n_maps = 0;
     for (int h = 0; !st && h < s->model->n_heads; h++) {
         const char *name = s->model->heads[h].name;
         const sleapc_tensor *a = sleapc__tensor_map_get(&s->out, name);
@@ -119,24 +128,49 @@ static sleapc_status bf16_check(sleapc_stage *s, const sleapc_tensor *x)
             worst = e;
             worst_head = name;
         }
+        if (a->ndim == 4 && b->ndim == 4 && strstr(name, "ConfmapsHead")) {
+            maps16[n_maps] = a;
+            maps32[n_maps] = b;
+            global[n_maps++] = strcmp(name, "SingleInstanceConfmapsHead") == 0 ||
+                               strcmp(name, "CenteredInstanceConfmapsHead") == 0;
+        }
     }
     if (st) {
         sleapc__tensor_map_clear(&out);
         sleapc__backend_destroy(ref);
         return sleapc__wrap(st, "bf16: float32 check of %s", s->model->dir);
     }
+    sleapc_bf16_fragility fr = sleapc__bf16_fragility(maps16, maps32, global, n_maps,
+                                                     s->peak_threshold);
     s->bf16_error = worst;
-    if (worst <= SLEAPC_BF16_HEAD_BUDGET) {
+    s->bf16_moved = fr.moved + fr.crossed;
+    sleapc__log(SLEAPC_LOG_INFO,
+                "bf16: %s: heads %.2f%% from float32 (relative L2), %lld peaks: %.2f%% expected "
+                "to move a grid cell, %.2f%% to cross the threshold",
+                s->model->dir, 100 * worst, (long long)fr.peaks, 100 * fr.moved,
+                100 * fr.crossed);
+    /* SLEAPC_BF16_FORCE=1 keeps bf16 whatever the check says: for measuring
+     * what bf16 does to a model (bench_bf16_agreement), never for results. */
+    const char *force = getenv("SLEAPC_BF16_FORCE");
+    bool keep = worst <= SLEAPC_BF16_HEAD_BUDGET && s->bf16_moved <= SLEAPC_BF16_PEAK_BUDGET;
+    if (keep || (force && strcmp(force, "1") == 0)) {
         sleapc__tensor_map_clear(&out);
         sleapc__backend_destroy(ref);
         return SLEAPC_OK;
     }
-    /* Beyond the budget the model runs in float32 from this batch on: the
+    /* Beyond a budget the model runs in float32 from this batch on: the
      * float32 backend and its outputs replace the bf16 ones. */
-    sleapc__log(SLEAPC_LOG_WARN,
-                "bf16: %s: %s differs from float32 by %.1f%% (relative L2; bf16 models stay "
-                "within %.0f%%): this model amplifies bf16 rounding, so it runs in float32",
-                s->model->dir, worst_head, 100 * worst, 100 * SLEAPC_BF16_HEAD_BUDGET);
+    if (worst > SLEAPC_BF16_HEAD_BUDGET)
+        sleapc__log(SLEAPC_LOG_WARN,
+                    "bf16: %s: %s differs from float32 by %.1f%% (relative L2; bf16 models stay "
+                    "within %.0f%%): this model amplifies bf16 rounding, so it runs in float32",
+                    s->model->dir, worst_head, 100 * worst, 100 * SLEAPC_BF16_HEAD_BUDGET);
+    else
+        sleapc__log(SLEAPC_LOG_WARN,
+                    "bf16: %s: bf16 rounding would move or drop an expected %.2f%% of its "
+                    "keypoints (its confidence-map peaks are too flat; the budget is %.1f%%), "
+                    "so it runs in float32",
+                    s->model->dir, 100 * s->bf16_moved, 100 * SLEAPC_BF16_PEAK_BUDGET);
     sleapc__tensor_map_clear(&s->out);
     sleapc__backend_destroy(s->be);
     s->be = ref;
@@ -230,6 +264,15 @@ sleapc_status sleapc__stage_head(const sleapc_stage *s, const char *name, bool v
                             sleapc__backend_name(s->be), name);
     *out = t;
     return SLEAPC_OK;
+}
+
+sleapc_stage_info sleapc__stage_info(const sleapc_stage *s)
+{
+    return (sleapc_stage_info){.model = s->model->dir,
+                               .backend = sleapc__backend_name(s->be),
+                               .precision = s->precision,
+                               .bf16_error = s->bf16_error,
+                               .bf16_moved = s->bf16_moved};
 }
 
 int sleapc__stage_head_stride(const sleapc_stage *s, const char *name)

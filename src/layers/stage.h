@@ -28,6 +28,10 @@ typedef struct sleapc_stage {
     sleapc_precision precision;
     double bf16_error;              /* bf16 only: worst head's relative L2 from float32
                                        on the first batch; < 0 until measured */
+    double bf16_moved;              /* bf16 only: expected share of keypoints bf16 moves
+                                       by a grid cell, or drops (bf16_fragility.h);
+                                       < 0 until measured */
+    float peak_threshold;           /* the layer's, for that estimate */
 } sleapc_stage;
 
 /* Create the backend for m (o: backend, threads, precision), warm it up on a small input and check it returns
@@ -53,6 +57,9 @@ sleapc_status sleapc__stage_forward_input(sleapc_stage *s, int64_t b, int64_t c,
  * when vector is true) with b samples. */
 sleapc_status sleapc__stage_head(const sleapc_stage *s, const char *name, bool vector,
                                  const sleapc_tensor **out);
+
+/* What the stage runs on now (the layers' stages op). */
+sleapc_stage_info sleapc__stage_info(const sleapc_stage *s);
 
 /* Stride of the named head (from the model). */
 int sleapc__stage_head_stride(const sleapc_stage *s, const char *name);

@@ -225,8 +225,15 @@ static void tiled_destroy(sleapc_layer *l)
     sleapc__free(t);
 }
 
+static int tiled_stages(const sleapc_layer *l, sleapc_stage_info *out)
+{
+    const tiled_layer *t = l->impl;
+    out[0] = sleapc__stage_info(&t->stage);
+    return 1;
+}
+
 static const struct sleapc_layer_ops tiled_ops = {
-    .name = "TiledLayer", .run = tiled_run, .destroy = tiled_destroy};
+    .name = "TiledLayer", .run = tiled_run, .destroy = tiled_destroy, .stages = tiled_stages};
 
 static int64_t gcd(int64_t a, int64_t b)
 {

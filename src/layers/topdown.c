@@ -440,12 +440,20 @@ static sleapc_status topdown_warmup(sleapc_layer *l, const uint8_t *frames, int6
     return st;
 }
 
+static int topdown_stages(const sleapc_layer *l, sleapc_stage_info *out)
+{
+    const topdown_layer *t = l->impl;
+    out[0] = sleapc__stage_info(&t->finder.stage);
+    out[1] = sleapc__stage_info(&t->ci);
+    return 2;
+}
+
 static const struct sleapc_layer_ops topdown_ops = {
     .name = "TopDownLayer", .run = topdown_run, .destroy = topdown_destroy,
-    .warmup = topdown_warmup};
+    .warmup = topdown_warmup, .stages = topdown_stages};
 static const struct sleapc_layer_ops topdown_multiclass_ops = {
     .name = "TopDownMultiClassLayer", .run = topdown_run, .destroy = topdown_destroy,
-    .warmup = topdown_warmup};
+    .warmup = topdown_warmup, .stages = topdown_stages};
 
 sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const sleapc_model *ci,
                                            const sleapc_predictor_opts *o, sleapc_layer **out)
@@ -470,8 +478,22 @@ sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const s
     double cthr = o->centroid_peak_threshold == o->centroid_peak_threshold
                       ? o->centroid_peak_threshold
                       : o->peak_threshold;
+    /* Under bf16 the centroid stage stays float32: each centroid places its
+     * crop on whole pixels (crops.h: trunc(x + 0.5)), so bf16's centroid
+     * shifts of ~0.01 px move a crop by one pixel for ~1-2% of instances,
+     * and the centered-instance network's keypoints with it (measured on
+     * centered_pair_small: 98.0% within 0.5 px with a bf16 centroid stage;
+     * bench/README.md). */
+    sleapc_predictor_opts co = *o;
+    if (co.precision == SLEAPC_PRECISION_BF16 || co.precision == SLEAPC_PRECISION_BF16_EMULATED) {
+        co.precision = SLEAPC_PRECISION_FP32;
+        sleapc__log(SLEAPC_LOG_INFO,
+                    "bf16: %s: the top-down centroid stage runs in float32 (its centroids place "
+                    "the crops on whole pixels)",
+                    centroid->dir);
+    }
     if (!st)
-        st = sleapc__centroid_finder_init(&t->finder, centroid, o, cthr);
+        st = sleapc__centroid_finder_init(&t->finder, centroid, &co, cthr);
     /* SLEAP 1.x's TopDownMultiClassPredictor takes no max_instances. */
     if (t->multiclass && t->ci_legacy)
         t->finder.max_instances = 0;

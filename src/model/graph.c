@@ -209,33 +209,36 @@ sleapc_status sleapc__graph_infer_shapes(const sleapc_graph *g, int64_t b, int64
     return SLEAPC_OK;
 }
 
+double sleapc__graph_node_flops(const sleapc_graph *g, int i, const int64_t d[4])
+{
+    const sleapc_node *n = &g->nodes[i];
+    if (n->op == SLEAPC_OP_CONV2D)
+        return 2.0 * (double)(d[0] * d[1] * d[2] * d[3]) * n->c_in * n->kernel * n->kernel;
+    if (n->op == SLEAPC_OP_CONV_TRANSPOSE2D)
+        return 2.0 * (double)(d[0] * n->c_in * (d[2] / 2) * (d[3] / 2)) * n->c_out * 9;
+    if (n->op == SLEAPC_OP_LINEAR)
+        return 2.0 * (double)d[0] * n->c_in * n->c_out;
+    if (n->op == SLEAPC_OP_DWCONV)
+        return 2.0 * (double)(d[0] * d[1] * d[2] * d[3]) * n->kernel * n->kernel;
+    if (n->op == SLEAPC_OP_WINDOW_ATTENTION) {
+        /* q k^T and attn v over the padded tokens: 2 * 2 * N * C per token. */
+        int64_t ph, pw;
+        int sh, sw;
+        sleapc__window_geometry(n, d[2], d[3], &ph, &pw, &sh, &sw);
+        return 4.0 * (double)(d[0] * ph * pw) * n->kernel * n->kernel * n->c_in;
+    }
+    return 0.0;
+}
+
 double sleapc__graph_flops(const sleapc_graph *g, int64_t b, int64_t h, int64_t w)
 {
     int64_t(*shapes)[4] = sleapc__malloc((size_t)g->n_nodes * sizeof *shapes);
     if (!shapes)
         return 0.0;
     double flops = 0.0;
-    if (sleapc__graph_infer_shapes(g, b, h, w, shapes) == SLEAPC_OK) {
-        for (int i = 0; i < g->n_nodes; i++) {
-            const sleapc_node *n = &g->nodes[i];
-            const int64_t *d = shapes[i];
-            if (n->op == SLEAPC_OP_CONV2D)
-                flops += 2.0 * (double)(d[0] * d[1] * d[2] * d[3]) * n->c_in * n->kernel * n->kernel;
-            else if (n->op == SLEAPC_OP_CONV_TRANSPOSE2D)
-                flops += 2.0 * (double)(d[0] * n->c_in * (d[2] / 2) * (d[3] / 2)) * n->c_out * 9;
-            else if (n->op == SLEAPC_OP_LINEAR)
-                flops += 2.0 * (double)d[0] * n->c_in * n->c_out;
-            else if (n->op == SLEAPC_OP_DWCONV)
-                flops += 2.0 * (double)(d[0] * d[1] * d[2] * d[3]) * n->kernel * n->kernel;
-            else if (n->op == SLEAPC_OP_WINDOW_ATTENTION) {
-                /* q k^T and attn v over the padded tokens: 2 * 2 * N * C per token. */
-                int64_t ph, pw;
-                int sh, sw;
-                sleapc__window_geometry(n, d[2], d[3], &ph, &pw, &sh, &sw);
-                flops += 4.0 * (double)(d[0] * ph * pw) * n->kernel * n->kernel * n->c_in;
-            }
-        }
-    }
+    if (sleapc__graph_infer_shapes(g, b, h, w, shapes) == SLEAPC_OK)
+        for (int i = 0; i < g->n_nodes; i++)
+            flops += sleapc__graph_node_flops(g, i, shapes[i]);
     sleapc__free(shapes);
     return flops;
 }

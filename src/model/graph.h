@@ -105,6 +105,8 @@ sleapc_status sleapc__graph_infer_shapes(const sleapc_graph *g, int64_t b, int64
 
 /* Floating-point operations of one forward pass (2 per multiply-add). */
 double sleapc__graph_flops(const sleapc_graph *g, int64_t b, int64_t h, int64_t w);
+/* FLOPs of node i given its output shape (2 per multiply-add). */
+double sleapc__graph_node_flops(const sleapc_graph *g, int i, const int64_t shape[4]);
 
 const char *sleapc__op_name(sleapc_op op);
 

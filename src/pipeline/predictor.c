@@ -181,6 +181,11 @@ const char *sleapc__predictor_layer_name(const sleapc_predictor *p)
     return p->layer->ops->name;
 }
 
+int sleapc__predictor_stages(const sleapc_predictor *p, sleapc_stage_info out[2])
+{
+    return p->layer->ops->stages ? p->layer->ops->stages(p->layer, out) : 0;
+}
+
 const char *sleapc__predictor_skeleton_name(const sleapc_predictor *p)
 {
     return sleapc__model_skeleton_name(p->pose);

@@ -49,6 +49,8 @@ sleapc_status sleapc__predictor_run(sleapc_predictor *p, const uint8_t *frames, 
 const char *sleapc__predictor_layer_name(const sleapc_predictor *p);
 const char *sleapc__predictor_skeleton_name(const sleapc_predictor *p);
 int sleapc__predictor_n_nodes(const sleapc_predictor *p);
+/* What each network stage runs on now (at most 2): the count filled. */
+int sleapc__predictor_stages(const sleapc_predictor *p, sleapc_stage_info out[2]);
 const char *sleapc__predictor_node_name(const sleapc_predictor *p, int i);
 int sleapc__predictor_n_edges(const sleapc_predictor *p);
 void sleapc__predictor_edge(const sleapc_predictor *p, int i, int *src, int *dst);

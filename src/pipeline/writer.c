@@ -4,8 +4,10 @@
  * checked by the public functions (api/writer_public.c). */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "backends/backend.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/results.h"
@@ -75,6 +77,45 @@ static sleapc_status copy_header(sleapc_predictions *pr, const sleapc_predictor 
     return SLEAPC_OK;
 }
 
+/* "backend" and "precision": what the stages ran on, one name when they
+ * agree, else each stage's in order, joined by "+"; "stages" has the
+ * details. Requested values are kept apart: "auto" and a bf16 model that
+ * fell back to float32 resolve only once predictions run. */
+static void add_stages(cJSON *j, const sleapc_predictor *p)
+{
+    const sleapc_predictor_opts *o = &p->opts;
+    sleapc_stage_info s[2];
+    int n = sleapc__predictor_stages(p, s);
+    char backend[128] = "", precision[64] = "";
+    for (int i = 0; i < n; i++) {
+        size_t lb = strlen(backend), lp = strlen(precision);
+        if (i == 0 || strcmp(s[i].backend, s[0].backend) != 0)
+            snprintf(backend + lb, sizeof backend - lb, "%s%s", lb ? "+" : "", s[i].backend);
+        if (i == 0 || s[i].precision != s[0].precision)
+            snprintf(precision + lp, sizeof precision - lp, "%s%s", lp ? "+" : "",
+                     sleapc__precision_name(s[i].precision));
+    }
+    cJSON_AddStringToObject(j, "backend", n ? backend : (o->backend ? o->backend : "auto"));
+    cJSON_AddStringToObject(j, "backend_requested", o->backend ? o->backend : "auto");
+    cJSON_AddStringToObject(j, "precision",
+                            n ? precision : sleapc__precision_name(o->precision));
+    cJSON_AddStringToObject(j, "precision_requested", sleapc__precision_name(o->precision));
+    cJSON *stages = cJSON_AddArrayToObject(j, "stages");
+    for (int i = 0; stages && i < n; i++) {
+        cJSON *e = cJSON_CreateObject();
+        if (!e)
+            break;
+        cJSON_AddStringToObject(e, "model", s[i].model);
+        cJSON_AddStringToObject(e, "backend", s[i].backend);
+        cJSON_AddStringToObject(e, "precision", sleapc__precision_name(s[i].precision));
+        if (s[i].bf16_error >= 0)
+            cJSON_AddNumberToObject(e, "bf16_head_rel_l2", s[i].bf16_error);
+        if (s[i].bf16_moved >= 0)
+            cJSON_AddNumberToObject(e, "bf16_expected_moved", s[i].bf16_moved);
+        cJSON_AddItemToArray(stages, e);
+    }
+}
+
 /* What made these predictions: recorded as the file's provenance. */
 static char *provenance_json(const sleapc_predictor *p)
 {
@@ -88,7 +129,7 @@ static char *provenance_json(const sleapc_predictor *p)
     cJSON *models = cJSON_AddArrayToObject(j, "model_paths");
     for (int i = 0; i < p->n_models; i++)
         cJSON_AddItemToArray(models, cJSON_CreateString(p->models[i]->dir));
-    cJSON_AddStringToObject(j, "backend", o->backend ? o->backend : "auto");
+    add_stages(j, p);
     cJSON_AddNumberToObject(j, "batch_size", o->batch_size);
     cJSON_AddNumberToObject(j, "peak_threshold", o->peak_threshold);
     if (!isnan(o->centroid_peak_threshold))
@@ -158,12 +199,41 @@ sleapc_status sleapc__writer_open(const char *path, const sleapc_predictor *p,
     return SLEAPC_OK;
 }
 
+/* The backend auto chose and a bf16 fallback are known only once predictions
+ * ran (a top-down crop stage may first run batches later): the provenance is
+ * made again when what the stages run on changed, so a steady run does not
+ * allocate for it. */
+static sleapc_status refresh_provenance(sleapc_writer *w, const sleapc_predictor *p)
+{
+    sleapc_stage_info s[2];
+    int n = sleapc__predictor_stages(p, s);
+    bool same = n == w->n_stages;
+    for (int i = 0; same && i < n; i++)
+        same = strcmp(s[i].backend, w->stages[i].backend) == 0 &&
+               s[i].precision == w->stages[i].precision &&
+               s[i].bf16_error == w->stages[i].bf16_error &&
+               s[i].bf16_moved == w->stages[i].bf16_moved;
+    if (same)
+        return SLEAPC_OK;
+    char *prov = provenance_json(p);
+    if (!prov)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    sleapc__free(w->pr.provenance);
+    w->pr.provenance = prov;
+    w->n_stages = n;
+    memcpy(w->stages, s, sizeof s);
+    return SLEAPC_OK;
+}
+
 /* The batch's results into w->batch, in the file's skeleton. */
 static sleapc_status take_batch(sleapc_writer *w, const sleapc_predictor *p, int video,
                                 const int64_t *frame_indices)
 {
     sleapc_predictions *pr = &w->batch;
     pr->n_frames = pr->n_insts = 0;
+    sleapc_status pst = refresh_provenance(w, p);
+    if (pst)
+        return pst;
     if (!w->collapse) {
         if (p->results.n_nodes != w->pr.n_nodes)
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "writer add: predictor skeleton differs");

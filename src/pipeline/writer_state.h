@@ -4,6 +4,7 @@
 
 #include "core/results.h"
 #include "core/results_spill.h"
+#include "sleapc/predictor.h"
 #include "layers/ops/filters.h"
 #include "pipeline/tracking/tracker.h"
 
@@ -28,6 +29,8 @@ struct sleapc_writer {
     bool collapse;      /* centroid-only: each instance's one point as node "centroid" */
     bool drop_empty;    /* frames without instances are not written */
     bool *live;         /* per video: a live source, its length counted as frames come */
+    int n_stages;       /* what the provenance records: the stages as last seen */
+    sleapc_stage_info stages[2];
 };
 
 /* sleap-nn's clean_empty_frames (--no_empty_frames) on pr's frame list. */

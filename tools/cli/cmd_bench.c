@@ -27,7 +27,7 @@ static int usage(void)
         "                        scaled input, padded to its max stride; else 512x512)\n"
         "  --backend A,B         backends to compare (default: every one that runs here)\n"
         "  --batch 1,4,8         batch sizes (1)\n"
-        "  --precision fp32,bf16 precisions (fp32)\n"
+        "  --precision fp32,bf16 precisions (fp32; --video: one of fp32, bf16, bf16-emulated)\n"
         "  --threads N           threads (one per core)\n"
         "  --runs N              timed runs after warm-up, >= 10 (10)\n"
         "  --nodes N             nodes for a config without a skeleton (13)\n"
@@ -169,12 +169,38 @@ static int bench_network(const sleapc_model *m, long h, long w, const char **bac
     return 0;
 }
 
+/* What each stage ran on: the backend auto chose, the precision after a
+ * bf16 fallback. */
+static void print_stages(const sleapc_predictor *p, bool json)
+{
+    int n = sleapc_predictor_n_stages(p);
+    printf(json ? ", \"stages\": [" : "ran on:");
+    for (int i = 0; i < n; i++) {
+        sleapc_stage_info s;
+        if (sleapc_predictor_stage_info(p, i, &s))
+            continue;
+        const char *slash = strrchr(s.model, '/');
+        const char *name = slash ? slash + 1 : s.model;
+        if (json)
+            printf("%s{\"model\": \"%s\", \"backend\": \"%s\", \"precision\": \"%s\"}",
+                   i ? ", " : "", name, s.backend, sleapc_precision_name(s.precision));
+        else
+            printf("%s %s: %s %s", i ? "," : "", name, s.backend,
+                   sleapc_precision_name(s.precision));
+        if (!json && s.bf16_error >= 0)
+            printf(" (bf16 heads %.2f%% from fp32, %.2f%% of keypoints expected to move)",
+                   100 * s.bf16_error, 100 * s.bf16_moved);
+    }
+    printf(json ? "]" : "\n");
+}
+
 static int bench_video(const char **models, int n_models, const char *video, const char *frames_spec,
-                       const char *backend, int threads, bool json)
+                       const char *backend, sleapc_precision precision, int threads, bool json)
 {
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
     o.backend = backend;
     o.n_threads = threads;
+    o.precision = precision;
     sleapc_predictor *p = NULL;
     sleapc_input *in = NULL;
     int64_t *idx = NULL, n = 0;
@@ -201,14 +227,18 @@ static int bench_video(const char **models, int n_models, const char *video, con
     double wall = now_s() - t0;
     sleapc_predictor_stats st = sleapc_predictor_get_stats(p);
     double e2e = (double)st.frames / wall, net = st.network_s > 0 ? (double)st.frames / st.network_s : 0;
-    if (json)
+    if (json) {
         printf("{\"video\": \"%s\", \"frames\": %lld, \"layer\": \"%s\", \"fps_end_to_end\": %.2f, "
-               "\"fps_network_only\": %.2f, \"ratio\": %.3f}\n",
+               "\"fps_network_only\": %.2f, \"ratio\": %.3f",
                video, (long long)st.frames, sleapc_predictor_layer_name(p), e2e, net, net > 0 ? e2e / net : 0);
-    else
+        print_stages(p, true);
+        printf("}\n");
+    } else {
         printf("%s on %s, %lld frames: end to end %.2f FPS, network only %.2f FPS (ratio %.2f)\n",
                sleapc_predictor_layer_name(p), video, (long long)st.frames, e2e, net,
                net > 0 ? e2e / net : 0);
+        print_stages(p, false);
+    }
     rc = 0;
 done:
     free(idx);
@@ -311,8 +341,16 @@ int cmd_bench(int argc, char **argv)
     if (video) {
         if (!n_models)
             return cli_error("bench --video: give the model folders with -m");
+        sleapc_precision vp = SLEAPC_PRECISION_FP32;
+        if (prec_arg && strcmp(prec_arg, "bf16") == 0)
+            vp = SLEAPC_PRECISION_BF16;
+        else if (prec_arg && strcmp(prec_arg, "bf16-emulated") == 0)
+            vp = SLEAPC_PRECISION_BF16_EMULATED;
+        else if (prec_arg && strcmp(prec_arg, "fp32") != 0)
+            return cli_error("bench --video --precision: expected fp32, bf16 or bf16-emulated, "
+                             "got \"%s\"", prec_arg);
         return bench_video(models, n_models, video, frames_spec, backend_arg ? backend_arg : "auto",
-                           threads, json);
+                           vp, threads, json);
     }
     if (!!config + !!n_models != 1)
         return cli_error("bench: give one -m MODEL_DIR, or --config CONFIG.yaml --random-weights");

@@ -268,7 +268,6 @@ int cmd_predict(int argc, char **argv)
     }
     a.crops_only = crops_only_side(&a, p);
     const char *pipeline = pipeline_words(sleapc_predictor_layer_name(p));
-    const char *backend = cli_backends_used();
     if (inputs.n == 0) {
         fprintf(stderr, "sleapc: shard %d/%d has no inputs (there are fewer than %d)\n", a.shard_k,
                 a.shard_n, a.shard_n);
@@ -284,7 +283,8 @@ int cmd_predict(int argc, char **argv)
         double t0 = now_s();
         int r = cli_predict_input(&a, p, inputs.paths[i], shard_frames, &interrupted, &t);
         if (r == 0) {
-            print_summary(inputs.paths[i], &t, now_s() - t0, pipeline, backend);
+            /* read now: "auto" names its backend once it has measured */
+            print_summary(inputs.paths[i], &t, now_s() - t0, pipeline, cli_backends_used());
             all_frames += t.frames;
             all_instances += t.instances;
         } else if (r == 130) {
