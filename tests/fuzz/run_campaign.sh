@@ -1,6 +1,7 @@
 #!/bin/sh
 # One fuzzing campaign: each named target (default: all) for RUNS executions
-# (default 1000000), one process at a time, at low priority. Run from the
+# (default 1000000) or MAX_TIME seconds, whichever ends first, one process at
+# a time, at low priority. Run from the
 # source tree after building the fuzz targets:
 #   CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLEAPC_BUILD_FUZZERS=ON
 #   cmake --build build-fuzz --target fuzz_npy_read ...
@@ -15,6 +16,7 @@ set -u
 build=${1:-build-fuzz}
 [ $# -gt 0 ] && shift
 runs=${RUNS:-1000000}
+max_time=${MAX_TIME:-0}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 targets=${*:-"fuzz_npy_read fuzz_config_json fuzz_config_yaml fuzz_cli_args fuzz_ckpt_read
   fuzz_keras_h5 fuzz_slp_read"}
@@ -31,10 +33,15 @@ for t in $targets; do
     slp_read) corpus=slp ;;
     *) corpus=$name ;;
     esac
+    # The command-line target prints an error line per input: silenced,
+    # libFuzzer's and the sanitizers' reports kept.
+    quiet=
+    [ "$name" = cli_args ] && quiet=-close_fd_mask=3
     out=$build/fuzz-campaign/$name
     mkdir -p "$out/corpus"
     start=$(date +%s)
-    nice -n 10 "$build/$t" -runs="$runs" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+    nice -n 10 "$build/$t" -runs="$runs" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 $quiet \
+        -max_total_time="$max_time" \
         -artifact_prefix="$out/" "$out/corpus" "$src/tests/fuzz/corpus/$corpus" \
         >"$build/fuzz-campaign/$name.log" 2>&1
     rc=$?
