@@ -75,7 +75,8 @@ int main(int argc, char **argv)
     int per_batch = 0;
     for (int k = 0; k < BATCH; k++)
         per_batch += sleapc_predictor_n_instances(p, k);
-    sleapc_video_info info = {"long_video.mp4", n_frames, clip.shape[1], clip.shape[2], clip.shape[3]};
+    sleapc_video_info info = {"long_video.mp4", n_frames, clip.shape[1], clip.shape[2], clip.shape[3],
+                              NULL, NULL};
     sleapc_writer *w = NULL;
     if (sleapc_writer_open(out, p, &info, 1, &w))
         return fail("open writer");

@@ -13,6 +13,7 @@ elseif(SLEAPC_BUILD_FUZZERS)
     -Wno-unknown-warning-option)
   add_link_options(${_fuzz_flags})
   add_compile_definitions(SLEAPC_SANITIZED=1)
+  find_package(HDF5 REQUIRED COMPONENTS C) # the HDF5 targets tune its free lists
   file(GLOB _fuzz_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/fuzz/fuzz_*.c)
   set(_fuzz_names "")
   foreach(_src ${_fuzz_sources})
@@ -21,7 +22,8 @@ elseif(SLEAPC_BUILD_FUZZERS)
     add_executable(${_name} ${_src})
     # `sleapc` is defined after this file is included; the name resolves then.
     target_link_libraries(${_name} PRIVATE sleapc)
-    target_include_directories(${_name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+    target_include_directories(${_name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src
+      ${HDF5_C_INCLUDE_DIRS} ${HDF5_INCLUDE_DIRS})
     target_compile_definitions(${_name} PRIVATE SLEAPC_LIBFUZZER _POSIX_C_SOURCE=200809L)
     target_compile_options(${_name} PRIVATE -fsanitize=fuzzer)
     target_link_options(${_name} PRIVATE -fsanitize=fuzzer)

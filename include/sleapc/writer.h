@@ -14,6 +14,11 @@ typedef struct sleapc_video_info {
     const char *filename;  /* as it should be recorded */
     int64_t n_frames;
     int64_t height, width, channels;
+    /* Frames embedded in the labels package `filename`: their HDF5 dataset
+     * ("video0/video"), recorded so that the predictions open with those
+     * images; NULL for a video file. */
+    const char *dataset;
+    const char *source_json; /* the package's record of the original video, or NULL */
 } sleapc_video_info;
 
 typedef struct sleapc_writer sleapc_writer;

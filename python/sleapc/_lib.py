@@ -57,7 +57,8 @@ class Instance(ctypes.Structure):
 class VideoInfo(ctypes.Structure):
     _fields_ = [("filename", ctypes.c_char_p), ("n_frames", ctypes.c_int64),
                 ("height", ctypes.c_int64), ("width", ctypes.c_int64),
-                ("channels", ctypes.c_int64)]
+                ("channels", ctypes.c_int64), ("dataset", ctypes.c_char_p),
+                ("source_json", ctypes.c_char_p)]
 
 
 class Frame(ctypes.Structure):

@@ -18,8 +18,11 @@ void sleapc__predictions_free(sleapc_predictions *pr)
     for (int i = 0; pr->track_names && i < pr->n_tracks; i++)
         sleapc__free(pr->track_names[i]);
     sleapc__free(pr->track_names);
-    for (int i = 0; pr->videos && i < pr->n_videos; i++)
+    for (int i = 0; pr->videos && i < pr->n_videos; i++) {
         sleapc__free(pr->videos[i].filename);
+        sleapc__free(pr->videos[i].dataset);
+        sleapc__free(pr->videos[i].source_json);
+    }
     sleapc__free(pr->videos);
     sleapc__free(pr->frames);
     sleapc__free(pr->insts);

@@ -31,6 +31,8 @@ typedef struct sleapc_pred_frame {
 typedef struct sleapc_pred_video {
     char *filename;
     int64_t n_frames, height, width, channels;
+    char *dataset;     /* images embedded in the package `filename`, else NULL */
+    char *source_json; /* that package's JSON of the original video, or NULL */
 } sleapc_pred_video;
 
 typedef struct sleapc_predictions {

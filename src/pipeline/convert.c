@@ -80,14 +80,7 @@ static sleapc_status read_slp(const char *path, sleapc_predictions *pr)
         if (!(pr->track_names[i] = sleapc__strdup(r->track_names[i])))
             st = nomem();
     for (int i = 0; !st && i < r->n_videos; i++) {
-        const sleapc_slp_video *v = &r->videos[i];
-        sleapc_pred_video *d = &pr->videos[i];
-        d->n_frames = v->n_frames;
-        d->height = v->height;
-        d->width = v->width;
-        d->channels = v->channels;
-        if (!(d->filename = sleapc__strdup(v->filename)))
-            st = nomem();
+        st = sleapc__slp_pred_video(r, i, &pr->videos[i]);
     }
     if (!st && r->provenance && !(pr->provenance = sleapc__strdup(r->provenance)))
         st = nomem();

@@ -17,11 +17,16 @@ struct sleapc_input {
     sleapc_frame_source *src;    /* NULL for embedded images */
     sleapc_slp *labels;          /* labels file, or NULL */
     int video;                   /* the labels' video */
+    sleapc_slp *images;          /* the package holding its images: labels, or
+                                  * the package the labels refer to (owned) */
+    int image_video;             /* the video there */
     sleapc_image_decoder *dec;   /* embedded images */
     int64_t n_frames, height, width, channels;
     int64_t *defaults;
     int64_t n_defaults;
     char *record_name;           /* the filename a predictions file records */
+    const char *record_dataset;  /* and the images' dataset in it (package) */
+    const char *record_source;   /* and the package's original video JSON */
     uint8_t *decoded;            /* one frame as the frame source decodes it (h, w, c) */
 };
 
@@ -36,6 +41,8 @@ void sleapc__input_close(sleapc_input *in)
     if (!in)
         return;
     sleapc__frame_source_close(in->src);
+    if (in->images != in->labels)
+        sleapc__slp_close(in->images);
     sleapc__slp_close(in->labels);
     sleapc__image_decoder_destroy(in->dec);
     sleapc__free(in->defaults);
@@ -86,18 +93,37 @@ static sleapc_status open_labels(sleapc_input *in, int video_index)
     st = labeled_frames(in);
     if (st)
         return st;
-    in->record_name = sleapc__strdup(v->filename);
-    if (!in->record_name)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    char *file = NULL;
     if (v->embedded) {
+        /* Predictions name this package and its images, as sleap-io does,
+         * never "." (which would mean the predictions file itself). */
+        in->images = r;
+        in->image_video = video_index;
+        file = sleapc__strdup(in->path);
+        if (!file)
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    } else if (sleapc__slp_video_in_package(r, video_index)) {
+        st = sleapc__slp_open_package_video(r, video_index, &in->images, &in->image_video);
+        if (!st)
+            st = sleapc__slp_video_path(r, video_index, &file);
+        if (st)
+            return st;
+    }
+    if (in->images) {
+        const sleapc_slp_video *iv = &in->images->videos[in->image_video];
+        in->record_name = file;
+        in->record_dataset = iv->embed_dataset;
+        in->record_source = iv->source_json;
         /* Frames live in the package: decode one now for the shape. */
         st = sleapc__image_decoder_create(&in->dec);
         if (st)
             return st;
-        return sleapc__slp_embedded_shape(r, video_index, in->dec, "", &in->height, &in->width,
-                                          &in->channels, &in->n_frames);
+        return sleapc__slp_embedded_shape(in->images, in->image_video, in->dec, "", &in->height,
+                                          &in->width, &in->channels, &in->n_frames);
     }
-    char *file = NULL;
+    in->record_name = sleapc__strdup(v->filename);
+    if (!in->record_name)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     st = sleapc__slp_video_path(r, video_index, &file);
     if (!st)
         st = sleapc__frame_source_open(file, &in->src);
@@ -180,6 +206,8 @@ sleapc_video_info sleapc__input_video_info(const sleapc_input *in)
 {
     sleapc_video_info v = {0};
     v.filename = in->record_name;
+    v.dataset = in->record_dataset;
+    v.source_json = in->record_source;
     v.n_frames = in->n_frames;
     v.height = in->height;
     v.width = in->width;
@@ -200,7 +228,7 @@ static sleapc_status input_read(void *ctx, int64_t idx, uint8_t *dst)
         return st;
     }
     sleapc_decoded_image img;
-    sleapc_status st = sleapc__slp_embedded_decode(in->labels, in->video, idx, in->dec, "",
+    sleapc_status st = sleapc__slp_embedded_decode(in->images, in->image_video, idx, in->dec, "",
                                                    in->height, in->width, &img);
     if (st)
         return st;

@@ -73,6 +73,11 @@ static sleapc_status copy_header(sleapc_predictions *pr, const sleapc_predictor 
         v->channels = videos[i].channels;
         if (!v->filename)
             return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+        if (videos[i].dataset && !(v->dataset = sleapc__strdup(videos[i].dataset)))
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+        if (videos[i].dataset && videos[i].source_json &&
+            !(v->source_json = sleapc__strdup(videos[i].source_json)))
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     }
     return SLEAPC_OK;
 }

@@ -46,7 +46,7 @@ int main(void)
     char path[1024];
     snprintf(path, sizeof path, "%s/out.slp", test_tmp_dir());
     char *video_name = heap_string("clip.mp4");
-    sleapc_video_info info = {video_name, 1, 64, 64, 3};
+    sleapc_video_info info = {video_name, 1, 64, 64, 3, NULL, NULL};
     sleapc_writer *w = NULL;
     CHECK_OK(sleapc_writer_open(path, p, &info, 1, &w));
     scribble_free(video_name);

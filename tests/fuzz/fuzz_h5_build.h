@@ -16,6 +16,9 @@
 
 #include "fuzz_common.h"
 #include "io/h5/h5_file.h"
+#ifdef SLEAPC_LIBFUZZER
+#include <hdf5.h>
+#endif
 #include "io/slp/slp_schema.h"
 
 #define FUZZ_H5_MAX_ELEMS 4096
@@ -135,6 +138,14 @@ static inline void fz_op(fuzz_reader *r, sleapc_h5 *f)
 /* Build the file at path from data; false when it cannot be written. */
 static inline int fuzz_h5_build(const char *path, const uint8_t *data, size_t size)
 {
+#ifdef SLEAPC_LIBFUZZER
+    /* libhdf5 hands its large blocks (a file's metadata cache is over a
+     * megabyte) back to the system past a small limit, and under ASan each
+     * new block is fresh pages: keeping them makes a run ~10x faster. */
+    static int limits_set;
+    if (!limits_set++)
+        H5set_free_list_limits(-1, -1, -1, -1, -1, -1);
+#endif
     sleapc_h5 *f = NULL;
     if (sleapc__h5_create(path, &f))
         return 0;

@@ -83,6 +83,14 @@ sleapc_status sleapc__slp_read_embedded_info(sleapc_slp *r, sleapc_h5 *f, sleapc
         for (int64_t i = 0; !st && i < v->n_embedded; i++)
             v->frame_numbers[i] = i;
     }
+    /* "video0/video" -> "video0/source_video": the original video, kept
+     * when present (predictions made from the package record it). */
+    if (!st) {
+        snprintf(numbers, n + 32, "%.*s%ssource_video", (int)group_len, ds, slash ? "/" : "");
+        if (sleapc__h5_attr_exists(f, numbers, "json") &&
+            sleapc__h5_attr_string(f, numbers, "json", &v->source_json))
+            sleapc__clear_error();
+    }
     sleapc__free(numbers);
     if (!st)
         v->embedded = true;
@@ -184,4 +192,77 @@ sleapc_status sleapc__slp_video_path(const sleapc_slp *r, int video, char **out)
         sleapc__free(cand);
     sleapc__free(stored);
     return st;
+}
+
+static bool ends_with_slp(const char *p)
+{
+    size_t n = strlen(p);
+    return n > 4 && strcmp(p + n - 4, ".slp") == 0;
+}
+
+static const char *skip_slash(const char *ds)
+{
+    return ds[0] == '/' ? ds + 1 : ds;
+}
+
+bool sleapc__slp_video_in_package(const sleapc_slp *r, int video)
+{
+    if (!r || video < 0 || video >= r->n_videos)
+        return false;
+    const sleapc_slp_video *v = &r->videos[video];
+    return !v->embedded && v->dataset && v->dataset[0] && strcmp(v->filename, ".") != 0 &&
+           ends_with_slp(v->filename);
+}
+
+sleapc_status sleapc__slp_open_package_video(const sleapc_slp *r, int video, sleapc_slp **pkg,
+                                             int *pkg_video)
+{
+    *pkg = NULL;
+    *pkg_video = -1;
+    if (!sleapc__slp_video_in_package(r, video))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "open package video: video %d is not embedded in a package", video);
+    const sleapc_slp_video *v = &r->videos[video];
+    char *file = NULL;
+    sleapc_status st = sleapc__slp_video_path(r, video, &file);
+    sleapc_slp *p = NULL;
+    if (!st)
+        st = sleapc__slp_open(file, &p);
+    /* Only images stored in that file count: no chain of references. */
+    for (int k = 0; !st && p && k < p->n_videos && *pkg_video < 0; k++)
+        if (p->videos[k].embedded &&
+            strcmp(skip_slash(p->videos[k].embed_dataset), skip_slash(v->dataset)) == 0)
+            *pkg_video = k;
+    if (!st && *pkg_video < 0)
+        st = sleapc__fail(SLEAPC_ERR_FORMAT,
+                          "read labels: %s: video %d names images %s in %s, "
+                          "which that file does not hold",
+                          r->path, video, v->dataset, file);
+    if (st)
+        sleapc__slp_close(p);
+    else
+        *pkg = p;
+    sleapc__free(file);
+    return st;
+}
+
+sleapc_status sleapc__slp_pred_video(const sleapc_slp *r, int video, sleapc_pred_video *out)
+{
+    const sleapc_slp_video *v = &r->videos[video];
+    *out = (sleapc_pred_video){NULL, v->n_frames, v->height, v->width, v->channels, NULL, NULL};
+    const char *dataset = v->embedded                              ? v->embed_dataset
+                          : sleapc__slp_video_in_package(r, video) ? v->dataset
+                                                                   : NULL;
+    out->filename = sleapc__strdup(v->embedded ? r->path : v->filename ? v->filename : "");
+    bool ok = out->filename != NULL;
+    if (ok && dataset)
+        ok = (out->dataset = sleapc__strdup(dataset)) != NULL;
+    if (ok && dataset && v->source_json)
+        ok = (out->source_json = sleapc__strdup(v->source_json)) != NULL;
+    if (ok)
+        return SLEAPC_OK;
+    sleapc__free(out->filename);
+    sleapc__free(out->dataset);
+    *out = (sleapc_pred_video){0};
+    return sleapc__fail(SLEAPC_ERR_NOMEM, "read labels: %s: out of memory", r->path);
 }

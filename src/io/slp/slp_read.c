@@ -263,6 +263,7 @@ static void free_video(sleapc_slp_video *v)
     sleapc__free(v->filenames);
     sleapc__free(v->embed_dataset);
     sleapc__free(v->frame_numbers);
+    sleapc__free(v->source_json);
 }
 
 void sleapc__slp_close(sleapc_slp *r)

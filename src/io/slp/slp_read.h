@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/results.h"
 #include "sleapc/sleapc.h"
 
 typedef struct sleapc_slp_video {
@@ -27,6 +28,8 @@ typedef struct sleapc_slp_video {
     char image_format[8];   /* "png", "jpg", "hdf5" (raw pixels), "" unknown */
     int64_t n_embedded;     /* number of stored images */
     int64_t *frame_numbers; /* [n_embedded]: source frame index of each image */
+    char *source_json;      /* embedded: the original video's JSON as the package
+                             * records it (video<N>/source_video), or NULL */
 } sleapc_slp_video;
 
 typedef struct sleapc_slp_skeleton {
@@ -118,5 +121,24 @@ sleapc_status sleapc__slp_embedded_frame(sleapc_slp *r, int video, int64_t frame
  * *out is a new string (sleapc__free). SLEAPC_ERR_IO naming the stored path
  * when no candidate exists. */
 sleapc_status sleapc__slp_video_path(const sleapc_slp *r, int video, char **out);
+
+/* Are the images of video `video` embedded in another package file? (An
+ * HDF5Video that names a .slp and a dataset, as sleap-io writes for labels
+ * and predictions made from a package it read.) */
+bool sleapc__slp_video_in_package(const sleapc_slp *r, int video);
+
+/* Open the package file holding the images of such a video (found as
+ * sleapc__slp_video_path finds it) and the video there whose images are the
+ * named dataset. *pkg is closed by the caller. SLEAPC_ERR_INVALID_ARG when
+ * the video is not in a package; SLEAPC_ERR_FORMAT when the package holds
+ * no such images; errors of sleapc__slp_open. */
+sleapc_status sleapc__slp_open_package_video(const sleapc_slp *r, int video, sleapc_slp **pkg,
+                                             int *pkg_video);
+
+/* Video `video` as predictions made from these labels record it: its file
+ * name and shape, and for images in a package the package and their
+ * dataset (the images of this file: this file's path, never "."). Fills
+ * *out with new strings (the caller frees them); SLEAPC_ERR_NOMEM. */
+sleapc_status sleapc__slp_pred_video(const sleapc_slp *r, int video, sleapc_pred_video *out);
 
 #endif

@@ -105,6 +105,24 @@ static char *sanitize_filename(const char *name)
     return s;
 }
 
+/* The original video a package recorded, as "source_video" (sleap-io keeps
+ * it beside a reference to the package); left out unless it is a JSON
+ * object. */
+static void put_source_video(sleapc_json_text *t, const char *source_json, const char *c,
+                             const char *k)
+{
+    sleapc_json_text src = {0};
+    if (source_json && !sleapc__json_put_object_text(&src, source_json) &&
+        !sleapc__json_status(&src, "source video JSON")) {
+        char *text = sleapc__json_take(&src);
+        sleapc__json_putf(t, "%s\"source_video\"%s", c, k);
+        sleapc__json_put(t, text);
+        sleapc__free(text);
+    }
+    sleapc__json_free(&src);
+    sleapc__clear_error();
+}
+
 sleapc_status sleapc__slp_video_json(const sleapc_pred_video *v, bool backend_only, bool spaced,
                                      char **out)
 {
@@ -113,13 +131,16 @@ sleapc_status sleapc__slp_video_json(const sleapc_pred_video *v, bool backend_on
     char *name = sanitize_filename(v->filename);
     if (!name)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "format video JSON: out of memory");
+    /* Frames embedded in a package: sleap-io's HDF5Video pointing at it. */
+    bool in_package = v->dataset && v->dataset[0];
     sleapc_json_text t = {0};
     if (!backend_only) {
         sleapc__json_putf(&t, "{\"filename\"%s", k);
         sleapc__json_put_string(&t, name);
         sleapc__json_putf(&t, "%s\"backend\"%s", c, k);
     }
-    sleapc__json_putf(&t, "{\"type\"%s\"MediaVideo\"%s\"shape\"%s", k, c, k);
+    sleapc__json_putf(&t, "{\"type\"%s\"%s\"%s\"shape\"%s", k,
+                      in_package ? "HDF5Video" : "MediaVideo", c, k);
     /* video.shape is (frames, height, width, channels), null when unknown. */
     if (v->n_frames > 0 && v->height > 0 && v->width > 0 && v->channels > 0)
         sleapc__json_putf(&t, "[%lld%s%lld%s%lld%s%lld]", (long long)v->n_frames, c,
@@ -128,14 +149,24 @@ sleapc_status sleapc__slp_video_json(const sleapc_pred_video *v, bool backend_on
         sleapc__json_put(&t, "null");
     sleapc__json_putf(&t, "%s\"filename\"%s", c, k);
     sleapc__json_put_string(&t, name);
-    sleapc__json_putf(&t, "%s\"grayscale\"%s%s", c, k,
-                      v->channels == 1  ? "true"
-                      : v->channels > 1 ? "false"
-                                        : "null");
-    sleapc__json_putf(&t, "%s\"bgr\"%strue%s\"dataset\"%s\"\"%s\"input_format\"%s\"\"}", c, k, c, k,
-                      c, k);
-    if (!backend_only)
+    const char *gray = v->channels == 1 ? "true" : v->channels > 1 ? "false" : "null";
+    if (in_package) {
+        sleapc__json_putf(&t, "%s\"dataset\"%s", c, k);
+        sleapc__json_put_string(&t, v->dataset);
+        sleapc__json_putf(&t,
+                          "%s\"input_format\"%s\"channels_last\"%s\"convert_range\"%sfalse"
+                          "%s\"has_embedded_images\"%strue%s\"grayscale\"%s%s}",
+                          c, k, c, k, c, k, c, k, gray);
+    } else {
+        sleapc__json_putf(&t, "%s\"grayscale\"%s%s", c, k, gray);
+        sleapc__json_putf(&t, "%s\"bgr\"%strue%s\"dataset\"%s\"\"%s\"input_format\"%s\"\"}", c, k,
+                          c, k, c, k);
+    }
+    if (!backend_only) {
+        if (in_package)
+            put_source_video(&t, v->source_json, c, k);
         sleapc__json_put(&t, "}");
+    }
     sleapc__free(name);
     sleapc_status st = sleapc__json_status(&t, "video JSON");
     if (st) {

@@ -13,8 +13,9 @@
  * which must be a JSON object). sleap-io serialize_skeletons/write_metadata. */
 sleapc_status sleapc__slp_metadata_json(const sleapc_predictions *pr, char **out);
 
-/* One /videos_json row for a media file (sleap-io video_to_dict for
- * MediaVideo). With backend_only, just the "backend" object; spaced uses
+/* One /videos_json row (sleap-io video_to_dict): a media file (MediaVideo),
+ * or with v->dataset the images embedded in the package v->filename
+ * (HDF5Video, and its "source_video" when recorded). With backend_only, just the "backend" object; spaced uses
  * json.dumps' default ", " and ": " separators instead of compact ones. */
 sleapc_status sleapc__slp_video_json(const sleapc_pred_video *v, bool backend_only, bool spaced,
                                      char **out);

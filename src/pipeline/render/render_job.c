@@ -32,6 +32,8 @@ typedef struct job {
     int video;
     sleapc_frame_source *src;  /* the frames, or NULL when embedded in labels */
     sleapc_image_decoder *dec; /* embedded images */
+    sleapc_slp *images;        /* where they are: labels, or a package it names */
+    int image_video;           /* the video there */
     char *video_file;          /* owned: where the frames come from (for messages, fps) */
     int64_t n_frames, height, width, channels;
     labeled_frame *labeled; /* this video's labeled frames, sorted by frame_idx */
@@ -73,6 +75,8 @@ static void job_free(job *j)
 {
     sleapc__frame_source_close(j->src);
     sleapc__image_decoder_destroy(j->dec);
+    if (j->images != j->labels)
+        sleapc__slp_close(j->images);
     sleapc__slp_close(j->labels);
     sleapc__free(j->video_file);
     sleapc__free(j->labeled);
@@ -118,18 +122,27 @@ static sleapc_status index_labels(job *j)
 }
 
 /* Where the frames come from: the caller's video, the labels' images
- * embedded in the package, or the video file the labels name. */
+ * embedded in the package (this file, or the package it names, as
+ * predictions made from a package do), or the video file the labels name. */
 static sleapc_status open_frames(job *j, const char *video_path)
 {
     sleapc_slp *r = j->labels;
     const sleapc_slp_video *v = &r->videos[j->video];
     sleapc_status st;
     if (!video_path && v->embedded) {
+        j->images = r;
+        j->image_video = j->video;
+    } else if (!video_path && sleapc__slp_video_in_package(r, j->video)) {
+        st = sleapc__slp_open_package_video(r, j->video, &j->images, &j->image_video);
+        if (st)
+            return sleapc__wrap(st, "render");
+    }
+    if (j->images) {
         st = sleapc__image_decoder_create(&j->dec);
         if (st)
             return st;
-        return sleapc__slp_embedded_shape(r, j->video, j->dec, "render: ", &j->height, &j->width,
-                                          &j->channels, &j->n_frames);
+        return sleapc__slp_embedded_shape(j->images, j->image_video, j->dec, "render: ", &j->height,
+                                          &j->width, &j->channels, &j->n_frames);
     }
     if (video_path) {
         if (!(j->video_file = sleapc__strdup(video_path)))
@@ -152,8 +165,8 @@ static sleapc_status read_frame(job *j, int64_t idx)
     if (j->src)
         return sleapc__frame_source_read(j->src, idx, j->pixels);
     sleapc_decoded_image img;
-    sleapc_status st = sleapc__slp_embedded_decode(j->labels, j->video, idx, j->dec, "render: ",
-                                                   j->height, j->width, &img);
+    sleapc_status st = sleapc__slp_embedded_decode(j->images, j->image_video, idx, j->dec,
+                                                   "render: ", j->height, j->width, &img);
     if (st)
         return st;
     sleapc__frame_rgb_to_channels(img.rgb, (size_t)(j->height * j->width), j->channels, j->pixels);
@@ -270,7 +283,9 @@ static sleapc_status default_frames(const job *j, int64_t **out, int64_t *n_out)
 static sleapc_status render_frames(job *j, const int64_t *frames, int64_t n_frames,
                                    const sleapc_render_opts *o, out_kind kind)
 {
-    const char *source = j->video_file ? j->video_file : j->labels->path;
+    const char *source = j->video_file ? j->video_file
+                         : j->images   ? j->images->path
+                                       : j->labels->path;
     if (n_frames < 1)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "render: %s: no frames to render", j->out_path);
     for (int64_t k = 0; k < n_frames; k++)

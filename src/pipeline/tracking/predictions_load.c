@@ -66,13 +66,8 @@ static sleapc_status load_slp(const char *path, sleapc_predictions *pr, int64_t 
             st = SLEAPC_ERR_NOMEM;
     memcpy(pr->edges, sk->edges, (size_t)sk->n_edges * sizeof *pr->edges);
     memcpy(pr->symmetries, sk->symmetries, (size_t)sk->n_symmetries * sizeof *pr->symmetries);
-    for (int i = 0; i < r->n_videos; i++) {
-        const sleapc_slp_video *v = &r->videos[i];
-        pr->videos[i] = (sleapc_pred_video){dup_or_empty(v->filename), v->n_frames, v->height,
-                                            v->width, v->channels};
-        if (!pr->videos[i].filename)
-            st = SLEAPC_ERR_NOMEM;
-    }
+    for (int i = 0; !st && i < r->n_videos; i++)
+        st = sleapc__slp_pred_video(r, i, &pr->videos[i]);
     pr->n_tracks = r->n_tracks;
     pr->track_names = sleapc__calloc((size_t)r->n_tracks + 1, sizeof(char *));
     if (!pr->track_names)
@@ -196,7 +191,7 @@ static sleapc_status load_json(const char *path, sleapc_predictions *pr)
             (int64_t)num(cJSON_GetObjectItem(v, "frames")),
             (int64_t)num(cJSON_GetObjectItem(v, "height")),
             (int64_t)num(cJSON_GetObjectItem(v, "width")),
-            (int64_t)num(cJSON_GetObjectItem(v, "channels"))};
+            (int64_t)num(cJSON_GetObjectItem(v, "channels")), NULL, NULL};
         if (!pr->videos[i].filename)
             st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     }
