@@ -121,7 +121,7 @@ def _load():
 lib = _load()
 
 # The C structs below are those of this ABI level (include/sleapc/sleapc.h).
-ABI_VERSION = 1
+ABI_VERSION = 2
 lib.sleapc_abi_version.restype = ctypes.c_int
 if lib.sleapc_abi_version() != ABI_VERSION:
     raise ImportError(f"sleapc: {lib._name} has ABI version {lib.sleapc_abi_version()}; "
