@@ -227,7 +227,7 @@ static void check_abort(const char *const *paths)
     /* sleapc_predict_array with a writer: polled after each batch. */
     char out[1024];
     snprintf(out, sizeof out, "%s/aborted.slp", test_tmp_dir());
-    sleapc_video_info vi = {"centered_pair_small.mp4", N_FRAMES, fh, fw, fc};
+    sleapc_video_info vi = {"centered_pair_small.mp4", N_FRAMES, fh, fw, fc, NULL, NULL};
     sleapc_writer *w = NULL;
     CHECK_OK(sleapc_writer_open(out, p, &vi, 1, &w));
     a = (abort_after){0, 3};

@@ -48,7 +48,7 @@ static void predict_write(sleapc_predictor *p, uint8_t *px, int64_t h, int64_t w
 {
     sleapc_tensor frames = {SLEAPC_DTYPE_U8, 4, {1, h, w, c}, px};
     CHECK_OK(sleapc_predictor_run(p, &frames));
-    sleapc_video_info info = {"centered_pair_small.mp4", 1, h, w, c};
+    sleapc_video_info info = {"centered_pair_small.mp4", 1, h, w, c, NULL, NULL};
     sleapc_writer *wr = NULL;
     CHECK_OK(sleapc_writer_open(path, p, &info, 1, &wr));
     int64_t idx = 0;
@@ -155,7 +155,7 @@ int main(void)
 
     char path[1024];
     snprintf(path, sizeof path, "%s/auto.slp", test_tmp_dir());
-    sleapc_video_info info = {"centered_pair_small.mp4", 1, h, w, c};
+    sleapc_video_info info = {"centered_pair_small.mp4", 1, h, w, c, NULL, NULL};
     sleapc_writer *wr = NULL;
     if (p)
         CHECK_OK(sleapc_writer_open(path, p, &info, 1, &wr));

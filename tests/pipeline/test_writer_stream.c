@@ -61,7 +61,7 @@ static int64_t long_run(sleapc_predictor *p, const char *ext, int n_batches, boo
 {
     char path[1100];
     snprintf(path, sizeof path, "%s/run_%d_%d.%s", test_tmp_dir(), n_batches, track, ext);
-    sleapc_video_info info = {"long.mp4", (int64_t)n_batches * BATCH, 64, 64, 1};
+    sleapc_video_info info = {"long.mp4", (int64_t)n_batches * BATCH, 64, 64, 1, NULL, NULL};
     sleapc_writer *w = NULL;
     CHECK_OK(sleapc_writer_open(path, p, &info, 1, &w));
     if (!w)
@@ -101,7 +101,7 @@ static void allocation_failures(sleapc_predictor *p)
     for (size_t e = 0; e < sizeof exts / sizeof exts[0]; e++) {
         char path[1100];
         snprintf(path, sizeof path, "%s/fail.%s", test_tmp_dir(), exts[e]);
-        sleapc_video_info info = {"short.mp4", 12, 64, 64, 1};
+        sleapc_video_info info = {"short.mp4", 12, 64, 64, 1, NULL, NULL};
         bool done = false;
         for (int64_t n = 1; n < 2000 && !done; n++) {
             remove(path);
