@@ -38,6 +38,44 @@ const char *sleapc__ffmpeg_reason(int err, char *buf, size_t n)
     return buf;
 }
 
+sleapc_status sleapc__ffmpeg_video_stream(AVFormatContext *fmt, const char *path, int *stream)
+{
+    int ret = av_find_best_stream(fmt, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
+    if (ret < 0)
+        return sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: no video stream", path);
+    *stream = ret;
+    /* Audio and other streams are never needed: the demuxer skips them. */
+    for (unsigned i = 0; i < fmt->nb_streams; i++)
+        if ((int)i != ret)
+            fmt->streams[i]->discard = AVDISCARD_ALL;
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__ffmpeg_open_decoder(AVFormatContext *fmt, int stream, const char *path,
+                                          AVCodecContext **dec, AVPacket **pkt, AVFrame **frame)
+{
+    const AVCodecParameters *par = fmt->streams[stream]->codecpar;
+    const AVCodec *codec = avcodec_find_decoder(par->codec_id);
+    if (!codec)
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "open video: %s: no decoder for codec %s",
+                            path, avcodec_get_name(par->codec_id));
+    *dec = avcodec_alloc_context3(codec);
+    *pkt = av_packet_alloc();
+    *frame = av_frame_alloc();
+    if (!*dec || !*pkt || !*frame)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "open video: %s: out of memory", path);
+    if (avcodec_parameters_to_context(*dec, par) < 0)
+        return sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: bad codec parameters", path);
+    (*dec)->pkt_timebase = fmt->streams[stream]->time_base;
+    (*dec)->thread_count = 1;
+    char why[128];
+    int ret = avcodec_open2(*dec, codec, NULL);
+    if (ret < 0)
+        return sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: cannot open the %s decoder (%s)",
+                            path, codec->name, sleapc__ffmpeg_reason(ret, why, sizeof why));
+    return SLEAPC_OK;
+}
+
 sleapc_status sleapc__ffmpeg_open_input(sleapc_ffmpeg_video *v, const char *path)
 {
     char why[128];
@@ -64,41 +102,7 @@ sleapc_status sleapc__ffmpeg_open_input(sleapc_ffmpeg_video *v, const char *path
     if (ret < 0)
         return sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: unreadable streams (%s)", path,
                             sleapc__ffmpeg_reason(ret, why, sizeof why));
-    ret = av_find_best_stream(v->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
-    if (ret < 0)
-        return sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: no video stream", path);
-    v->stream = ret;
-    /* Audio and other streams are never needed: the demuxer skips them. */
-    for (unsigned i = 0; i < v->fmt->nb_streams; i++)
-        if ((int)i != v->stream)
-            v->fmt->streams[i]->discard = AVDISCARD_ALL;
-    return SLEAPC_OK;
-}
-
-static sleapc_status open_decoder(sleapc_ffmpeg_video *v, const char *path)
-{
-    const AVCodecParameters *par = v->fmt->streams[v->stream]->codecpar;
-    const AVCodec *codec = avcodec_find_decoder(par->codec_id);
-    if (!codec)
-        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "open video: %s: no decoder for codec %s",
-                            path, avcodec_get_name(par->codec_id));
-    v->dec = avcodec_alloc_context3(codec);
-    v->pkt = av_packet_alloc();
-    v->frame = av_frame_alloc();
-    if (!v->dec || !v->pkt || !v->frame)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "open video: %s: out of memory", path);
-    if (avcodec_parameters_to_context(v->dec, par) < 0)
-        return sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: bad codec parameters", path);
-    v->dec->pkt_timebase = v->fmt->streams[v->stream]->time_base;
-    /* One thread: each packet is decoded inside its avcodec_send_packet,
-     * which the per-packet skip_frame setting in decode_next relies on. */
-    v->dec->thread_count = 1;
-    char why[128];
-    int ret = avcodec_open2(v->dec, codec, NULL);
-    if (ret < 0)
-        return sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: cannot open the %s decoder (%s)",
-                            path, codec->name, sleapc__ffmpeg_reason(ret, why, sizeof why));
-    return SLEAPC_OK;
+    return sleapc__ffmpeg_video_stream(v->fmt, path, &v->stream);
 }
 
 /* The demux pass: every packet of the stream, none decoded. Packets the
@@ -170,7 +174,8 @@ sleapc_status sleapc__video_ffmpeg_open(sleapc_frame_source *src)
     src->impl = v;
     sleapc_status st = sleapc__ffmpeg_open_input(v, src->path);
     if (!st)
-        st = open_decoder(v, src->path);
+        st = sleapc__ffmpeg_open_decoder(v->fmt, v->stream, src->path, &v->dec, &v->pkt,
+                                         &v->frame);
     if (!st)
         st = build_index(v, src->path);
     /* Frame 0 decides the size and, by sleap-io's rule, the channel count. */

@@ -183,39 +183,7 @@ static sleapc_status open_input(live_video *v, const char *path)
                             "open video: %s: %s (%s)", path,
                             past_deadline(v) ? "no video arrived in time" : "unreadable streams",
                             sleapc__ffmpeg_reason(ret, why, sizeof why));
-    ret = av_find_best_stream(v->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
-    if (ret < 0)
-        return sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: no video stream", path);
-    v->stream = ret;
-    for (unsigned i = 0; i < v->fmt->nb_streams; i++)
-        if ((int)i != v->stream)
-            v->fmt->streams[i]->discard = AVDISCARD_ALL;
-    return SLEAPC_OK;
-}
-
-/* The decoder as video_ffmpeg.c sets it up, so frames match the file reader's. */
-static sleapc_status open_decoder(live_video *v, const char *path)
-{
-    const AVCodecParameters *par = v->fmt->streams[v->stream]->codecpar;
-    const AVCodec *codec = avcodec_find_decoder(par->codec_id);
-    if (!codec)
-        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "open video: %s: no decoder for codec %s",
-                            path, avcodec_get_name(par->codec_id));
-    v->dec = avcodec_alloc_context3(codec);
-    v->pkt = av_packet_alloc();
-    v->frame = av_frame_alloc();
-    if (!v->dec || !v->pkt || !v->frame)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "open video: %s: out of memory", path);
-    if (avcodec_parameters_to_context(v->dec, par) < 0)
-        return sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: bad codec parameters", path);
-    v->dec->pkt_timebase = v->fmt->streams[v->stream]->time_base;
-    v->dec->thread_count = 1;
-    char why[128];
-    int ret = avcodec_open2(v->dec, codec, NULL);
-    if (ret < 0)
-        return sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: cannot open the %s decoder (%s)",
-                            path, codec->name, sleapc__ffmpeg_reason(ret, why, sizeof why));
-    return SLEAPC_OK;
+    return sleapc__ffmpeg_video_stream(v->fmt, path, &v->stream);
 }
 
 /* Next decoded frame into v->frame; *got false at the end of the stream. */
@@ -333,8 +301,10 @@ sleapc_status sleapc__video_live_open(sleapc_frame_source *src)
     src->impl = v;
     src->live = true;
     sleapc_status st = open_input(v, src->path);
+    /* The decoder as the file reader sets it up, so frames match its. */
     if (!st)
-        st = open_decoder(v, src->path);
+        st = sleapc__ffmpeg_open_decoder(v->fmt, v->stream, src->path, &v->dec, &v->pkt,
+                                         &v->frame);
     /* Frame 0 decides the size and, by sleap-io's rule, the channel count;
      * it is kept for the first read. */
     bool got = false;
