@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_rss.h"
 #include "io/slp/slp_read.h"
 #include "io/video/video_encode.h"
 #include "sleapc/input.h"
@@ -26,20 +27,6 @@
 
 #define CLIP_FRAMES 300
 #define WARMUP_FRAMES 5000
-
-/* Resident set size in KiB, from /proc/self/status; -1 when unknown. */
-static long rss_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "VmRSS:", 6) == 0)
-            kib = strtol(line + 6, NULL, 10);
-    if (f)
-        fclose(f);
-    return kib;
-}
 
 typedef struct series {
     long every;
@@ -58,7 +45,7 @@ static void sample(const sleapc_progress *pr, void *user)
     if (s->n == s->cap)
         return;
     s->frames[s->n] = (long)pr->done;
-    s->kib[s->n] = rss_kib();
+    s->kib[s->n] = bench_rss_kib();
     s->secs[s->n] = pr->elapsed_s;
     printf("%10ld %9.1f %10.1f\n", s->frames[s->n], s->secs[s->n], s->kib[s->n] / 1024.0);
     fflush(stdout);
@@ -210,10 +197,10 @@ int main(int argc, char **argv)
     sleapc_run_opts ro = {.video = 0, .progress = sample, .user = &s};
     if (sleapc_predict_input(p, in, NULL, 0, w, &ro))
         return fail("predict");
-    long before_close = rss_kib();
+    long before_close = bench_rss_kib();
     if (sleapc_writer_close(w))
         return fail("close");
-    long after_close = rss_kib();
+    long after_close = bench_rss_kib();
 
     /* Summary over the samples after warm-up. */
     long start = -1, max = 0;

@@ -13,25 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_rss.h"
 #include "sleapc/tools.h"
 #include "sleapc/predictor.h"
 #include "sleapc/writer.h"
 
 #define BATCH 4
-
-/* Resident set size in KiB, from /proc/self/status; -1 when unknown. */
-static long rss_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "VmRSS:", 6) == 0)
-            kib = strtol(line + 6, NULL, 10);
-    if (f)
-        fclose(f);
-    return kib;
-}
 
 static int fail(const char *what)
 {
@@ -80,7 +67,7 @@ int main(int argc, char **argv)
     sleapc_writer *w = NULL;
     if (sleapc_writer_open(out, p, &info, 1, &w))
         return fail("open writer");
-    long base = rss_kib();
+    long base = bench_rss_kib();
     printf("%s: %d nodes, %d instances per %d frames; RSS before the first frame %.1f MiB\n", out,
            sleapc_predictor_n_nodes(p), per_batch, BATCH, base / 1024.0);
     printf("%10s %12s %14s\n", "frames", "RSS MiB", "growth B/frame");
@@ -92,14 +79,14 @@ int main(int argc, char **argv)
             return fail("add");
         long done = f + BATCH;
         if (done % every < BATCH || done + BATCH > n_frames) {
-            long r = rss_kib();
+            long r = bench_rss_kib();
             printf("%10ld %12.1f %14.1f\n", done, r / 1024.0, (double)(r - base) * 1024.0 / (double)done);
             fflush(stdout);
         }
     }
     if (sleapc_writer_close(w))
         return fail("close writer");
-    printf("after close: RSS %.1f MiB\n", rss_kib() / 1024.0);
+    printf("after close: RSS %.1f MiB\n", bench_rss_kib() / 1024.0);
     sleapc_predictor_destroy(p);
     sleapc_tensor_free(&clip);
     free(px);
