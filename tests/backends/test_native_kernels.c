@@ -115,19 +115,23 @@ static void conv_case(int kh, int kw, int c_in, int c_out, int h, int w, int b, 
                                                &conv));
         if (!conv)
             continue;
-        for (int p = 0; p < N_POOLS; p++) {
-            int nt = sleapc__threadpool_n_threads(pools[p]);
-            void *scratch =
-                sleapc__aligned_alloc(sleapc__native_conv_scratch_size(conv, h, w, nt));
-            float *dst = nan_buf(n_dst);
-            sleapc__native_conv_run(conv, pools[p], src, b, h, w, dst, scratch);
-            char what[160];
-            snprintf(what, sizeof what,
-                     "conv %s %dx%d b=%d c_in=%d c_out=%d %dx%d relu=%d bias=%d pool=%d",
-                     sets[s]->name, kh, kw, b, c_in, c_out, h, w, relu, has_bias, p);
-            close_to(dst, ref, n_dst, what);
-            sleapc__free(dst);
-            sleapc__aligned_free(scratch);
+        for (int lay = NATIVE_CONV_LAYOUT_ROWS; lay <= NATIVE_CONV_LAYOUT_BANDS; lay++) {
+            sleapc__native_conv_set_layout(conv, (native_conv_layout)lay);
+            for (int p = 0; p < N_POOLS; p++) {
+                int nt = sleapc__threadpool_n_threads(pools[p]);
+                void *scratch =
+                    sleapc__aligned_alloc(sleapc__native_conv_scratch_size(conv, h, w, nt));
+                float *dst = nan_buf(n_dst);
+                sleapc__native_conv_run(conv, pools[p], src, b, h, w, dst, scratch);
+                char what[160];
+                snprintf(what, sizeof what,
+                         "conv %s %dx%d b=%d c_in=%d c_out=%d %dx%d relu=%d bias=%d pool=%d "
+                         "layout=%d",
+                         sets[s]->name, kh, kw, b, c_in, c_out, h, w, relu, has_bias, p, lay);
+                close_to(dst, ref, n_dst, what);
+                sleapc__free(dst);
+                sleapc__aligned_free(scratch);
+            }
         }
         sleapc__native_conv_destroy(conv);
     }
@@ -162,6 +166,11 @@ static void test_conv(void)
     conv_case(1, 5, 3, 13, 6, 37, 1, false, true);
     conv_case(2, 3, 8, 6, 17, 9, 1, true, false);
     conv_case(7, 7, 4, 9, 12, 19, 1, false, true);
+    /* Tall narrow maps: more rows than one band holds (bands of
+     * ceil(512 / (w + k - 1)) rows), so tasks run several bands and the
+     * last one is short. */
+    conv_case(3, 3, 5, 13, 150, 6, 2, true, true);
+    conv_case(5, 5, 3, 7, 131, 4, 1, false, true);
 }
 
 /* The input split into n_parts separately stored channel ranges
@@ -199,20 +208,24 @@ static void conv_parts_case(int k, int c_in, int c_out, int h, int w, int b, boo
         if (!conv)
             continue;
         sleapc__native_conv_set_slice_bytes(conv, slice_bytes);
-        for (int p = 0; p < N_POOLS; p++) {
-            int nt = sleapc__threadpool_n_threads(pools[p]);
-            void *scratch =
-                sleapc__aligned_alloc(sleapc__native_conv_scratch_size(conv, h, w, nt));
-            float *dst = nan_buf(n_dst);
-            sleapc__native_conv_run_parts(conv, pools[p], &parts, b, h, w, dst, scratch);
-            char what[160];
-            snprintf(what, sizeof what,
-                     "conv parts %s %dx%d b=%d c_in=%d (%d parts) c_out=%d %dx%d relu=%d "
-                     "slice=%zu pool=%d",
-                     sets[s]->name, k, k, b, c_in, n_parts, c_out, h, w, relu, slice_bytes, p);
-            close_to(dst, ref, n_dst, what);
-            sleapc__free(dst);
-            sleapc__aligned_free(scratch);
+        for (int lay = NATIVE_CONV_LAYOUT_ROWS; lay <= NATIVE_CONV_LAYOUT_BANDS; lay++) {
+            sleapc__native_conv_set_layout(conv, (native_conv_layout)lay);
+            for (int p = 0; p < N_POOLS; p++) {
+                int nt = sleapc__threadpool_n_threads(pools[p]);
+                void *scratch =
+                    sleapc__aligned_alloc(sleapc__native_conv_scratch_size(conv, h, w, nt));
+                float *dst = nan_buf(n_dst);
+                sleapc__native_conv_run_parts(conv, pools[p], &parts, b, h, w, dst, scratch);
+                char what[160];
+                snprintf(what, sizeof what,
+                         "conv parts %s %dx%d b=%d c_in=%d (%d parts) c_out=%d %dx%d relu=%d "
+                         "slice=%zu pool=%d layout=%d",
+                         sets[s]->name, k, k, b, c_in, n_parts, c_out, h, w, relu, slice_bytes,
+                         p, lay);
+                close_to(dst, ref, n_dst, what);
+                sleapc__free(dst);
+                sleapc__aligned_free(scratch);
+            }
         }
         sleapc__native_conv_destroy(conv);
     }
@@ -238,6 +251,7 @@ static void test_conv_parts(void)
         conv_parts_case(k, 33, 17, 4, 33, 1, true, 3000, 4);
         conv_parts_case(k, 16, 6, 3, 1, 1, true, 1, 2);
         conv_parts_case(k, 12, 2, 11, 40, 1, true, 0, 3); /* default budget: one slice */
+        conv_parts_case(k, 9, 14, 140, 5, 1, true, 3000, 2); /* several bands */
     }
 }
 

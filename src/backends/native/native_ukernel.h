@@ -50,6 +50,13 @@ typedef struct native_conv_row {
     bool relu;
     bool accumulate;    /* add to what dst holds instead of to the bias (a
                            later slice of the input channels) */
+    /* A band of output rows as one run (0: a single row). Window rows are
+     * then padded rows of band_stride floats back to back (src_rs ==
+     * band_stride, ring0 == 0), and output position q of the run is row
+     * q / band_stride, column q % band_stride of the band; columns from
+     * band_w on are the padding's and are dropped. dst rows are band_w apart. */
+    int64_t band_stride;
+    int64_t band_w;
 } native_conv_row;
 
 /* One output row of the 3 x 3 stride-2 transposed convolution (see
@@ -149,6 +156,16 @@ void sleapc__native_split_plan(int64_t b, int64_t n_units, int n_blocks, int n_t
  * slices, each added onto the partial sums in dst. Tests set a small budget
  * to exercise the slicing; 0 restores the default. */
 void sleapc__native_conv_set_slice_bytes(native_conv *conv, size_t bytes);
+
+/* How a k x k conv walks the map: AUTO picks (bands for narrow maps, see
+ * native_conv.c); tests force each to check both on every size. */
+typedef enum native_conv_layout {
+    NATIVE_CONV_LAYOUT_AUTO = 0,
+    NATIVE_CONV_LAYOUT_ROWS,
+    NATIVE_CONV_LAYOUT_BANDS,
+} native_conv_layout;
+
+void sleapc__native_conv_set_layout(native_conv *conv, native_conv_layout layout);
 
 /* The create functions with the microkernel set chosen by the caller (tests
  * run every set the CPU has). uk NULL: the best. */

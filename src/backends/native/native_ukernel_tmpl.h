@@ -49,12 +49,57 @@ NUK_INLINE nuk_vec nuk_relu(nuk_vec v)
     return (nuk_vec)(bits & ~(bits >> 31));
 }
 
+/* A band run's positions [q, q + n) <-> their outputs in dst (see
+ * native_conv_row): the positions that fall in the padding columns are
+ * skipped on a put and read as zeros on a get. Out of line: it runs once per
+ * channel per step, against c_in x kh x kw FMAs per vector in the step. */
+static void nuk_band_put(const native_conv_row *r, float *d, int64_t q, int64_t n,
+                         const float *v)
+{
+    int64_t fs = r->band_stride, w = r->band_w;
+    int64_t row = q / fs, col = q - row * fs;
+    while (n > 0) {
+        int64_t seg = fs - col < n ? fs - col : n;
+        if (col < w)
+            memcpy(d + row * w + col, v, (size_t)(w - col < seg ? w - col : seg) * sizeof(float));
+        v += seg;
+        n -= seg;
+        row++;
+        col = 0;
+    }
+}
+
+static void nuk_band_get(const native_conv_row *r, const float *d, int64_t q, int64_t n,
+                         float *v)
+{
+    int64_t fs = r->band_stride, w = r->band_w;
+    int64_t row = q / fs, col = q - row * fs;
+    while (n > 0) {
+        int64_t seg = fs - col < n ? fs - col : n;
+        int64_t k = col < w ? (w - col < seg ? w - col : seg) : 0;
+        if (k > 0)
+            memcpy(v, d + row * w + col, (size_t)k * sizeof(float));
+        memset(v + k, 0, (size_t)(seg - k) * sizeof(float));
+        v += seg;
+        n -= seg;
+        row++;
+        col = 0;
+    }
+}
+
 /* Output columns [x, x + nv * NUK_VW) of one conv row; n of them stored. */
 NUK_INLINE void nuk_conv_step(const native_conv_row *r, int64_t x, int cb, int nv, int kh, int kw,
                               int64_t n)
 {
     nuk_vec acc[NUK_CB][2];
-    if (r->accumulate) {
+    if (r->accumulate && r->band_stride > 0) {
+        for (int c = 0; c < cb; c++) {
+            float tmp[2 * NUK_VW] = {0};
+            nuk_band_get(r, r->dst + c * r->dst_cs, x, n, tmp);
+            for (int v = 0; v < nv; v++)
+                acc[c][v] = nuk_load(tmp + v * NUK_VW);
+        }
+    } else if (r->accumulate) {
         for (int c = 0; c < cb; c++) {
             const float *d = r->dst + c * r->dst_cs + x;
             for (int v = 0; v < nv; v++) {
@@ -97,6 +142,15 @@ NUK_INLINE void nuk_conv_step(const native_conv_row *r, int64_t x, int cb, int n
         }
     }
 
+    if (r->band_stride > 0) {
+        for (int c = 0; c < cb; c++) {
+            float tmp[2 * NUK_VW];
+            for (int v = 0; v < nv; v++)
+                nuk_store(tmp + v * NUK_VW, r->relu ? nuk_relu(acc[c][v]) : acc[c][v]);
+            nuk_band_put(r, r->dst + c * r->dst_cs, x, n, tmp);
+        }
+        return;
+    }
     for (int c = 0; c < cb; c++) {
         float *d = r->dst + c * r->dst_cs + x;
         for (int v = 0; v < nv; v++) {
