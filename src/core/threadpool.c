@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/alloc.h"
@@ -31,12 +32,61 @@ struct sleapc_threadpool {
     pthread_mutex_t mu;
     pthread_cond_t wake;     /* workers: a new generation (or stop) */
     pthread_cond_t done;     /* caller: n_busy reached 0 */
-    uint64_t generation;     /* bumped once per parallel run */
+    /* Written under mu; read without it only while spinning (a thread that
+     * sees a change takes mu before it acts on it). */
+    atomic_uint_least64_t generation; /* bumped once per parallel run */
     job cur;
-    int n_busy;              /* workers that have not finished the current run */
+    atomic_int n_busy;       /* workers that have not finished the current run */
     bool stop;
     atomic_llong next_task;
 };
+
+/* How long a thread polls for the next run, or the caller for the end of
+ * this one, before it sleeps on a condition. A network runs one parallel
+ * loop per layer, a few microseconds apart; a futex wake-up costs tens of
+ * microseconds on a virtual machine and the loser of a late start idles for
+ * up to a task. 50 us is far below a frame, so between frames, or on a
+ * loaded machine, threads still sleep rather than spin. */
+#define SPIN_NS 50000
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Polls until stop() or SPIN_NS have passed; returns stop()'s last value. */
+static bool spin_until(bool (*stop)(sleapc_threadpool *, uint64_t), sleapc_threadpool *tp,
+                       uint64_t arg)
+{
+    int64_t end = now_ns() + SPIN_NS;
+    for (int i = 0;; i++) {
+        if (stop(tp, arg))
+            return true;
+        cpu_relax();
+        if ((i & 63) == 63 && now_ns() > end)
+            return false;
+    }
+}
+
+static bool new_generation(sleapc_threadpool *tp, uint64_t seen)
+{
+    return atomic_load_explicit(&tp->generation, memory_order_acquire) != seen;
+}
+
+static bool all_done(sleapc_threadpool *tp, uint64_t unused)
+{
+    (void)unused;
+    return atomic_load_explicit(&tp->n_busy, memory_order_acquire) == 0;
+}
 
 /* Take task indices from the shared counter until none is left. One fetch per
  * task is enough: kernels hand out coarse tasks (rows, channel blocks). */
@@ -61,11 +111,16 @@ static void *worker_main(void *p)
 
     pthread_mutex_lock(&tp->mu);
     for (;;) {
-        while (!tp->stop && tp->generation == seen)
+        if (!tp->stop && atomic_load(&tp->generation) == seen) {
+            pthread_mutex_unlock(&tp->mu);
+            spin_until(new_generation, tp, seen);
+            pthread_mutex_lock(&tp->mu);
+        }
+        while (!tp->stop && atomic_load(&tp->generation) == seen)
             pthread_cond_wait(&tp->wake, &tp->mu);
         if (tp->stop)
             break;
-        seen = tp->generation;
+        seen = atomic_load(&tp->generation);
         job j = tp->cur;
         pthread_mutex_unlock(&tp->mu);
 
@@ -73,7 +128,7 @@ static void *worker_main(void *p)
 
         /* The mutex also publishes this worker's writes to the caller. */
         pthread_mutex_lock(&tp->mu);
-        if (--tp->n_busy == 0)
+        if (atomic_fetch_sub(&tp->n_busy, 1) == 1)
             pthread_cond_signal(&tp->done);
     }
     pthread_mutex_unlock(&tp->mu);
@@ -106,6 +161,8 @@ sleapc_status sleapc__threadpool_create(int n_threads, sleapc_threadpool **out)
                             n_threads);
     tp->n_threads = n_threads;
     atomic_init(&tp->next_task, 0);
+    atomic_init(&tp->generation, 0);
+    atomic_init(&tp->n_busy, 0);
     tp->workers = sleapc__calloc((size_t)(n_threads - 1), sizeof *tp->workers);
     if (!tp->workers) {
         sleapc__free(tp);
@@ -188,8 +245,8 @@ static void run_job(sleapc_threadpool *tp, const job *j)
     pthread_mutex_lock(&tp->mu);
     tp->cur = *j;
     atomic_store_explicit(&tp->next_task, 0, memory_order_relaxed);
-    tp->n_busy = tp->n_threads - 1;
-    tp->generation++;
+    atomic_store(&tp->n_busy, tp->n_threads - 1);
+    atomic_fetch_add(&tp->generation, 1);
     pthread_cond_broadcast(&tp->wake);
     pthread_mutex_unlock(&tp->mu);
 
@@ -197,8 +254,9 @@ static void run_job(sleapc_threadpool *tp, const job *j)
 
     /* Every worker checks in once per generation, so none can still be
      * reading this job when the next one is published. */
+    spin_until(all_done, tp, 0);
     pthread_mutex_lock(&tp->mu);
-    while (tp->n_busy > 0)
+    while (atomic_load(&tp->n_busy) > 0)
         pthread_cond_wait(&tp->done, &tp->mu);
     pthread_mutex_unlock(&tp->mu);
 }

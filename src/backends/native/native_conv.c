@@ -220,9 +220,12 @@ static bool use_bands(const native_conv *cv, int64_t w)
  * rounded to 64 bytes and kept off multiples of 4 KiB (see padded_row_len). */
 static int64_t band_rows(const native_conv *cv, int64_t h, int64_t w)
 {
+    if (h < 1)
+        return 1;
     int64_t fs = w + cv->kw - 1;
-    int64_t rows = (CONV_BAND_FLOATS + fs - 1) / fs;
-    return rows < h ? rows : h < 1 ? 1 : h;
+    int64_t most = (CONV_BAND_FLOATS + fs - 1) / fs;
+    int64_t n_bands = (h + most - 1) / most;
+    return (h + n_bands - 1) / n_bands; /* even bands: 24 rows as 12 + 12, not 20 + 4 */
 }
 
 static int64_t band_chan_floats(const native_conv *cv, int64_t h, int64_t w)
@@ -424,8 +427,12 @@ static void conv_task_bands(void *ctx, int64_t task, int thread)
     int64_t bi, rt;
     int g;
     task_coords(&j->split, task, &bi, &rt, &g);
-    int64_t y0 = rt * j->split.units_per_task;
-    int64_t y1 = y0 + j->split.units_per_task < j->h ? y0 + j->split.units_per_task : j->h;
+    /* Units are whole bands: a task of fewer rows would reuse each block's
+     * weights over fewer outputs, so threads split the channel blocks. */
+    int64_t y0 = rt * j->split.units_per_task * j->band_rows;
+    int64_t y1 = y0 + j->split.units_per_task * j->band_rows;
+    if (y1 > j->h)
+        y1 = j->h;
     int blk0 = g * j->split.blocks_per_group;
     int blk1 = blk0 + j->split.blocks_per_group < cv->blocks.n ? blk0 + j->split.blocks_per_group
                                                                : cv->blocks.n;
@@ -537,7 +544,8 @@ void sleapc__native_conv_run_parts(const native_conv *conv, sleapc_threadpool *t
         sleapc__native_split_plan(b, n_strips, conv->blocks.n, n_threads, &j.split);
         sleapc__threadpool_run_indexed(tp, conv_task_pointwise, &j, j.split.n_tasks);
     } else {
-        sleapc__native_split_plan(b, h, conv->blocks.n, n_threads, &j.split);
+        int64_t n_units = j.bands ? (h + j.band_rows - 1) / j.band_rows : h;
+        sleapc__native_split_plan(b, n_units, conv->blocks.n, n_threads, &j.split);
         sleapc__threadpool_run_indexed(tp, j.bands ? conv_task_bands : conv_task_rows, &j,
                                        j.split.n_tasks);
     }
