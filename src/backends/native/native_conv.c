@@ -334,6 +334,31 @@ static void task_coords(const native_split *s, int64_t task, int64_t *bi, int64_
     *bi = rest / s->n_unit_tasks;
 }
 
+/* What task `task` covers: batch item bi, outputs [u0, u1) in units of
+ * `unit` (rows, bands of rows, pixel strips), clipped to `limit`, and
+ * channel blocks [blk0, blk1). */
+typedef struct task_span {
+    int64_t bi, u0, u1;
+    int blk0, blk1;
+} task_span;
+
+static task_span task_span_of(const conv_job *j, int64_t task, int64_t unit, int64_t limit)
+{
+    task_span t;
+    int64_t ut;
+    int g;
+    task_coords(&j->split, task, &t.bi, &ut, &g);
+    t.u0 = ut * j->split.units_per_task * unit;
+    t.u1 = t.u0 + j->split.units_per_task * unit;
+    if (t.u1 > limit)
+        t.u1 = limit;
+    int n_blocks = j->conv->blocks.n;
+    t.blk0 = g * j->split.blocks_per_group;
+    t.blk1 = t.blk0 + j->split.blocks_per_group < n_blocks ? t.blk0 + j->split.blocks_per_group
+                                                            : n_blocks;
+    return t;
+}
+
 /* Input channels [ci0, ci0 + r->c_in) of blocks [blk0, blk1). */
 static void run_blocks(const native_conv *cv, native_conv_row *r, float *dst, int blk0, int blk1,
                        int64_t plane, int ci0)
@@ -353,14 +378,9 @@ static void conv_task_rows(void *ctx, int64_t task, int thread)
 {
     const conv_job *j = ctx;
     const native_conv *cv = j->conv;
-    int64_t bi, rt;
-    int g;
-    task_coords(&j->split, task, &bi, &rt, &g);
-    int64_t y0 = rt * j->split.units_per_task;
-    int64_t y1 = y0 + j->split.units_per_task < j->h ? y0 + j->split.units_per_task : j->h;
-    int blk0 = g * j->split.blocks_per_group;
-    int blk1 = blk0 + j->split.blocks_per_group < cv->blocks.n ? blk0 + j->split.blocks_per_group
-                                                               : cv->blocks.n;
+    task_span t = task_span_of(j, task, 1, j->h);
+    int64_t bi = t.bi, y0 = t.u0, y1 = t.u1;
+    int blk0 = t.blk0, blk1 = t.blk1;
     int64_t plane = j->h * j->w;
     float *out = j->dst + bi * cv->c_out * plane;
     float *ring = (float *)(j->scratch + (size_t)thread * j->per_thread);
@@ -424,18 +444,11 @@ static void conv_task_bands(void *ctx, int64_t task, int thread)
 {
     const conv_job *j = ctx;
     const native_conv *cv = j->conv;
-    int64_t bi, rt;
-    int g;
-    task_coords(&j->split, task, &bi, &rt, &g);
     /* Units are whole bands: a task of fewer rows would reuse each block's
      * weights over fewer outputs, so threads split the channel blocks. */
-    int64_t y0 = rt * j->split.units_per_task * j->band_rows;
-    int64_t y1 = y0 + j->split.units_per_task * j->band_rows;
-    if (y1 > j->h)
-        y1 = j->h;
-    int blk0 = g * j->split.blocks_per_group;
-    int blk1 = blk0 + j->split.blocks_per_group < cv->blocks.n ? blk0 + j->split.blocks_per_group
-                                                               : cv->blocks.n;
+    task_span t = task_span_of(j, task, j->band_rows, j->h);
+    int64_t bi = t.bi, y0 = t.u0, y1 = t.u1;
+    int blk0 = t.blk0, blk1 = t.blk1;
     int64_t plane = j->h * j->w;
     int64_t fs = j->w + cv->kw - 1;
     float *out = j->dst + bi * cv->c_out * plane;
@@ -469,18 +482,11 @@ static void conv_task_pointwise(void *ctx, int64_t task, int thread)
 {
     const conv_job *j = ctx;
     const native_conv *cv = j->conv;
-    int64_t bi, st;
-    int g;
-    task_coords(&j->split, task, &bi, &st, &g);
-    int blk0 = g * j->split.blocks_per_group;
-    int blk1 = blk0 + j->split.blocks_per_group < cv->blocks.n ? blk0 + j->split.blocks_per_group
-                                                               : cv->blocks.n;
     int64_t strip = cv->uk->strip;
     int64_t plane = j->h * j->w;
-    int64_t px0 = st * j->split.units_per_task * strip;
-    int64_t px1 = px0 + j->split.units_per_task * strip;
-    if (px1 > plane)
-        px1 = plane;
+    task_span t = task_span_of(j, task, strip, plane);
+    int64_t bi = t.bi, px0 = t.u0, px1 = t.u1;
+    int blk0 = t.blk0, blk1 = t.blk1;
     float *out = j->dst + bi * cv->c_out * plane;
     float *stage = (float *)(j->scratch + (size_t)thread * j->per_thread);
     int64_t chunk = pointwise_chunk(cv);
