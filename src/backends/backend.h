@@ -45,6 +45,8 @@ typedef struct sleapc_backend_opts {
     int n_threads;               /* <= 0: one per core */
     sleapc_precision precision;  /* a backend that cannot honour it returns
                                     SLEAPC_ERR_UNSUPPORTED from create */
+    unsigned bf16_keep;          /* bf16: the nodes kept in float32
+                                    (bf16_policy.h bits); 0: the default */
 } sleapc_backend_opts;
 
 struct sleapc_backend_factory {

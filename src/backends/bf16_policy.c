@@ -40,6 +40,11 @@ unsigned sleapc__bf16_keep_default(void)
     return SLEAPC_BF16_KEEP_DEFAULT;
 }
 
+unsigned sleapc__bf16_keep_or_default(unsigned keep)
+{
+    return keep ? keep : sleapc__bf16_keep_default();
+}
+
 static bool is_conv(const sleapc_node *n)
 {
     return n->op == SLEAPC_OP_CONV2D || n->op == SLEAPC_OP_CONV_TRANSPOSE2D;

@@ -60,6 +60,8 @@ void sleapc__bf16_plan_free(sleapc_bf16_plan *p);
 /* The keep bits from SLEAPC_BF16_KEEP (a number) when set, else the default:
  * lets a measurement try other splits without a rebuild. */
 unsigned sleapc__bf16_keep_default(void);
+/* keep when non-zero (a caller's choice), else sleapc__bf16_keep_default(). */
+unsigned sleapc__bf16_keep_or_default(unsigned keep);
 
 /* The share of g's FLOPs (convolutions) that plan p computes in bf16 for
  * one (h, w) input; 0 when the shapes cannot be inferred. */

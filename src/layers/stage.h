@@ -32,6 +32,7 @@ typedef struct sleapc_stage {
                                        by a grid cell, or drops (bf16_fragility.h);
                                        < 0 until measured */
     float peak_threshold;           /* the layer's, for that estimate */
+    int n_threads;                  /* the predictor's, for a backend made later */
 } sleapc_stage;
 
 /* Create the backend for m (o: backend, threads, precision), warm it up on a small input and check it returns

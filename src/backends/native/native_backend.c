@@ -502,7 +502,7 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
         goto fail;
     }
     if (opts->precision == SLEAPC_PRECISION_BF16_EMULATED) {
-        st = sleapc__bf16_plan_make(g, sleapc__bf16_keep_default(), &ns->bf16);
+        st = sleapc__bf16_plan_make(g, sleapc__bf16_keep_or_default(opts->bf16_keep), &ns->bf16);
         if (st)
             goto fail;
     }

@@ -224,7 +224,7 @@ static sleapc_status onednn_create(const sleapc_graph *g, const sleapc_backend_o
     strcpy(be->device, "cpu");
     s->g = g;
     if (opts->precision == SLEAPC_PRECISION_BF16) {
-        st = sleapc__bf16_plan_make(g, sleapc__bf16_keep_default(), &s->bf16);
+        st = sleapc__bf16_plan_make(g, sleapc__bf16_keep_or_default(opts->bf16_keep), &s->bf16);
         if (st)
             goto fail;
     }
