@@ -547,11 +547,15 @@ void sleapc__native_conv_run_parts(const native_conv *conv, sleapc_threadpool *t
     }
     if (is_pointwise(conv)) {
         int64_t n_strips = (h * w + conv->uk->strip - 1) / conv->uk->strip;
-        sleapc__native_split_plan(b, n_strips, conv->blocks.n, n_threads, &j.split);
+        sleapc__native_split_plan(b, n_strips, conv->blocks.n, n_threads, NATIVE_TASKS_PER_THREAD,
+                                  &j.split);
         sleapc__threadpool_run_indexed(tp, conv_task_pointwise, &j, j.split.n_tasks);
     } else {
+        /* Bands: two tasks a thread, as each re-stages a whole band (12- and
+         * 24-column convs 4% faster than with four). */
         int64_t n_units = j.bands ? (h + j.band_rows - 1) / j.band_rows : h;
-        sleapc__native_split_plan(b, n_units, conv->blocks.n, n_threads, &j.split);
+        sleapc__native_split_plan(b, n_units, conv->blocks.n, n_threads,
+                                  j.bands ? 2 : NATIVE_TASKS_PER_THREAD, &j.split);
         sleapc__threadpool_run_indexed(tp, j.bands ? conv_task_bands : conv_task_rows, &j,
                                        j.split.n_tasks);
     }

@@ -231,6 +231,6 @@ void sleapc__native_convt_run(const native_convt *convt, sleapc_threadpool *tp,
         .wt = staged_row_len(convt, w),
     };
     sleapc__native_split_plan(b, 2 * h, convt->blocks.n, sleapc__threadpool_n_threads(tp),
-                              &j.split);
+                              NATIVE_TASKS_PER_THREAD, &j.split);
     sleapc__threadpool_run_indexed(tp, convt_task, &j, j.split.n_tasks);
 }

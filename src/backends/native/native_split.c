@@ -7,7 +7,7 @@ static int64_t ceil_div(int64_t a, int64_t b)
 }
 
 void sleapc__native_split_plan(int64_t b, int64_t n_units, int n_blocks, int n_threads,
-                               native_split *out)
+                               int per_thread, native_split *out)
 {
     if (b < 1)
         b = 1;
@@ -15,9 +15,7 @@ void sleapc__native_split_plan(int64_t b, int64_t n_units, int n_blocks, int n_t
         n_units = 1;
     if (n_blocks < 1)
         n_blocks = 1;
-    /* Tasks take differing times (borders, the last channel block), so a few
-     * per thread even out the load. */
-    int64_t want = n_threads <= 1 ? 1 : 4 * (int64_t)n_threads;
+    int64_t want = n_threads <= 1 ? 1 : (int64_t)per_thread * n_threads;
 
     int64_t per_b = ceil_div(want, b);
     int64_t n_ut = n_units < per_b ? n_units : per_b;

@@ -146,10 +146,13 @@ typedef struct native_split {
     int64_t n_tasks;
 } native_split;
 
-/* Enough tasks to balance n_threads threads, as few as that allows (each
- * task re-stages its input); one task per batch item for one thread. */
+/* About per_thread tasks per thread, as few as balance allows (each task
+ * re-stages its input); one task per batch item for one thread. Tasks take
+ * differing times (borders, the last channel block), so a few per thread
+ * (NATIVE_TASKS_PER_THREAD) even out the load. */
+#define NATIVE_TASKS_PER_THREAD 4
 void sleapc__native_split_plan(int64_t b, int64_t n_units, int n_blocks, int n_threads,
-                               native_split *out);
+                               int per_thread, native_split *out);
 
 /* Bytes of padded input rows a k x k conv keeps hot while it runs every
  * channel block over them: more input channels than fit are reduced in
