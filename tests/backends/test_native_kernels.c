@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "backends/native/native_kernels.h"
+#include "backends/bf16_policy.h"
 #include "backends/native/native_ukernel.h"
 #include "core/alloc.h"
 #include "core/threadpool.h"
@@ -20,7 +21,9 @@
 #define N_POOLS 4
 
 static sleapc_threadpool *pools[N_POOLS]; /* NULL, 1, 2, 3 threads */
-static const native_ukernels *sets[NATIVE_ISA_COUNT];
+/* Every microkernel set the CPU runs, the bf16 one (3x3 convs on bf16
+ * pairs) last where the CPU has AVX512-BF16. */
+static const native_ukernels *sets[NATIVE_ISA_COUNT + 1];
 static int n_sets;
 static unsigned rng_state = 12345;
 
@@ -99,6 +102,28 @@ static void ref_conv(const float *src, int b, int c_in, int h, int w, const floa
                 }
 }
 
+/* What a bf16 conv computes, in double: ref_conv on the input and weights
+ * rounded to bf16 (the bias stays float32). Its float32 sums then differ
+ * from this as the float32 kernels' do, so the same tolerance holds. NULL
+ * when no bf16 set runs here or the kernel is not 3x3. */
+static double *bf16_ref(const float *src, int b, int c_in, int h, int w, const float *wt,
+                        const float *bias, int c_out, int kh, int kw, bool relu)
+{
+    if (!sets[n_sets - 1]->bf16_pairs || kh != 3 || kw != 3)
+        return NULL;
+    size_t n_src = (size_t)b * c_in * h * w, n_wt = (size_t)c_out * c_in * 9;
+    float *s16 = sleapc__malloc(n_src * sizeof *s16), *w16 = sleapc__malloc(n_wt * sizeof *w16);
+    double *ref = sleapc__malloc((size_t)b * c_out * h * w * sizeof *ref);
+    memcpy(s16, src, n_src * sizeof *s16);
+    memcpy(w16, wt, n_wt * sizeof *w16);
+    sleapc__bf16_round_array(s16, (int64_t)n_src);
+    sleapc__bf16_round_array(w16, (int64_t)n_wt);
+    ref_conv(s16, b, c_in, h, w, w16, bias, c_out, 3, 3, relu, ref);
+    sleapc__free(s16);
+    sleapc__free(w16);
+    return ref;
+}
+
 static void conv_case(int kh, int kw, int c_in, int c_out, int h, int w, int b, bool relu,
                       bool has_bias)
 {
@@ -108,8 +133,11 @@ static void conv_case(int kh, int kw, int c_in, int c_out, int h, int w, int b, 
     float *bias = has_bias ? rand_buf((size_t)c_out, 0.5f) : NULL;
     double *ref = sleapc__malloc(n_dst * sizeof *ref);
     ref_conv(src, b, c_in, h, w, wt, bias, c_out, kh, kw, relu, ref);
+    double *ref16 = bf16_ref(src, b, c_in, h, w, wt, bias, c_out, kh, kw, relu);
 
     for (int s = 0; s < n_sets; s++) {
+        if (sets[s]->bf16_pairs && !ref16)
+            continue;
         native_conv *conv = NULL;
         CHECK_OK(sleapc__native_conv_create_uk(sets[s], c_in, c_out, kh, kw, wt, bias, relu,
                                                &conv));
@@ -128,7 +156,7 @@ static void conv_case(int kh, int kw, int c_in, int c_out, int h, int w, int b, 
                          "conv %s %dx%d b=%d c_in=%d c_out=%d %dx%d relu=%d bias=%d pool=%d "
                          "layout=%d",
                          sets[s]->name, kh, kw, b, c_in, c_out, h, w, relu, has_bias, p, lay);
-                close_to(dst, ref, n_dst, what);
+                close_to(dst, sets[s]->bf16_pairs ? ref16 : ref, n_dst, what);
                 sleapc__free(dst);
                 sleapc__aligned_free(scratch);
             }
@@ -139,6 +167,7 @@ static void conv_case(int kh, int kw, int c_in, int c_out, int h, int w, int b, 
     sleapc__free(wt);
     sleapc__free(bias);
     sleapc__free(ref);
+    sleapc__free(ref16);
 }
 
 static void test_conv(void)
@@ -187,6 +216,7 @@ static void conv_parts_case(int k, int c_in, int c_out, int h, int w, int b, boo
     float *bias = rand_buf((size_t)c_out, 0.5f);
     double *ref = sleapc__malloc(n_dst * sizeof *ref);
     ref_conv(src, b, c_in, h, w, wt, bias, c_out, k, k, relu, ref);
+    double *ref16 = bf16_ref(src, b, c_in, h, w, wt, bias, c_out, k, k, relu);
 
     native_conv_src parts = {.n = n_parts};
     float *part_buf[NATIVE_CONV_MAX_PARTS] = {0};
@@ -202,6 +232,8 @@ static void conv_parts_case(int k, int c_in, int c_out, int h, int w, int b, boo
     }
 
     for (int s = 0; s < n_sets; s++) {
+        if (sets[s]->bf16_pairs && !ref16)
+            continue;
         native_conv *conv = NULL;
         CHECK_OK(sleapc__native_conv_create_uk(sets[s], c_in, c_out, k, k, wt, bias, relu,
                                                &conv));
@@ -222,7 +254,7 @@ static void conv_parts_case(int k, int c_in, int c_out, int h, int w, int b, boo
                          "slice=%zu pool=%d layout=%d",
                          sets[s]->name, k, k, b, c_in, n_parts, c_out, h, w, relu, slice_bytes,
                          p, lay);
-                close_to(dst, ref, n_dst, what);
+                close_to(dst, sets[s]->bf16_pairs ? ref16 : ref, n_dst, what);
                 sleapc__free(dst);
                 sleapc__aligned_free(scratch);
             }
@@ -235,6 +267,7 @@ static void conv_parts_case(int k, int c_in, int c_out, int h, int w, int b, boo
     sleapc__free(wt);
     sleapc__free(bias);
     sleapc__free(ref);
+    sleapc__free(ref16);
 }
 
 static void test_conv_parts(void)
@@ -296,6 +329,8 @@ static void convt_case(int c_in, int c_out, int h, int w, int b, bool relu, bool
 
     for (int s = 0; s < n_sets; s++) {
         native_convt *ct = NULL;
+        if (sets[s]->bf16_pairs)
+            continue; /* 3x3 convs only */
         CHECK_OK(sleapc__native_convt_create_uk(sets[s], c_in, c_out, wt, bias, relu, keras,
                                                 &ct));
         if (!ct)
@@ -610,6 +645,11 @@ int main(void)
             sets[n_sets++] = uk;
     }
     CHECK(n_sets >= 1 && sets[0]->isa == NATIVE_ISA_GENERIC);
+    const native_ukernels *b16 = sleapc__native_ukernels_bf16();
+    if (b16)
+        sets[n_sets++] = b16;
+    else
+        printf("bf16 microkernels not checked: no AVX512-BF16 here\n");
     for (int p = 1; p < N_POOLS; p++)
         CHECK_OK(sleapc__threadpool_create(p, &pools[p]));
 

@@ -10,8 +10,9 @@
  * centered_pair_small (bench/README.md, short of the 99.5% bf16 promises),
  * and its first batch shows it (layers/bf16_fragility.h); run with the exact
  * emulation, which rounds as the bf16 kernels do on every CPU, and with
- * oneDNN's bf16 kernels where the CPU has them, it must warn, run float32,
- * and its file must say float32 was used where bf16 was asked. */
+ * oneDNN's and the native backend's bf16 kernels where the CPU has them, it
+ * must warn, run float32, and its file must say float32 was used where bf16
+ * was asked. */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,7 @@ int main(void)
     if (px) {
         check_bf16_fallback(px, h, w, c, "native", SLEAPC_PRECISION_BF16_EMULATED);
         check_bf16_fallback(px, h, w, c, "onednn", SLEAPC_PRECISION_BF16);
+        check_bf16_fallback(px, h, w, c, "native", SLEAPC_PRECISION_BF16);
     }
     free(px);
     free(model);

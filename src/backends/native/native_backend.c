@@ -10,6 +10,7 @@
 
 #include "backends/bf16_policy.h"
 #include "backends/native/native_kernels.h"
+#include "backends/native/native_ukernel.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/threadpool.h"
@@ -475,11 +476,16 @@ static const struct sleapc_backend_ops native_ops = {
 static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_opts *opts,
                                    sleapc_backend **out)
 {
-    if (opts->precision != SLEAPC_PRECISION_FP32 &&
+    bool hw_bf16 = opts->precision == SLEAPC_PRECISION_BF16;
+    if (hw_bf16 && !sleapc__native_ukernels_bf16())
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                            "the native backend's bf16 needs a CPU with AVX512-BF16 (any CPU "
+                            "can emulate it exactly: bf16-emulated)");
+    if (opts->precision != SLEAPC_PRECISION_FP32 && !hw_bf16 &&
         opts->precision != SLEAPC_PRECISION_BF16_EMULATED)
         return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
-                            "the native backend computes in fp32 (or emulates bf16 exactly: "
-                            "bf16-emulated)");
+                            "the native backend computes in fp32 or bf16 (or emulates bf16 "
+                            "exactly: bf16-emulated)");
     sleapc_backend *be = sleapc__calloc(1, sizeof *be);
     native_state *ns = sleapc__calloc(1, sizeof *ns);
     if (!be || !ns) {
@@ -501,7 +507,7 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
         goto fail;
     }
-    if (opts->precision == SLEAPC_PRECISION_BF16_EMULATED) {
+    if (hw_bf16 || opts->precision == SLEAPC_PRECISION_BF16_EMULATED) {
         st = sleapc__bf16_plan_make(g, sleapc__bf16_keep_or_default(opts->bf16_keep), &ns->bf16);
         if (st)
             goto fail;
@@ -522,7 +528,12 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
             sleapc__bf16_round_array(rounded, numel);
             w = rounded;
         }
-        if (n->op == SLEAPC_OP_CONV2D)
+        /* bf16: the 3x3 convs of the plan on AVX512-BF16's kernels, which
+         * round as the emulation does; the rest emulated. */
+        if (n->op == SLEAPC_OP_CONV2D && hw_bf16 && ns->bf16.compute[i] && n->kernel == 3)
+            st = sleapc__native_conv_create_bf16(n->c_in, n->c_out, w, n->bias,
+                                                 n->act == SLEAPC_ACT_RELU, &ns->convs[i]);
+        else if (n->op == SLEAPC_OP_CONV2D)
             st = sleapc__native_conv_create(n->c_in, n->c_out, n->kernel, n->kernel, w, n->bias,
                                             n->act == SLEAPC_ACT_RELU, &ns->convs[i]);
         else if (n->op == SLEAPC_OP_CONV_TRANSPOSE2D)

@@ -60,6 +60,8 @@ struct native_conv {
     native_conv_row_fn fn_big;   /* kernel for blocks of blocks.size + 1 channels */
     native_conv_row_fn fn_small; /* kernel for blocks of blocks.size channels */
     int c_in, c_out, kh, kw;
+    int c_red;                   /* reduction channels: c_in, or its pairs for bf16 */
+    bool bf16;                   /* sleapc__native_conv_create_bf16 */
     int pad_t, pad_l;            /* PyTorch "same": the odd one out goes bottom/right */
     native_blocks blocks;
     bool relu;
@@ -92,12 +94,33 @@ static int64_t round_up(int64_t a, int64_t m)
 /* Packed weights per output channel. */
 static size_t chan_floats(const native_conv *cv)
 {
-    return (size_t)cv->c_in * (size_t)cv->kh * (size_t)cv->kw;
+    return (size_t)cv->c_red * (size_t)cv->kh * (size_t)cv->kw;
 }
 
-sleapc_status sleapc__native_conv_create_uk(const native_ukernels *uk, int c_in, int c_out,
-                                            int kh, int kw, const float *weight,
-                                            const float *bias, bool relu, native_conv **out)
+/* x rounded to the nearest bfloat16 (ties to even), its 16 bits: as
+ * sleapc__bf16_round, which the emulation uses. */
+static inline uint32_t bf16_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    if ((u & 0x7f800000u) == 0x7f800000u)
+        return (u | ((u & 0x007fffffu) ? 0x00400000u : 0u)) >> 16;
+    return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+}
+
+/* Two values as one bf16 pair in a float's bits: a low, b high (the order
+ * VDPBF16PS multiplies them in). */
+static inline float bf16_pair(float a, float b)
+{
+    uint32_t u = bf16_bits(a) | bf16_bits(b) << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static sleapc_status conv_create(const native_ukernels *uk, bool bf16, int c_in, int c_out,
+                                 int kh, int kw, const float *weight, const float *bias,
+                                 bool relu, native_conv **out)
 {
     if (!out)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create conv: out is required");
@@ -119,6 +142,8 @@ sleapc_status sleapc__native_conv_create_uk(const native_ukernels *uk, int c_in,
     if (!cv)
         goto nomem;
     cv->uk = uk;
+    cv->bf16 = bf16;
+    cv->c_red = bf16 ? (c_in + 1) / 2 : c_in;
     cv->c_in = c_in;
     cv->c_out = c_out;
     cv->kh = kh;
@@ -136,7 +161,7 @@ sleapc_status sleapc__native_conv_create_uk(const native_ukernels *uk, int c_in,
     cv->fn_small = table[cv->blocks.size];
 
     size_t taps = (size_t)kh * (size_t)kw;
-    size_t n_w = (size_t)c_out * (size_t)c_in * taps;
+    size_t n_w = (size_t)c_out * (size_t)cv->c_red * taps;
     if (n_w > SIZE_MAX / sizeof(float))
         goto nomem;
     cv->w = sleapc__aligned_alloc(n_w * sizeof(float));
@@ -144,16 +169,20 @@ sleapc_status sleapc__native_conv_create_uk(const native_ukernels *uk, int c_in,
     if (!cv->w || !cv->bias)
         goto nomem;
 
-    /* OIHW -> per block [c_in][kh][kw][channels in block]. */
+    /* OIHW -> per block [c_red][kh][kw][channels in block]; bf16: input
+     * channels 2p and 2p + 1 as one pair (a zero after an odd last one). */
     for (int blk = 0; blk < cv->blocks.n; blk++) {
         size_t co0 = (size_t)native_block_start(&cv->blocks, blk);
         size_t n = (size_t)native_block_len(&cv->blocks, blk);
         float *pw = cv->w + co0 * chan_floats(cv);
-        for (size_t ci = 0; ci < (size_t)c_in; ci++)
+        for (size_t ci = 0; ci < (size_t)cv->c_red; ci++)
             for (size_t t = 0; t < taps; t++)
-                for (size_t k = 0; k < n; k++)
+                for (size_t k = 0; k < n; k++) {
+                    const float *wk = weight + (co0 + k) * (size_t)c_in * taps + t;
+                    float odd = bf16 && 2 * ci + 1 < (size_t)c_in ? wk[(2 * ci + 1) * taps] : 0;
                     pw[(ci * taps + t) * n + k] =
-                        weight[((co0 + k) * (size_t)c_in + ci) * taps + t];
+                        bf16 ? bf16_pair(wk[2 * ci * taps], odd) : wk[ci * taps];
+                }
     }
     for (int co = 0; co < c_out; co++)
         cv->bias[co] = bias ? bias[co] : 0.0f;
@@ -164,6 +193,35 @@ nomem:
     sleapc__native_conv_destroy(cv);
     return sleapc__fail(SLEAPC_ERR_NOMEM, "create conv: %dx%d kernel, %d -> %d channels: "
                         "out of memory", kh, kw, c_in, c_out);
+}
+
+sleapc_status sleapc__native_conv_create_uk(const native_ukernels *uk, int c_in, int c_out,
+                                            int kh, int kw, const float *weight,
+                                            const float *bias, bool relu, native_conv **out)
+{
+    if (uk && uk->bf16_pairs) {
+        if (kh != 3 || kw != 3) {
+            if (out)
+                *out = NULL;
+            return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "create bf16 conv: %dx%d kernel: "
+                                "bf16 microkernels are 3x3 only", kh, kw);
+        }
+        return sleapc__native_conv_create_bf16(c_in, c_out, weight, bias, relu, out);
+    }
+    return conv_create(uk, false, c_in, c_out, kh, kw, weight, bias, relu, out);
+}
+
+sleapc_status sleapc__native_conv_create_bf16(int c_in, int c_out, const float *weight,
+                                              const float *bias, bool relu, native_conv **out)
+{
+    const native_ukernels *uk = sleapc__native_ukernels_bf16();
+    if (!uk) {
+        if (out)
+            *out = NULL;
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                            "create bf16 conv: this CPU has no AVX512-BF16");
+    }
+    return conv_create(uk, true, c_in, c_out, 3, 3, weight, bias, relu, out);
 }
 
 sleapc_status sleapc__native_conv_create(int c_in, int c_out, int kh, int kw,
@@ -262,7 +320,7 @@ static size_t per_thread_bytes(const native_conv *cv, int64_t h, int64_t w)
     uint64_t per_chan = is_pointwise(cv)  ? (uint64_t)pointwise_chunk(cv)
                         : use_bands(cv, w) ? (uint64_t)band_chan_floats(cv, h, w)
                                           : (uint64_t)cv->kh * (uint64_t)padded_row_len(cv, w);
-    uint64_t bytes = ((uint64_t)cv->c_in * per_chan * sizeof(float) + 63) / 64 * 64;
+    uint64_t bytes = ((uint64_t)cv->c_red * per_chan * sizeof(float) + 63) / 64 * 64;
 #if SIZE_MAX < UINT64_MAX
     if (bytes > SIZE_MAX)
         return 0;
@@ -286,11 +344,11 @@ static int slice_channels(const native_conv *cv, int64_t chan_floats)
 {
     size_t per_chan = (size_t)chan_floats * sizeof(float);
     size_t fit = cv->slice_bytes / per_chan;
-    if (fit >= (size_t)cv->c_in)
-        return cv->c_in;
+    if (fit >= (size_t)cv->c_red)
+        return cv->c_red;
     int max = fit < 1 ? 1 : (int)fit;
-    int n = (cv->c_in + max - 1) / max;
-    return (cv->c_in + n - 1) / n;
+    int n = (cv->c_red + max - 1) / max;
+    return (cv->c_red + n - 1) / n;
 }
 
 /* Channel ci's plane of batch item bi, from the part that holds it. */
@@ -305,6 +363,22 @@ static const float *src_plane(const conv_job *j, int64_t bi, int ci)
     return j->src.data[k] + (bi * j->src.c[k] + ci) * plane;
 }
 
+/* Input row iy of reduction channel c (bf16: the pair of input channels 2c
+ * and 2c + 1) of batch item bi -> d, w floats. */
+static void copy_row(const native_conv *cv, const conv_job *j, int64_t bi, int c, int64_t iy,
+                     float *d)
+{
+    int64_t w = j->w;
+    if (!cv->bf16) {
+        memcpy(d, src_plane(j, bi, c) + iy * w, (size_t)w * sizeof(float));
+        return;
+    }
+    const float *a = src_plane(j, bi, 2 * c) + iy * w;
+    const float *b = 2 * c + 1 < cv->c_in ? src_plane(j, bi, 2 * c + 1) + iy * w : NULL;
+    for (int64_t x = 0; x < w; x++)
+        d[x] = bf16_pair(a[x], b ? b[x] : 0.0f);
+}
+
 /* Padded row `slot` of the ring <- input row iy of batch item bi (zeros
  * outside the image). */
 static void stage_row(const native_conv *cv, const conv_job *j, float *ring, int slot,
@@ -312,14 +386,14 @@ static void stage_row(const native_conv *cv, const conv_job *j, float *ring, int
 {
     int64_t w = j->w, wp = j->wp;
     int64_t cs = (int64_t)cv->kh * wp;
-    for (int ci = 0; ci < cv->c_in; ci++) {
+    for (int ci = 0; ci < cv->c_red; ci++) {
         float *d = ring + ci * cs + slot * wp;
         if (iy < 0 || iy >= j->h) {
             memset(d, 0, (size_t)wp * sizeof(float));
             continue;
         }
         memset(d, 0, (size_t)cv->pad_l * sizeof(float));
-        memcpy(d + cv->pad_l, src_plane(j, bi, ci) + iy * w, (size_t)w * sizeof(float));
+        copy_row(cv, j, bi, ci, iy, d + cv->pad_l);
         memset(d + cv->pad_l + w, 0, (size_t)(wp - cv->pad_l - w) * sizeof(float));
     }
 }
@@ -396,7 +470,7 @@ static void conv_task_rows(void *ctx, int64_t task, int thread)
         .src_rs = j->wp,
         .kh = cv->kh,
         .kw = cv->kw,
-        .c_in = cv->c_in,
+        .c_in = cv->c_red,
         .dst_cs = plane,
         .n_px = j->w,
         .relu = cv->relu,
@@ -405,12 +479,12 @@ static void conv_task_rows(void *ctx, int64_t task, int thread)
         int64_t p = y + cv->kh - 1;
         stage_row(cv, j, ring, (int)(p % cv->kh), bi, p - cv->pad_t);
         r.ring0 = (int)(y % cv->kh);
-        for (int ci0 = 0; ci0 < cv->c_in; ci0 += j->slice) {
-            int n = cv->c_in - ci0 < j->slice ? cv->c_in - ci0 : j->slice;
+        for (int ci0 = 0; ci0 < cv->c_red; ci0 += j->slice) {
+            int n = cv->c_red - ci0 < j->slice ? cv->c_red - ci0 : j->slice;
             r.src = ring + ci0 * r.src_cs;
             r.c_in = n;
             r.accumulate = ci0 > 0;
-            r.relu = cv->relu && ci0 + n == cv->c_in; /* only on the full sums */
+            r.relu = cv->relu && ci0 + n == cv->c_red; /* only on the full sums */
             run_blocks(cv, &r, out + y * j->w, blk0, blk1, plane, ci0);
         }
     }
@@ -423,9 +497,8 @@ static void stage_band(const native_conv *cv, const conv_job *j, float *win, int
 {
     int64_t w = j->w, fs = w + cv->kw - 1;
     int64_t n_rows = rows + cv->kh - 1;
-    for (int ci = 0; ci < cv->c_in; ci++) {
+    for (int ci = 0; ci < cv->c_red; ci++) {
         float *d = win + ci * j->band_cs;
-        const float *plane = src_plane(j, bi, ci);
         for (int64_t p = 0; p < n_rows; p++, d += fs) {
             int64_t iy = y0 + p - cv->pad_t;
             if (iy < 0 || iy >= j->h) {
@@ -433,7 +506,7 @@ static void stage_band(const native_conv *cv, const conv_job *j, float *win, int
                 continue;
             }
             memset(d, 0, (size_t)cv->pad_l * sizeof(float));
-            memcpy(d + cv->pad_l, plane + iy * w, (size_t)w * sizeof(float));
+            copy_row(cv, j, bi, ci, iy, d + cv->pad_l);
             memset(d + cv->pad_l + w, 0, (size_t)(fs - cv->pad_l - w) * sizeof(float));
         }
         memset(d, 0, (size_t)(j->band_cs - n_rows * fs) * sizeof(float));
@@ -467,12 +540,12 @@ static void conv_task_bands(void *ctx, int64_t task, int thread)
         int64_t rows = y1 - y < j->band_rows ? y1 - y : j->band_rows;
         stage_band(cv, j, win, bi, y, rows);
         r.n_px = (rows - 1) * fs + j->w;
-        for (int ci0 = 0; ci0 < cv->c_in; ci0 += j->slice) {
-            int n = cv->c_in - ci0 < j->slice ? cv->c_in - ci0 : j->slice;
+        for (int ci0 = 0; ci0 < cv->c_red; ci0 += j->slice) {
+            int n = cv->c_red - ci0 < j->slice ? cv->c_red - ci0 : j->slice;
             r.src = win + ci0 * r.src_cs;
             r.c_in = n;
             r.accumulate = ci0 > 0;
-            r.relu = cv->relu && ci0 + n == cv->c_in; /* only on the full sums */
+            r.relu = cv->relu && ci0 + n == cv->c_red; /* only on the full sums */
             run_blocks(cv, &r, out + y * j->w, blk0, blk1, plane, ci0);
         }
     }

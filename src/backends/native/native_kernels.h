@@ -24,6 +24,13 @@ typedef struct native_conv native_conv;
 sleapc_status sleapc__native_conv_create(int c_in, int c_out, int kh, int kw,
                                          const float *weight, const float *bias, bool relu,
                                          native_conv **out);
+/* A 3x3 conv computed in bfloat16 with float32 sums (AVX512-BF16's
+ * VDPBF16PS): weights and each input value rounded to bf16 (nearest, ties
+ * to even) as it is read, products exact, sums and bias float32; outputs are
+ * float32. SLEAPC_ERR_UNSUPPORTED on a CPU without AVX512-BF16. Run, scratch
+ * and destroy as for any conv. */
+sleapc_status sleapc__native_conv_create_bf16(int c_in, int c_out, const float *weight,
+                                              const float *bias, bool relu, native_conv **out);
 void sleapc__native_conv_destroy(native_conv *conv);
 /* Bytes of scratch one run on an h x w input needs with n_threads threads
  * (pass sleapc__threadpool_n_threads of the pool the run will use). SIZE_MAX

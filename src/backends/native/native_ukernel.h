@@ -92,6 +92,8 @@ typedef struct native_ukernels {
     int cb;       /* output channels per packed block, <= NATIVE_UK_CB_MAX */
     int strip;    /* output columns per conv step: reads pad to a multiple */
     int strip_t;  /* input columns per transposed-conv step */
+    bool bf16_pairs; /* 3x3 only, on pairs of bfloat16 input channels (see
+                        sleapc__native_conv_create_bf16) */
     native_conv_row_fn conv1[NATIVE_UK_CB_MAX + 1];  /* kh = kw = 1 */
     native_conv_row_fn conv3[NATIVE_UK_CB_MAX + 1];  /* kh = kw = 3 */
     native_conv_row_fn convk[NATIVE_UK_CB_MAX + 1];  /* any kh, kw */
@@ -108,6 +110,11 @@ const native_ukernels *sleapc__native_ukernels_best(void);
 const native_ukernels *sleapc__native_ukernels_generic(void);
 const native_ukernels *sleapc__native_ukernels_avx2(void);
 const native_ukernels *sleapc__native_ukernels_avx512(void);
+const native_ukernels *sleapc__native_ukernels_avx512bf16(void);
+
+/* The bf16 set (AVX512-BF16's VDPBF16PS), or NULL when this build or this
+ * CPU has none. */
+const native_ukernels *sleapc__native_ukernels_bf16(void);
 
 /* Output channels cut into n blocks of near-equal size, at most the set's
  * cb: the first n_big blocks hold size + 1 channels, the others size. Even

@@ -39,3 +39,13 @@ const native_ukernels *sleapc__native_ukernels_best(void)
     }
     return sleapc__native_ukernels_generic();
 }
+
+const native_ukernels *sleapc__native_ukernels_bf16(void)
+{
+#ifdef NATIVE_X86_DISPATCH
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16"))
+        return sleapc__native_ukernels_avx512bf16();
+#endif
+    return NULL;
+}

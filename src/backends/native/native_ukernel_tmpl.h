@@ -4,6 +4,10 @@
  *   NUK_CB      output channels per packed block: 4, 6, 8 or 12
  *   NUK_ISA     its native_isa value, NUK_NAME its name
  *   NUK_GETTER  the name of the function returning the table
+ *   NUK_BF16    (optional) 3x3 convs only, on bf16 pairs: each float of the
+ *               input rows and of the packed weights holds two bfloat16
+ *               values (input channels 2p and 2p + 1) and a multiply-add is
+ *               VDPBF16PS: both products added to the float32 sum
  * The includer includes <string.h> and native_ukernel.h first (before any
  * target pragma), so no header is compiled under the pragma.
  *
@@ -39,6 +43,23 @@ NUK_INLINE nuk_vec nuk_splat(float s)
     nuk_vec z = {0};
     return z + s;
 }
+
+#ifdef NUK_BF16
+/* acc + in.even * w.even + in.odd * w.odd per float lane, w a broadcast
+ * pair; the products are exact in float32, the sums round as float32. */
+NUK_INLINE nuk_vec nuk_mac(nuk_vec acc, float w, nuk_vec in)
+{
+    uint32_t bits;
+    memcpy(&bits, &w, sizeof bits);
+    return (nuk_vec)_mm512_dpbf16_ps((__m512)acc, (__m512bh)in,
+                                     (__m512bh)_mm512_set1_epi32((int)bits));
+}
+#else
+NUK_INLINE nuk_vec nuk_mac(nuk_vec acc, float w, nuk_vec in)
+{
+    return acc + w * in;
+}
+#endif
 
 /* max(v, 0) from the sign bit: no zero constant, which the compiler would
  * keep in a register through the whole reduction (with 2 x 6 accumulators
@@ -135,7 +156,7 @@ NUK_INLINE void nuk_conv_step(const native_conv_row *r, int64_t x, int cb, int n
                 for (int c = 0; c < cb; c++) {
                     float s = wp[c];
                     for (int v = 0; v < nv; v++)
-                        acc[c][v] += s * in[v];
+                        acc[c][v] = nuk_mac(acc[c][v], s, in[v]);
                 }
                 wp += cb;
             }
@@ -242,6 +263,13 @@ NUK_INLINE void nuk_convt_row(const native_convt_row *r, int cb, bool keras)
 
 /* One function per (kind, channels in block): constant cb, kh, kw let the
  * compiler unroll the register block completely. */
+#ifdef NUK_BF16
+#define NUK_KERNELS(n)                                                          \
+    static void nuk_conv3_##n(const native_conv_row *r)                         \
+    {                                                                           \
+        nuk_conv_row(r, n, 3, 3);                                               \
+    }
+#else
 #define NUK_KERNELS(n)                                                          \
     static void nuk_conv1_##n(const native_conv_row *r)                         \
     {                                                                           \
@@ -262,6 +290,7 @@ NUK_INLINE void nuk_convt_row(const native_convt_row *r, int cb, bool keras)
         else                                                                    \
             nuk_convt_row(r, n, false);                                         \
     }
+#endif
 
 #define NUK_E(kind, n) [n] = nuk_##kind##_##n
 
@@ -302,6 +331,17 @@ NUK_KERNELS(12)
 
 _Static_assert(NUK_CB <= NATIVE_UK_CB_MAX, "block larger than the tables");
 
+#ifdef NUK_BF16
+static const native_ukernels nuk_table = {
+    .isa = NUK_ISA,
+    .name = NUK_NAME,
+    .cb = NUK_CB,
+    .strip = NUK_STRIP,
+    .strip_t = NUK_VW,
+    .bf16_pairs = true,
+    .conv3 = {NUK_ROW(conv3)},
+};
+#else
 static const native_ukernels nuk_table = {
     .isa = NUK_ISA,
     .name = NUK_NAME,
@@ -313,6 +353,7 @@ static const native_ukernels nuk_table = {
     .convk = {NUK_ROW(convk)},
     .convt = {NUK_ROW(convt)},
 };
+#endif
 
 const native_ukernels *NUK_GETTER(void)
 {
