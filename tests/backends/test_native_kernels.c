@@ -170,6 +170,41 @@ static void conv_case(int kh, int kw, int c_in, int c_out, int h, int w, int b, 
     sleapc__free(ref16);
 }
 
+/* The bf16 set's staging rounds as sleapc__bf16_round, the emulation's
+ * rounding: ties to even, carries into the exponent, infinities, NaNs kept
+ * NaN, on whole vectors and a tail. */
+static void test_pack_pairs(void)
+{
+    const native_ukernels *uk = sets[n_sets - 1];
+    if (!uk->bf16_pairs)
+        return;
+    float a[37], b[37], got[37];
+    const uint32_t special[] = {0x3f808000u, 0x3f818000u, 0x3f80ffffu, 0x3f7fffffu,
+                                0x7f7fffffu, 0x7f800000u, 0xff800000u, 0x7fc00001u,
+                                0x7f800001u, 0x80000000u, 0x00000001u, 0xbf808001u};
+    for (int x = 0; x < 37; x++) {
+        a[x] = rand_unit();
+        b[x] = 1000 * rand_unit();
+        if (x < 12)
+            memcpy(&a[x], &special[x], sizeof a[x]);
+        if (x >= 25)
+            memcpy(&b[x], &special[x - 25], sizeof b[x]);
+    }
+    for (int with_b = 0; with_b < 2; with_b++) {
+        uk->pack_pairs(a, with_b ? b : NULL, 37, got);
+        for (int x = 0; x < 37; x++) {
+            float ra = sleapc__bf16_round(a[x]), rb = with_b ? sleapc__bf16_round(b[x]) : 0.0f;
+            uint32_t ua, ub, ug;
+            memcpy(&ua, &ra, sizeof ua);
+            memcpy(&ub, &rb, sizeof ub);
+            memcpy(&ug, &got[x], sizeof ug);
+            CHECK_MSG(ug == ((ua >> 16) | (ub & 0xffff0000u)),
+                      "pack_pairs x=%d (b %d): %08x, expected %08x", x, with_b, ug,
+                      (ua >> 16) | (ub & 0xffff0000u));
+        }
+    }
+}
+
 static void test_conv(void)
 {
     static const int ks[] = {1, 3, 5, 2};
@@ -653,6 +688,7 @@ int main(void)
     for (int p = 1; p < N_POOLS; p++)
         CHECK_OK(sleapc__threadpool_create(p, &pools[p]));
 
+    test_pack_pairs();
     test_conv();
     test_conv_parts();
     test_convt();

@@ -41,6 +41,12 @@ typedef struct native_state {
      * (bf16_policy.h). Every concat and resize then has its own buffer, so
      * each value can be rounded where it is written. */
     sleapc_bf16_plan bf16;
+    /* --precision bf16 (AVX512-BF16): the convs that round what they read as
+     * they stage it, and the values only they read, which therefore need
+     * no rounding pass (rounding twice is rounding once). */
+    bool *hw16;
+    bool *lazy;
+    const native_ukernels *hw_uk; /* the bf16 set, or NULL */
     float *stage;          /* rounded copy of a float32 value a bf16 conv reads */
     int64_t stage_numel;
 } native_state;
@@ -78,8 +84,6 @@ static bool concat_is_virtual(const native_state *ns, int i)
 {
     const sleapc_graph *g = ns->g;
     const sleapc_node *n = &g->nodes[i];
-    if (ns->bf16.n)
-        return false;
     if (n->op != SLEAPC_OP_CONCAT || n->n_inputs < 1 || n->n_inputs > NATIVE_CONV_MAX_PARTS)
         return false;
     for (int o = 0; o < g->n_outputs; o++)
@@ -89,7 +93,10 @@ static bool concat_is_virtual(const native_state *ns, int i)
     for (int j = i + 1; j < g->n_nodes; j++)
         for (int k = 0; k < g->nodes[j].n_inputs; k++)
             if (g->nodes[j].inputs[k] == i) {
-                if (g->nodes[j].op != SLEAPC_OP_CONV2D)
+                /* Emulated bf16 rounds each value where it is written, so
+                 * every concat has its buffer, except where only bf16
+                 * kernels read it: they round as they stage its parts. */
+                if (g->nodes[j].op != SLEAPC_OP_CONV2D || (ns->bf16.n && !ns->hw16[j]))
                     return false;
                 consumers++;
             }
@@ -209,7 +216,7 @@ static sleapc_status plan(native_state *ns, const int64_t shape[4])
         if (sb > scratch)
             scratch = sb;
         if (ns->bf16.n && ns->bf16.compute[i] && !ns->bf16.rounded[g->nodes[i].inputs[0]] &&
-            node_numel(s0) > ns->stage_numel)
+            !ns->hw16[i] && node_numel(s0) > ns->stage_numel)
             ns->stage_numel = node_numel(s0);
     }
     for (int bi = 0; bi < ns->n_bufs; bi++) {
@@ -271,7 +278,7 @@ static void conv_source(native_state *ns, int in, native_conv_src *out)
 static const float *bf16_source(native_state *ns, int i, const float *src)
 {
     int in = ns->g->nodes[i].inputs[0];
-    if (!ns->bf16.n || !ns->bf16.compute[i] || ns->bf16.rounded[in])
+    if (!ns->bf16.n || !ns->bf16.compute[i] || ns->bf16.rounded[in] || ns->hw16[i])
         return src;
     int64_t numel = node_numel(ns->shapes[in]);
     memcpy(ns->stage, src, (size_t)numel * sizeof(float));
@@ -374,11 +381,37 @@ static void run_node(native_state *ns, int i)
     }
 }
 
-/* bf16 emulation: round node i's value where it is written. */
+typedef struct round_job {
+    float *x;
+    int64_t n;
+    void (*fn)(float *x, int64_t n);
+} round_job;
+
+#define ROUND_CHUNK ((int64_t)1 << 16)
+
+static void round_task(void *ctx, int64_t t)
+{
+    const round_job *j = ctx;
+    int64_t i0 = t * ROUND_CHUNK;
+    j->fn(j->x + i0, j->n - i0 < ROUND_CHUNK ? j->n - i0 : ROUND_CHUNK);
+}
+
+static void round_floats(float *x, int64_t n)
+{
+    sleapc__bf16_round_array(x, n);
+}
+
+/* bf16 emulation: round node i's value where it is written (a pass over the
+ * map, in chunks over the pool's threads; AVX-512 where bf16 kernels run). */
 static void round_value(native_state *ns, int i)
 {
-    if (ns->bf16.n && ns->bf16.rounded[i] && ns->buf_of[i] != -1 && ns->home[i] == i)
-        sleapc__bf16_round_array(node_buf(ns, i), node_numel(ns->shapes[i]));
+    if (!ns->bf16.n || !ns->bf16.rounded[i] || ns->lazy[i] || ns->buf_of[i] == -1 ||
+        ns->home[i] != i)
+        return;
+    const native_ukernels *uk = ns->hw_uk;
+    round_job j = {.x = node_buf(ns, i), .n = node_numel(ns->shapes[i]),
+                   .fn = uk ? uk->round_floats : round_floats};
+    sleapc__threadpool_run(ns->tp, round_task, &j, (j.n + ROUND_CHUNK - 1) / ROUND_CHUNK);
 }
 
 static sleapc_status native_forward(sleapc_backend *be, const sleapc_tensor *x,
@@ -459,6 +492,8 @@ static void native_destroy(sleapc_backend *be)
         sleapc__free(ns->convts);
         sleapc__free(ns->wattns);
         sleapc__bf16_plan_free(&ns->bf16);
+        sleapc__free(ns->hw16);
+        sleapc__free(ns->lazy);
         sleapc__threadpool_destroy(ns->tp);
         sleapc__free(ns);
     }
@@ -472,6 +507,42 @@ static const struct sleapc_backend_ops native_ops = {
     .warmup = native_warmup,
     .destroy = native_destroy,
 };
+
+/* Ops whose output, rounded, equals the output of their rounded inputs:
+ * concat (a copy) and max pooling (rounding is monotonic). Not a resize,
+ * which interpolates unless the sizes match (known only per shape). */
+static bool commutes_with_rounding(const native_state *ns, int i)
+{
+    sleapc_op op = ns->g->nodes[i].op;
+    return op == SLEAPC_OP_CONCAT || op == SLEAPC_OP_MAXPOOL2D;
+}
+
+/* hw bf16: a value needs no rounding pass when all that reads it rounds it
+ * anyway: convs that round as they stage (hw16), or copies and max pools
+ * whose own values need none. Nodes come in topological order, so readers
+ * are decided first. */
+static void mark_lazy(native_state *ns)
+{
+    const sleapc_graph *g = ns->g;
+    bool *out = sleapc__calloc((size_t)g->n_nodes, sizeof *out);
+    if (!out)
+        return; /* every value rounded: slower, as exact */
+    for (int o = 0; o < g->n_outputs; o++)
+        out[g->outputs[o].node] = true;
+    for (int i = g->n_nodes - 1; i >= 0; i--) {
+        bool lazy = !out[i], read = false;
+        for (int r = i + 1; r < g->n_nodes && lazy; r++)
+            for (int k = 0; k < g->nodes[r].n_inputs; k++) {
+                if (g->nodes[r].inputs[k] != i)
+                    continue;
+                read = true;
+                if (!ns->hw16[r] && !(commutes_with_rounding(ns, r) && ns->lazy[r]))
+                    lazy = false;
+            }
+        ns->lazy[i] = lazy && read;
+    }
+    sleapc__free(out);
+}
 
 static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_opts *opts,
                                    sleapc_backend **out)
@@ -503,7 +574,9 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
     ns->convs = sleapc__calloc((size_t)g->n_nodes, sizeof *ns->convs);
     ns->convts = sleapc__calloc((size_t)g->n_nodes, sizeof *ns->convts);
     ns->wattns = sleapc__calloc((size_t)g->n_nodes, sizeof *ns->wattns);
-    if (!ns->convs || !ns->convts || !ns->wattns) {
+    ns->hw16 = sleapc__calloc((size_t)g->n_nodes, sizeof *ns->hw16);
+    ns->lazy = sleapc__calloc((size_t)g->n_nodes, sizeof *ns->lazy);
+    if (!ns->convs || !ns->convts || !ns->wattns || !ns->hw16 || !ns->lazy) {
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
         goto fail;
     }
@@ -530,7 +603,9 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
         }
         /* bf16: the 3x3 convs of the plan on AVX512-BF16's kernels, which
          * round as the emulation does; the rest emulated. */
-        if (n->op == SLEAPC_OP_CONV2D && hw_bf16 && ns->bf16.compute[i] && n->kernel == 3)
+        ns->hw16[i] = n->op == SLEAPC_OP_CONV2D && hw_bf16 && ns->bf16.compute[i] &&
+                      n->kernel == 3;
+        if (ns->hw16[i])
             st = sleapc__native_conv_create_bf16(n->c_in, n->c_out, w, n->bias,
                                                  n->act == SLEAPC_ACT_RELU, &ns->convs[i]);
         else if (n->op == SLEAPC_OP_CONV2D)
@@ -548,6 +623,10 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
         sleapc__free(rounded);
         if (st)
             goto fail;
+    }
+    if (hw_bf16) {
+        ns->hw_uk = sleapc__native_ukernels_bf16();
+        mark_lazy(ns);
     }
     *out = be;
     return SLEAPC_OK;

@@ -375,8 +375,7 @@ static void copy_row(const native_conv *cv, const conv_job *j, int64_t bi, int c
     }
     const float *a = src_plane(j, bi, 2 * c) + iy * w;
     const float *b = 2 * c + 1 < cv->c_in ? src_plane(j, bi, 2 * c + 1) + iy * w : NULL;
-    for (int64_t x = 0; x < w; x++)
-        d[x] = bf16_pair(a[x], b ? b[x] : 0.0f);
+    cv->uk->pack_pairs(a, b, w, d);
 }
 
 /* Padded row `slot` of the ring <- input row iy of batch item bi (zeros

@@ -94,6 +94,12 @@ typedef struct native_ukernels {
     int strip_t;  /* input columns per transposed-conv step */
     bool bf16_pairs; /* 3x3 only, on pairs of bfloat16 input channels (see
                         sleapc__native_conv_create_bf16) */
+    /* bf16 sets: dst[x] = the pair (a[x], b[x]) rounded to bf16 (nearest,
+     * ties to even, as sleapc__bf16_round), a in the low half; b NULL reads
+     * zeros. */
+    void (*pack_pairs)(const float *a, const float *b, int64_t n, float *dst);
+    /* bf16 sets: x[i] = sleapc__bf16_round(x[i]) for i < n. */
+    void (*round_floats)(float *x, int64_t n);
     native_conv_row_fn conv1[NATIVE_UK_CB_MAX + 1];  /* kh = kw = 1 */
     native_conv_row_fn conv3[NATIVE_UK_CB_MAX + 1];  /* kh = kw = 3 */
     native_conv_row_fn convk[NATIVE_UK_CB_MAX + 1];  /* any kh, kw */

@@ -332,6 +332,51 @@ NUK_KERNELS(12)
 _Static_assert(NUK_CB <= NATIVE_UK_CB_MAX, "block larger than the tables");
 
 #ifdef NUK_BF16
+/* 16 floats -> their nearest bf16 (ties to even) in the low 16 bits of each
+ * lane; a NaN stays a quiet NaN (bits as sleapc__bf16_round's). */
+NUK_INLINE nuk_ivec nuk_bf16_bits(nuk_vec x)
+{
+    nuk_ivec u = (nuk_ivec)x;
+    nuk_ivec mag = u & 0x7fffffff;
+    nuk_ivec nan = mag > 0x7f800000;
+    nuk_ivec rne = u + 0x7fff + ((u >> 16) & 1);
+    nuk_ivec r = (nan & (u | 0x00400000)) | (~nan & rne);
+    return (r >> 16) & 0xffff;
+}
+
+static void nuk_pack_pairs(const float *a, const float *b, int64_t n, float *dst)
+{
+    int64_t x = 0;
+    nuk_vec zero = {0};
+    for (; x + NUK_VW <= n; x += NUK_VW) {
+        nuk_ivec lo = nuk_bf16_bits(nuk_load(a + x));
+        nuk_ivec hi = nuk_bf16_bits(b ? nuk_load(b + x) : zero);
+        nuk_store(dst + x, (nuk_vec)(lo | hi << 16));
+    }
+    if (x < n) {
+        float ta[NUK_VW] = {0}, tb[NUK_VW] = {0}, td[NUK_VW];
+        memcpy(ta, a + x, (size_t)(n - x) * sizeof(float));
+        if (b)
+            memcpy(tb, b + x, (size_t)(n - x) * sizeof(float));
+        nuk_ivec lo = nuk_bf16_bits(nuk_load(ta)), hi = nuk_bf16_bits(nuk_load(tb));
+        nuk_store(td, (nuk_vec)(lo | hi << 16));
+        memcpy(dst + x, td, (size_t)(n - x) * sizeof(float));
+    }
+}
+
+static void nuk_round_floats(float *x, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + NUK_VW <= n; i += NUK_VW)
+        nuk_store(x + i, (nuk_vec)(nuk_bf16_bits(nuk_load(x + i)) << 16));
+    if (i < n) {
+        float t[NUK_VW] = {0};
+        memcpy(t, x + i, (size_t)(n - i) * sizeof(float));
+        nuk_store(t, (nuk_vec)(nuk_bf16_bits(nuk_load(t)) << 16));
+        memcpy(x + i, t, (size_t)(n - i) * sizeof(float));
+    }
+}
+
 static const native_ukernels nuk_table = {
     .isa = NUK_ISA,
     .name = NUK_NAME,
@@ -339,6 +384,8 @@ static const native_ukernels nuk_table = {
     .strip = NUK_STRIP,
     .strip_t = NUK_VW,
     .bf16_pairs = true,
+    .pack_pairs = nuk_pack_pairs,
+    .round_floats = nuk_round_floats,
     .conv3 = {NUK_ROW(conv3)},
 };
 #else
