@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backends/bf16_policy.h"
+#include "backends/native/native_bf16.h"
 #include "backends/native/native_kernels.h"
 #include "backends/native/native_ukernel.h"
 #include "core/alloc.h"
@@ -381,37 +382,13 @@ static void run_node(native_state *ns, int i)
     }
 }
 
-typedef struct round_job {
-    float *x;
-    int64_t n;
-    void (*fn)(float *x, int64_t n);
-} round_job;
-
-#define ROUND_CHUNK ((int64_t)1 << 16)
-
-static void round_task(void *ctx, int64_t t)
-{
-    const round_job *j = ctx;
-    int64_t i0 = t * ROUND_CHUNK;
-    j->fn(j->x + i0, j->n - i0 < ROUND_CHUNK ? j->n - i0 : ROUND_CHUNK);
-}
-
-static void round_floats(float *x, int64_t n)
-{
-    sleapc__bf16_round_array(x, n);
-}
-
-/* bf16 emulation: round node i's value where it is written (a pass over the
- * map, in chunks over the pool's threads; AVX-512 where bf16 kernels run). */
+/* bf16 emulation: round node i's value where it is written. */
 static void round_value(native_state *ns, int i)
 {
-    if (!ns->bf16.n || !ns->bf16.rounded[i] || ns->lazy[i] || ns->buf_of[i] == -1 ||
-        ns->home[i] != i)
-        return;
-    const native_ukernels *uk = ns->hw_uk;
-    round_job j = {.x = node_buf(ns, i), .n = node_numel(ns->shapes[i]),
-                   .fn = uk ? uk->round_floats : round_floats};
-    sleapc__threadpool_run(ns->tp, round_task, &j, (j.n + ROUND_CHUNK - 1) / ROUND_CHUNK);
+    if (ns->bf16.n && ns->bf16.rounded[i] && !ns->lazy[i] && ns->buf_of[i] != -1 &&
+        ns->home[i] == i)
+        sleapc__native_bf16_round(ns->tp, ns->hw_uk, node_buf(ns, i),
+                                  node_numel(ns->shapes[i]));
 }
 
 static sleapc_status native_forward(sleapc_backend *be, const sleapc_tensor *x,
@@ -508,42 +485,6 @@ static const struct sleapc_backend_ops native_ops = {
     .destroy = native_destroy,
 };
 
-/* Ops whose output, rounded, equals the output of their rounded inputs:
- * concat (a copy) and max pooling (rounding is monotonic). Not a resize,
- * which interpolates unless the sizes match (known only per shape). */
-static bool commutes_with_rounding(const native_state *ns, int i)
-{
-    sleapc_op op = ns->g->nodes[i].op;
-    return op == SLEAPC_OP_CONCAT || op == SLEAPC_OP_MAXPOOL2D;
-}
-
-/* hw bf16: a value needs no rounding pass when all that reads it rounds it
- * anyway: convs that round as they stage (hw16), or copies and max pools
- * whose own values need none. Nodes come in topological order, so readers
- * are decided first. */
-static void mark_lazy(native_state *ns)
-{
-    const sleapc_graph *g = ns->g;
-    bool *out = sleapc__calloc((size_t)g->n_nodes, sizeof *out);
-    if (!out)
-        return; /* every value rounded: slower, as exact */
-    for (int o = 0; o < g->n_outputs; o++)
-        out[g->outputs[o].node] = true;
-    for (int i = g->n_nodes - 1; i >= 0; i--) {
-        bool lazy = !out[i], read = false;
-        for (int r = i + 1; r < g->n_nodes && lazy; r++)
-            for (int k = 0; k < g->nodes[r].n_inputs; k++) {
-                if (g->nodes[r].inputs[k] != i)
-                    continue;
-                read = true;
-                if (!ns->hw16[r] && !(commutes_with_rounding(ns, r) && ns->lazy[r]))
-                    lazy = false;
-            }
-        ns->lazy[i] = lazy && read;
-    }
-    sleapc__free(out);
-}
-
 static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_opts *opts,
                                    sleapc_backend **out)
 {
@@ -626,7 +567,7 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
     }
     if (hw_bf16) {
         ns->hw_uk = sleapc__native_ukernels_bf16();
-        mark_lazy(ns);
+        sleapc__native_bf16_mark_lazy(g, ns->hw16, ns->lazy);
     }
     *out = be;
     return SLEAPC_OK;
