@@ -3,10 +3,13 @@
  * list(set(...)) for these insertion orders), the None pseudo-track of
  * sleap-nn's fixed window (spec tracking.md §9.1, traced by hand through
  * sleap-nn's FixedWindowCandidates), and the pre-cull keeping the best
- * instances (sleapc's documented difference, §9.3). */
+ * instances (sleapc's documented difference, §9.3); a crowded frame (the
+ * tracker's scratch lives on the heap, not the stack) and every allocation
+ * failing in turn. */
 #include <math.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "pipeline/tracking/track_match.h"
 #include "pipeline/tracking/tracker.h"
 #include "test_util.h"
@@ -120,8 +123,96 @@ static void test_refusals(void)
     CHECK(sleapc__tracker_create(&o, 2, &t) == SLEAPC_ERR_INVALID_ARG);
 }
 
+/* Instance i of a crowded frame: nn points on a diagonal of its own (every
+ * pose distinct), some nodes missing; score falls with i. */
+static void crowded_frame(int n, int nn, double *pts, double *scores)
+{
+    for (int i = 0; i < n; i++) {
+        scores[i] = 1.0 - (double)i / n;
+        for (int k = 0; k < nn; k++) {
+            double *p = pts + ((size_t)i * nn + k) * 2;
+            p[0] = k % 7 == 3 ? NAN : 3.0 * i + 0.5 * k;
+            p[1] = k % 7 == 3 ? NAN : 2.0 * i + 0.25 * k;
+        }
+    }
+}
+
+/* Runs two frames (a crowded one, then two animals) through a tracker with
+ * every per-frame buffer in play: centroids (the median scratch), pre-cull
+ * with NMS, post-tracking clean-up with NMS and connect_single_breaks. */
+static sleapc_status run_crowded(int n, int nn, int *n_out)
+{
+    sleapc_tracker_opts o = sleapc__tracker_opts_default();
+    o.features = SLEAPC_TRACK_CENTROIDS;
+    o.scoring = SLEAPC_TRACK_EUCLIDEAN_DIST;
+    o.target_instance_count = n - 1;
+    o.pre_cull_to_target = true;
+    o.pre_cull_iou_threshold = 0.8;
+    o.clean_instance_count = 2;
+    o.clean_iou_threshold = 0.8;
+    o.post_connect_single_breaks = true;
+    double *pts = sleapc__malloc((size_t)n * nn * 2 * sizeof *pts);
+    double *scores = sleapc__malloc((size_t)n * sizeof *scores);
+    double *ts = sleapc__malloc((size_t)n * sizeof *ts);
+    int *out = sleapc__malloc((size_t)n * sizeof *out);
+    int *track = sleapc__malloc((size_t)n * sizeof *track);
+    sleapc_tracker *t = NULL;
+    sleapc_status st = SLEAPC_ERR_NOMEM;
+    if (!pts || !scores || !ts || !out || !track)
+        goto done;
+    crowded_frame(n, nn, pts, scores);
+    if ((st = sleapc__tracker_create(&o, nn, &t)))
+        goto done;
+    sleapc_track_frame_out fo = {.out = out, .track = track, .tracking_score = ts};
+    sleapc_track_frame_in in = {.frame_idx = 0, .n_insts = n, .points = pts, .scores = scores};
+    if ((st = sleapc__tracker_track_frame(t, &in, &fo)))
+        goto done;
+    *n_out = fo.n_out;
+    in = (sleapc_track_frame_in){.frame_idx = 1, .n_insts = 2, .points = pts, .scores = scores};
+    st = sleapc__tracker_track_frame(t, &in, &fo);
+done:
+    sleapc__tracker_destroy(t);
+    sleapc__free(pts);
+    sleapc__free(scores);
+    sleapc__free(ts);
+    sleapc__free(out);
+    sleapc__free(track);
+    return st;
+}
+
+/* 4000 instances of 200 nodes: the clean-up's copy of their points alone is
+ * 12.8 MB, more than a default thread stack holds. */
+static void test_crowded_frame(void)
+{
+    int n_out = -1;
+    CHECK_OK(run_crowded(4000, 200, &n_out));
+    CHECK_MSG(n_out == 2, "kept %d instances of a crowded frame, want 2", n_out);
+}
+
+/* Every allocation of a small crowded run fails in turn: each gives NOMEM
+ * (or, past the last allocation, success), never a crash or a leak. */
+static void test_out_of_memory(void)
+{
+    int fails = 0;
+    for (int k = 1; k < 400; k++) {
+        int n_out = -1;
+        sleapc__alloc_fail_after(k);
+        const sleapc_status st = run_crowded(40, 9, &n_out);
+        sleapc__alloc_fail_after(0);
+        if (st == SLEAPC_OK) {
+            CHECK(n_out == 2);
+            break;
+        }
+        CHECK_MSG(st == SLEAPC_ERR_NOMEM, "allocation %d: status %d, want NOMEM", k, (int)st);
+        fails++;
+    }
+    CHECK_MSG(fails > 10, "only %d allocations were reached", fails);
+}
+
 int main(void)
 {
+    test_crowded_frame();
+    test_out_of_memory();
     test_set_order();
     test_none_pseudo_track();
     test_pre_cull_keeps_best();

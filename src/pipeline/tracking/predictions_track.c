@@ -18,10 +18,14 @@ static sleapc_status compact_frame(sleapc_predictions *pr, sleapc_pred_frame *f,
      * copy back over the frame's own range */
     int64_t m = 0;
     const int64_t n = order ? n_order : f->n;
-    sleapc_pred_instance tmp_i[n > 0 ? n : 1];
-    float *tmp_p = sleapc__malloc((size_t)(n > 0 ? n : 1) * (size_t)N * 3 * sizeof(float));
-    if (!tmp_p)
+    const size_t cap = (size_t)(n > 0 ? n : 1);
+    sleapc_pred_instance *tmp_i = sleapc__malloc(cap * sizeof *tmp_i);
+    float *tmp_p = sleapc__malloc(cap * (size_t)N * 3 * sizeof(float));
+    if (!tmp_i || !tmp_p) {
+        sleapc__free(tmp_i);
+        sleapc__free(tmp_p);
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    }
     float *tmp_s = tmp_p + n * N * 2;
     for (int64_t k = 0; k < n; k++) {
         const int64_t src = order ? order[k] : k;
@@ -39,6 +43,7 @@ static sleapc_status compact_frame(sleapc_predictions *pr, sleapc_pred_frame *f,
         memcpy(pr->points + at * N * 2, tmp_p + k * N * 2, (size_t)N * 2 * sizeof(float));
         memcpy(pr->point_scores + at * N, tmp_s + k * N, (size_t)N * sizeof(float));
     }
+    sleapc__free(tmp_i);
     sleapc__free(tmp_p);
     f->n = m;
     return SLEAPC_OK;

@@ -42,13 +42,38 @@ static void sort_by_score(int *idx, int n, const double *scores, bool descending
     }
 }
 
-/* nms_fast: picks flags out. */
-static void nms_fast(const double *boxes, const double *scores, int n, double thr, int target,
-                     bool *picked)
+sleapc_status sleapc__track_cull_reserve(sleapc_track_cull_ws *ws, int n)
 {
-    int idxs[n], nms[n], order[n];
+    if (n <= ws->cap)
+        return SLEAPC_OK;
+    int *ints = sleapc__realloc(ws->ints, (size_t)n * 4 * sizeof *ints);
+    if (ints)
+        ws->ints = ints;
+    double *doubles = sleapc__realloc(ws->doubles, (size_t)n * 5 * sizeof *doubles);
+    if (doubles)
+        ws->doubles = doubles;
+    bool *removed = sleapc__realloc(ws->removed, (size_t)n * sizeof *removed);
+    if (removed)
+        ws->removed = removed;
+    if (!ints || !doubles || !removed)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "tracker: out of memory");
+    ws->cap = n;
+    return SLEAPC_OK;
+}
+
+void sleapc__track_cull_ws_free(sleapc_track_cull_ws *ws)
+{
+    sleapc__free(ws->ints);
+    sleapc__free(ws->doubles);
+    sleapc__free(ws->removed);
+    memset(ws, 0, sizeof *ws);
+}
+
+/* nms_fast: picks flags out. idxs, nms, order: n ints each; area: n. */
+static void nms_fast(const double *boxes, const double *scores, int n, double thr, int target,
+                     int *idxs, int *nms, int *order, double *area, bool *picked)
+{
     int n_idx = n, n_nms = 0, n_picked = 0;
-    double area[n];
     for (int i = 0; i < n; i++) {
         idxs[i] = i;
         picked[i] = false;
@@ -97,26 +122,28 @@ static bool same_pose(const double *a, const double *b, int n_nodes)
     return true;
 }
 
-void sleapc__track_cull(const double *points, const double *scores, int n, int n_nodes,
-                        int count, double iou_threshold, bool *keep)
+void sleapc__track_cull(sleapc_track_cull_ws *ws, const double *points, const double *scores,
+                        int n, int n_nodes, int count, double iou_threshold, bool *keep)
 {
     for (int i = 0; i < n; i++)
         keep[i] = true;
     if (n <= count || n == 0)
         return;
-    bool removed[n];
+    bool *removed = ws->removed;
+    int *idx = ws->ints + 3 * (size_t)n;
     for (int i = 0; i < n; i++)
         removed[i] = false;
     if (iou_threshold != 0) {
-        double boxes[4 * n];
+        double *area = ws->doubles, *boxes = ws->doubles + n;
         for (int i = 0; i < n; i++)
             sleapc__track_feature(SLEAPC_TRACK_BBOXES, points + (int64_t)i * n_nodes * 2,
-                                  n_nodes, boxes + 4 * i);
-        nms_fast(boxes, scores, n, iou_threshold, count, keep);
+                                  n_nodes, boxes + 4 * i, NULL);
+        nms_fast(boxes, scores, n, iou_threshold, count, ws->ints, ws->ints + n,
+                 ws->ints + 2 * (size_t)n, area, keep);
         for (int i = 0; i < n; i++)
             removed[i] = !keep[i];
     }
-    int idx[n], m = 0;
+    int m = 0;
     for (int i = 0; i < n; i++)
         if (keep[i])
             idx[m++] = i;
@@ -136,6 +163,7 @@ void sleapc__track_cull(const double *points, const double *scores, int n, int n
 
 void sleapc__track_connect_free(sleapc_track_connect *c)
 {
+    sleapc__free(c->frame);
     sleapc__free(c->map_from);
     sleapc__free(c->map_to);
     sleapc__free(c->last_good);
@@ -169,7 +197,14 @@ static int map_find(const sleapc_track_connect *c, int64_t from)
 
 sleapc_status sleapc__track_connect_frame(sleapc_track_connect *c, int *tracks, int n)
 {
-    int64_t frame[n > 0 ? n : 1];
+    if (n > c->frame_cap) {
+        int64_t *f = sleapc__realloc(c->frame, (size_t)n * sizeof *f);
+        if (!f)
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "tracker: out of memory");
+        c->frame = f;
+        c->frame_cap = n;
+    }
+    int64_t *frame = c->frame;
     int n_frame = set_of(tracks, n, frame);
     bool fixed_before = false;
     for (int i = 0; i < n_frame && !fixed_before; i++)

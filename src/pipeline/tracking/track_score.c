@@ -66,10 +66,9 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* np.nanmedian of column `axis` of pts (n_nodes, 2). */
-static double nanmedian_axis(const double *pts, int n_nodes, int axis)
+/* np.nanmedian of column `axis` of pts (n_nodes, 2); v: n_nodes scratch. */
+static double nanmedian_axis(const double *pts, int n_nodes, int axis, double *v)
 {
-    double v[n_nodes > 0 ? n_nodes : 1];
     int k = 0;
     for (int i = 0; i < n_nodes; i++)
         if (!isnan(pts[2 * i + axis]))
@@ -83,11 +82,11 @@ static double nanmedian_axis(const double *pts, int n_nodes, int axis)
 }
 
 void sleapc__track_feature(sleapc_track_features f, const double *pts, int n_nodes,
-                           double *dst)
+                           double *dst, double *work)
 {
     if (f == SLEAPC_TRACK_CENTROIDS) {
-        dst[0] = nanmedian_axis(pts, n_nodes, 0);
-        dst[1] = nanmedian_axis(pts, n_nodes, 1);
+        dst[0] = nanmedian_axis(pts, n_nodes, 0, work);
+        dst[1] = nanmedian_axis(pts, n_nodes, 1, work);
     } else if (f == SLEAPC_TRACK_BBOXES) {
         for (int axis = 0; axis < 2; axis++) {
             double lo = NAN, hi = NAN;
@@ -117,7 +116,7 @@ int sleapc__track_score_width(const sleapc_tracker_opts *o, int n_nodes)
 }
 
 /* compute_oks(gt = a, pr = b) for one pair, cocoeval normalisation. */
-static double oks(const double *a, const double *b, int n_nodes, double stddev)
+static double oks(const double *a, const double *b, int n_nodes, double stddev, double *ks)
 {
     double minx = NAN, miny = NAN, maxx = NAN, maxy = NAN;
     for (int i = 0; i < n_nodes; i++) { /* compute_instance_area: nanmin/nanmax */
@@ -134,7 +133,6 @@ static double oks(const double *a, const double *b, int n_nodes, double stddev)
     const double area = (maxx - minx) * (maxy - miny);
     const double spread = (2 * stddev) * (2 * stddev);
     const double norm = spread * (2 * (area + 2.220446049250313e-16));
-    double ks[n_nodes > 0 ? n_nodes : 1];
     int visible = 0;
     for (int i = 0; i < n_nodes; i++) {
         const bool gt_missing = isnan(a[2 * i]) || isnan(a[2 * i + 1]);
@@ -184,21 +182,24 @@ static double iou(const double *a, const double *b)
 }
 
 void sleapc__track_similarity(const sleapc_tracker_opts *o, int n_nodes, const double *a,
-                              const double *b, double *dst)
+                              const double *b, double *dst, double *work)
 {
     const int dim = sleapc__track_feature_dim(o->features, n_nodes);
     switch (o->scoring) {
     case SLEAPC_TRACK_OKS:
-        dst[0] = oks(a, b, n_nodes, o->oks_stddev);
+        dst[0] = oks(a, b, n_nodes, o->oks_stddev, work);
         return;
     case SLEAPC_TRACK_IOU:
         dst[0] = iou(a, b);
         return;
     case SLEAPC_TRACK_EUCLIDEAN_DIST: {
-        double d[dim];
-        for (int i = 0; i < dim; i++)
-            d[i] = a[i] - b[i];
-        dst[0] = -norm2(d, dim);
+        /* norm2 of a - b, term by term in the same order */
+        double s = 0.0;
+        for (int i = 0; i < dim; i++) {
+            const double d = a[i] - b[i];
+            s += d * d;
+        }
+        dst[0] = -sqrt(s);
         return;
     }
     case SLEAPC_TRACK_COSINE_SIM:

@@ -17,18 +17,20 @@ int sleapc__track_valid_points(const double *pts, int n_nodes);
 /* Doubles in one feature: keypoints n_nodes*2, centroids 2, bboxes 4. */
 int sleapc__track_feature_dim(sleapc_track_features f, int n_nodes);
 
-/* The feature of one instance's points (n_nodes, 2) into dst. */
+/* The feature of one instance's points (n_nodes, 2) into dst. work: n_nodes
+ * doubles of scratch for centroids (NULL for the other features). */
 void sleapc__track_feature(sleapc_track_features f, const double *pts, int n_nodes,
-                           double *dst);
+                           double *dst, double *work);
 
 /* Values one similarity produces: 4 for cosine_sim on 2-node keypoints (a
  * matrix product in sleap-nn), else 1. */
 int sleapc__track_score_width(const sleapc_tracker_opts *o, int n_nodes);
 
 /* Similarity of the current instance's feature a and a candidate's b, into
- * dst (score_width values). */
+ * dst (score_width values). work: n_nodes doubles of scratch (OKS sums its
+ * per-node terms as numpy does, pairwise, so they are kept). */
 void sleapc__track_similarity(const sleapc_tracker_opts *o, int n_nodes, const double *a,
-                              const double *b, double *dst);
+                              const double *b, double *dst, double *work);
 
 /* The configured NaN-ignoring reduction of v[0..n) (NaN when n is 0 or all
  * are NaN). v is reordered. */

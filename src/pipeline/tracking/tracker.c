@@ -57,6 +57,9 @@ struct sleapc_tracker {
     int pairs_cap;
     bool *keep;
     int keep_cap;
+    double *node_work;            /* n_nodes: feature and OKS scratch */
+    double *clean_pts, *clean_sc; /* pairs_cap instances: post-tracking cull */
+    sleapc_track_cull_ws cull;
     sleapc_track_match_ws mws;
     sleapc_track_connect connect;
     sleapc_track_flow *flow;
@@ -209,6 +212,11 @@ sleapc_status sleapc__tracker_create(const sleapc_tracker_opts *opts, int n_node
     t->n_nodes = n_nodes;
     t->fdim = sleapc__track_feature_dim(opts->features, n_nodes);
     t->swidth = sleapc__track_score_width(opts, n_nodes);
+    t->node_work = sleapc__malloc((size_t)n_nodes * sizeof *t->node_work);
+    if (!t->node_work) {
+        sleapc__tracker_destroy(t);
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "tracker: out of memory");
+    }
     if (t->o.candidates == SLEAPC_TRACK_FIXED_WINDOW) {
         t->window = sleapc__calloc((size_t)t->o.window_size, sizeof *t->window);
         if (!t->window) {
@@ -245,6 +253,10 @@ void sleapc__tracker_destroy(sleapc_tracker *t)
     set_free(&t->cur);
     sleapc__free(t->cur_src);
     sleapc__free(t->cur_tscore);
+    sleapc__free(t->node_work);
+    sleapc__free(t->clean_pts);
+    sleapc__free(t->clean_sc);
+    sleapc__track_cull_ws_free(&t->cull);
     sleapc__free(t->col_track);
     sleapc__free(t->cost);
     sleapc__free(t->vals);
@@ -336,7 +348,7 @@ static sleapc_status flow_shift(sleapc_tracker *t, const inst_set *s, const uint
         return st;
     for (int i = 0; i < s->n; i++)
         sleapc__track_feature(t->o.features, t->shifted + (base + i) * kpn, t->n_nodes,
-                              t->shift_feat + (base + i) * t->fdim);
+                              t->shift_feat + (base + i) * t->fdim, t->node_work);
     return SLEAPC_OK;
 }
 
@@ -438,7 +450,7 @@ static sleapc_status score_columns(sleapc_tracker *t, int n_cols, const uint8_t 
                                                  : cands[k].set->feat +
                                                        (int64_t)cands[k].i * t->fdim;
                 sleapc__track_similarity(&t->o, t->n_nodes, t->cur.feat + (int64_t)r * t->fdim,
-                                         fb, v + nv);
+                                         fb, v + nv, t->node_work);
                 nv += t->swidth;
             }
             const double s = sleapc__track_reduce(&t->o, v, nv);
@@ -650,8 +662,16 @@ sleapc_status sleapc__tracker_track_frame(sleapc_tracker *t, const sleapc_track_
         bool *keep = sleapc__realloc(t->keep, (size_t)cap * sizeof *keep);
         if (keep)
             t->keep = keep;
-        if (!src || !ts || !rows || !cols || !ot || !keep)
+        double *cp = sleapc__realloc(t->clean_pts, (size_t)cap * (size_t)nn * 2 * sizeof *cp);
+        if (cp)
+            t->clean_pts = cp;
+        double *cs = sleapc__realloc(t->clean_sc, (size_t)cap * sizeof *cs);
+        if (cs)
+            t->clean_sc = cs;
+        if (!src || !ts || !rows || !cols || !ot || !keep || !cp || !cs)
             return sleapc__fail(SLEAPC_ERR_NOMEM, "tracker: out of memory");
+        if ((st = sleapc__track_cull_reserve(&t->cull, cap)))
+            return st;
         t->pairs_cap = cap;
     }
     for (int i = 0; i < n_in; i++) {
@@ -664,15 +684,16 @@ sleapc_status sleapc__tracker_track_frame(sleapc_tracker *t, const sleapc_track_
     for (int i = 0; i < n_in; i++)
         keep[i] = true;
     if (t->o.target_instance_count > 0 && t->o.pre_cull_to_target && in->scores)
-        sleapc__track_cull(in->points, in->scores, n_in, nn, t->o.target_instance_count,
-                           t->o.pre_cull_iou_threshold, keep);
+        sleapc__track_cull(&t->cull, in->points, in->scores, n_in, nn,
+                           t->o.target_instance_count, t->o.pre_cull_iou_threshold, keep);
     int n = 0;
     for (int i = 0; i < n_in; i++) {
         if (!keep[i])
             continue;
         const double *p = in->points + (int64_t)i * nn * 2;
         memcpy(t->cur.kp + (int64_t)n * nn * 2, p, (size_t)nn * 2 * sizeof *p);
-        sleapc__track_feature(t->o.features, p, nn, t->cur.feat + (int64_t)n * t->fdim);
+        sleapc__track_feature(t->o.features, p, nn, t->cur.feat + (int64_t)n * t->fdim,
+                              t->node_work);
         t->cur.valid[n] = sleapc__track_valid_points(p, nn);
         t->cur.track[n] = -1;
         t->cur_tscore[n] = NAN;
@@ -700,13 +721,13 @@ sleapc_status sleapc__tracker_track_frame(sleapc_tracker *t, const sleapc_track_
     }
     /* post-tracking clean-up, per frame */
     if (t->o.clean_instance_count > 0 && n_order > t->o.clean_instance_count) {
-        double pts[(size_t)n_order * (size_t)nn * 2], sc[n_order];
+        double *pts = t->clean_pts, *sc = t->clean_sc;
         for (int k = 0; k < n_order; k++) {
             memcpy(pts + (size_t)k * nn * 2, in->points + (int64_t)order[k] * nn * 2,
                    (size_t)nn * 2 * sizeof *pts);
             sc[k] = in->scores ? in->scores[order[k]] : 0.0;
         }
-        sleapc__track_cull(pts, sc, n_order, nn, t->o.clean_instance_count,
+        sleapc__track_cull(&t->cull, pts, sc, n_order, nn, t->o.clean_instance_count,
                            t->o.clean_iou_threshold, keep);
         int m = 0;
         for (int k = 0; k < n_order; k++) {
