@@ -13,6 +13,8 @@
 #      (and files next to them).
 #   6. No two headers under src/ and include/ share a file name (an internal
 #      header is never mistaken for the public one, e.g. model/model_impl.h).
+#   7. Inner code calls no public function: a function declared SLEAPC_API in
+#      include/sleapc/ is called only from src/api/ (its body) and above.
 # Usage: tools/check_layers.sh [source root]; exit 0 when clean, 1 with one line
 # per violation otherwise.
 set -u
@@ -30,6 +32,31 @@ dups=$(find src include -name '*.h' | awk -F/ '{ n[$NF]++; p[$NF] = p[$NF] " " $
     END { for (f in n) if (n[f] > 1) print "check_layers: header name " f " is used twice:" p[f] }')
 rc=0
 [ -z "$dups" ] || { printf '%s\n' "$dups"; rc=1; }
+
+# Rule 7: the public function names, then their calls under src/ outside
+# src/api/ (comment lines, which name the public function they implement,
+# are skipped).
+public=$(find include -name '*.h' | LC_ALL=C sort | xargs awk '
+    /SLEAPC_API/ { api = 1 }
+    api && match($0, /sleapc_[a-z0-9_]+[ \t]*\(/) {
+        name = substr($0, RSTART, RLENGTH); sub(/[ \t]*\($/, "", name)
+        if (name !~ /^sleapc__/) print name
+        api = 0
+    }
+    /;/ { api = 0 }' | LC_ALL=C sort -u)
+calls=$(find src -name '*.[ch]' ! -path 'src/api/*' | LC_ALL=C sort | xargs awk -v names="$public" '
+    BEGIN { n = split(names, a, "\n"); for (i = 1; i <= n; i++) pub[a[i]] = 1 }
+    /^[ \t]*(\/\*|\*|\/\/)/ { next }
+    {
+        line = $0
+        while (match(line, /sleapc_[a-z0-9_]+\(/)) {
+            name = substr(line, RSTART, RLENGTH - 1)
+            if (name in pub)
+                printf "check_layers: %s:%d: calls the public %s (call the internal sleapc__ one)\n", FILENAME, FNR, name
+            line = substr(line, RSTART + RLENGTH)
+        }
+    }')
+[ -z "$calls" ] || { printf '%s\n' "$calls"; rc=1; }
 
 printf '%s\n' "$edges" | awk -F '\t' '
 BEGIN {

@@ -9,6 +9,7 @@
 #include "backends/bf16_policy.h"
 #include "layers/bf16_fragility.h"
 #include "core/alloc.h"
+#include "core/dtype.h"
 #include "core/error.h"
 
 static sleapc_status grow(void **p, size_t *cap, size_t need)
@@ -91,7 +92,7 @@ static sleapc_status plan_for(sleapc_stage *s, int64_t c, int64_t h, int64_t w)
 static double rel_l2(const sleapc_tensor *a, const sleapc_tensor *b)
 {
     double num = 0, den = 0;
-    int64_t n = sleapc_tensor_numel(b);
+    int64_t n = sleapc__tensor_numel(b);
     const float *x = a->data, *y = b->data;
     for (int64_t i = 0; i < n; i++) {
         double d = (double)x[i] - (double)y[i];
@@ -120,7 +121,7 @@ static bf16_verdict bf16_judge(const sleapc_stage *s, const sleapc_tensor_map *b
         const char *name = s->model->heads[h].name;
         const sleapc_tensor *a = sleapc__tensor_map_get(b16, name);
         const sleapc_tensor *b = sleapc__tensor_map_get(f32, name);
-        if (!a || !b || sleapc_tensor_numel(a) != sleapc_tensor_numel(b))
+        if (!a || !b || sleapc__tensor_numel(a) != sleapc__tensor_numel(b))
             continue;
         double e = rel_l2(a, b);
         if (e > v.worst) {
