@@ -1,6 +1,7 @@
 /* sleapc predict: models + inputs -> predictions files, with sleap-nn's
  * option names, defaults and output names (sleap_nn/cli.py). Several inputs
  * share one predictor; a failing input is reported and the rest go on. */
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +39,32 @@ static bool is_export_dir(const char *dir)
     struct stat st;
     snprintf(path, sizeof path, "%s/model.onnx", dir);
     return stat(path, &st) == 0;
+}
+
+/* --output_dir and the folders above it, created when missing, as sleap-nn's
+ * writer creates them. */
+static int make_folders(const char *dir)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+        return cli_error("--output_dir: path too long");
+    for (char *p = path + 1;; p++) {
+        char c = *p;
+        if (c != '/' && c != '\0')
+            continue;
+        *p = '\0';
+        struct stat st;
+        if (stat(path, &st) != 0) {
+            if (mkdir(path, 0777) != 0 && errno != EEXIST)
+                return cli_error("--output_dir %s: cannot create %s: %s", dir, path,
+                                 strerror(errno));
+        } else if (!S_ISDIR(st.st_mode)) {
+            return cli_error("--output_dir %s: %s is not a folder", dir, path);
+        }
+        *p = c;
+        if (c == '\0')
+            return 0;
+    }
 }
 
 /* Option values that are words, and combinations: checked before any model
@@ -103,11 +130,8 @@ static int check_options(cli_predict_args *a)
         return cli_error("--write-interval is only meaningful together with --stream-to-file");
     if (a->shard && cli_parse_shard(a->shard, &a->shard_k, &a->shard_n))
         return 1;
-    if (a->output_dir) {
-        struct stat st;
-        if (stat(a->output_dir, &st) != 0 || !S_ISDIR(st.st_mode))
-            return cli_error("--output_dir %s: no such folder", a->output_dir);
-    }
+    if (a->output_dir && make_folders(a->output_dir))
+        return 1;
     if (a->paf_workers > 0)
         fprintf(stderr, "sleapc: warning: --paf-workers/--cpu-workers: sleapc groups in its own "
                 "worker threads (--threads); the option has no effect\n");
@@ -244,6 +268,7 @@ int cmd_predict(int argc, char **argv)
         }
     }
     bool shard_frames = a.shard && !several;
+    a.shard_frames = shard_frames;
     if (a.shard && several)
         cli_inputs_shard(&inputs, a.shard_k, a.shard_n);
     cli_verbose = a.verbose;
