@@ -233,12 +233,22 @@ static void print_summary(const char *input, const cli_run_totals *t, double ela
 
 int cmd_predict(int argc, char **argv)
 {
+    /* From here on Ctrl-C, or the SIGTERM a cluster scheduler sends before
+     * SIGKILL, asks for a clean stop: the run checks it per batch, and it
+     * ends any wait of the library (a named pipe with no writer yet, a
+     * network connection, a stalled read). */
+    signal(SIGINT, on_stop_signal);
+    signal(SIGTERM, on_stop_signal);
+    sleapc_interrupt_flag_set(&interrupted);
     cli_predict_args a;
     for (int i = 1; i < argc; i++)
         cli_gui = cli_gui || strcmp(argv[i], "--gui") == 0;
     int rc = cli_predict_parse(argc, argv, &a);
     if (rc) {
         cli_predict_args_free(&a);
+        sleapc_interrupt_flag_set(NULL);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
         return rc < 0 ? 0 : 1;
     }
     cli_input_list inputs = {0};
@@ -283,10 +293,6 @@ int cmd_predict(int argc, char **argv)
      * in a folder that exists. */
     if (a.output && cli_check_output(a.output, (const char *const *)inputs.paths, inputs.n))
         goto done;
-    /* From here on Ctrl-C, or the SIGTERM a cluster scheduler sends before
-     * SIGKILL, asks for a clean stop; the run checks it per batch. */
-    signal(SIGINT, on_stop_signal);
-    signal(SIGTERM, on_stop_signal);
     if (sleapc_predictor_create(a.models, a.n_models, &a.o, &p)) {
         rc = cli_lib_error();
         goto done;
@@ -303,7 +309,8 @@ int cmd_predict(int argc, char **argv)
     int64_t all_frames = 0, all_instances = 0;
     double t_all = now_s();
     rc = 0;
-    for (int i = 0; i < inputs.n && !interrupted; i++) {
+    int i = 0;
+    for (; i < inputs.n && !interrupted; i++) {
         cli_run_totals t;
         double t0 = now_s();
         int r = cli_predict_input(&a, p, inputs.paths[i], shard_frames, &interrupted, &t);
@@ -321,6 +328,11 @@ int cmd_predict(int argc, char **argv)
                         inputs.paths[i]);
         }
     }
+    if (i < inputs.n && interrupted && rc == 0) {
+        /* Stopped before this input began (e.g. while the models loaded). */
+        fprintf(stderr, "sleapc: interrupted before %s; it was not predicted\n", inputs.paths[i]);
+        rc = 128 + (int)interrupted;
+    }
     if (several) {
         double el = now_s() - t_all;
         fprintf(stderr,
@@ -332,6 +344,7 @@ int cmd_predict(int argc, char **argv)
     if (rc == 0 && failed)
         rc = 1;
 done:
+    sleapc_interrupt_flag_set(NULL);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     sleapc_predictor_destroy(p);
