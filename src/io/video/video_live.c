@@ -224,8 +224,8 @@ static sleapc_status open_input(live_video *v, const char *path)
     }
     v->fmt->interrupt_callback.callback = interrupted;
     v->fmt->interrupt_callback.opaque = v;
-    bool pipe = strcmp(path, "-") == 0 || (!v->network && !format);
-    if (pipe && (st = open_pipe(v, path))) {
+    bool is_pipe = strcmp(path, "-") == 0 || (!v->network && !format);
+    if (is_pipe && (st = open_pipe(v, path))) {
         sleapc__free(url);
         return st;
     }
