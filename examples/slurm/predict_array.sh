@@ -7,9 +7,11 @@
 #          -m models/centroid -m models/centered_instance [sleapc predict options]
 #
 # VIDEOS: a folder of videos, a .txt file listing them, or one video (then the
-# tasks split its frames into N ranges: give each task its own -o, or use
-# OUT_DIR and merge with `sleapc convert` later). The exit status of a task
-# is non-zero when any of its videos failed; its log names them.
+# tasks split its frames into N ranges, each written to
+# OUT_DIR/VIDEO.shard-K-of-N.slp; join them when all are done with
+#   sleapc merge VIDEO.slp OUT_DIR/VIDEO.shard-*-of-N.slp [--tracking ...]
+# which tracks over the joined frames). The exit status of a task is non-zero
+# when any of its videos failed; its log names them.
 # Set SLEAPC to the sleapc binary when it is not on PATH.
 #SBATCH --job-name=sleapc-predict
 #SBATCH --cpus-per-task=8

@@ -75,6 +75,21 @@ SLEAPC_API sleapc_status sleapc_retrack(const char *in_path, const char *const *
                                         int n_out, const sleapc_tracking_opts *t,
                                         const sleapc_filter_opts *f);
 
+/* Joins the outputs of shards of one run (sleapc predict --shard K/N on one
+ * video: each file holds some frames) into out_path, as one run over all
+ * their frames writes it: every frame once, in (video, frame) order. Inputs
+ * are .slp, sleapc's .json or analysis .h5; they must have the same skeleton
+ * and videos and no frame in common (SLEAPC_ERR_INVALID_ARG naming the
+ * files otherwise). Tracks end at each seam, so the joined frames are
+ * tracked again when t->tracking, or, when t is NULL, with the default
+ * options if the inputs carry tracker tracks ("track_<n>"); t with tracking
+ * off drops those. A multi-class model's named identities are kept as they
+ * are unless t->tracking. The filters f run first (NULL: off). */
+SLEAPC_API sleapc_status sleapc_predictions_merge(const char *const *in_paths, int n_in,
+                                                  const char *out_path,
+                                                  const sleapc_tracking_opts *t,
+                                                  const sleapc_filter_opts *f);
+
 /* Filter and track the predictions w gathers when it is closed, before
  * they are written (frames in video and frame order, as sleap-nn tracks
  * them). t->tracking off: filters only. t->max_instances should be the

@@ -1,5 +1,6 @@
 /* Public input functions: check arguments, call the pipeline. */
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "io/video/frame_source.h"
 #include "pipeline/input_impl.h"
 
@@ -52,4 +53,9 @@ sleapc_status sleapc_predict_input(sleapc_predictor *p, sleapc_input *in, const 
     if (!p || !in)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predict: predictor and input are required");
     return sleapc__predict_input(p, in, frames, n_frames, w, opts);
+}
+
+void sleapc_interrupt_flag_set(volatile sig_atomic_t *flag)
+{
+    sleapc__interrupt_flag_set(flag);
 }

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "core/error.h"
+#include "pipeline/merge.h"
 #include "pipeline/tracking/retrack.h"
 #include "pipeline/tracking/tracking_config.h"
 #include "pipeline/writer_impl.h"
@@ -68,6 +69,18 @@ sleapc_status sleapc_retrack(const char *in_path, const char *const *out_paths, 
     if (!in_path || !out_paths || n_out < 1)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "retrack: input and output paths required");
     return sleapc__retrack(in_path, out_paths, n_out, t, f);
+}
+
+sleapc_status sleapc_predictions_merge(const char *const *in_paths, int n_in,
+                                       const char *out_path, const sleapc_tracking_opts *t,
+                                       const sleapc_filter_opts *f)
+{
+    if (!in_paths || n_in < 1 || !out_path)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "merge: input and output paths required");
+    for (int i = 0; i < n_in; i++)
+        if (!in_paths[i])
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "merge: input path %d is NULL", i);
+    return sleapc__predictions_merge(in_paths, n_in, out_path, t, f);
 }
 
 sleapc_status sleapc_writer_set_tracking(sleapc_writer *w, const sleapc_tracking_opts *t,

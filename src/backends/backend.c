@@ -7,6 +7,7 @@
 
 #include "backends/backend_auto.h"
 #include "core/error.h"
+#include "core/mem_budget.h"
 
 /* "cpu", "cuda", "mps", or one of those with ":<index>", as torch spells them. */
 static bool device_parses(const char *dev)
@@ -86,8 +87,12 @@ sleapc_status sleapc__backend_create(const char *name, const sleapc_graph *g,
     const char *pinned = getenv("SLEAPC_BACKEND");
     if (strcmp(name, "auto") == 0 && pinned && *pinned && strcmp(pinned, "auto") != 0)
         name = pinned;
-    if (strcmp(name, "auto") == 0)
-        return sleapc__backend_auto_create(g, opts, out);
+    if (strcmp(name, "auto") == 0) {
+        sleapc_status st = sleapc__backend_auto_create(g, opts, out);
+        if (st == SLEAPC_OK)
+            (*out)->graph = g;
+        return st;
+    }
     for (int i = 0; i < sleapc__backend_count(); i++) {
         const struct sleapc_backend_factory *f = sleapc__backend_factory(i);
         if (strcmp(f->name, name) != 0)
@@ -96,8 +101,10 @@ sleapc_status sleapc__backend_create(const char *name, const sleapc_graph *g,
             return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "create backend %s: cannot run on this machine",
                                 name);
         sleapc_status st = sleapc__backend_create_from(f, g, opts, out);
-        if (st == SLEAPC_OK)
+        if (st == SLEAPC_OK) {
+            (*out)->graph = g;
             sleapc__log(SLEAPC_LOG_INFO, "backend: %s", f->name);
+        }
         return st;
     }
     char names[256] = "";
@@ -126,12 +133,40 @@ static int64_t now_ns(void)
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* Before a backend plans for a new input shape: the activations it will
+ * hold at least must fit what the process may take, or the plan is refused
+ * here with a message (some libraries do not check their allocations). */
+static sleapc_status check_memory(sleapc_backend *be, const int64_t shape[4])
+{
+    const int64_t *c = be->mem_checked;
+    if (!be->graph || (shape[0] <= c[0] && shape[1] == c[1] && shape[2] == c[2] &&
+                       shape[3] == c[3]))
+        return SLEAPC_OK; /* no more than a size already checked */
+    int64_t need = sleapc__graph_peak_bytes(be->graph, shape[0], shape[2], shape[3]);
+    if (need < 0)
+        return SLEAPC_OK; /* the backend's own shape check says why */
+    need += need / 8;     /* scratch and copies beside the activations */
+    char what[160];
+    snprintf(what, sizeof what, "the network on an input of %lld x %lld x %lld x %lld (batch, "
+             "channels, height, width)", (long long)shape[0], (long long)shape[1],
+             (long long)shape[2], (long long)shape[3]);
+    sleapc_status st = sleapc__mem_check(need, what);
+    if (st == SLEAPC_OK)
+        memcpy(be->mem_checked, shape, sizeof be->mem_checked);
+    return st;
+}
+
 sleapc_status sleapc__backend_forward(sleapc_backend *be, const sleapc_tensor *x,
                                       sleapc_tensor_map *out)
 {
     if (!be || !x || !out)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "forward: backend, input and output are required");
     sleapc__tensor_map_clear(out);
+    if (x->ndim == 4) {
+        sleapc_status st = check_memory(be, x->shape);
+        if (st)
+            return st;
+    }
     int64_t t0 = now_ns();
     sleapc_status st = be->ops->forward(be, x, out);
     forward_ns += now_ns() - t0;
@@ -144,7 +179,10 @@ sleapc_status sleapc__backend_warmup(sleapc_backend *be, const int64_t shape[4])
 {
     if (!be || !shape)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "warmup: backend and shape are required");
-    sleapc_status st = be->ops->warmup(be, shape);
+    sleapc_status st = check_memory(be, shape);
+    if (st)
+        return st;
+    st = be->ops->warmup(be, shape);
     if (st)
         return sleapc__wrap(st, "warmup (%s backend)", be->ops->name);
     return SLEAPC_OK;

@@ -39,6 +39,11 @@ struct sleapc_backend {
     char device[16];                       /* "cpu", "cuda", "cuda:0"; fixed at creation */
     bool baked_postproc;                   /* outputs are "peaks"/"peak_vals", not maps */
     void *impl;                            /* the backend's own state */
+    /* Set by sleapc__backend_create: the graph it runs, and the last input
+     * shape whose memory was checked against what the process may take (a
+     * smaller batch of that size needs no new check). */
+    const sleapc_graph *graph;
+    int64_t mem_checked[4];
 };
 
 typedef struct sleapc_backend_opts {

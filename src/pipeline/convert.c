@@ -377,7 +377,7 @@ static sleapc_status read_analysis_h5(const char *path, sleapc_predictions *pr)
     return st;
 }
 
-static sleapc_status write_predictions(const sleapc_predictions *pr, const char *path)
+sleapc_status sleapc__predictions_write_path(const sleapc_predictions *pr, const char *path)
 {
     if (has_ext(path, ".slp"))
         return sleapc__predictions_write_slp(pr, path);
@@ -399,29 +399,37 @@ static sleapc_status write_predictions(const sleapc_predictions *pr, const char 
     return st;
 }
 
+sleapc_status sleapc__predictions_read(const char *in_path, sleapc_predictions *pr)
+{
+    sleapc_status st;
+    memset(pr, 0, sizeof *pr);
+    if (has_ext(in_path, ".slp"))
+        st = read_slp(in_path, pr);
+    else if (has_ext(in_path, ".json"))
+        st = read_json(in_path, pr);
+    else if (has_ext(in_path, ".h5") || has_ext(in_path, ".hdf5"))
+        st = read_analysis_h5(in_path, pr);
+    else if (has_ext(in_path, ".csv"))
+        st = sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                          "read %s: .csv files are written, not read: use the .slp, "
+                          ".h5 or .json predictions", in_path);
+    else
+        st = sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                          "read %s: unknown input format (use .slp, .h5 or .json)", in_path);
+    if (st)
+        sleapc__predictions_free(pr);
+    return st;
+}
+
 sleapc_status sleapc__predictions_convert(const char *in_path, const char *out_path)
 {
     if (strcmp(in_path, out_path) == 0)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "convert %s: input and output are the same file",
                             in_path);
     sleapc_predictions pr;
-    memset(&pr, 0, sizeof pr);
-    sleapc_status st;
-    if (has_ext(in_path, ".slp"))
-        st = read_slp(in_path, &pr);
-    else if (has_ext(in_path, ".json"))
-        st = read_json(in_path, &pr);
-    else if (has_ext(in_path, ".h5") || has_ext(in_path, ".hdf5"))
-        st = read_analysis_h5(in_path, &pr);
-    else if (has_ext(in_path, ".csv"))
-        st = sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
-                          "convert %s: .csv files are written, not read: convert from the .slp, "
-                          ".h5 or .json predictions", in_path);
-    else
-        st = sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                          "convert %s: unknown input format (use .slp, .h5 or .json)", in_path);
+    sleapc_status st = sleapc__predictions_read(in_path, &pr);
     if (!st)
-        st = write_predictions(&pr, out_path);
+        st = sleapc__predictions_write_path(&pr, out_path);
     sleapc__predictions_free(&pr);
     if (st)
         st = sleapc__wrap(st, "convert %s to %s", in_path, out_path);

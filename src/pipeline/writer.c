@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE /* realpath */
 /* The writer: each batch's predictions are filtered as they come and kept
  * in a spill file (core/results_spill.h), so memory stays flat over any run
  * length; writer_close.c tracks them and writes the format. Arguments are
@@ -5,7 +6,9 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "backends/backend.h"
 #include "core/alloc.h"
@@ -32,6 +35,22 @@ static bool has_ext(const char *path, const char *ext)
 {
     size_t n = strlen(path), k = strlen(ext);
     return n > k && strcmp(path + n - k, ext) == 0;
+}
+
+/* The video's path as the file records it: absolute when it names a file
+ * here, so that the predictions open their video from any folder (sleap-io
+ * opens the stored path, then the same name beside the labels); live sources
+ * ("-", URLs, devices) and names of no file are kept as given. */
+static char *recorded_path(const char *name)
+{
+    struct stat st;
+    if (!name[0] || name[0] == '/' || strstr(name, "://") || stat(name, &st) != 0 ||
+        !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+        return sleapc__strdup(name);
+    char *real = realpath(name, NULL);
+    char *copy = sleapc__strdup(real ? real : name);
+    free(real);
+    return copy;
 }
 
 static sleapc_status copy_header(sleapc_predictions *pr, const sleapc_predictor *p,
@@ -66,7 +85,7 @@ static sleapc_status copy_header(sleapc_predictions *pr, const sleapc_predictor 
             return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     for (int i = 0; i < n_videos; i++) {
         sleapc_pred_video *v = &pr->videos[i];
-        v->filename = sleapc__strdup(videos[i].filename ? videos[i].filename : "");
+        v->filename = recorded_path(videos[i].filename ? videos[i].filename : "");
         v->n_frames = videos[i].n_frames;
         v->height = videos[i].height;
         v->width = videos[i].width;

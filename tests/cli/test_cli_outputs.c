@@ -171,9 +171,10 @@ static void check_many(char clips[3][1100])
                  clips[i], clips[i]);
         CHECK(test_run_cli(args) == 0);
     }
-    /* Several files after -i (a shell glob), outputs in --output_dir. */
-    snprintf(a, sizeof a, "%s/outs", tmp);
-    mkdir(a, 0777);
+    /* Several files after -i (a shell glob), outputs in --output_dir, which
+     * predict creates with its parents (as sleap-nn's writer does). */
+    snprintf(a, sizeof a, "%s/made/by/predict", tmp);
+    CHECK(!exists(a));
     snprintf(args, sizeof args,
              "predict -m '%s' -i '%s' '%s' -i '%s' --output_dir '%s' --output_format json -q",
              model, clips[0], clips[1], clips[2], a);
@@ -181,10 +182,17 @@ static void check_many(char clips[3][1100])
     CHECK_MSG(strstr(test_cli_output(), "3 of 3 inputs done, 0 failed"), "%s", test_cli_output());
     for (int i = 0; i < 3; i++) {
         const char *base = strrchr(clips[i], '/') + 1;
-        snprintf(a, sizeof a, "%s/outs/%s.json", tmp, base);
+        snprintf(a, sizeof a, "%s/made/by/predict/%s.json", tmp, base);
         snprintf(b, sizeof b, "%s.one.json", clips[i]);
         CHECK_MSG(same_file(a, b), "%s: several inputs differ from one run", base);
     }
+    /* An --output_dir through a file cannot be made: refused before any work. */
+    snprintf(b, sizeof b, "%s/a_file", tmp);
+    CHECK(test_write_file(b, "x", 1));
+    snprintf(args, sizeof args, "predict -m '%s' -i '%s' --output_dir '%s/x' -q", model,
+             clips[0], b);
+    CHECK(test_run_cli(args) == 1);
+    CHECK_MSG(strstr(test_cli_output(), "is not a folder"), "%s", test_cli_output());
     /* -o with several inputs names one file for many. */
     snprintf(args, sizeof args, "predict -m '%s' -i '%s' -i '%s' -o '%s/x.slp'", model, clips[0],
              clips[1], tmp);

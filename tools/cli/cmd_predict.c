@@ -1,6 +1,7 @@
 /* sleapc predict: models + inputs -> predictions files, with sleap-nn's
  * option names, defaults and output names (sleap_nn/cli.py). Several inputs
  * share one predictor; a failing input is reported and the rest go on. */
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +39,32 @@ static bool is_export_dir(const char *dir)
     struct stat st;
     snprintf(path, sizeof path, "%s/model.onnx", dir);
     return stat(path, &st) == 0;
+}
+
+/* --output_dir and the folders above it, created when missing, as sleap-nn's
+ * writer creates them. */
+static int make_folders(const char *dir)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+        return cli_error("--output_dir: path too long");
+    for (char *p = path + 1;; p++) {
+        char c = *p;
+        if (c != '/' && c != '\0')
+            continue;
+        *p = '\0';
+        struct stat st;
+        if (stat(path, &st) != 0) {
+            if (mkdir(path, 0777) != 0 && errno != EEXIST)
+                return cli_error("--output_dir %s: cannot create %s: %s", dir, path,
+                                 strerror(errno));
+        } else if (!S_ISDIR(st.st_mode)) {
+            return cli_error("--output_dir %s: %s is not a folder", dir, path);
+        }
+        *p = c;
+        if (c == '\0')
+            return 0;
+    }
 }
 
 /* Option values that are words, and combinations: checked before any model
@@ -103,11 +130,8 @@ static int check_options(cli_predict_args *a)
         return cli_error("--write-interval is only meaningful together with --stream-to-file");
     if (a->shard && cli_parse_shard(a->shard, &a->shard_k, &a->shard_n))
         return 1;
-    if (a->output_dir) {
-        struct stat st;
-        if (stat(a->output_dir, &st) != 0 || !S_ISDIR(st.st_mode))
-            return cli_error("--output_dir %s: no such folder", a->output_dir);
-    }
+    if (a->output_dir && make_folders(a->output_dir))
+        return 1;
     if (a->paf_workers > 0)
         fprintf(stderr, "sleapc: warning: --paf-workers/--cpu-workers: sleapc groups in its own "
                 "worker threads (--threads); the option has no effect\n");
@@ -209,12 +233,22 @@ static void print_summary(const char *input, const cli_run_totals *t, double ela
 
 int cmd_predict(int argc, char **argv)
 {
+    /* From here on Ctrl-C, or the SIGTERM a cluster scheduler sends before
+     * SIGKILL, asks for a clean stop: the run checks it per batch, and it
+     * ends any wait of the library (a named pipe with no writer yet, a
+     * network connection, a stalled read). */
+    signal(SIGINT, on_stop_signal);
+    signal(SIGTERM, on_stop_signal);
+    sleapc_interrupt_flag_set(&interrupted);
     cli_predict_args a;
     for (int i = 1; i < argc; i++)
         cli_gui = cli_gui || strcmp(argv[i], "--gui") == 0;
     int rc = cli_predict_parse(argc, argv, &a);
     if (rc) {
         cli_predict_args_free(&a);
+        sleapc_interrupt_flag_set(NULL);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
         return rc < 0 ? 0 : 1;
     }
     cli_input_list inputs = {0};
@@ -244,6 +278,7 @@ int cmd_predict(int argc, char **argv)
         }
     }
     bool shard_frames = a.shard && !several;
+    a.shard_frames = shard_frames;
     if (a.shard && several)
         cli_inputs_shard(&inputs, a.shard_k, a.shard_n);
     cli_verbose = a.verbose;
@@ -258,10 +293,6 @@ int cmd_predict(int argc, char **argv)
      * in a folder that exists. */
     if (a.output && cli_check_output(a.output, (const char *const *)inputs.paths, inputs.n))
         goto done;
-    /* From here on Ctrl-C, or the SIGTERM a cluster scheduler sends before
-     * SIGKILL, asks for a clean stop; the run checks it per batch. */
-    signal(SIGINT, on_stop_signal);
-    signal(SIGTERM, on_stop_signal);
     if (sleapc_predictor_create(a.models, a.n_models, &a.o, &p)) {
         rc = cli_lib_error();
         goto done;
@@ -278,7 +309,8 @@ int cmd_predict(int argc, char **argv)
     int64_t all_frames = 0, all_instances = 0;
     double t_all = now_s();
     rc = 0;
-    for (int i = 0; i < inputs.n && !interrupted; i++) {
+    int i = 0;
+    for (; i < inputs.n && !interrupted; i++) {
         cli_run_totals t;
         double t0 = now_s();
         int r = cli_predict_input(&a, p, inputs.paths[i], shard_frames, &interrupted, &t);
@@ -296,6 +328,11 @@ int cmd_predict(int argc, char **argv)
                         inputs.paths[i]);
         }
     }
+    if (i < inputs.n && interrupted && rc == 0) {
+        /* Stopped before this input began (e.g. while the models loaded). */
+        fprintf(stderr, "sleapc: interrupted before %s; it was not predicted\n", inputs.paths[i]);
+        rc = 128 + (int)interrupted;
+    }
     if (several) {
         double el = now_s() - t_all;
         fprintf(stderr,
@@ -307,6 +344,7 @@ int cmd_predict(int argc, char **argv)
     if (rc == 0 && failed)
         rc = 1;
 done:
+    sleapc_interrupt_flag_set(NULL);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     sleapc_predictor_destroy(p);

@@ -47,6 +47,7 @@ typedef struct cli_predict_args {
     /* Decided after parsing: */
     cli_progress_mode progress_mode;
     int crops_only;            /* > 0: a centered-instance model alone, its crop side */
+    bool shard_frames;         /* --shard on one input: this run predicts a frame range */
     unsigned char given[CLI_MAX_OPTS]; /* by table row: given on the command line */
 } cli_predict_args;
 

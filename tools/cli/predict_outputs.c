@@ -3,7 +3,8 @@
  * "<input>.slp" next to the input, or "<labels stem>.<video stem>.predictions.slp"
  * for --video_index on a labels file; analysis HDF5 beside the .slp as
  * "<base>.analysis.h5" where base drops ".predictions.slp" or ".slp". sleapc
- * adds "<base>.csv" and "<base>.json", and --output_dir. */
+ * adds "<base>.csv" and "<base>.json", --output_dir, and for --shard K/N on
+ * one input (a range of its frames) "<input>.shard-KK-of-N.slp". */
 #include <stdio.h>
 #include <string.h>
 
@@ -61,6 +62,13 @@ int cli_output_paths(const cli_predict_args *a, const char *input, const char *s
                 stem[strlen(stem) - 4] = '\0';
             if (snprintf(primary, sizeof primary, "%s.%s.predictions.slp", stem, scoped_video) >=
                 (int)sizeof primary)
+                return cli_error("output path too long for %s", input);
+        } else if (a->shard_frames) {
+            /* Each frame range its own file: "a.mp4.shard-03-of-50.slp",
+             * K padded to the width of N so that names sort in order. */
+            int width = snprintf(NULL, 0, "%d", a->shard_n);
+            if (snprintf(primary, sizeof primary, "%s.shard-%0*d-of-%d.slp", tmp, width,
+                         a->shard_k, a->shard_n) >= (int)sizeof primary)
                 return cli_error("output path too long for %s", input);
         } else if (put(primary, tmp, ".slp")) {
             return 1;

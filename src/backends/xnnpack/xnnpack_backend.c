@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <pthreadpool.h>
+#include <stdio.h>
 #include <string.h>
 #include <xnnpack.h>
 
@@ -16,6 +17,7 @@
 #include "backends/xnnpack/xnnpack_impl.h"
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/mem_budget.h"
 #include "core/threadpool.h"
 #include "model/graph_input.h"
 
@@ -133,6 +135,33 @@ static sleapc_status check_sizes(const xnnpack_state *xs, const int64_t shape[4]
     return SLEAPC_OK;
 }
 
+/* What this XNNPACK's plan takes at most: every value in its own buffer
+ * (its planner shares some), an indirection buffer of k*k pointers per output
+ * pixel for each k x k convolution, and sleapc's NHWC/NCHW copies. Checked
+ * before the runtime is built, because this version's planner does not check
+ * its workspace allocation and crashes when it fails. */
+static sleapc_status check_memory(const xnnpack_state *xs, const int64_t shape[4])
+{
+    const sleapc_graph *g = xs->g;
+    double bytes = 2.0 * (double)numel(shape) * sizeof(float);
+    for (int i = 0; i < g->n_nodes; i++) {
+        const int64_t *s = xs->shapes[i];
+        double px = (double)s[0] * (double)(s[2] ? s[2] * s[3] : 1);
+        bytes += px * (double)s[1] * sizeof(float) + XNN_EXTRA_BYTES + 64;
+        const sleapc_node *nd = &g->nodes[i];
+        bool spatial = nd->op == SLEAPC_OP_CONV2D || nd->op == SLEAPC_OP_CONV_TRANSPOSE2D ||
+                       nd->op == SLEAPC_OP_DWCONV;
+        if (spatial && nd->kernel > 1)
+            bytes += px * (double)nd->kernel * nd->kernel * sizeof(void *);
+    }
+    for (int o = 0; o < g->n_outputs; o++)
+        bytes += (double)numel(xs->shapes[g->outputs[o].node]) * sizeof(float);
+    char what[160];
+    snprintf(what, sizeof what, "XNNPACK's plan for an input of %lld x %lld x %lld x %lld",
+             (long long)shape[0], (long long)shape[1], (long long)shape[2], (long long)shape[3]);
+    return sleapc__mem_check(bytes >= 9.0e18 ? INT64_MAX : (int64_t)bytes, what);
+}
+
 static float *alloc_floats(int64_t n, size_t extra)
 {
     return sleapc__aligned_alloc((size_t)n * sizeof(float) + extra);
@@ -188,6 +217,8 @@ static sleapc_status plan(xnnpack_state *xs, const int64_t shape[4])
     sleapc_status st = sleapc__graph_infer_shapes(g, shape[0], shape[2], shape[3], xs->shapes);
     if (!st)
         st = check_sizes(xs, shape);
+    if (!st)
+        st = check_memory(xs, shape);
     if (!st)
         st = build_runtime(xs);
     if (!st)

@@ -4,11 +4,14 @@
  * are decoded and converted exactly as video_ffmpeg.c does for files, so the
  * same bytes give the same frames either way. */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
@@ -20,6 +23,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "io/video/frame_source.h"
 #include "io/video/video_ffmpeg_impl.h"
 
@@ -42,7 +46,15 @@ typedef struct live_video {
     double deadline;  /* monotonic seconds; 0: none */
     double timeout_s;
     volatile sig_atomic_t *stop;  /* src->stop, taken at each read */
+    /* Standard input and named pipes are read through our own I/O, which
+     * waits in short polls so that a stop request ends any wait. */
+    int fd;          /* -1: FFmpeg opens the source itself */
+    bool own_fd;
+    AVIOContext *avio;
 } live_video;
+
+#define POLL_MS 100
+#define AVIO_BUFFER 65536
 
 static double now_s(void)
 {
@@ -56,11 +68,63 @@ static int past_deadline(const live_video *v)
     return v->deadline > 0 && now_s() > v->deadline;
 }
 
+static bool stop_requested(const live_video *v)
+{
+    return (v->stop && *v->stop) || sleapc__interrupted();
+}
+
 /* FFmpeg polls this while it waits on a network: non-zero gives up. */
 static int interrupted(void *opaque)
 {
     const live_video *v = opaque;
-    return past_deadline(v) || (v->stop && *v->stop);
+    return past_deadline(v) || stop_requested(v);
+}
+
+/* AVIO read of a pipe: wait for bytes POLL_MS at a time, so that a stop
+ * request ends a wait for a writer or for the next bytes. */
+static int fd_read(void *opaque, uint8_t *buf, int size)
+{
+    live_video *v = opaque;
+    for (;;) {
+        if (stop_requested(v))
+            return AVERROR_EXIT;
+        struct pollfd p = {.fd = v->fd, .events = POLLIN};
+        int r = poll(&p, 1, POLL_MS);
+        if (r < 0 && errno != EINTR)
+            return AVERROR(errno);
+        if (r <= 0)
+            continue;
+        ssize_t n = read(v->fd, buf, (size_t)size);
+        if (n > 0)
+            return (int)n;
+        if (n == 0)
+            return AVERROR_EOF;
+        if (errno != EINTR && errno != EAGAIN)
+            return AVERROR(errno);
+    }
+}
+
+/* Standard input or a named pipe, read through fd_read. A named pipe is
+ * opened without waiting for its writer (poll waits for one). */
+static sleapc_status open_pipe(live_video *v, const char *path)
+{
+    if (strcmp(path, "-") == 0) {
+        v->fd = 0;
+    } else {
+        v->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (v->fd < 0)
+            return sleapc__fail(SLEAPC_ERR_IO, "open video: %s: %s", path, strerror(errno));
+        v->own_fd = true;
+    }
+    uint8_t *buf = av_malloc(AVIO_BUFFER);
+    v->avio = buf ? avio_alloc_context(buf, AVIO_BUFFER, 0, v, fd_read, NULL, NULL) : NULL;
+    if (!v->avio) {
+        av_free(buf);
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "open video: %s: out of memory", path);
+    }
+    v->fmt->pb = v->avio;
+    v->fmt->flags |= AVFMT_FLAG_CUSTOM_IO;
+    return SLEAPC_OK;
 }
 
 static double timeout_from_env(void)
@@ -160,12 +224,20 @@ static sleapc_status open_input(live_video *v, const char *path)
     }
     v->fmt->interrupt_callback.callback = interrupted;
     v->fmt->interrupt_callback.opaque = v;
+    bool is_pipe = strcmp(path, "-") == 0 || (!v->network && !format);
+    if (is_pipe && (st = open_pipe(v, path))) {
+        sleapc__free(url);
+        return st;
+    }
     AVDictionary *opts = NULL;
     av_dict_set(&opts, "protocol_whitelist", whitelist, 0);
     arm(v);
     int ret = avformat_open_input(&v->fmt, url, format, &opts);
     av_dict_free(&opts);
     sleapc__free(url);
+    if (ret < 0 && stop_requested(v))
+        return sleapc__fail(SLEAPC_ERR_INTERRUPTED, "open video: %s: stopped while waiting",
+                            path);
     if (ret < 0) {
         bool timed_out = past_deadline(v);
         return sleapc__fail(timed_out || ret == AVERROR(ENOENT) || ret == AVERROR(EACCES) ||
@@ -178,6 +250,9 @@ static sleapc_status open_input(live_video *v, const char *path)
                                       : sleapc__ffmpeg_reason(ret, why, sizeof why));
     }
     ret = avformat_find_stream_info(v->fmt, NULL);
+    if (ret < 0 && stop_requested(v))
+        return sleapc__fail(SLEAPC_ERR_INTERRUPTED, "open video: %s: stopped while waiting",
+                            path);
     if (ret < 0)
         return sleapc__fail(past_deadline(v) ? SLEAPC_ERR_IO : SLEAPC_ERR_FORMAT,
                             "open video: %s: %s (%s)", path,
@@ -279,6 +354,11 @@ static void live_close(sleapc_frame_source *src)
     av_packet_free(&v->pkt);
     avcodec_free_context(&v->dec);
     avformat_close_input(&v->fmt);
+    if (v->avio)
+        av_freep(&v->avio->buffer);
+    avio_context_free(&v->avio);
+    if (v->own_fd)
+        close(v->fd);
     sleapc__free(v);
     src->impl = NULL;
 }
@@ -297,6 +377,7 @@ sleapc_status sleapc__video_live_open(sleapc_frame_source *src)
     if (!v)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "open video: %s: out of memory", src->path);
     v->timeout_s = timeout_from_env();
+    v->fd = -1;
     src->ops = &live_ops;
     src->impl = v;
     src->live = true;
