@@ -107,5 +107,7 @@ int cmd_bench_latency(const char **models, int n_models, const char *video_path,
 int cmd_render(int argc, char **argv);
 int cmd_track(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_eval_tracking(int argc, char **argv);
 
 #endif

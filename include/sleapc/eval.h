@@ -1,0 +1,68 @@
+/* Evaluating predictions against ground-truth labels, as sleap-nn's `eval`
+ * does (sleap_nn/evaluation.py): OKS mAP / mAR, mOKS, distance percentiles,
+ * PCK, node visibility, or in centroid mode detection precision / recall;
+ * and the identity quality of tracks (ID switches, IDF1, MOTA). */
+#ifndef SLEAPC_EVAL_H
+#define SLEAPC_EVAL_H
+
+#include <stdbool.h>
+
+#include "sleapc/sleapc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* sleap-nn eval's options; sleapc_eval_opts_default() fills its defaults. */
+typedef struct sleapc_eval_opts {
+    double oks_stddev;        /* OKS spread per node (0.025) */
+    double oks_scale;         /* OKS scale in px^2; NaN (default): each GT instance's
+                                 bounding-box area */
+    double match_threshold;   /* OKS (oks mode) or px (centroid mode; 0 means 50) (0) */
+    bool user_labels_only;    /* ground truth: user instances only (true) */
+    const char *match_method; /* "auto" (default: centroid for a one-node prediction
+                                 skeleton, else oks), "oks" or "centroid" */
+    const char *anchor_part;  /* centroid mode: the GT node used as centroid (NULL: the
+                                 mean of the visible nodes) */
+} sleapc_eval_opts;
+
+SLEAPC_API sleapc_eval_opts sleapc_eval_opts_default(void);
+
+typedef struct sleapc_eval sleapc_eval;
+
+/* Evaluate the predictions in pred_path against the labels in gt_path (any
+ * .slp / .pkg.slp, or sleapc's predictions .json). *out receives a new
+ * result (sleapc_eval_destroy), also when there is nothing to score (see
+ * sleapc_eval_has_metrics). Returns SLEAPC_OK; SLEAPC_ERR_IO /
+ * SLEAPC_ERR_FORMAT reading a file; SLEAPC_ERR_INVALID_ARG for bad options,
+ * skeletons OKS cannot compare, or no frame in common ("Empty Frame Pairs"),
+ * naming what does not match; SLEAPC_ERR_NOMEM. */
+SLEAPC_API sleapc_status sleapc_eval_run(const char *gt_path, const char *pred_path,
+                                         const sleapc_eval_opts *opts, sleapc_eval **out);
+
+/* false when the predictions hold no instance: sleap-nn then computes no
+ * metrics (and writes none). */
+SLEAPC_API bool sleapc_eval_has_metrics(const sleapc_eval *ev);
+
+/* sleap-nn's metrics dict as JSON (its keys and order; arrays as nested
+ * lists; NaN and infinities as the strings "nan", "inf", "-inf"), or NULL
+ * without metrics or memory. Owned by ev, valid until sleapc_eval_destroy. */
+SLEAPC_API const char *sleapc_eval_metrics_json(sleapc_eval *ev);
+
+/* A short summary table (text); owned by ev. NULL without memory. */
+SLEAPC_API const char *sleapc_eval_summary(sleapc_eval *ev);
+
+/* Write the metrics to path, atomically: ".json" as sleapc_eval_metrics_json;
+ * any other name (".npz") as sleap-nn's np.savez_compressed(path,
+ * metrics=...) plus the JSON beside it (same stem, ".json"). Nothing is
+ * written without metrics. SLEAPC_ERR_IO naming the file; SLEAPC_ERR_NOMEM. */
+SLEAPC_API sleapc_status sleapc_eval_save(sleapc_eval *ev, const char *path);
+
+/* Free the result. Accepts NULL. */
+SLEAPC_API void sleapc_eval_destroy(sleapc_eval *ev);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
