@@ -61,6 +61,43 @@ SLEAPC_API sleapc_status sleapc_eval_save(sleapc_eval *ev, const char *path);
 /* Free the result. Accepts NULL. */
 SLEAPC_API void sleapc_eval_destroy(sleapc_eval *ev);
 
+/* eval-tracking's options; sleapc_eval_tracking_opts_default() fills them. */
+typedef struct sleapc_eval_tracking_opts {
+    const char *match;      /* how instances pair up in a frame: "distance" (default: the
+                               mean distance over the nodes both skeletons name) or "oks" */
+    double match_threshold; /* NaN (default): 50 px for distance (pairs farther never
+                               match), 0.5 for OKS (pairs below never match) */
+    double oks_stddev;      /* "oks": spread per node (0.025) */
+} sleapc_eval_tracking_opts;
+
+SLEAPC_API sleapc_eval_tracking_opts sleapc_eval_tracking_opts_default(void);
+
+typedef struct sleapc_eval_tracking sleapc_eval_tracking;
+
+/* Score the tracks of pred_path against those of gt_path (user instances
+ * with a track): per frame, GT and predicted instances are paired by
+ * minimum-cost assignment; CLEAR-MOT (MOTA, MOTP, ID switches,
+ * fragmentations, mostly tracked / partly / mostly lost) and Ristani et
+ * al.'s IDF1 / IDP / IDR follow. *out: new (sleapc_eval_tracking_destroy).
+ * Returns SLEAPC_OK; reading errors; SLEAPC_ERR_INVALID_ARG when a file has
+ * no tracks, the skeletons share no node name or no frame pairs up;
+ * SLEAPC_ERR_NOMEM. */
+SLEAPC_API sleapc_status sleapc_eval_tracking_run(const char *gt_path, const char *pred_path,
+                                                  const sleapc_eval_tracking_opts *opts,
+                                                  sleapc_eval_tracking **out);
+
+/* The figures as a JSON object; owned by et. NULL without memory. */
+SLEAPC_API const char *sleapc_eval_tracking_json(sleapc_eval_tracking *et);
+
+/* A short summary table (text); owned by et. NULL without memory. */
+SLEAPC_API const char *sleapc_eval_tracking_summary(sleapc_eval_tracking *et);
+
+/* Write the JSON to path, atomically. SLEAPC_ERR_IO naming the file. */
+SLEAPC_API sleapc_status sleapc_eval_tracking_save(sleapc_eval_tracking *et, const char *path);
+
+/* Free the result. Accepts NULL. */
+SLEAPC_API void sleapc_eval_tracking_destroy(sleapc_eval_tracking *et);
+
 #ifdef __cplusplus
 }
 #endif

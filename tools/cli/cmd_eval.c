@@ -132,9 +132,86 @@ int cmd_eval(int argc, char **argv)
     return rc;
 }
 
+static int usage_tracking(void)
+{
+    printf("usage: sleapc eval-tracking -g GT -p PRED [options]\n"
+           "\n"
+           "Scores the tracks in PRED against the tracks of the user instances in GT:\n"
+           "per frame, instances pair up by minimum-cost assignment; then CLEAR-MOT (MOTA,\n"
+           "MOTP, ID switches, fragmentations, mostly tracked / partly / mostly lost) and\n"
+           "IDF1 / IDP / IDR (Ristani et al. 2016: predicted tracks assigned one to one to\n"
+           "GT tracks to maximise the frames they agree in).\n"
+           "\n"
+           "  -g, --ground_truth_path GT   labels with tracks\n"
+           "  -p, --predicted_path PRED    tracked predictions\n"
+           "  -s, --save_metrics OUT.json  write the figures\n"
+           "  --match distance|oks         pair instances by the mean distance over the\n"
+           "                               nodes both skeletons name (default) or by OKS\n"
+           "  --match_threshold T          distance: at most T px (50); oks: OKS >= T (0.5)\n"
+           "  --oks_stddev S               OKS spread per node (0.025)\n"
+           "  -q, --quiet                  no summary\n");
+    return 0;
+}
+
 int cmd_eval_tracking(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_error("eval-tracking: not built yet");
+    static const char *const names[] = {
+        "ground_truth_path", "predicted_path", "save_metrics", "match",
+        "match_threshold",   "oks_stddev",     "quiet",        "help"};
+    sleapc_eval_tracking_opts o = sleapc_eval_tracking_opts_default();
+    const char *gt = NULL, *pred = NULL, *save = NULL;
+    bool quiet = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+            return usage_tracking();
+        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = true;
+        } else if (cli_is_option(a, "ground_truth_path", "-g")) {
+            if (!(gt = cli_option_value(argc, argv, &i, "ground_truth_path")))
+                return 1;
+        } else if (cli_is_option(a, "predicted_path", "-p")) {
+            if (!(pred = cli_option_value(argc, argv, &i, "predicted_path")))
+                return 1;
+        } else if (cli_is_option(a, "save_metrics", "-s")) {
+            if (!(save = cli_option_value(argc, argv, &i, "save_metrics")))
+                return 1;
+        } else if (cli_is_option(a, "match_threshold", NULL)) {
+            if (!(v = cli_option_value(argc, argv, &i, "match_threshold")))
+                return 1;
+            if (!parse_double(v, &o.match_threshold))
+                return cli_error("eval-tracking: --match_threshold \"%s\": expected a number", v);
+        } else if (cli_is_option(a, "match", NULL)) {
+            if (!(o.match = cli_option_value(argc, argv, &i, "match")))
+                return 1;
+            if (strcmp(o.match, "distance") && strcmp(o.match, "oks"))
+                return cli_error("eval-tracking: --match \"%s\": expected distance or oks",
+                                 o.match);
+        } else if (cli_is_option(a, "oks_stddev", NULL)) {
+            if (!(v = cli_option_value(argc, argv, &i, "oks_stddev")))
+                return 1;
+            if (!parse_double(v, &o.oks_stddev) || !(o.oks_stddev > 0))
+                return cli_error("eval-tracking: --oks_stddev \"%s\": expected a number > 0", v);
+        } else {
+            return cli_unknown_option("eval-tracking", a, names,
+                                      (int)(sizeof names / sizeof names[0]));
+        }
+    }
+    if (!gt || !pred)
+        return cli_error("eval-tracking: -g GT and -p PRED are required (see sleapc "
+                         "eval-tracking --help)");
+    sleapc_eval_tracking *et = NULL;
+    if (sleapc_eval_tracking_run(gt, pred, &o, &et))
+        return cli_lib_error();
+    int rc = 0;
+    if (!quiet) {
+        const char *summary = sleapc_eval_tracking_summary(et);
+        if (summary)
+            fputs(summary, stdout);
+    }
+    if (save && sleapc_eval_tracking_save(et, save))
+        rc = cli_lib_error();
+    sleapc_eval_tracking_destroy(et);
+    return rc;
 }

@@ -132,6 +132,14 @@ sleapc_pyobj *sleapc__pyobj_list_str(const char *const *data, int64_t n)
     return o;
 }
 
+sleapc_pyobj *sleapc__pyobj_str(const char *s)
+{
+    sleapc_pyobj *o = sleapc__pyobj_list_str(&s, 1);
+    if (o)
+        o->kind = SLEAPC_PYOBJ_STR;
+    return o;
+}
+
 sleapc_status sleapc__pyobj_set(sleapc_pyobj *d, const char *key, sleapc_pyobj *v)
 {
     if (!v)
@@ -177,7 +185,7 @@ void sleapc__pyobj_free(sleapc_pyobj *o)
             sleapc__pyobj_free(o->vals[k]);
         }
     }
-    if (o->kind == SLEAPC_PYOBJ_LIST_STR)
+    if (o->kind == SLEAPC_PYOBJ_LIST_STR || o->kind == SLEAPC_PYOBJ_STR)
         for (int64_t k = 0; k < o->n; k++)
             sleapc__free(o->strs[k]);
     sleapc__free(o->keys);
@@ -308,6 +316,9 @@ static void put_obj(text *t, const sleapc_pyobj *o)
         for (int64_t k = 0; k < o->n; k++)
             put(t, k ? ", %lld" : "%lld", (long long)o->ints[k]);
         put(t, "]");
+        break;
+    case SLEAPC_PYOBJ_STR:
+        put_string(t, o->strs[0]);
         break;
     case SLEAPC_PYOBJ_LIST_STR:
         put(t, "[");

@@ -20,6 +20,7 @@ typedef enum sleapc_pyobj_kind {
     SLEAPC_PYOBJ_ARRAY_BOOL, /* ndarray bool, C order */
     SLEAPC_PYOBJ_LIST_INT,   /* list of Python ints */
     SLEAPC_PYOBJ_LIST_STR,   /* list of str */
+    SLEAPC_PYOBJ_STR,        /* str (strs[0]) */
 } sleapc_pyobj_kind;
 
 typedef struct sleapc_pyobj sleapc_pyobj;
@@ -50,6 +51,7 @@ sleapc_pyobj *sleapc__pyobj_array_f64(const double *data, int ndim, const int64_
 sleapc_pyobj *sleapc__pyobj_array_bool(const uint8_t *data, int ndim, const int64_t *shape);
 sleapc_pyobj *sleapc__pyobj_list_int(const int64_t *data, int64_t n);
 sleapc_pyobj *sleapc__pyobj_list_str(const char *const *data, int64_t n);
+sleapc_pyobj *sleapc__pyobj_str(const char *s);
 
 /* Add key -> v to dict d, which takes v (also on failure, when v is freed).
  * A NULL v (a failed constructor) fails with SLEAPC_ERR_NOMEM. */

@@ -229,6 +229,9 @@ static void p_obj(bytes *b, const sleapc_pyobj *o)
     case SLEAPC_PYOBJ_ARRAY_BOOL:
         p_ndarray(b, o->ndim, o->shape, "b1", "|", 0, o->b, (size_t)o->n, NULL);
         break;
+    case SLEAPC_PYOBJ_STR:
+        p_str(b, o->strs[0]);
+        break;
     case SLEAPC_PYOBJ_LIST_INT:
     case SLEAPC_PYOBJ_LIST_STR:
         op(b, EMPTY_LIST);

@@ -6,6 +6,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "pipeline/eval/eval_tracking.h"
 #include "pipeline/eval/evaluation.h"
 
 static double num(const sleapc_pyobj *m, const char *section, const char *key)
@@ -18,6 +19,17 @@ static double num(const sleapc_pyobj *m, const char *section, const char *key)
     if (v->kind == SLEAPC_PYOBJ_FLOAT || v->kind == SLEAPC_PYOBJ_NP_F64)
         return v->f;
     return NAN;
+}
+
+/* A number of a flat dict. */
+static double num1(const sleapc_pyobj *m, const char *key)
+{
+    const sleapc_pyobj *v = sleapc__pyobj_get(m, key);
+    if (!v)
+        return NAN;
+    if (v->kind == SLEAPC_PYOBJ_INT || v->kind == SLEAPC_PYOBJ_NP_I64)
+        return (double)v->i;
+    return v->kind == SLEAPC_PYOBJ_FLOAT || v->kind == SLEAPC_PYOBJ_NP_F64 ? v->f : NAN;
 }
 
 typedef struct buf {
@@ -74,5 +86,31 @@ sleapc_status sleapc__ev_summary(const sleapc_ev_result *r, char **out)
     }
     if (!(*out = sleapc__strdup(b.s)))
         return sleapc__fail(SLEAPC_ERR_NOMEM, "eval: out of memory");
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__et_summary(const sleapc_et_result *r, char **out)
+{
+    buf b = {{0}, 0};
+    const sleapc_pyobj *m = r->metrics;
+    row(&b, "ground truth   %s\npredictions    %s\n", r->gt->path, r->pr->path);
+    row(&b, "frames %lld; matching per frame: %s, %s %g%s\n\n", (long long)r->n_frames,
+        r->oks ? "Hungarian on 1 - OKS" : "Hungarian on the mean distance of the shared nodes",
+        r->oks ? "OKS >=" : "at most", r->threshold, r->oks ? "" : " px");
+    row(&b, "| metric | value |\n|---|---|\n");
+    row(&b, "| IDF1 | %.4f |\n| IDP / IDR | %.4f / %.4f |\n", num1(m, "idf1"), num1(m, "idp"),
+        num1(m, "idr"));
+    row(&b, "| ID switches | %.0f |\n| fragmentations | %.0f |\n", num1(m, "id_switches"),
+        num1(m, "fragmentations"));
+    row(&b, "| MOTA | %.4f |\n| MOTP | %.4f%s |\n", num1(m, "mota"), num1(m, "motp"),
+        r->oks ? " (OKS)" : " px");
+    row(&b, "| matches / misses / false positives | %.0f / %.0f / %.0f |\n", num1(m, "n_matches"),
+        num1(m, "n_misses"), num1(m, "n_false_positives"));
+    row(&b, "| mostly tracked / partly / mostly lost | %.0f / %.0f / %.0f |\n",
+        num1(m, "mostly_tracked"), num1(m, "partly_tracked"), num1(m, "mostly_lost"));
+    row(&b, "| tracks: ground truth / predicted | %.0f / %.0f |\n", num1(m, "n_gt_tracks"),
+        num1(m, "n_pred_tracks"));
+    if (!(*out = sleapc__strdup(b.s)))
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "eval-tracking: out of memory");
     return SLEAPC_OK;
 }
