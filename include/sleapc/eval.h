@@ -58,6 +58,13 @@ SLEAPC_API const char *sleapc_eval_summary(sleapc_eval *ev);
  * written without metrics. SLEAPC_ERR_IO naming the file; SLEAPC_ERR_NOMEM. */
 SLEAPC_API sleapc_status sleapc_eval_save(sleapc_eval *ev, const char *path);
 
+/* Write a self-contained HTML page (no script, nothing fetched): the metrics,
+ * the PCK curve, the OKS (centroid mode: distance) distribution and the
+ * per-node errors as SVG, and the worst frames with ground truth and
+ * prediction drawn over the image (when the video or embedded images can
+ * be read). Atomic. SLEAPC_ERR_IO naming the file; SLEAPC_ERR_NOMEM. */
+SLEAPC_API sleapc_status sleapc_eval_report(sleapc_eval *ev, const char *html_path);
+
 /* Free the result. Accepts NULL. */
 SLEAPC_API void sleapc_eval_destroy(sleapc_eval *ev);
 
@@ -94,6 +101,12 @@ SLEAPC_API const char *sleapc_eval_tracking_summary(sleapc_eval_tracking *et);
 
 /* Write the JSON to path, atomically. SLEAPC_ERR_IO naming the file. */
 SLEAPC_API sleapc_status sleapc_eval_tracking_save(sleapc_eval_tracking *et, const char *path);
+
+/* Write a self-contained HTML page: the figures and a timeline of the
+ * identity each ground-truth track was given, frame by frame, with the ID
+ * switches marked. Atomic. SLEAPC_ERR_IO naming the file; SLEAPC_ERR_NOMEM. */
+SLEAPC_API sleapc_status sleapc_eval_tracking_report(sleapc_eval_tracking *et,
+                                                     const char *html_path);
 
 /* Free the result. Accepts NULL. */
 SLEAPC_API void sleapc_eval_tracking_destroy(sleapc_eval_tracking *et);

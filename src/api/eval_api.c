@@ -7,6 +7,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "io/pyobj/pyobj.h"
+#include "pipeline/eval/eval_report.h"
 #include "pipeline/eval/evaluation.h"
 #include "sleapc/eval.h"
 
@@ -133,6 +134,13 @@ sleapc_status sleapc_eval_save(sleapc_eval *ev, const char *path)
     if (!st)
         st = write_text(sibling, json);
     return st;
+}
+
+sleapc_status sleapc_eval_report(sleapc_eval *ev, const char *html_path)
+{
+    if (!ev || !html_path)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "report: a result and a path are required");
+    return sleapc__ev_report(ev->r, html_path);
 }
 
 void sleapc_eval_destroy(sleapc_eval *ev)

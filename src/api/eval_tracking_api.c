@@ -7,6 +7,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "io/pyobj/pyobj.h"
+#include "pipeline/eval/eval_report.h"
 #include "pipeline/eval/eval_tracking.h"
 #include "sleapc/eval.h"
 
@@ -94,6 +95,13 @@ sleapc_status sleapc_eval_tracking_save(sleapc_eval_tracking *et, const char *pa
         return sleapc__fail(SLEAPC_ERR_IO, "save tracking metrics: %s: write failed", path);
     }
     return sleapc__atomic_commit(&af);
+}
+
+sleapc_status sleapc_eval_tracking_report(sleapc_eval_tracking *et, const char *html_path)
+{
+    if (!et || !html_path)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "report: a result and a path are required");
+    return sleapc__et_report(et->r, html_path);
 }
 
 void sleapc_eval_tracking_destroy(sleapc_eval_tracking *et)

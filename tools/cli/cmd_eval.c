@@ -30,6 +30,8 @@ static int usage(void)
            "                               when the prediction skeleton has one node\n"
            "  --anchor_part NODE           centroid mode: the GT node used as centroid\n"
            "                               (default: the mean of the visible nodes)\n"
+           "  --report REPORT.html         write a page with the metrics, charts and the\n"
+           "                               worst frames drawn\n"
            "  -q, --quiet                  no summary\n");
     return 0;
 }
@@ -56,11 +58,12 @@ int cmd_eval(int argc, char **argv)
                                         "user_labels_only",
                                         "no-user_labels_only",
                                         "match_method",
+                                        "report",
                                         "anchor_part",
                                         "quiet",
                                         "help"};
     sleapc_eval_opts o = sleapc_eval_opts_default();
-    const char *gt = NULL, *pred = NULL, *save = NULL;
+    const char *gt = NULL, *pred = NULL, *save = NULL, *report = NULL;
     bool quiet = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -81,6 +84,9 @@ int cmd_eval(int argc, char **argv)
                 return 1;
         } else if (cli_is_option(a, "save_metrics", "-s")) {
             if (!(save = cli_option_value(argc, argv, &i, "save_metrics")))
+                return 1;
+        } else if (cli_is_option(a, "report", NULL)) {
+            if (!(report = cli_option_value(argc, argv, &i, "report")))
                 return 1;
         } else if (cli_is_option(a, "match_method", NULL)) {
             if (!(o.match_method = cli_option_value(argc, argv, &i, "match_method")))
@@ -128,6 +134,12 @@ int cmd_eval(int argc, char **argv)
         else if (!quiet)
             fprintf(stderr, "sleapc: metrics saved to %s\n", save);
     }
+    if (!rc && report) {
+        if (sleapc_eval_report(ev, report))
+            rc = cli_lib_error();
+        else if (!quiet)
+            fprintf(stderr, "sleapc: report written to %s\n", report);
+    }
     sleapc_eval_destroy(ev);
     return rc;
 }
@@ -149,6 +161,8 @@ static int usage_tracking(void)
            "                               nodes both skeletons name (default) or by OKS\n"
            "  --match_threshold T          distance: at most T px (50); oks: OKS >= T (0.5)\n"
            "  --oks_stddev S               OKS spread per node (0.025)\n"
+           "  --report REPORT.html         write a page with the figures and a timeline of\n"
+           "                               identities and ID switches\n"
            "  -q, --quiet                  no summary\n");
     return 0;
 }
@@ -156,10 +170,10 @@ static int usage_tracking(void)
 int cmd_eval_tracking(int argc, char **argv)
 {
     static const char *const names[] = {
-        "ground_truth_path", "predicted_path", "save_metrics", "match",
-        "match_threshold",   "oks_stddev",     "quiet",        "help"};
+        "ground_truth_path", "predicted_path", "save_metrics", "match", "match_threshold",
+        "oks_stddev",        "report",         "quiet",        "help"};
     sleapc_eval_tracking_opts o = sleapc_eval_tracking_opts_default();
-    const char *gt = NULL, *pred = NULL, *save = NULL;
+    const char *gt = NULL, *pred = NULL, *save = NULL, *report = NULL;
     bool quiet = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -176,6 +190,9 @@ int cmd_eval_tracking(int argc, char **argv)
                 return 1;
         } else if (cli_is_option(a, "save_metrics", "-s")) {
             if (!(save = cli_option_value(argc, argv, &i, "save_metrics")))
+                return 1;
+        } else if (cli_is_option(a, "report", NULL)) {
+            if (!(report = cli_option_value(argc, argv, &i, "report")))
                 return 1;
         } else if (cli_is_option(a, "match_threshold", NULL)) {
             if (!(v = cli_option_value(argc, argv, &i, "match_threshold")))
@@ -211,6 +228,8 @@ int cmd_eval_tracking(int argc, char **argv)
             fputs(summary, stdout);
     }
     if (save && sleapc_eval_tracking_save(et, save))
+        rc = cli_lib_error();
+    if (!rc && report && sleapc_eval_tracking_report(et, report))
         rc = cli_lib_error();
     sleapc_eval_tracking_destroy(et);
     return rc;
