@@ -78,7 +78,7 @@ static void charts(sleapc_rtext *t, const sleapc_ev_result *r)
             c += r->dists[i] < x[k]; /* NaN: never */
         y[k] = n_vals ? (double)c / (double)n_vals : NAN;
     }
-    sleapc__rtext_put(t, "<h2>Distributions</h2>\n");
+    sleapc__rtext_put(t, "<h2>Distributions</h2><div class=\"row\">\n");
     sleapc__svg_curve(t, centroid ? "Matched centroids within a distance" : "PCK curve", x, y, 10,
                       "threshold (px)", centroid ? "fraction of matches" : "PCK", 1.0);
     double *scores = sleapc__malloc(sizeof(double) * (size_t)(r->n_pairs + 1));
@@ -99,6 +99,7 @@ static void charts(sleapc_rtext *t, const sleapc_ev_result *r)
                           (const char *const *)r->gt->node_names, r->dists, r->n_pairs,
                           r->dist_cols < r->gt->n_nodes ? r->dist_cols : r->gt->n_nodes,
                           "distance (px)");
+    sleapc__rtext_put(t, "</div>\n");
 }
 
 typedef struct frame_score {

@@ -143,10 +143,12 @@ void sleapc__report_image(sleapc_rtext *t, const uint8_t *rgb, int64_t height, i
     char *b64 = NULL;
     if (!sleapc__png_encode_rgb(small, oh, ow, &png, &n_png) &&
         (b64 = sleapc__base64(png, n_png))) {
+        /* shown at max_side on its longer side, whatever the integer factor left */
+        const double show = (double)max_side / (double)(ow > oh ? ow : oh);
         sleapc__rtext_put(t,
-                          "<figure><img width=\"%lld\" height=\"%lld\" alt=\"frame\" "
+                          "<figure><img width=\"%.0f\" height=\"%.0f\" alt=\"frame\" "
                           "src=\"data:image/png;base64,%s\"><figcaption>",
-                          (long long)ow, (long long)oh, b64);
+                          (double)ow * show, (double)oh * show, b64);
         sleapc__rtext_escaped(t, caption);
         sleapc__rtext_put(t, "</figcaption></figure>\n");
     } else {

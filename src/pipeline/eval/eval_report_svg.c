@@ -62,13 +62,14 @@ void sleapc__report_begin(sleapc_rtext *t, const char *title)
                          "<title>");
     sleapc__rtext_escaped(t, title);
     sleapc__rtext_put(
-        t, "</title>\n<style>body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}"
+        t, "</title>\n<style>body{font-family:sans-serif;margin:24px;color:#222;max-width:1520px}"
            "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px "
            "8px;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}"
            "svg{background:#fafafa;border:1px solid #ddd;margin:6px 12px 6px 0}"
            "figure{display:inline-block;margin:6px 12px 6px 0;vertical-align:top}"
            "figcaption{font-size:12px;max-width:480px}h2{margin-top:28px}"
-           ".key span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px}</style>"
+           ".key span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px}"
+           ".row{display:flex;flex-wrap:wrap;align-items:flex-start}</style>"
            "</head><body>\n<h1>");
     sleapc__rtext_escaped(t, title);
     sleapc__rtext_put(t, "</h1>\n");
