@@ -7,6 +7,7 @@
 
 from ._lib import SleapcError, lib
 from .predictor import Model, Predictions, Predictor, read_frames
+from .evaluate import evaluate, evaluate_tracking  # noqa: F401
 
 __version__ = lib.sleapc_version().decode()
 __all__ = ["Model", "Predictor", "Predictions", "SleapcError", "read_frames", "__version__"]

@@ -108,5 +108,7 @@ int cmd_render(int argc, char **argv);
 int cmd_track(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_eval_tracking(int argc, char **argv);
 
 #endif

@@ -24,6 +24,9 @@ static void usage(FILE *f)
             "  convert  IN OUT                          predictions from one format to another\n"
             "                                           (.slp, .h5, .json, .csv)\n"
             "  merge    OUT IN...                       join the outputs of --shard runs into one\n"
+            "  eval     -g GT -p PRED [options]         score predictions against labels\n"
+            "                                           (sleap-nn eval)\n"
+            "  eval-tracking -g GT -p PRED [options]    ID switches, IDF1, MOTA of tracks\n"
             "  demo     [OUT_DIR]                       end-to-end check on a synthetic sample\n"
             "  bench    -m MODEL_DIR | --config C --random-weights | --peak | --video V\n"
             "                                           speed per backend, batch and precision\n"
@@ -101,6 +104,10 @@ static int dispatch(int argc, char **argv)
         return cmd_convert(argc - 1, argv + 1);
     if (strcmp(cmd, "merge") == 0)
         return cmd_merge(argc - 1, argv + 1);
+    if (strcmp(cmd, "eval") == 0)
+        return cmd_eval(argc - 1, argv + 1);
+    if (strcmp(cmd, "eval-tracking") == 0)
+        return cmd_eval_tracking(argc - 1, argv + 1);
     if (strcmp(cmd, "forward") == 0)
         return cmd_forward(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
