@@ -47,7 +47,7 @@ endif()
 # (protobuf-c-compiler) into the build tree at build time.
 find_file(SLEAPC_ONNX_PROTO onnx.proto PATH_SUFFIXES onnx)
 if(NOT SLEAPC_ONNX_PROTO)
-  sleapc_missing("onnx.proto (ONNX's protobuf schema)" libonnx-dev onnx)
+  sleapc_missing("onnx.proto (ONNX's protobuf schema; or give any copy of it with -DSLEAPC_ONNX_PROTO=PATH, e.g. the one in the onnx Python package)" libonnx-dev onnx)
 endif()
 find_program(SLEAPC_PROTOC_C protoc-c)
 if(NOT SLEAPC_PROTOC_C)

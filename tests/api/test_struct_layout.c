@@ -27,9 +27,13 @@ static int header_fields(const char *name)
         char path[1024];
         snprintf(path, sizeof path, "%s/include/sleapc/%s", SLEAPC_SOURCE_DIR, headers[h]);
         size_t size = 0;
-        char *text = (char *)test_read_file(path, &size);
-        if (!text)
+        unsigned char *raw = test_read_file(path, &size);
+        char *text = raw ? realloc(raw, size + 1) : NULL;  /* as a C string */
+        if (!text) {
+            free(raw);
             continue;
+        }
+        text[size] = '\0';
         char *start = strstr(text, open), *end = start ? strstr(start, close) : NULL;
         if (!end) {
             free(text);
