@@ -7,5 +7,10 @@ from ._run import Interrupted
 from ._tracking import track
 from .predictor import predict
 
+# Shown as sleapc.X in tracebacks and help(), where users meet them.
+for _cls in (Interrupted, Predictions, SleapcError, SleapcFileNotFoundError, SleapcMemoryError,
+             SleapcOSError, SleapcValueError):
+    _cls.__module__ = "sleapc"
+
 __all__ = ["Interrupted", "Predictions", "SleapcError", "SleapcFileNotFoundError",
            "SleapcMemoryError", "SleapcOSError", "SleapcValueError", "predict", "track"]
