@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 
-from setuptools import setup
+from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 
 try:
@@ -64,17 +64,20 @@ class BuildWithLibrary(build_py):
         os.chmod(os.path.join(pkg, "bin", "sleapc"), 0o755)
 
 
-class PlatformWheel(bdist_wheel):
-    """Pure Python over a native library loaded with ctypes: any Python 3, this platform."""
+class WithLibrary(Distribution):
+    """Holds a native library: the wheel is for this platform (its files in platlib)."""
 
-    def finalize_options(self):
-        super().finalize_options()
-        self.root_is_pure = False
+    def has_ext_modules(self):
+        return True
+
+
+class PlatformWheel(bdist_wheel):
+    """Python over a native library loaded with ctypes: any Python 3, this platform."""
 
     def get_tag(self):
         _, _, plat = super().get_tag()
         return "py3", "none", plat
 
 
-setup(version=_version(), cmdclass={"build_py": BuildWithLibrary, "bdist_wheel": PlatformWheel},
+setup(version=_version(), distclass=WithLibrary, cmdclass={"build_py": BuildWithLibrary, "bdist_wheel": PlatformWheel},
       options={"build": {"build_base": "build-python"}})

@@ -122,6 +122,7 @@ class Progress(ctypes.Structure):
 
 
 PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(Progress), ctypes.c_void_p)
+LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
 
 
 class RunOpts(ctypes.Structure):
@@ -296,6 +297,7 @@ _protos = {
     "sleapc_labels_select_frames": (_S, [ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
                                          ctypes.POINTER(c_int64_p), c_int64_p]),
     "sleapc_free": (None, [ctypes.c_void_p]),
+    "sleapc_log_set": (None, [LOG_FN, ctypes.c_void_p]),
     "sleapc_predictor_set_abort": (None, [_P, ctypes.c_void_p, ctypes.c_void_p]),
     "sleapc_writer_discard": (None, [_P]),
     "sleapc_video_open": (_S, [ctypes.c_char_p, ctypes.POINTER(_P)]),

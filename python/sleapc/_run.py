@@ -15,7 +15,7 @@ from typing import Callable, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
 
-from ._lib import check, lib
+from ._lib import LOG_FN, check, lib
 
 PathLike = Union[str, os.PathLike]
 FORMATS = ("slp", "analysis_h5", "csv", "json")
@@ -72,6 +72,35 @@ def output_paths(source: str, output: Optional[PathLike], output_format, output_
     for f in formats:
         own, added = _FORMAT_EXT[f]
         out.append(primary if primary.endswith(own) else base + added)
+    return out
+
+
+_VIDEO_EXTS = (".mp4", ".avi", ".mov", ".mkv", ".m4v", ".mpg", ".mpeg", ".webm", ".wmv", ".flv",
+               ".h264", ".ts")
+
+
+def expand_inputs(paths: Sequence[str]) -> List[str]:
+    """What -i names, as `sleapc predict` expands it: a folder of videos is each video (sorted;
+    a folder of images stays one input), a .txt file lists inputs one per line (relative to its
+    folder, '#' starts a comment); anything else is one input."""
+    out: List[str] = []
+    for p in paths:
+        if os.path.isdir(p):
+            videos = sorted(n for n in os.listdir(p)
+                            if not n.startswith(".") and n.lower().endswith(_VIDEO_EXTS))
+            out.extend([os.path.join(p, n) for n in videos] or [p])
+        elif p.endswith(".txt") and os.path.isfile(p):
+            listed = []
+            with open(p) as f:
+                for line in f:
+                    line = line.split("#", 1)[0].strip()
+                    if line:
+                        listed.append(os.path.join(os.path.dirname(p), line))
+            if not listed:
+                raise ValueError(f"{p}: the list names no inputs")
+            out.extend(listed)
+        else:
+            out.append(p)
     return out
 
 
@@ -194,3 +223,26 @@ def shard_frames(frames: np.ndarray, shard: Optional[Iterable[int]]) -> np.ndarr
         raise ValueError(f"shard: expected (k, n) with 0 <= k < n, got {shard!r}")
     lo, hi = len(frames) * k // n, len(frames) * (k + 1) // n
     return frames[lo:hi]
+
+
+class LibraryLog:
+    """While active and on, the library's messages go to stderr (`sleapc predict -v`)."""
+
+    LEVELS = ("debug", "info", "warning", "error")
+
+    def __init__(self, on: bool):
+        self.on = bool(on)
+        self.fn = LOG_FN(self._log) if self.on else None
+
+    def _log(self, level, msg, user):
+        name = self.LEVELS[level] if 0 <= level < len(self.LEVELS) else str(level)
+        print(f"sleapc: {name}: {msg.decode(errors='replace')}", file=sys.stderr, flush=True)
+
+    def __enter__(self):
+        if self.on:
+            lib.sleapc_log_set(self.fn, None)
+        return self
+
+    def __exit__(self, *exc):
+        if self.on:
+            lib.sleapc_log_set(LOG_FN(), None)

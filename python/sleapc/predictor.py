@@ -493,10 +493,13 @@ def predict(model_paths, data_path: Union[PathLike, Sequence[PathLike]],
     """`sleapc predict` from Python: every option of the command, by its name.
 
     model_paths: one or two model folders (or sleapc.Model objects).
-    data_path:   an input (video, images, .npy, .slp, live source) or a list of them; a list
-                 returns a list of Predictions, one per input.
+    data_path:   an input (video, images, .npy, .slp, live source, a folder of videos, a .txt
+                 list of inputs) or a list of them; several inputs return a list of
+                 Predictions, one per input.
     output_path: as -o; output_format=, output_dir=, frames=, tracking=True, the tracking
-                 options, batch_size=, backend=, precision=, device=, ... as predict's options.
+                 options, batch_size=, backend=, precision=, device=, ... as predict's options;
+                 quiet=True: no progress; verbose=True: what the library reports (the backends
+                 it chose, ...) on stderr.
     """
     run_names = {"output_format", "output_dir", "no_empty_frames", "only_labeled_frames",
                  "only_suggested_frames", "exclude_user_labeled", "only_predicted_frames",
@@ -505,8 +508,15 @@ def predict(model_paths, data_path: Union[PathLike, Sequence[PathLike]],
     run_opts = {k: options.pop(k) for k in list(options) if k in run_names}
     if options.pop("quiet", False):
         run_opts["progress"] = False
-    several = not isinstance(data_path, (str, os.PathLike))
-    inputs = list(data_path) if several else [data_path]
+    with _run.LibraryLog(options.pop("verbose", False)):
+        return _predict(model_paths, data_path, output_path, options, run_opts)
+
+
+def _predict(model_paths, data_path, output_path, options, run_opts):
+    single = isinstance(data_path, (str, os.PathLike))
+    given = [data_path] if single else list(data_path)
+    inputs = _run.expand_inputs([os.fspath(p) for p in given])
+    several = not single or inputs != [os.fspath(data_path)]
     if several and output_path is not None and len(inputs) > 1:
         raise ValueError(f"predict: output_path names one file but there are {len(inputs)} "
                          "inputs; leave it out (each output goes next to its input) or use "

@@ -166,3 +166,26 @@ def test_progress_is_shown_by_default(data, capsys):
         p.predict_video(data(VIDEO), frames=range(2))
     err = capsys.readouterr().err
     assert "2/2 frames" in err or "frame" in err
+
+
+def test_folders_and_lists_expand_as_the_cli_does(data, tmp_path):
+    video = data(VIDEO)
+    (tmp_path / "videos").mkdir()
+    for name in ("b.mp4", "a.mp4"):
+        os.symlink(video, tmp_path / "videos" / name)
+    (tmp_path / "videos" / "notes.txt").write_text("not a video\n")
+    (tmp_path / "list.txt").write_text("# sessions\nvideos/a.mp4\n\nvideos/b.mp4  # second\n")
+    models = [data(m) for m in TOPDOWN]
+    got = sleapc.predict(models, tmp_path / "videos", frames=[0], progress=False)
+    assert [p.video["filename"].endswith(n) for p, n in zip(got, ("a.mp4", "b.mp4"))] == [True] * 2
+    listed = sleapc.predict(models, tmp_path / "list.txt", frames=[0], progress=False)
+    assert len(listed) == 2
+    np.testing.assert_array_equal(listed[0].points, got[0].points)
+    with pytest.raises(ValueError, match="output_path names one file"):
+        sleapc.predict(models, tmp_path / "videos", tmp_path / "out.slp", frames=[0])
+
+
+def test_verbose_reports_what_the_library_says(data, capsys):
+    sleapc.predict([data(m) for m in TOPDOWN], data(VIDEO), frames=[0], verbose=True, quiet=True,
+                   backend="native")
+    assert "backend" in capsys.readouterr().err
