@@ -81,4 +81,4 @@ demo: build
 	./build/sleapc info -m build/demo/model
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-wheel build-python python/sleapc.egg-info
