@@ -4,11 +4,11 @@
 DEB_PACKAGES := build-essential cmake pkg-config libyaml-dev libcjson-dev libhdf5-dev \
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libprotobuf-c-dev protobuf-c-compiler \
   libdnnl-dev libxnnpack-dev libpthreadpool-dev libonnx-dev zlib1g-dev python3-numpy python3-pytest \
-  chromium
+  python3-venv python3-pip python3-setuptools python3-wheel util-linux chromium
 SLEAPC_DATA_DIR ?= $(CURDIR)/../shared/data
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build build-asan install test test-release test-asan demo clean
+.PHONY: all deps build build-asan install dist wheel sdist test test-release test-asan test-install demo clean
 
 all: build
 
@@ -34,6 +34,25 @@ install: build
 	cmake --install build --prefix $(PREFIX)
 	@if [ "$$(id -u)" = 0 ] && [ "$(PREFIX)" = /usr/local -o "$(PREFIX)" = /usr ]; then ldconfig; fi
 
+# A relocatable binary tarball: bin, lib (libsleapc.so, .a, pkg-config, CMake
+# package, the Python package), include; it runs from wherever it is unpacked.
+VERSION := $(shell sed -n 's/^project.sleapc VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+DIST_NAME := sleapc-$(VERSION)-linux-$(shell uname -m)
+dist: build
+	rm -rf build/dist && cmake --install build --prefix $(CURDIR)/build/dist/$(DIST_NAME)
+	tar -C build/dist -czf build/$(DIST_NAME).tar.gz $(DIST_NAME)
+	@echo "build/$(DIST_NAME).tar.gz"
+
+# The Python wheel (libsleapc.so and the CLI inside), from this build's library,
+# and the source distribution; offline with Debian's setuptools.
+PYTHON ?= /usr/bin/python3
+wheel: build
+	SLEAPC_BUILD_DIR=$(CURDIR)/build $(PYTHON) -m pip wheel --no-build-isolation --no-deps \
+	  --no-index -w build/wheels .
+sdist:
+	$(PYTHON) -m build --sdist --no-isolation --outdir build/sdist . 2>/dev/null || \
+	  $(PYTHON) setup.py -q sdist -d build/sdist
+
 build-asan: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLEAPC_SANITIZE=address,undefined
 	cmake --build build-asan -j $(JOBS)
@@ -44,8 +63,15 @@ test-release: build
 test-asan: build-asan
 	cd build-asan && SLEAPC_DATA_DIR=$(SLEAPC_DATA_DIR) ctest --output-on-failure -j $(JOBS)
 
-# The whole suite, in a Release build and under AddressSanitizer + UBSan.
-test: test-release test-asan
+# Installing as users do, each checked from outside the source tree: the wheel
+# into a fresh venv (pip --no-index), `make install` into a temporary prefix as
+# an unprivileged user, and the `make dist` tarball unpacked elsewhere.
+test-install: build
+	SLEAPC_DATA_DIR=$(SLEAPC_DATA_DIR) PYTHON=$(PYTHON) tests/install/run_install_tests.sh
+
+# The whole suite, in a Release build and under AddressSanitizer + UBSan, and
+# the installs.
+test: test-release test-asan test-install
 
 # The main job, on a sample sleapc makes itself (no external data needed):
 # a synthetic sleap-nn model folder and clip with known keypoints, predicted
@@ -55,4 +81,4 @@ demo: build
 	./build/sleapc info -m build/demo/model
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-wheel build-python python/sleapc.egg-info

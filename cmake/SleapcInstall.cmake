@@ -5,27 +5,56 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
+# Relocatable: the CLI finds libraries beside it in ../lib wherever the prefix
+# is unpacked (make dist); programs built with pkg-config get the prefix's
+# libdir as their rpath from sleapc.pc.
+file(RELATIVE_PATH _sleapc_bin_to_lib /prefix/${CMAKE_INSTALL_BINDIR} /prefix/${CMAKE_INSTALL_LIBDIR})
+set_target_properties(sleapc_cli PROPERTIES INSTALL_RPATH "$ORIGIN/${_sleapc_bin_to_lib}")
 install(TARGETS sleapc_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS sleapc_shared EXPORT sleapcTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS sleapc ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 # tools.h is for this tree's own programs (see its first lines): not installed.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/sleapc
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "tools.h" EXCLUDE)
 
 # pkg-config: the shared library by default; `pkg-config --static` adds what
-# libsleapc.a needs. HDF5 has no .pc file on every distribution: its libraries
-# are listed as they were found.
-set(SLEAPC_PC_REQUIRES_PRIVATE "yaml-0.1 libcjson libavformat libavcodec libswscale libavutil libprotobuf-c")
-if(AVDEVICE_FOUND)
-  string(APPEND SLEAPC_PC_REQUIRES_PRIVATE " libavdevice")
-endif()
+# libsleapc.a needs, each library it calls directly as a plain -l (linked as
+# the user's toolchain links it, shared by default). Requires.private would
+# instead pull in the static closure of FFmpeg, which needs the -dev packages
+# of every codec library Debian builds FFmpeg with: that line would not link.
+# HDF5 has no .pc file on every distribution: its libraries are listed as they
+# were found.
+set(SLEAPC_PC_REQUIRES_PRIVATE "")
 set(SLEAPC_PC_LIBS_PRIVATE "")
+foreach(_mod YAML CJSON FFMPEG PROTOBUFC AVDEVICE)
+  if(${_mod}_FOUND)
+    foreach(_dir ${${_mod}_LIBRARY_DIRS})
+      if(NOT _dir IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES)
+        string(APPEND SLEAPC_PC_LIBS_PRIVATE " -L${_dir}")
+      endif()
+    endforeach()
+    foreach(_lib ${${_mod}_LIBRARIES})
+      string(APPEND SLEAPC_PC_LIBS_PRIVATE " -l${_lib}")
+    endforeach()
+  endif()
+endforeach()
 get_target_property(_sleapc_deps sleapc_objects INTERFACE_LINK_LIBRARIES)
 list(REMOVE_DUPLICATES _sleapc_deps)
 foreach(_dep ${_sleapc_deps})
   if(_dep MATCHES "^PkgConfig::|^Threads::")
+    continue()
+  elseif(TARGET ${_dep})
+    # An imported target (ZLIB::ZLIB): its file, as pkg-config cannot read target names.
+    get_target_property(_loc ${_dep} IMPORTED_LOCATION)
+    if(NOT _loc)
+      get_target_property(_loc ${_dep} IMPORTED_LOCATION_RELEASE)
+    endif()
+    if(_loc MATCHES "^/.*/lib([^/]+)\\.(so|a)")
+      string(APPEND SLEAPC_PC_LIBS_PRIVATE " -l${CMAKE_MATCH_1}")
+    endif()
     continue()
   elseif(_dep STREQUAL "m")
     string(APPEND SLEAPC_PC_LIBS_PRIVATE " -lm")
@@ -56,8 +85,10 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/sleapcConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/sleapcConfig.cmake
   ${PROJECT_BINARY_DIR}/sleapcConfigVersion.cmake DESTINATION ${SLEAPC_CMAKE_DIR})
 
-# The Python package, where Debian's python3 looks for packages under the
-# prefix (PREFIX/lib/python3.X/dist-packages), told where libsleapc.so lies.
+# The Python package, where the prefix's python3 looks for it: Debian's
+# dist-packages under /usr/local and /usr, site-packages under any other prefix
+# (~/.local is Python's user site; others go on PYTHONPATH). It finds
+# libsleapc.so relative to itself, so the prefix may move (make dist).
 if(EXISTS /usr/bin/python3)
   set(_install_python /usr/bin/python3)
 else()
@@ -67,12 +98,24 @@ if(_install_python)
   execute_process(COMMAND ${_install_python} -c
     "import sys; print('python%d.%d' % sys.version_info[:2])"
     OUTPUT_VARIABLE _pyver OUTPUT_STRIP_TRAILING_WHITESPACE)
-  set(SLEAPC_PYTHON_INSTALL_DIR lib/${_pyver}/dist-packages CACHE STRING
-    "Where `make install` puts the Python package, under the prefix")
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/sleapc
-    DESTINATION ${SLEAPC_PYTHON_INSTALL_DIR} FILES_MATCHING PATTERN "*.py"
-    PATTERN "__pycache__" EXCLUDE)
+  set(SLEAPC_PYTHON_DIR "" CACHE STRING
+    "Where `make install` puts the Python package, under the prefix (empty: by prefix)")
   set(_soname libsleapc.so.${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
-  install(CODE "file(WRITE \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${SLEAPC_PYTHON_INSTALL_DIR}/sleapc/_install_path.py\"
-  \"LIBRARY = \\\"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/${_soname}\\\"\\n\")")
+  install(CODE "
+set(_pydir \"${SLEAPC_PYTHON_DIR}\")
+if(NOT _pydir)
+  if(CMAKE_INSTALL_PREFIX STREQUAL /usr/local OR CMAKE_INSTALL_PREFIX STREQUAL /usr)
+    set(_pydir lib/${_pyver}/dist-packages)
+  else()
+    set(_pydir lib/${_pyver}/site-packages)
+  endif()
+endif()
+set(_pkg \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/\${_pydir}/sleapc\")
+file(INSTALL DESTINATION \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/\${_pydir}\" TYPE DIRECTORY FILES \"${PROJECT_SOURCE_DIR}/python/sleapc\"
+  FILES_MATCHING PATTERN \"*.py\" PATTERN \"__pycache__\" EXCLUDE)
+file(RELATIVE_PATH _rel \"\${CMAKE_INSTALL_PREFIX}/\${_pydir}/sleapc\"
+  \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/${_soname}\")
+file(WRITE \"\${_pkg}/_install_path.py\"
+  \"import os\\nLIBRARY = os.path.join(os.path.dirname(os.path.abspath(__file__)), \\\"\${_rel}\\\")\\n\")
+")
 endif()

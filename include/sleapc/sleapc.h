@@ -74,6 +74,21 @@ typedef enum sleapc_log_level {
 typedef void (*sleapc_log_fn)(sleapc_log_level level, const char *msg, void *user);
 SLEAPC_API void sleapc_log_set(sleapc_log_fn fn, void *user);
 
+/* The layout of a public struct as this library was compiled: its size and
+ * each field's name, offset and size. Bindings that mirror the structs (the
+ * Python package's ctypes) check their copies against it before their first
+ * call. struct_name: the typedef name, e.g. "sleapc_predictor_opts";
+ * *fields points to static storage of *n_fields entries. Returns SLEAPC_OK
+ * or SLEAPC_ERR_INVALID_ARG (a struct the library does not describe, NULL). */
+typedef struct sleapc_field_layout {
+    const char *name;
+    size_t offset;
+    size_t size;
+} sleapc_field_layout;
+SLEAPC_API sleapc_status sleapc_struct_layout(const char *struct_name, size_t *size,
+                                              int *n_fields,
+                                              const sleapc_field_layout **fields);
+
 /* Free a buffer the library allocated for the caller (e.g. the pixels of
  * sleapc_image_decode). Accepts NULL. */
 SLEAPC_API void sleapc_free(void *p);

@@ -4,6 +4,8 @@
     predictor = sleapc.Predictor(["models/centroid", "models/centered_instance"], batch_size=8)
     poses = predictor.predict(frames)          # uint8 (N, H, W, C) -> poses.points (N, I, K, 2)
 """
+# predict / track as the command line runs them, their results, and the exceptions raised.
+from ._public import *  # noqa: F401,F403
 
 from ._lib import SleapcError, lib
 from .predictor import Model, Predictions, Predictor, read_frames

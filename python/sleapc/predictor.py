@@ -1,16 +1,25 @@
 """sleapc.Predictor: pose prediction on numpy frames and on videos."""
 
+from __future__ import annotations
+
 import ctypes
 import math
 import os
+from typing import Any, Callable, List, Optional, Sequence, Union
 
 import numpy as np
 
+from . import _run
 from ._lib import (DTYPE_U8, PIXEL_FORMATS, PROGRESS_FN, STATUS_INTERRUPTED, Frame, RunOpts, Tensor,
-                   check, lib)
+                   SleapcFileNotFoundError, check, error, lib)
+from ._predictions import Predictions
+from ._tracking import FILTER_OPTIONS, TRACKING_OPTIONS, tracking_opts
+
+PathLike = Union[str, os.PathLike]
+ProgressArg = Union[bool, None, Callable[[int, int, float], Any]]
 
 # The CLI's option names (`sleapc predict --NAME`) -> the C field and a converter.
-_PRECISIONS = {"fp32": 0, "bf16": 1}
+_PRECISIONS = {"fp32": 0, "bf16": 1, "bf16-emulated": 3, "bf16_emulated": 3}
 
 
 def _refinement(v):
@@ -49,50 +58,37 @@ _OPTIONS = {
     "ensure_rgb": ("ensure_rgb", lambda v: -1 if v is None else int(bool(v))),
     "ensure_grayscale": ("ensure_grayscale", lambda v: -1 if v is None else int(bool(v))),
     "precision": ("precision", _precision),
+    "anchor_part": ("anchor_part", lambda v: None if v is None else str(v).encode()),
 }
 
 
-class Predictions:
-    """Poses of predicted frames, padded to the most instances in any frame.
+def _device(v):
+    if v in (None, "cpu", "auto"):
+        return
+    if str(v).startswith("cuda") or v == "mps":
+        raise ValueError(f"device={v!r}: sleapc runs on the CPU only; use device='cpu' (or leave "
+                         "it out) and backend=/threads= to choose how")
+    raise ValueError(f"device: expected 'cpu' or 'auto' (sleapc runs on the CPU), got {v!r}")
 
-    points          (n_frames, n_instances, n_nodes, 2) float32, (x, y); NaN = missing
-    point_scores    (n_frames, n_instances, n_nodes) float32
-    instance_scores (n_frames, n_instances) float32; NaN where a frame has fewer instances
-    tracks          (n_frames, n_instances) int32: class / track index, -1 = none
-    frame_indices   (n_frames,) int64: which frame of the source each row is
-    n_instances     (n_frames,) int32: instances found in each frame
-    """
 
-    def __init__(self, predictor, rows, frame_indices, video=None):
-        self.node_names = predictor.node_names
-        self.edges = predictor.edges
-        self.symmetries = predictor.symmetries
-        self.track_names = predictor.class_names
-        self.skeleton_name = predictor.skeleton_name
-        self.video = video
-        n_nodes = len(self.node_names)
-        n_frames = len(rows)
-        width = max((len(r) for r in rows), default=0)
-        self.frame_indices = np.asarray(frame_indices, dtype=np.int64)
-        self.n_instances = np.array([len(r) for r in rows], dtype=np.int32)
-        self.points = np.full((n_frames, width, n_nodes, 2), np.nan, dtype=np.float32)
-        self.point_scores = np.full((n_frames, width, n_nodes), np.nan, dtype=np.float32)
-        self.instance_scores = np.full((n_frames, width), np.nan, dtype=np.float32)
-        self.tracks = np.full((n_frames, width), -1, dtype=np.int32)
-        for f, row in enumerate(rows):
-            for i, (pts, scores, score, track) in enumerate(row):
-                self.points[f, i] = pts
-                self.point_scores[f, i] = scores
-                self.instance_scores[f, i] = score
-                self.tracks[f, i] = track
+def _runtime(v):
+    if v not in (None, "auto", "onnx"):
+        raise ValueError(f"runtime={v!r}: sleapc runs exported models with its own ONNX "
+                         "interpreter; use 'auto' or 'onnx'")
 
-    def __len__(self):
-        return len(self.frame_indices)
 
-    def to_labels(self):
-        """The predictions as a sleap_io.Labels (needs the sleap_io package)."""
-        from ._labels import to_labels
-        return to_labels(self)
+# Accepted for parity with `sleapc predict`; they choose nothing else in sleapc.
+_CHECKED = {"device": _device, "runtime": _runtime}
+
+
+def _existing(path) -> str:
+    """path, or a FileNotFoundError (also a sleapc.SleapcError) naming it."""
+    p = os.fspath(path)
+    if not os.path.exists(p):
+        e = SleapcFileNotFoundError("I/O error", f"{p}: No such file or directory")
+        e.errno, e.filename = 2, p
+        raise e
+    return p
 
 
 def _ptr(a, ctype):
@@ -114,9 +110,9 @@ class Model:
     Its weights are held once and only read. It is kept alive by the Predictors made from it.
     """
 
-    def __init__(self, path):
+    def __init__(self, path: PathLike):
         self._m = ctypes.c_void_p()
-        check(lib.sleapc_model_load(os.fsencode(path), ctypes.byref(self._m)))
+        check(lib.sleapc_model_load(os.fsencode(_existing(path)), ctypes.byref(self._m)))
         self.path = os.fspath(path)
         self.type = lib.sleapc_model_type_name(lib.sleapc_model_get_type(self._m)).decode()
         self.n_nodes = lib.sleapc_model_n_nodes(self._m)
@@ -140,24 +136,38 @@ class Predictor:
     centroid_peak_threshold=, integral_refinement= ('integral' or 'none'), integral_patch_size=,
     max_instances=, max_edge_length_ratio=, dist_penalty_weight=, n_points=,
     min_instance_peaks=, min_line_scores=, crop_size=, max_height=, max_width=, input_scale=,
-    ensure_rgb=, ensure_grayscale=, backend=, threads=, precision= ('fp32' or 'bf16').
+    ensure_rgb=, ensure_grayscale=, anchor_part=, backend=, threads=, precision= ('fp32',
+    'bf16' or 'bf16-emulated'), device= ('cpu' or 'auto'), runtime= ('auto' or 'onnx'),
+    centroid_only= (with both top-down folders: the centroid model alone).
+    Errors are ValueError (bad options, unreadable models), FileNotFoundError, ...
     """
 
-    def __init__(self, model_paths, **options):
-        if isinstance(model_paths, (str, os.PathLike)):
+    def __init__(self, model_paths: Union[PathLike, "Model", Sequence[Union[PathLike, "Model"]]],
+                 centroid_only: bool = False, **options: Any):
+        if isinstance(model_paths, (str, os.PathLike, Model)):
             model_paths = [model_paths]
+        model_paths = list(model_paths)
+        if centroid_only:
+            model_paths = _centroid_model(model_paths)
         opts = lib.sleapc_predictor_opts_default()
         # Kept for the predictor's lifetime: the C struct points into them.
         self._keep = []
+        self.max_instances = 0
         for name, value in options.items():
+            if name in _CHECKED:
+                _CHECKED[name](value)
+                continue
             if name not in _OPTIONS:
-                raise TypeError(f"Predictor: unknown option {name!r} (options: "
-                                f"{', '.join(sorted(_OPTIONS))})")
+                hint = (" (a tracking option: give it to predict_video or sleapc.predict)"
+                        if name in TRACKING_OPTIONS or name in FILTER_OPTIONS else "")
+                raise TypeError(f"Predictor: unknown option {name!r}{hint} (options: "
+                                f"{', '.join(sorted([*_OPTIONS, *_CHECKED]))})")
             field, convert = _OPTIONS[name]
             converted = convert(value)
             if isinstance(converted, bytes):
                 self._keep.append(converted)
             setattr(opts, field, converted)
+        self.max_instances = opts.max_instances
         self._p = ctypes.c_void_p()
         self._models = [m for m in model_paths if isinstance(m, Model)]
         if self._models:
@@ -172,7 +182,7 @@ class Predictor:
             for m in self._models:
                 m._users = getattr(m, "_users", 0) + 1
         else:
-            paths = [os.fsencode(p) for p in model_paths]
+            paths = [os.fsencode(_existing(p)) for p in model_paths]
             self._keep.extend(paths)
             c_paths = (ctypes.c_char_p * len(paths))(*paths)
             check(lib.sleapc_predictor_create(c_paths, len(paths), ctypes.byref(opts),
@@ -251,7 +261,7 @@ class Predictor:
                    a.ctypes.data_as(ctypes.c_void_p))
         check(lib.sleapc_predictor_run(self._p, ctypes.byref(t)))
         n = a.shape[0] if a.ndim == 4 else 1
-        return Predictions(self, self._collect(), np.arange(n))
+        return Predictions.from_predictor(self, self._collect(), np.arange(n))
 
     def predict_frame(self, frame, pixel_format=None):
         """Predict one camera frame for real-time use -> Predictions of one frame.
@@ -283,78 +293,237 @@ class Predictor:
         check(lib.sleapc_stream_predict(self._stream, ctypes.byref(f), None))
         t = lib.sleapc_stream_last_timing(self._stream)
         self.last_timing = {"total_ms": t.total_ms, "convert_ms": t.convert_ms}
-        return Predictions(self, self._collect(), np.arange(1))
+        return Predictions.from_predictor(self, self._collect(), np.arange(1))
 
-    def predict_video(self, path, output=None, frames=None, progress=None, video_index=0):
+    def predict_video(self, path: PathLike, output: Optional[PathLike] = None, frames=None,
+                      progress: ProgressArg = True, video_index: Optional[int] = None, *,
+                      output_format: Union[None, str, Sequence[str]] = None,
+                      output_dir: Optional[PathLike] = None, no_empty_frames: bool = False,
+                      only_labeled_frames: bool = False, only_suggested_frames: bool = False,
+                      exclude_user_labeled: bool = False, only_predicted_frames: bool = False,
+                      queue_maxsize: Optional[int] = None, shard=None,
+                      **tracking: Any) -> Predictions:
         """Predict a video (or any input `sleapc predict -i` takes) -> Predictions.
 
         output:   a predictions file written as the CLI writes it (.slp, .h5, .csv, .json).
+        output_format: "slp", "analysis_h5", "csv", "json" (a list or comma-separated): several
+                  files in one run, named after output (or the input) as the CLI names them;
+                  output_dir: put them there. Without output, output_format and output_dir
+                  nothing is written (the CLI would write INPUT.slp).
         path may also be a live source: "-" (standard input), a stream URL (rtsp://, http://,
         udp://, ...), a named pipe or a camera; its frames are read once as they come (total 0).
-        frames:   frame indices (default: every frame; a labels file's labeled frames).
-        progress: called as progress(done, total, fps) after every batch; an exception raised
-                  in it stops the run after that batch (output keeps the frames done) and is
-                  raised again here.
-        Ctrl-C stops after the current batch; output then holds the frames done so far.
+        frames:   frame indices, or a string like "0-99,150" (default: every frame; a labels
+                  file's labeled frames); only_labeled_frames= and the like pick frames of a
+                  .slp as sleap-nn does; shard=(k, n): the k-th of n equal ranges.
+        tracking: tracking=True and sleap-nn's tracking and filter options (tracking_window_size=,
+                  max_tracks=, filter_min_instance_score=, ...): the returned predictions and
+                  the files are tracked alike, as `sleapc predict -t` tracks them.
+        progress: True (default): a tqdm bar if tqdm is importable, else a line on stderr;
+                  False: none; a function: called as progress(done, total, fps) after every
+                  batch, and an exception raised in it stops the run after that batch (the
+                  outputs keep the frames done) and is raised again here.
+        Ctrl-C stops after the current batch: the outputs are written with the frames done and
+        sleapc.Interrupted (a KeyboardInterrupt) is raised, its .predictions equal to them.
         """
         if not self._p:
             raise ValueError("Predictor is closed")
+        path = os.fspath(path)
+        t, f, keep = tracking_opts(tracking, self.max_instances)
+        if tracking:
+            raise TypeError(f"predict_video: unknown option {sorted(tracking)[0]!r}")
+        filtered = any(getattr(f, n) != getattr(lib.sleapc_filter_opts_default(), n)
+                       for n, _ in f._fields_)
+        if not lib.sleapc_input_path_is_live(os.fsencode(path)):
+            _existing(path)
         inp = ctypes.c_void_p()
-        check(lib.sleapc_input_open(os.fsencode(path), video_index, ctypes.byref(inp)))
-        writer = ctypes.c_void_p()
+        check(lib.sleapc_input_open(os.fsencode(path), video_index or 0, ctypes.byref(inp)))
+        writers: List[ctypes.c_void_p] = []
         try:
-            live = lib.sleapc_input_is_live(inp)
-            if live:
-                if frames is not None:
-                    raise ValueError(f"{path}: a live source is read once in order; frames "
-                                     "cannot be picked")
-                indices = None
-            elif frames is None:
-                n = lib.sleapc_input_n_default_frames(inp)
-                ptr = lib.sleapc_input_default_frames(inp)
-                indices = np.ctypeslib.as_array(ptr, (n,)).copy() if n else np.zeros(0, np.int64)
-            else:
-                indices = np.ascontiguousarray(frames, dtype=np.int64).reshape(-1)
-            info = lib.sleapc_input_video_info(inp)
-            video = {"filename": info.filename.decode(errors="replace"),
-                     "n_frames": info.n_frames, "height": info.height, "width": info.width,
-                     "channels": info.channels}
-            if output is not None:
-                check(lib.sleapc_writer_open(os.fsencode(output), self._p, ctypes.byref(info), 1,
-                                             ctypes.byref(writer)))
-            rows = []
-            stop = ctypes.c_int(0)
-            raised = []
-
-            def on_batch(pr, user):
-                try:
-                    rows.extend(self._collect())
-                    if progress is not None:
-                        progress(pr.contents.done, pr.contents.total, pr.contents.fps)
-                except BaseException as e:  # noqa: B902 - re-raised below, after the C call
-                    raised.append(e)
-                    stop.value = 1
-
-            callback = PROGRESS_FN(on_batch)
-            run = RunOpts(0, 0, callback, None, ctypes.pointer(stop))
-            if live:
-                st = lib.sleapc_predict_input(self._p, inp, None, 0, writer, ctypes.byref(run))
-                indices = np.arange(len(rows), dtype=np.int64)
-            else:
-                st = lib.sleapc_predict_input(self._p, inp, indices.ctypes.data_as(
-                    ctypes.POINTER(ctypes.c_int64)), len(indices), writer, ctypes.byref(run))
-            if st not in (0, STATUS_INTERRUPTED):
-                check(st)
-            if writer:
-                w, writer = writer, ctypes.c_void_p()
-                check(lib.sleapc_writer_close(w))
-            if raised:
-                raise raised[0]
-            return Predictions(self, rows, indices[:len(rows)], video)
+            return self._predict_input(path, inp, writers, output, frames, progress, video_index,
+                                       output_format, output_dir, no_empty_frames,
+                                       {"only_labeled_frames": only_labeled_frames,
+                                        "only_suggested_frames": only_suggested_frames,
+                                        "exclude_user_labeled": exclude_user_labeled,
+                                        "only_predicted_frames": only_predicted_frames},
+                                       queue_maxsize, shard, t, f, t.tracking or filtered)
         finally:
-            if writer:
-                lib.sleapc_writer_discard(writer)
+            for w in writers:
+                if w:
+                    lib.sleapc_writer_discard(w)
             lib.sleapc_input_close(inp)
+            del keep
+
+    def _predict_input(self, path, inp, writers, output, frames, progress, video_index,
+                       output_format, output_dir, no_empty_frames, label_flags, queue_maxsize,
+                       shard, t, f, postprocess):
+        live = lib.sleapc_input_is_live(inp)
+        info = lib.sleapc_input_video_info(inp)
+        video = {"filename": info.filename.decode(errors="replace"),
+                 "n_frames": info.n_frames, "height": info.height, "width": info.width,
+                 "channels": info.channels}
+        if live:
+            if frames is not None or shard is not None:
+                raise ValueError(f"{path}: a live source is read once in order; frames "
+                                 "cannot be picked")
+            indices = None
+        else:
+            indices = self._pick_frames(path, inp, frames, video_index or 0, label_flags)
+            indices = _run.shard_frames(indices, shard)
+        scoped = None
+        if video_index is not None and path.endswith(".slp"):
+            base = os.path.basename(video["filename"] or "video")
+            scoped = base.rsplit(".", 1)[0] if "." in base[1:] else base
+        outputs = _run.output_paths(path, output, output_format, output_dir, scoped)
+        if live and not outputs and postprocess:
+            raise ValueError(f"{path}: tracking a live source needs an output file")
+        # Tracked or filtered results are read back from the JSON the library writes, so that
+        # what is returned is what the files hold.
+        readback = None
+        tmpdir = None
+        if postprocess:
+            readback = next((o for o in outputs if o.endswith(".json")), None)
+            if readback is None:
+                import tempfile
+                tmpdir = tempfile.TemporaryDirectory(prefix="sleapc-")
+                readback = os.path.join(tmpdir.name, "predictions.json")
+        try:
+            paths = outputs + ([readback] if readback and readback not in outputs else [])
+            for out in paths:
+                w = ctypes.c_void_p()
+                check(lib.sleapc_writer_open(os.fsencode(out), self._p, ctypes.byref(info), 1,
+                                             ctypes.byref(w)))
+                writers.append(w)
+                check(lib.sleapc_writer_set_tracking(w, ctypes.byref(t), ctypes.byref(f)))
+                if no_empty_frames:
+                    check(lib.sleapc_writer_set_drop_empty(w, True))
+            rows, st, raised, hit = self._run(path, inp, indices, writers, progress,
+                                              queue_maxsize)
+            done = len(rows)
+            if st not in (0, STATUS_INTERRUPTED):
+                raise error(st)
+            for i, w in enumerate(writers):
+                writers[i] = ctypes.c_void_p()
+                check(lib.sleapc_writer_close(w))
+            if readback:
+                pred = Predictions.read(readback)
+                pred.video = video
+            else:
+                got = np.arange(done, dtype=np.int64) if live else indices[:done]
+                if no_empty_frames:
+                    keep = [k for k, r in enumerate(rows) if r]
+                    rows, got = [rows[k] for k in keep], got[keep]
+                pred = Predictions.from_predictor(self, rows, got, video)
+        finally:
+            if tmpdir is not None:
+                tmpdir.cleanup()
+        if raised:
+            raise raised[0]
+        if hit or st == STATUS_INTERRUPTED:
+            where = f"; they are in {', '.join(outputs)}" if outputs else ""
+            raise _run.Interrupted(f"interrupted after {done} frames{where}", pred, outputs)
+        return pred
+
+    def _pick_frames(self, path, inp, frames, video_index, label_flags):
+        n_all = lib.sleapc_input_n_frames(inp)
+        sel = _run.label_filter(path, video_index, label_flags)
+        if frames is not None:
+            picked = _run.parse_frames(frames, n_all)
+            if sel is not None:
+                picked = picked[np.isin(picked, sel)]
+            return np.ascontiguousarray(picked)
+        if sel is not None:
+            return sel
+        n = lib.sleapc_input_n_default_frames(inp)
+        ptr = lib.sleapc_input_default_frames(inp)
+        return np.ctypeslib.as_array(ptr, (n,)).copy() if n else np.zeros(0, np.int64)
+
+    def _run(self, path, inp, indices, writers, progress, queue_maxsize):
+        """Predict, batch by batch into rows and every writer; Ctrl-C stops after a batch."""
+        rows = []
+        stop = ctypes.c_int(0)
+        raised = []
+        shown = _run.Progress(progress, os.path.basename(path.rstrip("/")) or path)
+        state = {"done": 0}
+
+        def on_batch(pr, user):
+            try:
+                batch = self._collect()
+                done = state["done"]
+                if indices is None:
+                    numbers = np.arange(done, done + len(batch), dtype=np.int64)
+                else:
+                    numbers = np.ascontiguousarray(indices[done:done + len(batch)])
+                for w in writers:
+                    check(lib.sleapc_writer_add(w, self._p, 0, numbers.ctypes.data_as(
+                        ctypes.POINTER(ctypes.c_int64))))
+                rows.extend(batch)
+                state["done"] = done + len(batch)
+                shown.update(pr.contents.done, pr.contents.total, pr.contents.fps)
+            except BaseException as e:  # noqa: B902 - re-raised after the C call
+                raised.append(e)
+                stop.value = 1
+
+        callback = PROGRESS_FN(on_batch)
+        run = RunOpts(0, 0, callback, None, ctypes.pointer(stop))
+        if queue_maxsize:
+            run.queue_depth = max(1, -(-int(queue_maxsize) // max(1, self.batch_size)))
+        with _run.StopOnSigint(stop) as sigint:
+            try:
+                if indices is None:
+                    st = lib.sleapc_predict_input(self._p, inp, None, 0, None, ctypes.byref(run))
+                else:
+                    st = lib.sleapc_predict_input(self._p, inp, indices.ctypes.data_as(
+                        ctypes.POINTER(ctypes.c_int64)), len(indices), None, ctypes.byref(run))
+            finally:
+                shown.close()
+        return rows, st, raised, sigint.hit
+
+
+def _centroid_model(model_paths):
+    """centroid_only: the centroid model of the folders given, as `--centroid_only` keeps it."""
+    for m in model_paths:
+        model = m if isinstance(m, Model) else Model(m)
+        if model.type == "centroid":
+            return [m]
+    raise ValueError("centroid_only: none of the models is a centroid model")
+
+
+def predict(model_paths, data_path: Union[PathLike, Sequence[PathLike]],
+            output_path: Optional[PathLike] = None, **options: Any):
+    """`sleapc predict` from Python: every option of the command, by its name.
+
+    model_paths: one or two model folders (or sleapc.Model objects).
+    data_path:   an input (video, images, .npy, .slp, live source, a folder of videos, a .txt
+                 list of inputs) or a list of them; several inputs return a list of
+                 Predictions, one per input.
+    output_path: as -o; output_format=, output_dir=, frames=, tracking=True, the tracking
+                 options, batch_size=, backend=, precision=, device=, ... as predict's options;
+                 quiet=True: no progress; verbose=True: what the library reports (the backends
+                 it chose, ...) on stderr.
+    """
+    run_names = {"output_format", "output_dir", "no_empty_frames", "only_labeled_frames",
+                 "only_suggested_frames", "exclude_user_labeled", "only_predicted_frames",
+                 "queue_maxsize", "shard", "frames", "progress", "video_index",
+                 *TRACKING_OPTIONS, *FILTER_OPTIONS}
+    run_opts = {k: options.pop(k) for k in list(options) if k in run_names}
+    if options.pop("quiet", False):
+        run_opts["progress"] = False
+    with _run.LibraryLog(options.pop("verbose", False)):
+        return _predict(model_paths, data_path, output_path, options, run_opts)
+
+
+def _predict(model_paths, data_path, output_path, options, run_opts):
+    single = isinstance(data_path, (str, os.PathLike))
+    given = [data_path] if single else list(data_path)
+    inputs = _run.expand_inputs([os.fspath(p) for p in given])
+    several = not single or inputs != [os.fspath(data_path)]
+    if several and output_path is not None and len(inputs) > 1:
+        raise ValueError(f"predict: output_path names one file but there are {len(inputs)} "
+                         "inputs; leave it out (each output goes next to its input) or use "
+                         "output_dir")
+    with Predictor(model_paths, **options) as predictor:
+        results = [predictor.predict_video(p, output_path, **run_opts) for p in inputs]
+    return results if several else results[0]
 
 
 def read_frames(path, indices=None):

@@ -4,8 +4,9 @@ import sys
 import pytest
 
 # The package from this checkout (the ctest entry also points SLEAPC_LIBRARY at the build's
-# libsleapc.so).
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+# libsleapc.so), unless the installed one is under test (make test-install).
+if not os.environ.get("SLEAPC_TEST_INSTALLED"):
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

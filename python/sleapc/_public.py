@@ -1,0 +1,16 @@
+"""The package's functions beyond Predictor, exported by __init__ with `import *`."""
+
+from ._lib import (SleapcError, SleapcFileNotFoundError, SleapcMemoryError, SleapcOSError,
+                   SleapcValueError)
+from ._predictions import Predictions
+from ._run import Interrupted
+from ._tracking import track
+from .predictor import predict
+
+# Shown as sleapc.X in tracebacks and help(), where users meet them.
+for _cls in (Interrupted, Predictions, SleapcError, SleapcFileNotFoundError, SleapcMemoryError,
+             SleapcOSError, SleapcValueError):
+    _cls.__module__ = "sleapc"
+
+__all__ = ["Interrupted", "Predictions", "SleapcError", "SleapcFileNotFoundError",
+           "SleapcMemoryError", "SleapcOSError", "SleapcValueError", "predict", "track"]
