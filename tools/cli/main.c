@@ -45,7 +45,10 @@ static void log_to_stderr(sleapc_log_level level, const char *msg, void *user)
     }
     if (level >= SLEAPC_LOG_WARN)
         fprintf(stderr, "sleapc: %s: %s\n", level == SLEAPC_LOG_WARN ? "warning" : "error", msg);
-    else if (level == SLEAPC_LOG_INFO && cli_verbose)
+    else if (level == SLEAPC_LOG_INFO &&
+             (cli_verbose || (!cli_quiet && strncmp(msg, "backend auto: ", 14) == 0)))
+        /* What "auto" runs, and whether it measured or found it cached, is
+         * said without -v: it explains the first batch's time. */
         fprintf(stderr, "sleapc: %s\n", msg);
 }
 
