@@ -2,10 +2,13 @@
  * instances the file holds (after --max_tracks culled them, not before); a
  * conversion of untracked multi-animal predictions to an analysis .h5 warns
  * of the instances it leaves out, as predict -o x.h5 does; `sleapc bench`
- * with the default thread count says how many threads that is. */
+ * with the default thread count says how many threads that is; the analysis
+ * .h5 names the sleapc that wrote it. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
+#include "io/h5/h5_file.h"
 #include "test_util.h"
 
 static char dir[1024], model[2048], video[2048], args[8192];
@@ -63,6 +66,21 @@ int main(void)
     CHECK_MSG(test_run_cli(args) == 0 && strstr(test_cli_output(), "warning: ") &&
                   strstr(test_cli_output(), "instances are left out"),
               "convert: %s", test_cli_output());
+    /* sleap-io's format stamp as sleap-io writes it, and who wrote the file. */
+    snprintf(path, sizeof path, "%s/all.h5", dir);
+    sleapc_h5 *f = NULL;
+    CHECK_OK(sleapc__h5_open(path, &f));
+    char *a = NULL;
+    if (f) {
+        CHECK_OK(sleapc__h5_attr_string(f, "/", "sleap_io_version", &a));
+        CHECK(a && strcmp(a, "1.0") == 0);
+        sleapc__free(a);
+        a = NULL;
+        CHECK_OK(sleapc__h5_attr_string(f, "/", "sleapc_version", &a));
+        CHECK_MSG(a && strcmp(a, SLEAPC_VERSION_STRING) == 0, "sleapc_version %s", a ? a : "-");
+        sleapc__free(a);
+        sleapc__h5_close(f);
+    }
     /* A .slp output holds them all: nothing to say. */
     snprintf(args, sizeof args, "convert '%s/all.slp' '%s/again.slp'", dir, dir);
     CHECK_MSG(test_run_cli(args) == 0 && !strstr(test_cli_output(), "warning"), "convert: %s",
