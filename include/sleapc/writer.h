@@ -54,6 +54,12 @@ SLEAPC_API sleapc_status sleapc_writer_set_drop_empty(sleapc_writer *w, bool dro
 /* Write the file atomically and free w (also on failure). */
 SLEAPC_API sleapc_status sleapc_writer_close(sleapc_writer *w);
 
+/* sleapc_writer_close, and how many instances the file holds into
+ * *n_instances (NULL: not wanted): after tracking (--max_tracks culls), the
+ * filters and --no_empty_frames; for an analysis .h5, those its tracks
+ * hold. */
+SLEAPC_API sleapc_status sleapc_writer_close_counted(sleapc_writer *w, int64_t *n_instances);
+
 /* Free w without writing anything. Accepts NULL. */
 SLEAPC_API void sleapc_writer_discard(sleapc_writer *w);
 

@@ -23,7 +23,16 @@ sleapc_status sleapc_writer_close(sleapc_writer *w)
 {
     if (!w)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "close writer: no writer");
-    return sleapc__writer_close(w);
+    return sleapc__writer_close(w, NULL);
+}
+
+sleapc_status sleapc_writer_close_counted(sleapc_writer *w, int64_t *n_instances)
+{
+    if (n_instances)
+        *n_instances = 0;
+    if (!w)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "close writer: no writer");
+    return sleapc__writer_close(w, n_instances);
 }
 
 void sleapc_writer_discard(sleapc_writer *w)

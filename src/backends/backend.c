@@ -119,11 +119,43 @@ sleapc_status sleapc__backend_create(const char *name, const sleapc_graph *g,
 /* Time spent in forward passes on this thread: callers attribute network
  * time to themselves by reading it before and after (a forward runs on its
  * caller's thread, whatever threads the backend uses inside). */
-static _Thread_local int64_t forward_ns;
+static _Thread_local int64_t forward_ns, setup_ns, run_samples;
+static _Thread_local uint64_t run_id;
 
 int64_t sleapc__backend_forward_ns(void)
 {
     return forward_ns;
+}
+
+int64_t sleapc__backend_setup_ns(void)
+{
+    return setup_ns;
+}
+
+void sleapc__backend_add_setup_ns(int64_t ns)
+{
+    setup_ns += ns;
+}
+
+void sleapc__backend_run_begin(int64_t samples)
+{
+    run_samples = samples > 0 ? samples : 0;
+    run_id++;
+}
+
+void sleapc__backend_run_end(void)
+{
+    run_samples = 0;
+}
+
+int64_t sleapc__backend_run_samples(void)
+{
+    return run_samples;
+}
+
+uint64_t sleapc__backend_run_id(void)
+{
+    return run_id;
 }
 
 static int64_t now_ns(void)
@@ -167,9 +199,9 @@ sleapc_status sleapc__backend_forward(sleapc_backend *be, const sleapc_tensor *x
         if (st)
             return st;
     }
-    int64_t t0 = now_ns();
+    int64_t t0 = now_ns(), setup0 = setup_ns;
     sleapc_status st = be->ops->forward(be, x, out);
-    forward_ns += now_ns() - t0;
+    forward_ns += now_ns() - t0 - (setup_ns - setup0);
     if (st)
         return sleapc__wrap(st, "forward (%s backend)", be->ops->name);
     return SLEAPC_OK;

@@ -6,6 +6,7 @@
 #define SLEAPC_BACKENDS_BACKEND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/tensor_map.h"
@@ -61,6 +62,9 @@ struct sleapc_backend_factory {
     int (*score)(void);
     sleapc_status (*create)(const sleapc_graph *g, const sleapc_backend_opts *opts,
                             sleapc_backend **out);
+    /* Optional: the version of the library it runs on ("3.5.3"), which keys
+     * what "auto" measured (an upgraded library is measured again). */
+    void (*version)(char *out, size_t cap);
 };
 
 /* Find the factory by name ("auto": measure the backends that can run g and
@@ -83,8 +87,22 @@ sleapc_status sleapc__backend_check(const sleapc_backend *be);
 sleapc_status sleapc__backend_forward(sleapc_backend *be, const sleapc_tensor *x,
                                       sleapc_tensor_map *out);
 sleapc_status sleapc__backend_warmup(sleapc_backend *be, const int64_t shape[4]);
-/* Nanoseconds this thread has spent in sleapc__backend_forward so far. */
+/* Nanoseconds this thread has spent in sleapc__backend_forward so far, less
+ * what "auto" spent there measuring (sleapc__backend_setup_ns). */
 int64_t sleapc__backend_forward_ns(void);
+/* Nanoseconds this thread has spent choosing backends ("auto" measuring):
+ * one-time costs a rate or an estimate of time left must leave out. */
+int64_t sleapc__backend_setup_ns(void);
+void sleapc__backend_add_setup_ns(int64_t ns);
+
+/* The run starting on this thread will put about `samples` inputs through
+ * its networks (frames; 0: not known, e.g. a live source): "auto" spends on
+ * measuring no more than such a run can repay. run_end forgets it (a forward
+ * outside a run is not budgeted). Each run_begin starts a new run id. */
+void sleapc__backend_run_begin(int64_t samples);
+void sleapc__backend_run_end(void);
+int64_t sleapc__backend_run_samples(void);
+uint64_t sleapc__backend_run_id(void);
 sleapc_status sleapc__backend_set_n_threads(sleapc_backend *be, int n_threads);
 void sleapc__backend_destroy(sleapc_backend *be);
 /* The name of the backend that runs be's forwards: be's own, or for "auto"

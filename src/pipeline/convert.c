@@ -11,6 +11,7 @@
 #include "io/slp/slp_read.h"
 #include "core/results.h"
 #include "pipeline/convert.h"
+#include "pipeline/tracking/predictions_track.h"
 
 static bool has_ext(const char *path, const char *ext)
 {
@@ -381,8 +382,18 @@ sleapc_status sleapc__predictions_write_path(const sleapc_predictions *pr, const
 {
     if (has_ext(path, ".slp"))
         return sleapc__predictions_write_slp(pr, path);
-    if (has_ext(path, ".h5") || has_ext(path, ".hdf5"))
+    if (has_ext(path, ".h5") || has_ext(path, ".hdf5")) {
+        /* As predict says it: a silent loss would look like a bad model. */
+        const int64_t unheld = sleapc__predictions_h5_unheld(pr);
+        if (unheld > 0)
+            sleapc__log(SLEAPC_LOG_WARN,
+                        "%s: the analysis .h5 holds one instance per track and frame; %lld "
+                        "instances are left out (%s)",
+                        path, (long long)unheld,
+                        pr->n_tracks ? "untracked" : "no tracks: track them first with "
+                                                     "sleapc track --tracking");
         return sleapc__predictions_write_analysis_h5(pr, path);
+    }
     bool csv = has_ext(path, ".csv");
     if (!csv && !has_ext(path, ".json"))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,

@@ -124,7 +124,7 @@ static sleapc_status count_unheld(sleapc_results_source *src, int64_t *n)
     return st;
 }
 
-static sleapc_status write_format(sleapc_writer *w, sleapc_results_source *src)
+static sleapc_status write_format(sleapc_writer *w, sleapc_results_source *src, int64_t *unheld_out)
 {
     int64_t unheld = 0;
     sleapc_status st = SLEAPC_OK;
@@ -136,6 +136,7 @@ static sleapc_status write_format(sleapc_writer *w, sleapc_results_source *src)
                     w->pr.n_tracks ? "untracked" : "no tracks: use --tracking");
     if (st)
         return st;
+    *unheld_out = unheld;
     if (w->format == FORMAT_SLP)
         return sleapc__predictions_write_slp_from(&w->pr, src, w->path);
     if (w->format == FORMAT_ANALYSIS_H5) {
@@ -160,8 +161,9 @@ static sleapc_status write_format(sleapc_writer *w, sleapc_results_source *src)
     return sleapc__atomic_commit(&af);
 }
 
-sleapc_status sleapc__writer_close(sleapc_writer *w)
+sleapc_status sleapc__writer_close(sleapc_writer *w, int64_t *n_instances)
 {
+    int64_t unheld = 0, held = 0;
     sleapc_results_spill *tracked = NULL;
     sleapc_results_memory mem;
     sleapc_results_source src;
@@ -179,8 +181,14 @@ sleapc_status sleapc__writer_close(sleapc_writer *w)
             sleapc__results_source_memory(&w->pr, &mem, &src);
         else
             sleapc__spill_source(w->spill, &w->pr, &src);
-        st = write_format(w, &src);
+        /* Counted from what is written, after tracking culled. */
+        held = tracked     ? sleapc__spill_n_insts(tracked)
+               : w->track ? w->pr.n_insts
+                          : sleapc__spill_n_insts(w->spill);
+        st = write_format(w, &src, &unheld);
     }
+    if (n_instances)
+        *n_instances = st ? 0 : held - unheld;
     if (st)
         st = sleapc__wrap(st, "write %s", w->path);
     sleapc__spill_close(tracked);

@@ -15,7 +15,8 @@ sleapc_status sleapc__writer_add(sleapc_writer *w, const sleapc_predictor *p, in
                                  const int64_t *frame_indices);
 sleapc_status sleapc__writer_set_tracking(sleapc_writer *w, const sleapc_tracking_opts *t,
                                           const sleapc_filter_opts *f);
-sleapc_status sleapc__writer_close(sleapc_writer *w);
+/* n_instances: what the file holds (may be NULL). */
+sleapc_status sleapc__writer_close(sleapc_writer *w, int64_t *n_instances);
 void sleapc__writer_discard(sleapc_writer *w);
 sleapc_status sleapc__writer_set_drop_empty(sleapc_writer *w, bool drop);
 

@@ -213,6 +213,14 @@ static void test_tracked(void)
     CHECK_OK(sleapc__h5_attr_string(f, "/", "video_backend_metadata", &a));
     CHECK(a && strstr(a, "\"filename\": \"videos/v0.mp4\"") != NULL);
     sleapc__free(a);
+    /* sleap-io's writer stamps its format version "1.0" under this key
+     * (analysis_h5.py); which program wrote the file has a key of its own. */
+    CHECK_OK(sleapc__h5_attr_string(f, "/", "sleap_io_version", &a));
+    CHECK(a && strcmp(a, "1.0") == 0);
+    sleapc__free(a);
+    CHECK_OK(sleapc__h5_attr_string(f, "/", "sleapc_version", &a));
+    CHECK(a && strcmp(a, SLEAPC_VERSION_STRING) == 0);
+    sleapc__free(a);
     sleapc__h5_close(f);
     fixture_free(&pr);
 }

@@ -9,6 +9,7 @@
 
 int cli_gui;
 int cli_verbose;
+int cli_quiet;
 static char backends_used[128];
 
 const char *cli_backends_used(void)

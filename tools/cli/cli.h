@@ -14,6 +14,8 @@ extern int cli_gui;
 
 /* -v: the library's information messages go to stderr too. */
 extern int cli_verbose;
+/* --quiet: not even what "auto" chose. */
+extern int cli_quiet;
 
 /* The backends the library built so far ("native", "onednn+native"), as
  * its log lines name them (cli_note_backend). */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "sleapc/input.h"
@@ -80,9 +81,13 @@ static int bench_network(const sleapc_model *m, long h, long w, const char **bac
         peak[pr] = sleapc_bench_peak_gflops(threads, pr, 0.5);
     }
     int c = sleapc_model_in_channels(m);
+    /* 0 asks for one per core: say how many that is. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int shown = threads > 0 ? threads : cores > 0 ? (int)cores : 1;
     if (!json) {
-        printf("model %s, input %ldx%ldx%d, %.2f GFLOP per frame, %d threads, %s\n", label, h, w,
-               c, sleapc_model_gflops(m, h, w), threads, sleapc_bench_simd_name());
+        printf("model %s, input %ldx%ldx%d, %.2f GFLOP per frame, %d threads%s, %s\n", label, h,
+               w, c, sleapc_model_gflops(m, h, w), shown, threads > 0 ? "" : " (one per core)",
+               sleapc_bench_simd_name());
         printf("peak: fp32 %.1f GFLOP/s", peak[SLEAPC_PRECISION_FP32]);
         if (peak[SLEAPC_PRECISION_BF16] > 0)
             printf(", bf16 %.1f GFLOP/s", peak[SLEAPC_PRECISION_BF16]);
@@ -91,7 +96,7 @@ static int bench_network(const sleapc_model *m, long h, long w, const char **bac
     } else {
         printf("{\"model\": \"%s\", \"input\": [%d, %ld, %ld], \"gflop_per_frame\": %.4f, "
                "\"threads\": %d, \"peak_gflops\": {\"fp32\": %.2f, \"bf16\": %.2f}, \"results\": [",
-               label, c, h, w, sleapc_model_gflops(m, h, w), threads, peak[0], peak[1]);
+               label, c, h, w, sleapc_model_gflops(m, h, w), shown, peak[0], peak[1]);
     }
     int n_out = 0;
     for (int bi = 0; bi < n_b; bi++) {

@@ -7,7 +7,8 @@
 
 static int usage(void)
 {
-    printf("usage: sleapc info -m MODEL_DIR [--size HxW]\n"
+    printf("usage: sleapc info MODEL_DIR [--size HxW]\n"
+           "       sleapc info -m MODEL_DIR [--size HxW]\n"
            "\n"
            "  -m, --model MODEL_DIR  a model folder in any format sleapc loads: sleap-nn\n"
            "                         (training_config.yaml + best.ckpt), SLEAP 1.x\n"
@@ -37,13 +38,17 @@ int cmd_info(int argc, char **argv)
                 return 1;
             if (!cli_parse_size(v, &h, &w))
                 return cli_error("--size: expected HxW (e.g. 384x384), got \"%s\"", v);
+        } else if (argv[i][0] != '-' && !model_path) {
+            model_path = argv[i];  /* sleapc info MODEL_DIR */
+        } else if (argv[i][0] != '-') {
+            return cli_error("info: one model (got \"%s\" and \"%s\")", model_path, argv[i]);
         } else {
             return cli_unknown_option("info", argv[i], (const char *const[]){"model", "size", "help"},
                                       3);
         }
     }
     if (!model_path)
-        return cli_error("info: -m MODEL_DIR is required");
+        return cli_error("info: a model is required: sleapc info MODEL_DIR (or -m MODEL_DIR)");
 
     sleapc_model *m = NULL;
     if (sleapc_model_load(model_path, &m) != SLEAPC_OK)

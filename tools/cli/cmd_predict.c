@@ -282,6 +282,7 @@ int cmd_predict(int argc, char **argv)
     if (a.shard && several)
         cli_inputs_shard(&inputs, a.shard_k, a.shard_n);
     cli_verbose = a.verbose;
+    cli_quiet = a.quiet;
     a.progress_mode = a.gui                    ? CLI_PROGRESS_GUI
                       : a.quiet                ? CLI_PROGRESS_NONE
                       : isatty(fileno(stderr)) ? CLI_PROGRESS_BAR

@@ -1,5 +1,7 @@
 /* sleapc track: retrack existing predictions with no model, like sleap-nn
- * predict -i PREDICTIONS.slp --tracking. */
+ * predict -i PREDICTIONS.slp --tracking. With models (-m / --model_paths)
+ * it is sleap-nn's legacy `track` command, which shares predict's options:
+ * it predicts, and tracks with --tracking, exactly as `sleapc predict`. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,6 +11,11 @@
 static int usage(void)
 {
     printf("usage: sleapc track -i PREDICTIONS -o OUTPUT [-o OUTPUT] [options]\n"
+           "       sleapc track --data_path VIDEO --model_paths MODEL_DIR [-o OUTPUT] [options]\n"
+           "\n"
+           "With models this is sleap-nn's legacy `track` command: it predicts as\n"
+           "`sleapc predict` does, with every predict option, and tracks with --tracking\n"
+           "(see sleapc predict --help). Without models it retracks predictions:\n"
            "\n"
            "  -i, --data_path PREDICTIONS  a .slp (SLEAP's, sleap-nn's or sleapc's) or a sleapc\n"
            "                               predictions .json\n"
@@ -20,8 +27,25 @@ static int usage(void)
     return 0;
 }
 
+/* -m / --model_paths / --model-paths, with or without "=VALUE". */
+static bool names_models(const char *a)
+{
+    if (strcmp(a, "-m") == 0)
+        return true;
+    static const char *const long_names[] = {"--model_paths", "--model-paths"};
+    for (int k = 0; k < 2; k++) {
+        size_t n = strlen(long_names[k]);
+        if (strncmp(a, long_names[k], n) == 0 && (a[n] == '\0' || a[n] == '='))
+            return true;
+    }
+    return false;
+}
+
 int cmd_track(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (names_models(argv[i]))
+            return cmd_predict(argc, argv);
     const char *in_path = NULL, *outs[8];
     int n_out = 0;
     bool quiet = false, no_tracking = false;

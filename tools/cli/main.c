@@ -12,13 +12,14 @@ static void usage(FILE *f)
             "usage: sleapc <command> [options]\n"
             "\n"
             "commands:\n"
-            "  info     -m MODEL_DIR [--size HxW]       describe a model\n"
+            "  info     MODEL_DIR [--size HxW]          describe a model\n"
             "  forward  -m MODEL_DIR -i INPUT.npy -o OUT_DIR [--backend NAME] [--threads N]\n"
             "                                           run the network on a preprocessed input\n"
             "  predict  -m MODEL_DIR [-m MODEL_DIR] -i INPUT [-i INPUT...] [-o OUTPUT] [options]\n"
             "                                           predict poses (sleap-nn predict)\n"
             "  track    -i PREDICTIONS -o OUTPUT [options]\n"
-            "                                           retrack predictions (no model)\n"
+            "                                           retrack predictions (no model); with\n"
+            "                                           -m: predict, as sleap-nn's legacy track\n"
             "  render   PREDICTIONS [-i VIDEO] -o OUT.png|OUT.mp4 [--frames LIST]\n"
             "                                           draw predicted poses on the frames\n"
             "  convert  IN OUT                          predictions from one format to another\n"
@@ -30,9 +31,11 @@ static void usage(FILE *f)
             "  demo     [OUT_DIR]                       end-to-end check on a synthetic sample\n"
             "  bench    -m MODEL_DIR | --config C --random-weights | --peak | --video V\n"
             "                                           speed per backend, batch and precision\n"
-            "  version                                  print the version\n"
+            "  version                                  print the version (also -v, --version)\n"
+            "  help     [COMMAND]                       this, or the options of a command\n"
             "\n"
-            "Run 'sleapc <command> --help' for the options of a command.\n");
+            "Run 'sleapc help <command>' or 'sleapc <command> --help' for the options of a\n"
+            "command.\n");
 }
 
 /* The library's warnings and errors, on stderr like the CLI's own; its
@@ -49,7 +52,10 @@ static void log_to_stderr(sleapc_log_level level, const char *msg, void *user)
     }
     if (level >= SLEAPC_LOG_WARN)
         fprintf(stderr, "sleapc: %s: %s\n", level == SLEAPC_LOG_WARN ? "warning" : "error", msg);
-    else if (level == SLEAPC_LOG_INFO && cli_verbose)
+    else if (level == SLEAPC_LOG_INFO &&
+             (cli_verbose || (!cli_quiet && strncmp(msg, "backend auto: ", 14) == 0)))
+        /* What "auto" runs, and whether it measured or found it cached, is
+         * said without -v: it explains the first batch's time. */
         fprintf(stderr, "sleapc: %s\n", msg);
 }
 
@@ -81,6 +87,21 @@ int main(int argc, char **argv)
     return rc;
 }
 
+static const char *const commands[] = {"info",   "forward", "predict", "track", "render",
+                                       "convert", "demo",   "bench",   "version", "help"};
+#define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
+
+/* sleapc help CMD: CMD's own --help. */
+static int help_for(const char *cmd)
+{
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "version") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    char *argv[] = {"sleapc", (char *)cmd, "--help", NULL};
+    return dispatch(3, argv);
+}
+
 static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
@@ -110,14 +131,27 @@ static int dispatch(int argc, char **argv)
         return cmd_eval_tracking(argc - 1, argv + 1);
     if (strcmp(cmd, "forward") == 0)
         return cmd_forward(argc - 1, argv + 1);
-    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+    /* As sleap-nn prints its own: "sleap-nn 0.1.0". */
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0 || strcmp(cmd, "-v") == 0) {
         printf("sleapc %s\n", sleapc_version());
         return 0;
     }
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        if (argc >= 3 && strcmp(cmd, "help") == 0) {
+            for (int i = 0; i < N_COMMANDS; i++)
+                if (strcmp(argv[2], commands[i]) == 0)
+                    return help_for(argv[2]);
+            const char *near = cli_nearest_name(argv[2], commands, N_COMMANDS);
+            return near ? cli_error("help: no command \"%s\"; did you mean %s?", argv[2], near)
+                        : cli_error("help: no command \"%s\" (see sleapc help)", argv[2]);
+        }
         usage(stdout);
         return 0;
     }
+    const char *near = cmd[0] != '-' ? cli_nearest_name(cmd, commands, N_COMMANDS) : NULL;
+    if (near)
+        return cli_error("unknown command \"%s\"; did you mean \"sleapc %s\"? (see sleapc help)",
+                         cmd, near);
     usage(stderr);
     return cli_error("unknown command \"%s\"", cmd);
 }

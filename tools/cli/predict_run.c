@@ -218,8 +218,16 @@ int cli_predict_input(const cli_predict_args *a, sleapc_predictor *p, const char
         rc = cli_lib_error();
         goto done;
     }
+    /* The summary counts what the files hold: tracking's culling
+     * (--max_tracks) and the filters happen as they are written. An analysis
+     * .h5 holds fewer (one per track and frame), said in its warning: the
+     * count is another format's when there is one. */
+    int64_t held = -1;
     for (int i = 0; i < c.n_writers; i++) {
-        sleapc_status cs = sleapc_writer_close(c.writers[i]);
+        int64_t in_file = 0;
+        sleapc_status cs = sleapc_writer_close_counted(c.writers[i], &in_file);
+        if (!cs && (held < 0 || !has_ext(outs.paths[i], ".h5")))
+            held = in_file;
         c.writers[i] = NULL;
         if (cs) {
             rc = cli_lib_error();
@@ -227,7 +235,7 @@ int cli_predict_input(const cli_predict_args *a, sleapc_predictor *p, const char
         }
     }
     t->frames = c.done;
-    t->instances = c.instances;
+    t->instances = held >= 0 ? held : c.instances;
     if (st == SLEAPC_ERR_INTERRUPTED) {
         fprintf(stderr, "\nsleapc: interrupted: %s; the frames done so far are in %s\n",
                 sleapc_last_error(), outs.paths[0]);

@@ -35,7 +35,7 @@ void cli_tracking_usage(void)
         "  --post_connect_single_breaks        join a lost track with a single new one\n"
         "  --use_flow                          shift candidates by optical flow\n"
         "  --of_img_scale X, --of_window_size N, --of_max_levels N   flow (1.0, 21, 3)\n"
-        "  --use_kalman                        not supported (sleap-nn's pykalman EM)\n"
+        "  --use_kalman, --kf_*                not supported (sleap-nn's pykalman EM)\n"
         "filters before tracking (sleap-nn's; all off by default):\n"
         "  --filter_overlapping                drop overlapping instances (greedy NMS)\n"
         "  --filter_overlapping_method M       iou | oks (iou)\n"
@@ -92,6 +92,17 @@ int cli_tracking_option(int argc, char **argv, int *i, sleapc_tracking_opts *t,
         {"filter_min_centroid_distance", K_DOUBLE, &f->filter_min_centroid_distance},
     };
     const char *a = argv[*i];
+    /* The Kalman tracker's own settings: refused as --use_kalman is (the
+     * library's check), before any work. */
+    static const char *const kalman[] = {"kf_track_features", "kf_init_frame_count",
+                                         "kf_node_indices", "kf_reset_gap_size"};
+    for (size_t k = 0; k < sizeof kalman / sizeof kalman[0]; k++)
+        if (cli_is_option(a, kalman[k], NULL))
+            return cli_error("--%s is a setting of --use_kalman, which is not supported: "
+                             "sleap-nn fits its Kalman filters with pykalman's EM, which sleapc "
+                             "does not reproduce; use the default tracker or --use_flow",
+                             kalman[k]),
+                   -1;
     if (strcmp(a, "-t") == 0) {
         t->tracking = true;
         return 1;

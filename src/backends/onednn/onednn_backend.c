@@ -8,6 +8,7 @@
  * at run time in the OpenMP runtime oneDNN already loaded, so that nothing
  * outside this folder links against or includes OpenMP. */
 #include <dlfcn.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "backends/onednn/onednn_backend.h"
@@ -260,8 +261,16 @@ static int onednn_score(void)
     return __builtin_cpu_supports("avx512f") ? 10 : 1;
 }
 
+/* The library loaded at run time, which may differ from the headers'. */
+static void onednn_version(char *out, size_t cap)
+{
+    const dnnl_version_t *v = dnnl_version();
+    snprintf(out, cap, "%d.%d.%d", v->major, v->minor, v->patch);
+}
+
 const struct sleapc_backend_factory sleapc__onednn_factory = {
     .name = "onednn",
     .score = onednn_score,
     .create = onednn_create,
+    .version = onednn_version,
 };

@@ -195,8 +195,14 @@ static sleapc_status write_file_attrs(sleapc_h5 *f, const sleapc_predictions *pr
         st = sleapc__h5_set_attr_string(f, "/", "preset", "matlab", true);
     if (!st)
         st = sleapc__h5_set_attr_string(f, "/", "format", "analysis", true);
+    /* sleap-io stamps its analysis format's version here, "1.0", whatever
+     * sleap-io release writes the file (analysis_h5.py write_labels; its
+     * reader does not read it): the same value keeps the files alike. Which
+     * program wrote the file is said under a key of its own. */
     if (!st)
         st = sleapc__h5_set_attr_string(f, "/", "sleap_io_version", "1.0", true);
+    if (!st)
+        st = sleapc__h5_set_attr_string(f, "/", "sleapc_version", sleapc__version(), true);
     if (!st)
         st = sleapc__h5_set_attr_string(f, "/", "skeleton_name",
                                         pr->skeleton_name ? pr->skeleton_name : "", true);
