@@ -119,3 +119,16 @@ bool sleapc_backend_available(int i)
     const struct sleapc_backend_factory *f = sleapc__backend_factory(i);
     return f && f->score() > 0;
 }
+
+int sleapc_devices_list(sleapc_device_info *out, int cap)
+{
+    int total = 0;
+    for (int i = 0; i < sleapc__backend_count(); i++) {
+        const struct sleapc_backend_factory *f = sleapc__backend_factory(i);
+        if (!f->list_devices)
+            continue;
+        int room = out && cap > total ? cap - total : 0;
+        total += f->list_devices(room ? out + total : NULL, room);
+    }
+    return total;
+}

@@ -8,10 +8,11 @@
 #include "backends/backend_auto.h"
 #include "core/error.h"
 
-/* "cpu", "cuda", "mps", or one of those with ":<index>", as torch spells them. */
+/* "cpu", "cuda", "mps", or one of those with ":<index>", as torch spells them;
+ * "gpu[:N]" for a GPU of another vendor (the Vulkan backend). */
 static bool device_parses(const char *dev)
 {
-    static const char *const kinds[] = {"cpu", "cuda", "mps"};
+    static const char *const kinds[] = {"cpu", "cuda", "mps", "gpu"};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         size_t n = strlen(kinds[i]);
         if (strncmp(dev, kinds[i], n) != 0)

@@ -47,6 +47,10 @@ typedef struct sleapc_backend_opts {
                                     SLEAPC_ERR_UNSUPPORTED from create */
     unsigned bf16_keep;          /* bf16: the nodes kept in float32
                                     (bf16_policy.h bits); 0: the default */
+    const char *device;          /* NULL/"auto": the backend's choice; "cpu",
+                                    "gpu[:N]", "cuda[:N]", "mps": see README */
+    bool from_auto;              /* created by "auto", not asked for by name: a
+                                    software GPU emulation refuses */
 } sleapc_backend_opts;
 
 struct sleapc_backend_factory {
@@ -56,6 +60,9 @@ struct sleapc_backend_factory {
     int (*score)(void);
     sleapc_status (*create)(const sleapc_graph *g, const sleapc_backend_opts *opts,
                             sleapc_backend **out);
+    /* Optional (NULL: runs on the CPU only): the accelerators it can drive,
+     * into out[0..cap); returns how many there are. */
+    int (*list_devices)(sleapc_device_info *out, int cap);
 };
 
 /* Find the factory by name ("auto": measure the backends that can run g and

@@ -244,6 +244,10 @@ sleapc_status sleapc__backend_auto_create(const sleapc_graph *g, const sleapc_ba
     char why[1024] = "";
     size_t len = 0;
     sleapc_status st = SLEAPC_OK;
+    /* Candidates know they were not asked for by name (a software Vulkan
+     * device then declines). */
+    sleapc_backend_opts cand_opts = opts ? *opts : (sleapc_backend_opts){0};
+    cand_opts.from_auto = true;
     /* Best score first: it serves the shapes too small to measure. */
     for (;;) {
         int best = -1, best_score = 0;
@@ -258,7 +262,7 @@ sleapc_status sleapc__backend_auto_create(const sleapc_graph *g, const sleapc_ba
             break;
         used[best] = true;
         sleapc_backend *c = NULL;
-        st = sleapc__backend_create_from(sleapc__backend_factory(best), g, opts, &c);
+        st = sleapc__backend_create_from(sleapc__backend_factory(best), g, &cand_opts, &c);
         if (st == SLEAPC_ERR_UNSUPPORTED) {
             if (len < sizeof why - 1)
                 len += (size_t)snprintf(why + len, sizeof why - len, "%s%s", len ? "; " : "",

@@ -179,7 +179,7 @@ static int fake_score(void)
 
 static void check_refused(const char *why, const char *expect_in_msg)
 {
-    static const struct sleapc_backend_factory f = {"fake", fake_score, fake_create};
+    static const struct sleapc_backend_factory f = {"fake", fake_score, fake_create, NULL};
     sleapc_backend *be = (sleapc_backend *)1;
     int before = n_destroyed;
     sleapc_graph g = {0};
@@ -201,7 +201,7 @@ static void check_nonconforming(void)
                                             .destroy = fake_destroy};
     fake_ops = good;
     fake_device = "cuda:1";
-    static const struct sleapc_backend_factory f = {"fake", fake_score, fake_create};
+    static const struct sleapc_backend_factory f = {"fake", fake_score, fake_create, NULL};
     sleapc_backend *be = NULL;
     sleapc_graph g = {0};
     CHECK_OK(sleapc__backend_create_from(&f, &g, NULL, &be));
@@ -219,7 +219,7 @@ static void check_nonconforming(void)
     fake_ops.name = NULL;
     check_refused("no name", "name");
     fake_ops = good;
-    const char *bad_devices[] = {"", "gpu", "cuda:", "cuda:x", "cpu0", "CPU"};
+    const char *bad_devices[] = {"", "tpu", "cuda:", "cuda:x", "cpu0", "CPU", "gpu:"};
     for (size_t i = 0; i < sizeof bad_devices / sizeof bad_devices[0]; i++) {
         fake_device = bad_devices[i];
         check_refused(bad_devices[i], "device");
