@@ -31,6 +31,7 @@ typedef struct sleapc_runner_opts {
                                     available */
     int n_threads;               /* <= 0: one per core */
     sleapc_precision precision;  /* FP32 */
+    const char *device;          /* as sleapc_predictor_opts.device; NULL: "auto" */
 } sleapc_runner_opts;
 
 /* Backends compiled into this build, by index: name ("native", ...) and

@@ -38,6 +38,8 @@ class PredictorOpts(ctypes.Structure):
         ("ensure_rgb", ctypes.c_int),
         ("ensure_grayscale", ctypes.c_int),
         ("precision", ctypes.c_int),
+        ("anchor_part", ctypes.c_char_p),
+        ("device", ctypes.c_char_p),
     ]
 
 

@@ -39,6 +39,7 @@ struct sleapc_backend {
     char device[16];                       /* "cpu", "cuda", "cuda:0"; fixed at creation */
     bool baked_postproc;                   /* outputs are "peaks"/"peak_vals", not maps */
     void *impl;                            /* the backend's own state */
+    char device_name[64];                  /* the accelerator's name; "" on the CPU */
 };
 
 typedef struct sleapc_backend_opts {
@@ -93,8 +94,20 @@ void sleapc__backend_destroy(sleapc_backend *be);
  * the one it chose (the best-scoring one until it has measured). */
 const char *sleapc__backend_name(const sleapc_backend *be);
 
+/* The device string and accelerator name of the backend that runs be's
+ * forwards (for "auto", the one it chose). */
+const char *sleapc__backend_device(const sleapc_backend *be);
+const char *sleapc__backend_device_name(const sleapc_backend *be);
+
 /* "fp32", "bf16", "fp16", "bf16-emulated" ("?" for another value). */
 const char *sleapc__precision_name(sleapc_precision precision);
+
+/* Whether f may serve a device request: NULL, "" and "auto" let every
+ * backend; "cpu" the CPU backends (and, asked for by name, an accelerator
+ * backend on a software device); any other request the accelerator backends
+ * (those that list devices). by_name: f was named, not chosen by "auto". */
+bool sleapc__backend_serves_device(const struct sleapc_backend_factory *f, const char *device,
+                                   bool by_name);
 
 /* Compiled-in factories (registry.c). */
 int sleapc__backend_count(void);

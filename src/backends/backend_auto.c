@@ -235,6 +235,11 @@ const char *sleapc__backend_auto_serving(const sleapc_backend *be)
     return be && be->ops == &auto_ops ? serving(be->impl)->ops->name : NULL;
 }
 
+const sleapc_backend *sleapc__backend_auto_serving_backend(const sleapc_backend *be)
+{
+    return be && be->ops == &auto_ops ? serving(be->impl) : NULL;
+}
+
 sleapc_status sleapc__backend_auto_create(const sleapc_graph *g, const sleapc_backend_opts *opts,
                                           sleapc_backend **out)
 {
@@ -252,7 +257,10 @@ sleapc_status sleapc__backend_auto_create(const sleapc_graph *g, const sleapc_ba
     for (;;) {
         int best = -1, best_score = 0;
         for (int i = 0; i < sleapc__backend_count() && i < MAX_CANDIDATES; i++) {
-            int sc = used[i] ? 0 : sleapc__backend_factory(i)->score();
+            const struct sleapc_backend_factory *f = sleapc__backend_factory(i);
+            int sc = used[i] || !sleapc__backend_serves_device(f, cand_opts.device, false)
+                         ? 0
+                         : f->score();
             if (sc > best_score) {
                 best = i;
                 best_score = sc;

@@ -182,11 +182,13 @@ static void print_stages(const sleapc_predictor *p, bool json)
         const char *slash = strrchr(s.model, '/');
         const char *name = slash ? slash + 1 : s.model;
         if (json)
-            printf("%s{\"model\": \"%s\", \"backend\": \"%s\", \"precision\": \"%s\"}",
-                   i ? ", " : "", name, s.backend, sleapc_precision_name(s.precision));
+            printf("%s{\"model\": \"%s\", \"backend\": \"%s\", \"precision\": \"%s\", "
+                   "\"device\": \"%s\"}",
+                   i ? ", " : "", name, s.backend, sleapc_precision_name(s.precision), s.device);
         else
-            printf("%s %s: %s %s", i ? "," : "", name, s.backend,
-                   sleapc_precision_name(s.precision));
+            printf("%s %s: %s %s%s%s%s", i ? "," : "", name, s.backend,
+                   sleapc_precision_name(s.precision), *s.device_name ? " on " : "",
+                   *s.device_name ? s.device : "", *s.device_name ? "" : "");
         if (!json && s.bf16_error >= 0)
             printf(" (bf16 heads %.2f%% from fp32, %.2f%% of keypoints expected to move)",
                    100 * s.bf16_error, 100 * s.bf16_moved);

@@ -4,6 +4,7 @@
  * staging buffer, and one submit-and-wait. */
 #include <string.h>
 
+#include "backends/vulkan/vulkan_backend.h"
 #include "backends/vulkan/vulkan_impl.h"
 #include "core/error.h"
 
@@ -100,6 +101,15 @@ sleapc_status sleapc__vk_submit_wait(vk_context *ctx, VkCommandBuffer cmd, VkFen
     if (r != VK_SUCCESS)
         return sleapc__fail(SLEAPC_ERR_BACKEND, "vulkan: run on %s: %s", ctx->props.deviceName,
                             sleapc__vk_result_str(r));
+    /* Under SLEAPC_VULKAN_VALIDATION a message is a failure, so that every
+     * test run with the layer on checks it stays silent. */
+    int64_t messages = 0;
+    sleapc__vulkan_validation_stats(NULL, &messages);
+    if (messages > 0)
+        return sleapc__fail(SLEAPC_ERR_BACKEND,
+                            "vulkan: the validation layer reported %lld message%s (logged as "
+                            "warnings)",
+                            (long long)messages, messages == 1 ? "" : "s");
     return SLEAPC_OK;
 }
 
