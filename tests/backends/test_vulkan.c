@@ -197,6 +197,65 @@ static void build_tiles(test_graph *t)
     CHECK_OK(sleapc__graph_add_output(&t->g, "TileHead", h0, 1));
 }
 
+/* The ConvNeXt ops: a 4 x 4 patch stem (with padding), depthwise 7 x 7,
+ * LayerNorm (with and without weight), GELU, layer scale and a plain
+ * residual, a patch merge over odd sizes. */
+static void build_convnext(test_graph *t)
+{
+    memset(t, 0, sizeof *t);
+    t->seed = 5;
+    t->g.in_channels = 3;
+    t->g.max_stride = 8;
+    int x = NODE(.op = SLEAPC_OP_INPUT, .name = "input");
+    sleapc_node pn = {.op = SLEAPC_OP_PATCHES, .n_inputs = 1, .inputs = {x}, .kernel = 4,
+                      .stride = 4, .pad = 1};
+    strcpy(pn.name, "stem_patches");
+    int p0 = -1;
+    CHECK_OK(sleapc__graph_add(&t->g, &pn, &p0));
+    int s0 = NODE(.op = SLEAPC_OP_CONV2D, .name = "stem", .n_inputs = 1, .inputs = {p0},
+                  .c_in = 48, .c_out = 12, .kernel = 1);
+    sleapc_node dw = {.op = SLEAPC_OP_DWCONV, .n_inputs = 1, .inputs = {s0}, .c_in = 12,
+                      .c_out = 12, .kernel = 7, .weight = rand_array(t, 12 * 49, 1.0f / 7.0f),
+                      .bias = rand_array(t, 12, 0.2f)};
+    strcpy(dw.name, "dw");
+    int d0 = -1;
+    CHECK_OK(sleapc__graph_add(&t->g, &dw, &d0));
+    sleapc_node ln = {.op = SLEAPC_OP_LAYERNORM, .n_inputs = 1, .inputs = {d0}, .c_in = 12,
+                      .c_out = 12, .eps = 1e-6f, .weight = rand_array(t, 12, 1.0f),
+                      .bias = rand_array(t, 12, 0.2f)};
+    strcpy(ln.name, "ln");
+    int l0 = -1;
+    CHECK_OK(sleapc__graph_add(&t->g, &ln, &l0));
+    int f0 = NODE(.op = SLEAPC_OP_CONV2D, .name = "fc1", .n_inputs = 1, .inputs = {l0},
+                  .c_in = 12, .c_out = 24, .kernel = 1, .act = SLEAPC_ACT_GELU);
+    int f1 = NODE(.op = SLEAPC_OP_CONV2D, .name = "fc2", .n_inputs = 1, .inputs = {f0},
+                  .c_in = 24, .c_out = 12, .kernel = 1);
+    sleapc_node sa = {.op = SLEAPC_OP_SCALE_ADD, .n_inputs = 2, .inputs = {s0, f1}, .c_in = 12,
+                      .c_out = 12, .weight = rand_array(t, 12, 0.5f)};
+    strcpy(sa.name, "residual");
+    int r0 = -1;
+    CHECK_OK(sleapc__graph_add(&t->g, &sa, &r0));
+    sleapc_node ln2 = {.op = SLEAPC_OP_LAYERNORM, .n_inputs = 1, .inputs = {r0}, .c_in = 12,
+                       .c_out = 12, .eps = 1e-5f};
+    strcpy(ln2.name, "ln_plain");
+    int l1 = -1;
+    CHECK_OK(sleapc__graph_add(&t->g, &ln2, &l1));
+    sleapc_node plain = {.op = SLEAPC_OP_SCALE_ADD, .n_inputs = 2, .inputs = {l1, r0},
+                         .c_in = 12, .c_out = 12};
+    strcpy(plain.name, "plain_add");
+    int a0 = -1;
+    CHECK_OK(sleapc__graph_add(&t->g, &plain, &a0));
+    sleapc_node pm = {.op = SLEAPC_OP_PATCHES, .n_inputs = 1, .inputs = {a0}, .kernel = 2,
+                      .stride = 2, .patch_merge = true};
+    strcpy(pm.name, "merge");
+    int m0 = -1;
+    CHECK_OK(sleapc__graph_add(&t->g, &pm, &m0));
+    int h0 = NODE(.op = SLEAPC_OP_CONV2D, .name = "head", .n_inputs = 1, .inputs = {m0},
+                  .c_in = 48, .c_out = 5, .kernel = 3);
+    CHECK_OK(sleapc__graph_add_output(&t->g, "ConvNeXtHead", h0, 8));
+    CHECK_OK(sleapc__graph_add_output(&t->g, "StemOut", a0, 4));
+}
+
 static float *rand_input(const int64_t shape[4], unsigned seed)
 {
     int64_t n = shape[0] * shape[1] * shape[2] * shape[3];
@@ -303,20 +362,23 @@ static void check_refusals(test_graph *all)
     CHECK(be == NULL);
     CHECK(strstr(sleapc_last_error(), "bf16") != NULL);
 
-    /* An op it lacks (a ConvNeXt patch embedding) is refused naming the
+    /* An op it lacks (SwinT's window attention) is refused naming the
      * node and the op, so "auto" falls back to another backend. */
     test_graph p;
     memset(&p, 0, sizeof p);
     p.g.in_channels = 1;
+    p.g.in_channels = 3;
     int px = add(&p, (node_spec){.op = SLEAPC_OP_INPUT, .name = "input"});
-    sleapc_node patches = {.op = SLEAPC_OP_PATCHES, .n_inputs = 1, .inputs = {px}, .c_out = 4,
-                           .kernel = 2, .stride = 2};
-    strcpy(patches.name, "stem_patches");
+    sleapc_node wa = {.op = SLEAPC_OP_WINDOW_ATTENTION, .n_inputs = 1, .inputs = {px}, .c_in = 1,
+                      .c_out = 1, .kernel = 2, .heads = 1,
+                      .weight = rand_array(&p, 9, 0.1f)};
+    strcpy(wa.name, "stage1_attention");
     int pi = -1;
-    CHECK_OK(sleapc__graph_add(&p.g, &patches, &pi));
-    CHECK_OK(sleapc__graph_add_output(&p.g, "Head", pi, 2));
+    CHECK_OK(sleapc__graph_add(&p.g, &wa, &pi));
+    CHECK_OK(sleapc__graph_add_output(&p.g, "Head", pi, 1));
     CHECK(sleapc__backend_create_from(vk_f, &p.g, &fp32_opts, &be) == SLEAPC_ERR_UNSUPPORTED);
-    CHECK_MSG(strstr(sleapc_last_error(), "stem_patches") && strstr(sleapc_last_error(), "patches"),
+    CHECK_MSG(strstr(sleapc_last_error(), "stage1_attention") &&
+                  strstr(sleapc_last_error(), "window_attention"),
               "message: %s", sleapc_last_error());
     graph_free(&p);
 
@@ -444,10 +506,11 @@ int main(void)
      * layer, which must report nothing. */
     setenv("SLEAPC_VULKAN_VALIDATION", "1", 1);
 
-    test_graph all, keras, tiles;
+    test_graph all, keras, tiles, convnext;
     build_all_ops(&all);
     build_keras(&keras);
     build_tiles(&tiles);
+    build_convnext(&convnext);
     /* Odd sizes make RESIZE_LIKE a real resize; even ones an identity. */
     const int64_t all_shapes[][4] = {{1, 3, 13, 11}, {3, 3, 13, 11}, {1, 3, 16, 16}};
     check_graph(&all.g, all_shapes, 3, "all ops");
@@ -455,6 +518,9 @@ int main(void)
     check_graph(&keras.g, keras_shapes, 3, "keras placement");
     const int64_t tile_shapes[][4] = {{2, 3, 37, 21}, {1, 3, 16, 48}};
     check_graph(&tiles.g, tile_shapes, 2, "tiles");
+    /* 44 / 4 = 11 (odd, so the merge pads) and 36 / 4 = 9. */
+    const int64_t convnext_shapes[][4] = {{2, 3, 44, 36}, {1, 3, 32, 32}};
+    check_graph(&convnext.g, convnext_shapes, 2, "convnext ops");
 
     check_refusals(&all);
     check_too_large(&keras.g);
@@ -472,6 +538,7 @@ int main(void)
     graph_free(&all);
     graph_free(&keras);
     graph_free(&tiles);
+    graph_free(&convnext);
     return test_finish();
 }
 #endif

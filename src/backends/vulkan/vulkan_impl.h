@@ -74,6 +74,10 @@ typedef enum vk_kernel {
     VK_K_GLOBAL_MAXPOOL,
     VK_K_LINEAR,
     VK_K_SOFTMAX,
+    VK_K_PATCHES,
+    VK_K_DWCONV,
+    VK_K_LAYERNORM,
+    VK_K_SCALE_ADD,
     VK_K_COUNT
 } vk_kernel;
 

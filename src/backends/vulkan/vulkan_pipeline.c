@@ -24,6 +24,10 @@ static shader_code shader_of(vk_kernel k)
     case VK_K_GLOBAL_MAXPOOL: return CODE(global_maxpool);
     case VK_K_LINEAR: return CODE(linear);
     case VK_K_SOFTMAX: return CODE(softmax);
+    case VK_K_PATCHES: return CODE(patches);
+    case VK_K_DWCONV: return CODE(dwconv);
+    case VK_K_LAYERNORM: return CODE(layernorm);
+    case VK_K_SCALE_ADD: return CODE(scale_add);
     case VK_K_COUNT: break;
     }
 #undef CODE

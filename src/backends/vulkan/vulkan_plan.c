@@ -147,6 +147,35 @@ static void record_node(recorder *r, int i)
         }
         break;
     }
+    case SLEAPC_OP_PATCHES: {
+        int32_t pc[9] = {(int32_t)s[1], (int32_t)s[2], (int32_t)s[3], (int32_t)d[2],
+                         (int32_t)d[3], n->kernel, n->stride, n->pad, n->patch_merge ? 1 : 0};
+        dispatch(r, i, VK_K_PATCHES, pc, sizeof pc, div_up(d[3], 8), div_up(d[2], 8),
+                 (uint32_t)(d[0] * d[1]));
+        break;
+    }
+    case SLEAPC_OP_DWCONV: {
+        /* No fused activation: the native backend applies none here either. */
+        int32_t pc[5] = {(int32_t)s[1], (int32_t)s[2], (int32_t)s[3], n->kernel, 0};
+        dispatch(r, i, VK_K_DWCONV, pc, sizeof pc, div_up(d[3], 8), div_up(d[2], 8),
+                 (uint32_t)(d[0] * d[1]));
+        break;
+    }
+    case SLEAPC_OP_LAYERNORM: {
+        struct {
+            int32_t c, hw, has_weight;
+            float eps;
+        } pc = {(int32_t)s[1], (int32_t)(s[2] * s[3]), n->weight ? 1 : 0, n->eps};
+        dispatch(r, i, VK_K_LAYERNORM, &pc, sizeof pc, div_up(s[2] * s[3], 64), (uint32_t)s[0],
+                 1);
+        break;
+    }
+    case SLEAPC_OP_SCALE_ADD: {
+        int32_t pc[3] = {(int32_t)d[1], (int32_t)(d[2] * d[3]), n->weight ? 1 : 0};
+        dispatch(r, i, VK_K_SCALE_ADD, pc, sizeof pc, div_up(d[2] * d[3], 64),
+                 (uint32_t)(d[0] * d[1]), 1);
+        break;
+    }
     default:
         break; /* INPUT: copied up; other ops are refused at create */
     }
@@ -163,7 +192,9 @@ static sleapc_status check_sizes(const vk_context *ctx, const sleapc_graph *g,
                   s[3] <= MAX_ELEMS && (s[2] ? s[2] * s[3] <= MAX_ELEMS : true) &&
                   s[0] * s[1] <= MAX_ELEMS && numel(s) <= MAX_ELEMS;
         ok = ok && div_up(s[3], 8) <= max[0] && div_up(s[2], 8) <= max[1] &&
-             (uint64_t)s[0] * (uint64_t)s[1] <= max[2] && div_up(s[0] * s[1], 64) <= max[0];
+             (uint64_t)s[0] * (uint64_t)s[1] <= max[2] && div_up(s[0] * s[1], 64) <= max[0] &&
+             (uint64_t)s[0] * (uint64_t)s[1] <= max[1] &&
+             (s[2] ? div_up(s[2] * s[3], 64) <= max[0] : true);
         if (!ok)
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                                 "vulkan: node %s: (%lld, %lld, %lld, %lld) is too large for %s",

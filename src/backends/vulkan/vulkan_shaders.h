@@ -18,6 +18,10 @@ SLEAPC_VK_SHADER(resize_bilinear)
 SLEAPC_VK_SHADER(global_maxpool)
 SLEAPC_VK_SHADER(linear)
 SLEAPC_VK_SHADER(softmax)
+SLEAPC_VK_SHADER(patches)
+SLEAPC_VK_SHADER(dwconv)
+SLEAPC_VK_SHADER(layernorm)
+SLEAPC_VK_SHADER(scale_add)
 
 #undef SLEAPC_VK_SHADER
 

@@ -17,6 +17,16 @@ sleapc_status sleapc__vk_check_graph(const sleapc_graph *g)
         case SLEAPC_OP_RESIZE_LIKE:
         case SLEAPC_OP_CONCAT:
         case SLEAPC_OP_GLOBAL_MAXPOOL:
+        case SLEAPC_OP_PATCHES:
+        case SLEAPC_OP_LAYERNORM:
+        case SLEAPC_OP_SCALE_ADD:
+            break;
+        case SLEAPC_OP_DWCONV:
+            if (n->act == SLEAPC_ACT_SOFTMAX)
+                return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                                    "vulkan: node %s: depthwise convolution with softmax is not "
+                                    "supported",
+                                    n->name);
             break;
         case SLEAPC_OP_CONV2D:
             if (n->kernel < 1 || n->kernel > VK_CONV_MAX_K || n->kernel % 2 == 0 ||
@@ -66,6 +76,9 @@ static int64_t weight_numel(const sleapc_node *n)
     case SLEAPC_OP_CONV2D: return (int64_t)n->c_out * n->c_in * n->kernel * n->kernel;
     case SLEAPC_OP_CONV_TRANSPOSE2D: return (int64_t)n->c_in * n->c_out * 9;
     case SLEAPC_OP_LINEAR: return (int64_t)n->c_out * n->c_in;
+    case SLEAPC_OP_DWCONV: return (int64_t)n->c_out * n->kernel * n->kernel;
+    case SLEAPC_OP_LAYERNORM: return n->c_out;
+    case SLEAPC_OP_SCALE_ADD: return n->weight ? n->c_in : 0;
     default: return 0;
     }
 }
@@ -88,15 +101,20 @@ sleapc_status sleapc__vk_weights_create(vk_context *ctx, const sleapc_graph *g, 
         int64_t nw = weight_numel(n);
         if (nw == 0)
             continue;
-        if (!n->weight) {
+        /* A LayerNorm without weight reads none (the shader's flag). */
+        if (!n->weight && n->op != SLEAPC_OP_LAYERNORM) {
             st = sleapc__fail(SLEAPC_ERR_FORMAT, "vulkan: node %s has no weight", n->name);
             break;
         }
         VkDeviceSize wb = (VkDeviceSize)nw * sizeof(float);
         VkDeviceSize bb = (VkDeviceSize)n->c_out * sizeof(float);
-        st = sleapc__vk_buffer_create(ctx, wb, false, &out->w[i]);
-        if (!st)
-            st = sleapc__vk_buffer_upload(ctx, &out->w[i], n->weight, wb);
+        if (n->weight) {
+            st = sleapc__vk_buffer_create(ctx, wb, false, &out->w[i]);
+            if (!st)
+                st = sleapc__vk_buffer_upload(ctx, &out->w[i], n->weight, wb);
+        }
+        if (n->op == SLEAPC_OP_SCALE_ADD)
+            continue; /* no bias */
         if (!st)
             st = sleapc__vk_buffer_create(ctx, bb, false, &out->b[i]);
         if (st)

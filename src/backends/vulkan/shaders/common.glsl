@@ -9,15 +9,26 @@ layout(std430, set = 0, binding = 4) readonly buffer Bias { float bias[]; };
 
 // The IR's fused activations (model_heads.h): 0 none, 1 relu, 2 sigmoid, 4 gelu.
 // (Softmax, 3, has its own shader.)
-float erf_approx(float x)
+// erf as the native backend computes it: a rational function on [-4, 4]
+// (the float approximation Eigen and XLA use, within a few ulp of erff).
+float erf_approx(float a)
 {
-    // Abramowitz & Stegun 7.1.26 refined: |error| < 1.5e-7.
-    float s = sign(x);
-    x = abs(x);
-    float t = 1.0 / (1.0 + 0.3275911 * x);
-    float y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t +
-                     0.254829592) * t * exp(-x * x);
-    return s * y;
+    float x = clamp(a, -4.0, 4.0);
+    float x2 = x * x;
+    float p = -2.72614225801306e-10;
+    p = p * x2 + 2.77068142495902e-08;
+    p = p * x2 + -2.10102402082508e-06;
+    p = p * x2 + -5.69250639462346e-05;
+    p = p * x2 + -7.34990630326855e-04;
+    p = p * x2 + -2.95459980854025e-03;
+    p = p * x2 + -1.60960333262415e-02;
+    p = p * x;
+    float q = -1.45660718464996e-05;
+    q = q * x2 + -2.13374055278905e-04;
+    q = q * x2 + -1.68282697438203e-03;
+    q = q * x2 + -7.37332916720468e-03;
+    q = q * x2 + -1.42647390514189e-02;
+    return p / q;
 }
 
 float activate(float v, int act)
