@@ -133,6 +133,18 @@ int test_finish(void)
     return test_n_failed ? 1 : 0;
 }
 
+bool test_backend_software_only(const char *name)
+{
+    sleapc_device_info devs[16];
+    int n = sleapc_devices_list(devs, 16), mine = 0, software = 0;
+    for (int i = 0; i < n && i < 16; i++)
+        if (strcmp(devs[i].backend, name) == 0) {
+            mine++;
+            software += strcmp(devs[i].kind, "software") == 0;
+        }
+    return mine > 0 && software == mine;
+}
+
 void test_require_data(void)
 {
     if (!test_data_dir()) {

@@ -369,8 +369,16 @@ int cmd_bench(int argc, char **argv)
     if (backend_arg) {
         n_b = split_list(backend_arg, &bcopy, backends);
     } else {
+        /* A GPU backend only where there is a GPU: a software Vulkan device
+         * (lavapipe) is for tests, and runs only when named. */
+        sleapc_device_info devs[16];
+        int n_dev = sleapc_devices_list(devs, 16);
+        bool gpu = false;
+        for (int d = 0; d < n_dev && d < 16; d++)
+            gpu = gpu || strcmp(devs[d].kind, "software") != 0;
         for (int i = 0; i < sleapc_backend_count() && n_b < MAX_LIST; i++)
-            if (sleapc_backend_available(i))
+            if (sleapc_backend_available(i) &&
+                (gpu || strcmp(sleapc_backend_name(i), "vulkan") != 0))
                 backends[n_b++] = sleapc_backend_name(i);
     }
     int n_p = split_list(prec_arg, &pcopy, precs);
