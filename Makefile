@@ -4,7 +4,8 @@
 DEB_PACKAGES := build-essential cmake pkg-config libyaml-dev libcjson-dev libhdf5-dev \
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libprotobuf-c-dev protobuf-c-compiler \
   libdnnl-dev libxnnpack-dev libpthreadpool-dev libonnx-dev zlib1g-dev python3-numpy python3-pytest \
-  python3-venv python3-pip python3-setuptools python3-wheel util-linux chromium
+  python3-venv python3-pip python3-setuptools python3-wheel util-linux chromium \
+  libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers
 SLEAPC_DATA_DIR ?= $(CURDIR)/../shared/data
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 

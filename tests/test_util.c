@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sleapc/runner.h"
+
 int test_n_passed;
 int test_n_failed;
 
@@ -131,11 +133,36 @@ int test_finish(void)
     return test_n_failed ? 1 : 0;
 }
 
+bool test_backend_software_only(const char *name)
+{
+    sleapc_device_info devs[16];
+    int n = sleapc_devices_list(devs, 16), mine = 0, software = 0;
+    for (int i = 0; i < n && i < 16; i++)
+        if (strcmp(devs[i].backend, name) == 0) {
+            mine++;
+            software += strcmp(devs[i].kind, "software") == 0;
+        }
+    return mine > 0 && software == mine;
+}
+
 void test_require_data(void)
 {
     if (!test_data_dir()) {
         printf("skipped: shared data folder not found (set SLEAPC_DATA_DIR)\n");
         exit(77);
+    }
+    /* A run pinned to a backend this build or machine lacks (ctest's Vulkan
+     * runs on a machine without a Vulkan device) is skipped, not failed. */
+    const char *pinned = getenv("SLEAPC_BACKEND");
+    if (pinned && *pinned && strcmp(pinned, "auto") != 0) {
+        bool runs = false;
+        for (int i = 0; i < sleapc_backend_count(); i++)
+            if (strcmp(sleapc_backend_name(i), pinned) == 0)
+                runs = sleapc_backend_available(i);
+        if (!runs) {
+            printf("skipped: backend %s is not built or cannot run here\n", pinned);
+            exit(77);
+        }
     }
 }
 

@@ -76,5 +76,9 @@ int test_finish(void);
 
 /* Exit 77 (skipped) with a reason when the shared data is missing. */
 void test_require_data(void);
+/* Whether backend `name` runs here only on a software GPU emulation (the
+ * Vulkan backend on lavapipe: about 1 GFLOP/s). Tests that go over every
+ * backend leave it to the Vulkan tests, which take small cases. */
+bool test_backend_software_only(const char *name);
 
 #endif

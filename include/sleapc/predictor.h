@@ -40,6 +40,9 @@ typedef struct sleapc_predictor_opts {
     const char *anchor_part;         /* NULL: from the config; centroid models: the node
                                         that holds the centroid. Not kept: must outlive
                                         sleapc_predictor_create */
+    const char *device;              /* "auto" (NULL): the fastest backend, a GPU among
+                                        them; "cpu": the CPU backends; "cuda[:N]",
+                                        "mps", "gpu[:N]": that GPU (Vulkan backend) */
 } sleapc_predictor_opts;
 
 SLEAPC_API sleapc_predictor_opts sleapc_predictor_opts_default(void);
@@ -140,6 +143,8 @@ typedef struct sleapc_stage_info {
     sleapc_precision precision;
     double bf16_error;
     double bf16_moved;
+    const char *device;      /* "cpu", "cuda:0", "mps", "gpu:1" */
+    const char *device_name; /* the GPU's name; "" on the CPU */
 } sleapc_stage_info;
 /* Stages of the predictor's layer (1 or 2). */
 SLEAPC_API int sleapc_predictor_n_stages(const sleapc_predictor *p);

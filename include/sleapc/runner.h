@@ -31,6 +31,7 @@ typedef struct sleapc_runner_opts {
                                     available */
     int n_threads;               /* <= 0: one per core */
     sleapc_precision precision;  /* FP32 */
+    const char *device;          /* as sleapc_predictor_opts.device; NULL: "auto" */
 } sleapc_runner_opts;
 
 /* Backends compiled into this build, by index: name ("native", ...) and
@@ -38,6 +39,19 @@ typedef struct sleapc_runner_opts {
 SLEAPC_API int sleapc_backend_count(void);
 SLEAPC_API const char *sleapc_backend_name(int i);
 SLEAPC_API bool sleapc_backend_available(int i);
+
+/* A device a backend can run on, as the contract names it. */
+typedef struct sleapc_device_info {
+    char device[16];  /* "cuda:0" (NVIDIA), "mps" (Apple), "gpu:1" (other GPUs), "cpu" */
+    char backend[16]; /* the backend that drives it: "vulkan" */
+    char kind[24];    /* "discrete GPU", "integrated GPU", "virtual GPU", "software" */
+    char name[256];   /* the driver's name for it */
+} sleapc_device_info;
+
+/* The accelerator devices the compiled-in backends find on this machine (the
+ * CPU, which every build runs on, is not listed): fills out[0..cap) and
+ * returns how many there are (0 without an accelerator backend). */
+SLEAPC_API int sleapc_devices_list(sleapc_device_info *out, int cap);
 
 /* Defaults: backend "auto", n_threads 0, fp32. */
 SLEAPC_API sleapc_runner_opts sleapc_runner_opts_default(void);

@@ -39,6 +39,7 @@ class PredictorOpts(ctypes.Structure):
         ("ensure_grayscale", ctypes.c_int),
         ("precision", ctypes.c_int),
         ("anchor_part", ctypes.c_char_p),
+        ("device", ctypes.c_char_p),
     ]
 
 

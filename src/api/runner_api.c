@@ -35,7 +35,8 @@ sleapc_status sleapc_runner_create(const sleapc_model *model, const sleapc_runne
     if (!r)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "create runner: out of memory");
     r->model = model;
-    sleapc_backend_opts bo = {.n_threads = o.n_threads, .precision = o.precision};
+    sleapc_backend_opts bo = {.n_threads = o.n_threads, .precision = o.precision,
+                              .device = o.device};
     sleapc_status st = sleapc__model_backend_create(model, o.backend, &bo, &r->be);
     if (st) {
         sleapc__free(r);
@@ -60,7 +61,7 @@ const char *sleapc_runner_backend_name(const sleapc_runner *r)
 
 const char *sleapc_runner_device(const sleapc_runner *r)
 {
-    return r ? r->be->device : "";
+    return r ? sleapc__backend_device(r->be) : "";
 }
 
 sleapc_status sleapc_runner_warmup(sleapc_runner *r, const int64_t shape[4])
@@ -118,4 +119,17 @@ bool sleapc_backend_available(int i)
 {
     const struct sleapc_backend_factory *f = sleapc__backend_factory(i);
     return f && f->score() > 0;
+}
+
+int sleapc_devices_list(sleapc_device_info *out, int cap)
+{
+    int total = 0;
+    for (int i = 0; i < sleapc__backend_count(); i++) {
+        const struct sleapc_backend_factory *f = sleapc__backend_factory(i);
+        if (!f->list_devices)
+            continue;
+        int room = out && cap > total ? cap - total : 0;
+        total += f->list_devices(room ? out + total : NULL, room);
+    }
+    return total;
 }

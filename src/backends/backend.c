@@ -9,10 +9,11 @@
 #include "core/error.h"
 #include "core/mem_budget.h"
 
-/* "cpu", "cuda", "mps", or one of those with ":<index>", as torch spells them. */
+/* "cpu", "cuda", "mps", or one of those with ":<index>", as torch spells them;
+ * "gpu[:N]" for a GPU of another vendor (the Vulkan backend). */
 static bool device_parses(const char *dev)
 {
-    static const char *const kinds[] = {"cpu", "cuda", "mps"};
+    static const char *const kinds[] = {"cpu", "cuda", "mps", "gpu"};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         size_t n = strlen(kinds[i]);
         if (strncmp(dev, kinds[i], n) != 0)
@@ -73,6 +74,17 @@ sleapc_status sleapc__backend_create_from(const struct sleapc_backend_factory *f
     return SLEAPC_OK;
 }
 
+bool sleapc__backend_serves_device(const struct sleapc_backend_factory *f, const char *device,
+                                   bool by_name)
+{
+    if (!device || !*device || strcmp(device, "auto") == 0)
+        return true;
+    bool accel = f->list_devices != NULL;
+    if (strcmp(device, "cpu") == 0)
+        return !accel || by_name;
+    return accel;
+}
+
 sleapc_status sleapc__backend_create(const char *name, const sleapc_graph *g,
                                      const sleapc_backend_opts *opts, sleapc_backend **out)
 {
@@ -97,6 +109,12 @@ sleapc_status sleapc__backend_create(const char *name, const sleapc_graph *g,
         const struct sleapc_backend_factory *f = sleapc__backend_factory(i);
         if (strcmp(f->name, name) != 0)
             continue;
+        const char *device = opts ? opts->device : NULL;
+        if (!sleapc__backend_serves_device(f, device, true))
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                                "create backend %s: it runs on the CPU, not on device %s (GPUs: "
+                                "backend vulkan or auto)",
+                                name, device);
         if (f->score() <= 0)
             return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "create backend %s: cannot run on this machine",
                                 name);
@@ -235,6 +253,22 @@ const char *sleapc__backend_name(const sleapc_backend *be)
         return "";
     const char *serving = sleapc__backend_auto_serving(be);
     return serving ? serving : be->ops->name;
+}
+
+const char *sleapc__backend_device(const sleapc_backend *be)
+{
+    if (!be)
+        return "";
+    const sleapc_backend *s = sleapc__backend_auto_serving_backend(be);
+    return (s ? s : be)->device;
+}
+
+const char *sleapc__backend_device_name(const sleapc_backend *be)
+{
+    if (!be)
+        return "";
+    const sleapc_backend *s = sleapc__backend_auto_serving_backend(be);
+    return (s ? s : be)->device_name;
 }
 
 const char *sleapc__precision_name(sleapc_precision precision)

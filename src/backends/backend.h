@@ -45,6 +45,7 @@ struct sleapc_backend {
      * smaller batch of that size needs no new check). */
     const sleapc_graph *graph;
     int64_t mem_checked[4];
+    char device_name[64];                  /* the accelerator's name; "" on the CPU */
 };
 
 typedef struct sleapc_backend_opts {
@@ -53,6 +54,10 @@ typedef struct sleapc_backend_opts {
                                     SLEAPC_ERR_UNSUPPORTED from create */
     unsigned bf16_keep;          /* bf16: the nodes kept in float32
                                     (bf16_policy.h bits); 0: the default */
+    const char *device;          /* NULL/"auto": the backend's choice; "cpu",
+                                    "gpu[:N]", "cuda[:N]", "mps": see README */
+    bool from_auto;              /* created by "auto", not asked for by name: a
+                                    software GPU emulation refuses */
 } sleapc_backend_opts;
 
 struct sleapc_backend_factory {
@@ -65,6 +70,9 @@ struct sleapc_backend_factory {
     /* Optional: the version of the library it runs on ("3.5.3"), which keys
      * what "auto" measured (an upgraded library is measured again). */
     void (*version)(char *out, size_t cap);
+    /* Optional (NULL: runs on the CPU only): the accelerators it can drive,
+     * into out[0..cap); returns how many there are. */
+    int (*list_devices)(sleapc_device_info *out, int cap);
 };
 
 /* Find the factory by name ("auto": measure the backends that can run g and
@@ -109,8 +117,20 @@ void sleapc__backend_destroy(sleapc_backend *be);
  * the one it chose (the best-scoring one until it has measured). */
 const char *sleapc__backend_name(const sleapc_backend *be);
 
+/* The device string and accelerator name of the backend that runs be's
+ * forwards (for "auto", the one it chose). */
+const char *sleapc__backend_device(const sleapc_backend *be);
+const char *sleapc__backend_device_name(const sleapc_backend *be);
+
 /* "fp32", "bf16", "fp16", "bf16-emulated" ("?" for another value). */
 const char *sleapc__precision_name(sleapc_precision precision);
+
+/* Whether f may serve a device request: NULL, "" and "auto" let every
+ * backend; "cpu" the CPU backends (and, asked for by name, an accelerator
+ * backend on a software device); any other request the accelerator backends
+ * (those that list devices). by_name: f was named, not chosen by "auto". */
+bool sleapc__backend_serves_device(const struct sleapc_backend_factory *f, const char *device,
+                                   bool by_name);
 
 /* Compiled-in factories (registry.c). */
 int sleapc__backend_count(void);

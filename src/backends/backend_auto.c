@@ -455,6 +455,11 @@ const char *sleapc__backend_auto_serving(const sleapc_backend *be)
     return be && be->ops == &auto_ops ? ((const auto_state *)be->impl)->serving->ops->name : NULL;
 }
 
+const sleapc_backend *sleapc__backend_auto_serving_backend(const sleapc_backend *be)
+{
+    return be && be->ops == &auto_ops ? ((const auto_state *)be->impl)->serving : NULL;
+}
+
 sleapc_status sleapc__backend_auto_create(const sleapc_graph *g, const sleapc_backend_opts *opts,
                                           sleapc_backend **out)
 {
@@ -466,11 +471,16 @@ sleapc_status sleapc__backend_auto_create(const sleapc_graph *g, const sleapc_ba
     sleapc_status st = SLEAPC_OK;
     /* Every backend that can run here, best score first; the first that can
      * run this graph serves from now on (and the shapes too small to
-     * measure), the others wait for the measurement. */
+     * measure), the others wait for the measurement. Candidates know they
+     * were not asked for by name (a software Vulkan device then declines). */
+    st0.opts.from_auto = true;
     for (;;) {
         int best = -1, best_score = 0;
         for (int i = 0; i < sleapc__backend_count() && i < MAX_CANDIDATES; i++) {
-            int sc = used[i] ? 0 : sleapc__backend_factory(i)->score();
+            const struct sleapc_backend_factory *f = sleapc__backend_factory(i);
+            int sc = used[i] || !sleapc__backend_serves_device(f, st0.opts.device, false)
+                         ? 0
+                         : f->score();
             if (sc > best_score) {
                 best = i;
                 best_score = sc;
@@ -481,7 +491,7 @@ sleapc_status sleapc__backend_auto_create(const sleapc_graph *g, const sleapc_ba
         used[best] = true;
         const struct sleapc_backend_factory *f = sleapc__backend_factory(best);
         if (!st0.serving) {
-            st = sleapc__backend_create_from(f, g, opts, &st0.serving);
+            st = sleapc__backend_create_from(f, g, &st0.opts, &st0.serving);
             if (st == SLEAPC_ERR_UNSUPPORTED) {
                 if (len < sizeof why - 1)
                     len += (size_t)snprintf(why + len, sizeof why - len, "%s%s", len ? "; " : "",

@@ -14,5 +14,7 @@ sleapc_status sleapc__backend_auto_create(const sleapc_graph *g, const sleapc_ba
 /* The name of the backend an auto backend runs forwards on now (the best
  * score until it has measured, the winner after); NULL when be is not one. */
 const char *sleapc__backend_auto_serving(const sleapc_backend *be);
+/* The same backend itself; NULL when be is not an auto backend. */
+const sleapc_backend *sleapc__backend_auto_serving_backend(const sleapc_backend *be);
 
 #endif

@@ -9,6 +9,9 @@
 #if SLEAPC_HAVE_XNNPACK
 #include "backends/xnnpack/xnnpack_backend.h"
 #endif
+#if SLEAPC_HAVE_VULKAN
+#include "backends/vulkan/vulkan_backend.h"
+#endif
 
 static const struct sleapc_backend_factory *const factories[] = {
     &sleapc__native_factory,
@@ -17,6 +20,9 @@ static const struct sleapc_backend_factory *const factories[] = {
 #endif
 #if SLEAPC_HAVE_XNNPACK
     &sleapc__xnnpack_factory,
+#endif
+#if SLEAPC_HAVE_VULKAN
+    &sleapc__vulkan_factory,
 #endif
 };
 

@@ -34,7 +34,8 @@ sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m,
     s->bf16_moved = -1;
     s->peak_threshold = (float)o->peak_threshold;
     s->n_threads = o->n_threads;
-    sleapc_backend_opts bo = {.n_threads = o->n_threads, .precision = o->precision};
+    sleapc_backend_opts bo = {
+        .n_threads = o->n_threads, .precision = o->precision, .device = o->device};
     sleapc_status st = sleapc__backend_create(o->backend, &m->graph, &bo, &s->be);
     if (st)
         return st;
@@ -351,6 +352,8 @@ sleapc_stage_info sleapc__stage_info(const sleapc_stage *s)
 {
     return (sleapc_stage_info){.model = s->model->dir,
                                .backend = sleapc__backend_name(s->be),
+                               .device = sleapc__backend_device(s->be),
+                               .device_name = sleapc__backend_device_name(s->be),
                                .precision = s->precision,
                                .bf16_error = s->bf16_error,
                                .bf16_moved = s->bf16_moved};

@@ -1,6 +1,7 @@
 /* The predictor: models + layer + batching (sleap-nn inference/predictor.py).
  * Arguments are checked by the public functions (api/predictor_public.c). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -104,6 +105,9 @@ static sleapc_status predictor_alloc(const sleapc_predictor_opts *opts, sleapc_p
     *out = NULL;
     sleapc_predictor_opts o = opts ? *opts : sleapc__predictor_opts_default();
     o.backend = registry_backend_name(o.backend);
+    if (o.device && strlen(o.device) >= sizeof((sleapc_predictor *)0)->device)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create predictor: device \"%s\": expected "
+                            "auto, cpu, cuda[:N], mps or gpu[:N]", o.device);
     sleapc_status st = check_opts(&o);
     if (st)
         return st;
@@ -111,6 +115,10 @@ static sleapc_status predictor_alloc(const sleapc_predictor_opts *opts, sleapc_p
     if (!p)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "create predictor: out of memory");
     p->opts = o;
+    if (o.device) {
+        snprintf(p->device, sizeof p->device, "%s", o.device);
+        p->opts.device = p->device;
+    }
     *out = p;
     return SLEAPC_OK;
 }

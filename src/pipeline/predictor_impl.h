@@ -24,6 +24,7 @@ struct sleapc_predictor {
      * unset (the writer assigns them). */
     sleapc_predictions results;
     sleapc_predictor_stats stats;
+    char device[16];             /* opts.device's copy */
 };
 
 /* The bodies of the public predictor functions (include/sleapc/predictor.h

@@ -121,6 +121,13 @@ static void add_stages(cJSON *j, const sleapc_predictor *p)
     }
     cJSON_AddStringToObject(j, "backend", n ? backend : (o->backend ? o->backend : "auto"));
     cJSON_AddStringToObject(j, "backend_requested", o->backend ? o->backend : "auto");
+    /* The device that ran the network: a stage's accelerator if any. */
+    const char *device = "cpu";
+    for (int i = 0; i < n; i++)
+        if (s[i].device && strcmp(s[i].device, "cpu") != 0)
+            device = s[i].device;
+    cJSON_AddStringToObject(j, "device", device);
+    cJSON_AddStringToObject(j, "device_requested", o->device ? o->device : "auto");
     cJSON_AddStringToObject(j, "precision",
                             n ? precision : sleapc__precision_name(o->precision));
     cJSON_AddStringToObject(j, "precision_requested", sleapc__precision_name(o->precision));
@@ -131,6 +138,9 @@ static void add_stages(cJSON *j, const sleapc_predictor *p)
             break;
         cJSON_AddStringToObject(e, "model", s[i].model);
         cJSON_AddStringToObject(e, "backend", s[i].backend);
+        cJSON_AddStringToObject(e, "device", s[i].device ? s[i].device : "cpu");
+        if (s[i].device_name && *s[i].device_name)
+            cJSON_AddStringToObject(e, "device_name", s[i].device_name);
         cJSON_AddStringToObject(e, "precision", sleapc__precision_name(s[i].precision));
         if (s[i].bf16_error >= 0)
             cJSON_AddNumberToObject(e, "bf16_head_rel_l2", s[i].bf16_error);

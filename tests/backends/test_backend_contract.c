@@ -219,7 +219,7 @@ static void check_nonconforming(void)
     fake_ops.name = NULL;
     check_refused("no name", "name");
     fake_ops = good;
-    const char *bad_devices[] = {"", "gpu", "cuda:", "cuda:x", "cpu0", "CPU"};
+    const char *bad_devices[] = {"", "tpu", "cuda:", "cuda:x", "cpu0", "CPU", "gpu:"};
     for (size_t i = 0; i < sizeof bad_devices / sizeof bad_devices[0]; i++) {
         fake_device = bad_devices[i];
         check_refused(bad_devices[i], "device");

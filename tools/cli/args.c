@@ -17,6 +17,23 @@ const char *cli_backends_used(void)
     return backends_used[0] ? backends_used : "no backend";
 }
 
+bool cli_device_parses(const char *d)
+{
+    if (strcmp(d, "auto") == 0 || strcmp(d, "cpu") == 0 || strcmp(d, "mps") == 0)
+        return true;
+    const char *rest = strncmp(d, "cuda", 4) == 0 ? d + 4 : strncmp(d, "gpu", 3) == 0 ? d + 3 : NULL;
+    if (!rest)
+        return false;
+    if (*rest == '\0')
+        return true;
+    if (*rest != ':' || !rest[1] || strlen(rest + 1) > 2)
+        return false;
+    for (const char *c = rest + 1; *c; c++)
+        if (*c < '0' || *c > '9')
+            return false;
+    return true;
+}
+
 /* Remember each backend the library reports building ("backend: NAME"). */
 void cli_note_backend(const char *name)
 {

@@ -20,6 +20,8 @@ extern int cli_quiet;
 /* The backends the library built so far ("native", "onednn+native"), as
  * its log lines name them (cli_note_backend). */
 const char *cli_backends_used(void);
+/* auto, cpu, cuda, cuda:N, mps, gpu, gpu:N. */
+bool cli_device_parses(const char *device);
 void cli_note_backend(const char *name);
 
 /* Print "sleapc: error: <message>" to stderr; returns 1 (the exit code). */

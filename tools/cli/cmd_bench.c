@@ -187,11 +187,13 @@ static void print_stages(const sleapc_predictor *p, bool json)
         const char *slash = strrchr(s.model, '/');
         const char *name = slash ? slash + 1 : s.model;
         if (json)
-            printf("%s{\"model\": \"%s\", \"backend\": \"%s\", \"precision\": \"%s\"}",
-                   i ? ", " : "", name, s.backend, sleapc_precision_name(s.precision));
+            printf("%s{\"model\": \"%s\", \"backend\": \"%s\", \"precision\": \"%s\", "
+                   "\"device\": \"%s\"}",
+                   i ? ", " : "", name, s.backend, sleapc_precision_name(s.precision), s.device);
         else
-            printf("%s %s: %s %s", i ? "," : "", name, s.backend,
-                   sleapc_precision_name(s.precision));
+            printf("%s %s: %s %s%s%s%s", i ? "," : "", name, s.backend,
+                   sleapc_precision_name(s.precision), *s.device_name ? " on " : "",
+                   *s.device_name ? s.device : "", *s.device_name ? "" : "");
         if (!json && s.bf16_error >= 0)
             printf(" (bf16 heads %.2f%% from fp32, %.2f%% of keypoints expected to move)",
                    100 * s.bf16_error, 100 * s.bf16_moved);
@@ -372,8 +374,16 @@ int cmd_bench(int argc, char **argv)
     if (backend_arg) {
         n_b = split_list(backend_arg, &bcopy, backends);
     } else {
+        /* A GPU backend only where there is a GPU: a software Vulkan device
+         * (lavapipe) is for tests, and runs only when named. */
+        sleapc_device_info devs[16];
+        int n_dev = sleapc_devices_list(devs, 16);
+        bool gpu = false;
+        for (int d = 0; d < n_dev && d < 16; d++)
+            gpu = gpu || strcmp(devs[d].kind, "software") != 0;
         for (int i = 0; i < sleapc_backend_count() && n_b < MAX_LIST; i++)
-            if (sleapc_backend_available(i))
+            if (sleapc_backend_available(i) &&
+                (gpu || strcmp(sleapc_backend_name(i), "vulkan") != 0))
                 backends[n_b++] = sleapc_backend_name(i);
     }
     int n_p = split_list(prec_arg, &pcopy, precs);

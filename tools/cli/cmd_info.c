@@ -4,12 +4,15 @@
 
 #include "cli.h"
 #include "sleapc/model.h"
+#include "sleapc/runner.h"
 
 static int usage(void)
 {
     printf("usage: sleapc info MODEL_DIR [--size HxW]\n"
            "       sleapc info -m MODEL_DIR [--size HxW]\n"
+           "       sleapc info --devices\n"
            "\n"
+           "  --devices              list the devices sleapc can run on (--device NAME)\n"
            "  -m, --model MODEL_DIR  a model folder in any format sleapc loads: sleap-nn\n"
            "                         (training_config.yaml + best.ckpt), SLEAP 1.x\n"
            "                         (training_config.json + best_model.h5), or a sleap-nn\n"
@@ -22,6 +25,23 @@ static int usage(void)
     return 0;
 }
 
+/* The CPU, then every GPU a backend of this build finds. */
+static int list_devices(void)
+{
+    printf("%-8s %-8s %-16s %s\n", "device", "backend", "kind", "name");
+    printf("%-8s %-8s %-16s %s\n", "cpu", "native", "CPU", "the CPU backends (native, onednn, "
+           "xnnpack)");
+    sleapc_device_info devs[16];
+    int n = sleapc_devices_list(devs, 16);
+    for (int i = 0; i < n && i < 16; i++)
+        printf("%-8s %-8s %-16s %s%s\n", devs[i].device, devs[i].backend, devs[i].kind,
+               devs[i].name,
+               strcmp(devs[i].kind, "software") == 0 ? " (only with --backend vulkan)" : "");
+    if (n == 0)
+        printf("(no GPU: no Vulkan device found, or this build has no vulkan backend)\n");
+    return 0;
+}
+
 int cmd_info(int argc, char **argv)
 {
     const char *model_path = NULL;
@@ -29,6 +49,8 @@ int cmd_info(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
             return usage();
+        if (strcmp(argv[i], "--devices") == 0)
+            return list_devices();
         if (cli_is_option(argv[i], "model", "-m")) {
             if (!(model_path = cli_option_value(argc, argv, &i, "model")))
                 return 1;

@@ -73,12 +73,12 @@ static int check_options(cli_predict_args *a)
 {
     if (a->n_models == 0 || a->n_inputs == 0)
         return cli_error("predict: -m MODEL_DIR and -i INPUT are required (see sleapc predict --help)");
-    if (a->device && strcmp(a->device, "cpu") != 0 && strcmp(a->device, "auto") != 0) {
-        if (strncmp(a->device, "cuda", 4) == 0 || strcmp(a->device, "mps") == 0)
-            return cli_error("--device %s: sleapc runs on the CPU only; use --device cpu (or "
-                             "leave it out) and --backend/--threads to choose how", a->device);
-        return cli_error("--device: expected cpu or auto (sleapc runs on the CPU), got \"%s\"",
-                         a->device);
+    if (a->device) {
+        if (!cli_device_parses(a->device))
+            return cli_error("--device: expected auto, cpu, cuda, cuda:N, mps, gpu or gpu:N, got "
+                             "\"%s\"",
+                             a->device);
+        a->o.device = a->device;
     }
     if (a->runtime && strcmp(a->runtime, "auto") != 0 && strcmp(a->runtime, "onnx") != 0)
         return cli_error("--runtime %s: sleapc runs exported models with its own ONNX "
@@ -221,14 +221,31 @@ static int crops_only_side(const cli_predict_args *a, const sleapc_predictor *p)
     return crop > 0 ? crop : 0;
 }
 
-static void print_summary(const char *input, const cli_run_totals *t, double elapsed,
-                          const char *pipeline, const char *backend)
+/* " (cuda:0, NVIDIA RTX A6000)" when a stage ran on an accelerator, else "". */
+static void accelerator_words(const sleapc_predictor *p, char *out, size_t cap)
 {
+    out[0] = '\0';
+    for (int i = 0; i < sleapc_predictor_n_stages(p); i++) {
+        sleapc_stage_info s;
+        if (sleapc_predictor_stage_info(p, i, &s) == SLEAPC_OK && s.device && s.device_name &&
+            *s.device_name) {
+            snprintf(out, cap, " (%s, %s)", s.device, s.device_name);
+            return;
+        }
+    }
+}
+
+static void print_summary(const char *input, const cli_run_totals *t, double elapsed,
+                          const char *pipeline, const char *backend, const sleapc_predictor *p)
+{
+    char accel[128];
+    accelerator_words(p, accel, sizeof accel);
     fprintf(stderr,
-            "sleapc: %s: %lld frames, %lld instances in %.1f s (%.1f FPS), %s model on %s "
+            "sleapc: %s: %lld frames, %lld instances in %.1f s (%.1f FPS), %s model on %s%s "
             "-> %s\n",
             input, (long long)t->frames, (long long)t->instances, elapsed,
-            elapsed > 0 ? (double)t->frames / elapsed : 0.0, pipeline, backend, t->outputs);
+            elapsed > 0 ? (double)t->frames / elapsed : 0.0, pipeline, backend, accel,
+            t->outputs);
 }
 
 int cmd_predict(int argc, char **argv)
@@ -317,7 +334,7 @@ int cmd_predict(int argc, char **argv)
         int r = cli_predict_input(&a, p, inputs.paths[i], shard_frames, &interrupted, &t);
         if (r == 0) {
             /* read now: "auto" names its backend once it has measured */
-            print_summary(inputs.paths[i], &t, now_s() - t0, pipeline, cli_backends_used());
+            print_summary(inputs.paths[i], &t, now_s() - t0, pipeline, cli_backends_used(), p);
             all_frames += t.frames;
             all_instances += t.instances;
         } else if (r == 130) {

@@ -1,0 +1,60 @@
+#!/bin/sh
+# One prepared run for a machine with an NVIDIA GPU (the Vulkan backend):
+# build, the Vulkan reference tests on the GPU (every case), network speed of
+# the four bench_configs networks at batch 1, 8 and 32 (Vulkan and the best CPU
+# backend), and predict end to end on centered_pair_small.mp4, top-down and
+# bottom-up. About 6 minutes; needs no network and no root, but a Vulkan
+# loader (libvulkan.so.1) and the GPU driver's Vulkan ICD (NVIDIA's driver
+# ships nvidia_icd.json): point VK_ICD_FILENAMES at it when the loader does not
+# find it, and LD_LIBRARY_PATH at a libvulkan.so.1 when there is none.
+#
+# Not yet here: the PyTorch CUDA eager comparison and fp16 (the backend is
+# fp32 only so far).
+#
+# Usage: bench/gpu/check.sh [DEVICE]   (DEVICE: cuda by default)
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+data=${SLEAPC_DATA_DIR:-$root/../shared/data}
+build=${SLEAPC_GPU_BUILD:-$root/build-gpu}
+device=${1:-cuda}
+jobs=$(nproc 2>/dev/null || echo 4)
+
+echo "== build ($build)"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSLEAPC_BUILD_TESTS=ON >/dev/null
+cmake --build "$build" -j "$jobs" --target sleapc_cli test_vulkan test_forward_reference \
+  test_predict_reference >/dev/null
+sleapc="$build/sleapc"
+"$sleapc" info --devices
+
+echo "== tests on $device"
+export SLEAPC_DATA_DIR="$data"
+# test_vulkan needs the validation layer (vulkan-validationlayers).
+if ls /usr/share/vulkan/explicit_layer.d/*validation* >/dev/null 2>&1 || [ -n "${VK_LAYER_PATH:-}" ]; then
+  "$build/tests/test_vulkan" | tail -1
+else
+  echo "test_vulkan: skipped (no Khronos validation layer here)"
+fi
+SLEAPC_BACKEND=vulkan SLEAPC_TEST_BACKEND=vulkan SLEAPC_TEST_FULL=1 \
+  "$build/tests/test_forward_reference" | tail -2
+SLEAPC_BACKEND=vulkan SLEAPC_TEST_BACKEND=vulkan SLEAPC_TEST_FULL=1 \
+  "$build/tests/test_predict_reference" | tail -2
+
+echo "== networks (random weights), batch 1, 8, 32"
+for cfg in "$data"/bench_configs/*.yaml; do
+  echo "-- $(basename "$cfg")"
+  "$sleapc" bench --config "$cfg" --random-weights --backend vulkan,native \
+    --batch 1,8,32 --runs 20
+done
+
+echo "== predict end to end ($device)"
+models="$data/sleap-nn-assets/model_ckpts"
+video="$data/sleap-nn-assets/datasets/centered_pair_small.mp4"
+out=$(mktemp -d)
+for dev in "$device" cpu; do
+  "$sleapc" predict -m "$models/minimal_instance_centroid" \
+    -m "$models/minimal_instance_centered_instance" -i "$video" --device "$dev" \
+    -o "$out/topdown_$dev.slp" -q
+  "$sleapc" predict -m "$models/minimal_instance_bottomup" -i "$video" --device "$dev" \
+    -o "$out/bottomup_$dev.slp" -q
+done
+rm -rf "$out"

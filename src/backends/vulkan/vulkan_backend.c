@@ -1,0 +1,171 @@
+/* Runs the graph IR with Vulkan compute shaders. The weights go up once at
+ * create; for each input shape (warmup, or the first forward of a new shape)
+ * a plan allocates the buffers and records one command buffer
+ * (vulkan_plan.c). A forward then only converts the input into the mapped
+ * staging buffer, submits the recorded commands, waits, applies the shared
+ * sigmoid to the sigmoid heads and hands out views of the mapped output
+ * buffers: no allocation, no recording. */
+#include "backends/vulkan/vulkan_backend.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backends/sigmoid.h"
+#include "backends/vulkan/vulkan_impl.h"
+#include "core/alloc.h"
+#include "core/error.h"
+#include "model/graph_input.h"
+
+typedef struct vulkan_state {
+    const sleapc_graph *g; /* borrowed: the model outlives the backend */
+    vk_context ctx;
+    vk_pipelines pl;
+    vk_weights w;
+    vk_plan plan;
+} vulkan_state;
+
+static sleapc_status plan(vulkan_state *vs, const int64_t shape[4])
+{
+    sleapc__vk_plan_destroy(&vs->ctx, vs->g, &vs->plan);
+    return sleapc__vk_plan_create(&vs->ctx, &vs->pl, &vs->w, vs->g, shape, &vs->plan);
+}
+
+static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
+                                    sleapc_tensor_map *out)
+{
+    vulkan_state *vs = be->impl;
+    const sleapc_graph *g = vs->g;
+    sleapc_status st = sleapc__graph_input_check(x, g->in_channels);
+    if (st)
+        return st;
+    int64_t shape[4] = {x->shape[0], g->in_channels, x->shape[2], x->shape[3]};
+    if (memcmp(shape, vs->plan.shape, sizeof shape) != 0) {
+        st = plan(vs, shape);
+        if (st)
+            return st;
+    }
+    st = sleapc__graph_input_prepare(x, g->in_channels, vs->plan.in.map);
+    if (!st)
+        st = sleapc__vk_submit_wait(&vs->ctx, vs->plan.cmd, vs->plan.fence);
+    for (int o = 0; o < g->n_outputs && !st; o++) {
+        const sleapc_graph_output *go = &g->outputs[o];
+        const int64_t *s = vs->plan.shapes[go->node];
+        float *data = vs->plan.out[o].map;
+        if (sleapc__vk_host_sigmoid(g, go->node))
+            sleapc__sigmoid_apply(data, s[2] ? s[0] * s[1] * s[2] * s[3] : s[0] * s[1]);
+        sleapc_tensor t = {.dtype = SLEAPC_DTYPE_F32,
+                           .ndim = s[2] ? 4 : 2,
+                           .shape = {s[0], s[1], s[2], s[3]},
+                           .data = data};
+        st = sleapc__tensor_map_set(out, go->name, &t);
+    }
+    return st;
+}
+
+/* Plan, then run once on zeros: the first submission pays for the driver's
+ * lazy work (shader compilation on some drivers, page faults). */
+static sleapc_status vulkan_warmup(sleapc_backend *be, const int64_t shape[4])
+{
+    vulkan_state *vs = be->impl;
+    int64_t s[4] = {shape[0], vs->g->in_channels, shape[2], shape[3]};
+    if (memcmp(s, vs->plan.shape, sizeof s) == 0)
+        return SLEAPC_OK;
+    sleapc_status st = plan(vs, s);
+    return st ? st : sleapc__vk_submit_wait(&vs->ctx, vs->plan.cmd, vs->plan.fence);
+}
+
+static void vulkan_destroy(sleapc_backend *be)
+{
+    if (!be)
+        return;
+    vulkan_state *vs = be->impl;
+    if (vs) {
+        if (vs->ctx.dev) {
+            vkDeviceWaitIdle(vs->ctx.dev);
+            sleapc__vk_plan_destroy(&vs->ctx, vs->g, &vs->plan);
+            sleapc__vk_weights_destroy(&vs->ctx, vs->g, &vs->w);
+            sleapc__vk_pipelines_destroy(&vs->ctx, &vs->pl);
+        }
+        sleapc__vk_context_destroy(&vs->ctx);
+        sleapc__free(vs);
+    }
+    sleapc__free(be);
+}
+
+static const struct sleapc_backend_ops vulkan_ops = {
+    .abi = SLEAPC_BACKEND_ABI,
+    .name = "vulkan",
+    .forward = vulkan_forward,
+    .warmup = vulkan_warmup,
+    .destroy = vulkan_destroy,
+};
+
+static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_opts *opts,
+                                   sleapc_backend **out)
+{
+    if (opts->precision != SLEAPC_PRECISION_FP32)
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "vulkan: computes in fp32 only for now, not %s",
+                            sleapc__precision_name(opts->precision));
+    sleapc_status st = sleapc__vk_check_graph(g);
+    if (st)
+        return st;
+    sleapc_backend *be = sleapc__calloc(1, sizeof *be);
+    vulkan_state *vs = sleapc__calloc(1, sizeof *vs);
+    if (!be || !vs) {
+        sleapc__free(be);
+        sleapc__free(vs);
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "vulkan: out of memory");
+    }
+    be->ops = &vulkan_ops;
+    be->impl = vs;
+    vs->g = g;
+    vk_device_query q = {.spec = opts->device, .allow_software = !opts->from_auto};
+    st = sleapc__vk_context_create(&q, &vs->ctx);
+    if (!st)
+        st = sleapc__vk_pipelines_create(&vs->ctx, &vs->pl);
+    if (!st)
+        st = sleapc__vk_weights_create(&vs->ctx, g, &vs->w);
+    if (st) {
+        vulkan_destroy(be);
+        return st;
+    }
+    snprintf(be->device, sizeof be->device, "%s", vs->ctx.device);
+    sleapc__log(SLEAPC_LOG_INFO, "vulkan: %s (%s)", vs->ctx.props.deviceName, be->device);
+    *out = be;
+    return SLEAPC_OK;
+}
+
+/* Whether Vulkan lists a GPU (score for "auto") or only a software device
+ * (which runs when asked for by name): looked up once per process. */
+static int probed_score;
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+
+static void probe(void)
+{
+    sleapc_device_info devs[16];
+    int n = sleapc__vk_list_devices(devs, 16);
+    for (int i = 0; i < n && i < 16; i++) {
+        int s = strcmp(devs[i].kind, "software") == 0 ? 1 : 30;
+        if (s > probed_score)
+            probed_score = s;
+    }
+}
+
+static int vulkan_score(void)
+{
+    pthread_once(&probe_once, probe);
+    return probed_score;
+}
+
+static int vulkan_list_devices(sleapc_device_info *out, int cap)
+{
+    return sleapc__vk_list_devices(out, cap);
+}
+
+const struct sleapc_backend_factory sleapc__vulkan_factory = {
+    .name = "vulkan",
+    .score = vulkan_score,
+    .create = vulkan_create,
+    .list_devices = vulkan_list_devices,
+};

@@ -1,0 +1,21 @@
+/* The Vulkan backend: the graph IR run by compute shaders on a GPU (NVIDIA,
+ * AMD, Intel; Apple through MoltenVK) or on a software Vulkan device (Mesa's
+ * lavapipe), fp32. vulkan.h stays inside this folder. */
+#ifndef SLEAPC_BACKENDS_VULKAN_BACKEND_H
+#define SLEAPC_BACKENDS_VULKAN_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backends/backend.h"
+
+extern const struct sleapc_backend_factory sleapc__vulkan_factory;
+
+/* SLEAPC_VULKAN_VALIDATION=1 in the environment turns on the Khronos
+ * validation layer for every Vulkan backend created afterwards, with a
+ * messenger that counts its warnings and errors (and logs them). *enabled:
+ * whether a backend has run with the layer; *messages: warnings and errors
+ * reported so far in this process. */
+void sleapc__vulkan_validation_stats(bool *enabled, int64_t *messages);
+
+#endif

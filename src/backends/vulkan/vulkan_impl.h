@@ -1,0 +1,141 @@
+/* Private to the Vulkan backend: the device context (vulkan_device.c),
+ * buffers (vulkan_buffer.c), the shader pipelines (vulkan_pipeline.c) and the
+ * per-shape plan of recorded commands (vulkan_plan.c) as the executor
+ * (vulkan_backend.c) uses them. */
+#ifndef SLEAPC_BACKENDS_VULKAN_IMPL_H
+#define SLEAPC_BACKENDS_VULKAN_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+#include "backends/backend.h"
+#include "model/graph.h"
+
+/* One instance, one physical device chosen by a device string, one logical
+ * device with one compute queue. */
+typedef struct vk_context {
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger; /* VK_NULL_HANDLE without validation */
+    VkPhysicalDevice phys;
+    VkPhysicalDeviceProperties props;
+    VkPhysicalDeviceMemoryProperties mem;
+    VkDevice dev;
+    VkQueue queue;
+    uint32_t queue_family;
+    VkCommandPool cmd_pool;
+    char device[16]; /* the contract's device string: "cuda:0", "mps", "gpu:1", "cpu" */
+} vk_context;
+
+/* Which devices a spec may pick. */
+typedef struct vk_device_query {
+    const char *spec;    /* NULL/"auto", "gpu", "gpu:N", "cuda", "cuda:N", "mps", "cpu" */
+    bool allow_software; /* lavapipe, SwiftShader: only when asked by name */
+} vk_device_query;
+
+/* Create the instance (with the validation layer under
+ * SLEAPC_VULKAN_VALIDATION), pick the device q names and create it.
+ * SLEAPC_ERR_UNSUPPORTED when there is no Vulkan or no such device. */
+sleapc_status sleapc__vk_context_create(const vk_device_query *q, vk_context *ctx);
+/* Accepts a zeroed context. */
+void sleapc__vk_context_destroy(vk_context *ctx);
+
+/* The devices Vulkan lists, as the contract names them. */
+int sleapc__vk_list_devices(sleapc_device_info *out, int cap);
+
+/* A storage buffer usable as a copy source and destination. Host-visible
+ * ones stay mapped (map), in memory the host reads fast where there is some. */
+typedef struct vk_buffer {
+    VkBuffer buf;
+    VkDeviceMemory mem;
+    VkDeviceSize size;
+    void *map;
+} vk_buffer;
+
+sleapc_status sleapc__vk_buffer_create(vk_context *ctx, VkDeviceSize size, bool host_visible,
+                                       vk_buffer *out);
+/* Accepts a zeroed buffer; leaves it zeroed. */
+void sleapc__vk_buffer_destroy(vk_context *ctx, vk_buffer *b);
+/* Copy bytes into a device buffer (through a staging buffer, waited for). */
+sleapc_status sleapc__vk_buffer_upload(vk_context *ctx, vk_buffer *dst, const void *data,
+                                       VkDeviceSize size);
+/* Submit one recorded command buffer and wait for it (fence reset after). */
+sleapc_status sleapc__vk_submit_wait(vk_context *ctx, VkCommandBuffer cmd, VkFence fence);
+const char *sleapc__vk_result_str(VkResult r);
+
+/* The shaders, one compute pipeline each, over one descriptor set layout
+ * (binding 0 the output, 1-2 the inputs, 3 the weights, 4 the bias) and up
+ * to VK_PUSH_BYTES of push constants. */
+typedef enum vk_kernel {
+    VK_K_CONV2D = 0,
+    VK_K_CONVT,
+    VK_K_MAXPOOL2,
+    VK_K_RESIZE,
+    VK_K_GLOBAL_MAXPOOL,
+    VK_K_LINEAR,
+    VK_K_SOFTMAX,
+    VK_K_PATCHES,
+    VK_K_DWCONV,
+    VK_K_LAYERNORM,
+    VK_K_SCALE_ADD,
+    VK_K_COUNT
+} vk_kernel;
+
+#define VK_N_BINDINGS 5
+#define VK_PUSH_BYTES 64
+
+typedef struct vk_pipelines {
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout layout;
+    VkPipeline pipe[VK_K_COUNT];
+} vk_pipelines;
+
+sleapc_status sleapc__vk_pipelines_create(vk_context *ctx, vk_pipelines *out);
+void sleapc__vk_pipelines_destroy(vk_context *ctx, vk_pipelines *p);
+
+/* conv2d.comp's tiling: output tile side and output channels per workgroup,
+ * and the largest kernel its shared memory holds. */
+#define VK_CONV_TILE 16
+#define VK_CONV_CO 8
+#define VK_CONV_MAX_K 7
+
+/* Whether the backend runs every node of g: SLEAPC_ERR_UNSUPPORTED naming
+ * the first node and op it lacks. */
+sleapc_status sleapc__vk_check_graph(const sleapc_graph *g);
+
+/* Weights uploaded once at create: per node, the weight (PyTorch layout)
+ * and the bias (zeros without one); unused nodes hold the dummy buffer. */
+typedef struct vk_weights {
+    vk_buffer *w, *b; /* per node; buf VK_NULL_HANDLE where the node has none */
+    vk_buffer dummy;  /* bound where a shader reads nothing */
+} vk_weights;
+
+sleapc_status sleapc__vk_weights_create(vk_context *ctx, const sleapc_graph *g, vk_weights *out);
+void sleapc__vk_weights_destroy(vk_context *ctx, const sleapc_graph *g, vk_weights *w);
+
+/* Everything for one input shape: a buffer per node, staging for the input
+ * and each output, one descriptor set per node and one command buffer that
+ * copies the input up, runs every node and copies the outputs down. */
+typedef struct vk_plan {
+    int64_t shape[4]; /* (B, C, H, W); all zero: no plan */
+    int64_t (*shapes)[4];
+    vk_buffer *node;  /* per node */
+    vk_buffer in;     /* host-visible input */
+    vk_buffer out[SLEAPC_GRAPH_MAX_OUTPUTS]; /* host-visible outputs */
+    VkDescriptorPool desc_pool;
+    VkDescriptorSet *sets;
+    VkCommandBuffer cmd;
+    VkFence fence;
+} vk_plan;
+
+sleapc_status sleapc__vk_plan_create(vk_context *ctx, const vk_pipelines *pl,
+                                     const vk_weights *w, const sleapc_graph *g,
+                                     const int64_t shape[4], vk_plan *out);
+void sleapc__vk_plan_destroy(vk_context *ctx, const sleapc_graph *g, vk_plan *p);
+
+/* Whether node i's sigmoid runs on the host after the download: a sigmoid
+ * node no other node reads, so its values are the shared sigmoid's
+ * (backends/sigmoid.h) as on every backend. */
+bool sleapc__vk_host_sigmoid(const sleapc_graph *g, int i);
+
+#endif

@@ -1,0 +1,116 @@
+/* One compute pipeline per embedded shader, all over one descriptor set
+ * layout and one push-constant range, so a node's descriptor set fits any of
+ * them (a LINEAR node's set also serves its softmax). */
+#include <string.h>
+
+#include "backends/vulkan/vulkan_impl.h"
+#include "backends/vulkan/vulkan_shaders.h"
+#include "core/error.h"
+
+typedef struct shader_code {
+    const uint32_t *words;
+    const size_t *n_words;
+    const char *name;
+} shader_code;
+
+static shader_code shader_of(vk_kernel k)
+{
+#define CODE(name) (shader_code){sleapc__vk_spv_##name, &sleapc__vk_spv_##name##_words, #name}
+    switch (k) {
+    case VK_K_CONV2D: return CODE(conv2d);
+    case VK_K_CONVT: return CODE(conv_transpose2d);
+    case VK_K_MAXPOOL2: return CODE(maxpool2);
+    case VK_K_RESIZE: return CODE(resize_bilinear);
+    case VK_K_GLOBAL_MAXPOOL: return CODE(global_maxpool);
+    case VK_K_LINEAR: return CODE(linear);
+    case VK_K_SOFTMAX: return CODE(softmax);
+    case VK_K_PATCHES: return CODE(patches);
+    case VK_K_DWCONV: return CODE(dwconv);
+    case VK_K_LAYERNORM: return CODE(layernorm);
+    case VK_K_SCALE_ADD: return CODE(scale_add);
+    case VK_K_COUNT: break;
+    }
+#undef CODE
+    return (shader_code){0};
+}
+
+static sleapc_status pipeline_create(vk_context *ctx, vk_pipelines *p, vk_kernel k)
+{
+    shader_code code = shader_of(k);
+    VkShaderModuleCreateInfo mci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                    .codeSize = *code.n_words * sizeof(uint32_t),
+                                    .pCode = code.words};
+    VkShaderModule mod = VK_NULL_HANDLE;
+    VkResult r = vkCreateShaderModule(ctx->dev, &mci, NULL, &mod);
+    if (r == VK_SUCCESS) {
+        VkComputePipelineCreateInfo ci = {
+            .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+            .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                      .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                      .module = mod,
+                      .pName = "main"},
+            .layout = p->layout};
+        r = vkCreateComputePipelines(ctx->dev, VK_NULL_HANDLE, 1, &ci, NULL, &p->pipe[k]);
+        if (r != VK_SUCCESS)
+            p->pipe[k] = VK_NULL_HANDLE;
+        vkDestroyShaderModule(ctx->dev, mod, NULL);
+    }
+    if (r != VK_SUCCESS)
+        return sleapc__fail(SLEAPC_ERR_BACKEND, "vulkan: shader %s on %s: %s", code.name,
+                            ctx->props.deviceName, sleapc__vk_result_str(r));
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__vk_pipelines_create(vk_context *ctx, vk_pipelines *out)
+{
+    memset(out, 0, sizeof *out);
+    VkDescriptorSetLayoutBinding b[VK_N_BINDINGS];
+    for (uint32_t i = 0; i < VK_N_BINDINGS; i++)
+        b[i] = (VkDescriptorSetLayoutBinding){.binding = i,
+                                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                              .descriptorCount = 1,
+                                              .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+    VkDescriptorSetLayoutCreateInfo dci = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .bindingCount = VK_N_BINDINGS,
+        .pBindings = b};
+    VkResult r = vkCreateDescriptorSetLayout(ctx->dev, &dci, NULL, &out->set_layout);
+    if (r != VK_SUCCESS) {
+        out->set_layout = VK_NULL_HANDLE;
+        return sleapc__fail(SLEAPC_ERR_BACKEND, "vulkan: descriptor set layout: %s",
+                            sleapc__vk_result_str(r));
+    }
+    VkPushConstantRange pc = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .size = VK_PUSH_BYTES};
+    VkPipelineLayoutCreateInfo lci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                      .setLayoutCount = 1,
+                                      .pSetLayouts = &out->set_layout,
+                                      .pushConstantRangeCount = 1,
+                                      .pPushConstantRanges = &pc};
+    r = vkCreatePipelineLayout(ctx->dev, &lci, NULL, &out->layout);
+    if (r != VK_SUCCESS) {
+        out->layout = VK_NULL_HANDLE;
+        sleapc__vk_pipelines_destroy(ctx, out);
+        return sleapc__fail(SLEAPC_ERR_BACKEND, "vulkan: pipeline layout: %s",
+                            sleapc__vk_result_str(r));
+    }
+    for (int k = 0; k < VK_K_COUNT; k++) {
+        sleapc_status st = pipeline_create(ctx, out, (vk_kernel)k);
+        if (st) {
+            sleapc__vk_pipelines_destroy(ctx, out);
+            return st;
+        }
+    }
+    return SLEAPC_OK;
+}
+
+void sleapc__vk_pipelines_destroy(vk_context *ctx, vk_pipelines *p)
+{
+    for (int k = 0; k < VK_K_COUNT; k++)
+        if (p->pipe[k])
+            vkDestroyPipeline(ctx->dev, p->pipe[k], NULL);
+    if (p->layout)
+        vkDestroyPipelineLayout(ctx->dev, p->layout, NULL);
+    if (p->set_layout)
+        vkDestroyDescriptorSetLayout(ctx->dev, p->set_layout, NULL);
+    memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,28 @@
+/* The compute shaders (shaders/NAME.comp) as SPIR-V, compiled by glslc at build
+ * time and embedded by cmake/SleapcEmbedSpirv.cmake into a generated C file:
+ * one array of words per shader, named after its file. */
+#ifndef SLEAPC_BACKENDS_VULKAN_SHADERS_H
+#define SLEAPC_BACKENDS_VULKAN_SHADERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SLEAPC_VK_SHADER(name)                         \
+    extern const uint32_t sleapc__vk_spv_##name[];     \
+    extern const size_t sleapc__vk_spv_##name##_words;
+
+SLEAPC_VK_SHADER(conv2d)
+SLEAPC_VK_SHADER(conv_transpose2d)
+SLEAPC_VK_SHADER(maxpool2)
+SLEAPC_VK_SHADER(resize_bilinear)
+SLEAPC_VK_SHADER(global_maxpool)
+SLEAPC_VK_SHADER(linear)
+SLEAPC_VK_SHADER(softmax)
+SLEAPC_VK_SHADER(patches)
+SLEAPC_VK_SHADER(dwconv)
+SLEAPC_VK_SHADER(layernorm)
+SLEAPC_VK_SHADER(scale_add)
+
+#undef SLEAPC_VK_SHADER
+
+#endif

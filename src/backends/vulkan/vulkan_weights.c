@@ -1,0 +1,148 @@
+/* What the Vulkan backend accepts of a graph, and the weights it uploads
+ * once at create. */
+#include <string.h>
+
+#include "backends/vulkan/vulkan_impl.h"
+#include "core/alloc.h"
+#include "core/error.h"
+
+sleapc_status sleapc__vk_check_graph(const sleapc_graph *g)
+{
+    for (int i = 0; i < g->n_nodes; i++) {
+        const sleapc_node *n = &g->nodes[i];
+        switch (n->op) {
+        case SLEAPC_OP_INPUT:
+        case SLEAPC_OP_MAXPOOL2D:
+        case SLEAPC_OP_UPSAMPLE2X:
+        case SLEAPC_OP_RESIZE_LIKE:
+        case SLEAPC_OP_CONCAT:
+        case SLEAPC_OP_GLOBAL_MAXPOOL:
+        case SLEAPC_OP_PATCHES:
+        case SLEAPC_OP_LAYERNORM:
+        case SLEAPC_OP_SCALE_ADD:
+            break;
+        case SLEAPC_OP_DWCONV:
+            if (n->act == SLEAPC_ACT_SOFTMAX)
+                return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                                    "vulkan: node %s: depthwise convolution with softmax is not "
+                                    "supported",
+                                    n->name);
+            break;
+        case SLEAPC_OP_CONV2D:
+            if (n->kernel < 1 || n->kernel > VK_CONV_MAX_K || n->kernel % 2 == 0 ||
+                n->act == SLEAPC_ACT_SOFTMAX)
+                return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                                    "vulkan: node %s: a %dx%d convolution%s is not supported",
+                                    n->name, n->kernel, n->kernel,
+                                    n->act == SLEAPC_ACT_SOFTMAX ? " with softmax" : "");
+            break;
+        case SLEAPC_OP_CONV_TRANSPOSE2D:
+            if (n->act != SLEAPC_ACT_NONE && n->act != SLEAPC_ACT_RELU)
+                return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                                    "vulkan: node %s: transposed convolution with activation %d "
+                                    "is not supported",
+                                    n->name, (int)n->act);
+            break;
+        case SLEAPC_OP_LINEAR:
+            if (n->act == SLEAPC_ACT_GELU)
+                return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                                    "vulkan: node %s: linear with GELU is not supported", n->name);
+            break;
+        default:
+            return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                                "vulkan: node %s: op %s is not supported by the vulkan backend "
+                                "yet",
+                                n->name, sleapc__op_name(n->op));
+        }
+    }
+    return SLEAPC_OK;
+}
+
+bool sleapc__vk_host_sigmoid(const sleapc_graph *g, int i)
+{
+    if (g->nodes[i].act != SLEAPC_ACT_SIGMOID)
+        return false;
+    for (int j = i + 1; j < g->n_nodes; j++)
+        for (int k = 0; k < g->nodes[j].n_inputs; k++)
+            if (g->nodes[j].inputs[k] == i)
+                return false;
+    return true;
+}
+
+/* Weight elements of node n (0: none). */
+static int64_t weight_numel(const sleapc_node *n)
+{
+    switch (n->op) {
+    case SLEAPC_OP_CONV2D: return (int64_t)n->c_out * n->c_in * n->kernel * n->kernel;
+    case SLEAPC_OP_CONV_TRANSPOSE2D: return (int64_t)n->c_in * n->c_out * 9;
+    case SLEAPC_OP_LINEAR: return (int64_t)n->c_out * n->c_in;
+    case SLEAPC_OP_DWCONV: return (int64_t)n->c_out * n->kernel * n->kernel;
+    case SLEAPC_OP_LAYERNORM: return n->c_out;
+    case SLEAPC_OP_SCALE_ADD: return n->weight ? n->c_in : 0;
+    default: return 0;
+    }
+}
+
+sleapc_status sleapc__vk_weights_create(vk_context *ctx, const sleapc_graph *g, vk_weights *out)
+{
+    memset(out, 0, sizeof *out);
+    out->w = sleapc__calloc((size_t)g->n_nodes, sizeof *out->w);
+    out->b = sleapc__calloc((size_t)g->n_nodes, sizeof *out->b);
+    if (!out->w || !out->b) {
+        sleapc__vk_weights_destroy(ctx, g, out);
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "vulkan: out of memory for the weights");
+    }
+    float zeros[4] = {0};
+    sleapc_status st = sleapc__vk_buffer_create(ctx, sizeof zeros, false, &out->dummy);
+    if (!st)
+        st = sleapc__vk_buffer_upload(ctx, &out->dummy, zeros, sizeof zeros);
+    for (int i = 0; i < g->n_nodes && !st; i++) {
+        const sleapc_node *n = &g->nodes[i];
+        int64_t nw = weight_numel(n);
+        if (nw == 0)
+            continue;
+        /* A LayerNorm without weight reads none (the shader's flag). */
+        if (!n->weight && n->op != SLEAPC_OP_LAYERNORM) {
+            st = sleapc__fail(SLEAPC_ERR_FORMAT, "vulkan: node %s has no weight", n->name);
+            break;
+        }
+        VkDeviceSize wb = (VkDeviceSize)nw * sizeof(float);
+        VkDeviceSize bb = (VkDeviceSize)n->c_out * sizeof(float);
+        if (n->weight) {
+            st = sleapc__vk_buffer_create(ctx, wb, false, &out->w[i]);
+            if (!st)
+                st = sleapc__vk_buffer_upload(ctx, &out->w[i], n->weight, wb);
+        }
+        if (n->op == SLEAPC_OP_SCALE_ADD)
+            continue; /* no bias */
+        if (!st)
+            st = sleapc__vk_buffer_create(ctx, bb, false, &out->b[i]);
+        if (st)
+            break;
+        if (n->bias) {
+            st = sleapc__vk_buffer_upload(ctx, &out->b[i], n->bias, bb);
+        } else {
+            float *z = sleapc__calloc((size_t)n->c_out, sizeof *z);
+            st = z ? sleapc__vk_buffer_upload(ctx, &out->b[i], z, bb)
+                   : sleapc__fail(SLEAPC_ERR_NOMEM, "vulkan: out of memory");
+            sleapc__free(z);
+        }
+    }
+    if (st)
+        sleapc__vk_weights_destroy(ctx, g, out);
+    return st;
+}
+
+void sleapc__vk_weights_destroy(vk_context *ctx, const sleapc_graph *g, vk_weights *w)
+{
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (w->w)
+            sleapc__vk_buffer_destroy(ctx, &w->w[i]);
+        if (w->b)
+            sleapc__vk_buffer_destroy(ctx, &w->b[i]);
+    }
+    sleapc__free(w->w);
+    sleapc__free(w->b);
+    sleapc__vk_buffer_destroy(ctx, &w->dummy);
+    memset(w, 0, sizeof *w);
+}

@@ -1,0 +1,544 @@
+/* The Vulkan backend against the native one on hand-built random graphs that
+ * cover every op it runs: both transposed-conv placements, RESIZE_LIKE to odd
+ * sizes and as an identity, one- to three-input concats, global max pool over
+ * a real window and over a 1 x 1 map, every activation, kernels 1 to 7,
+ * channel counts and map sizes that are no multiple of the conv shader's
+ * tiles, batch 1 to 3. Also: re-planning when the shape changes, no
+ * allocation in a warmed-up forward, refusals (an op it lacks, naming it; a
+ * shape too large), device strings, that "auto" never takes a software
+ * device, and failing allocations on every error path. Runs under the Khronos
+ * validation layer (zero messages). Skipped (77) when the backend is not
+ * built or Vulkan lists no device (CI runs it on Mesa's lavapipe).
+ *
+ * Tolerance: relative L2 <= 1e-5 per output. Both backends compute in
+ * float32 and differ only in summation order (and GELU's erf, within 1.5e-7),
+ * ~1e-7 per op; weights are scaled by 1/sqrt(fan-in) so activations stay O(1).
+ * A wrong tap, border, placement or channel order is off by ~1e-1. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#include "core/alloc.h"
+#include "sleapc/runner.h"
+#include "test_util.h"
+
+#define REL_L2_TOL 1e-5
+
+#if !SLEAPC_HAVE_VULKAN
+int main(void)
+{
+    printf("skipped: the vulkan backend is not built\n");
+    return 77;
+}
+#else
+#include "backends/vulkan/vulkan_backend.h"
+
+static const struct sleapc_backend_factory *vk_f, *native_f;
+
+/* A graph and the random arrays its nodes borrow. */
+typedef struct test_graph {
+    sleapc_graph g;
+    float *arrays[64];
+    int n_arrays;
+    unsigned seed;
+} test_graph;
+
+static float *rand_array(test_graph *t, size_t n, float scale)
+{
+    float *p = malloc(n * sizeof *p);
+    if (!p || t->n_arrays == 64)
+        abort(); /* the test's own setup, not the code under test */
+    for (size_t i = 0; i < n; i++) {
+        t->seed = t->seed * 1664525u + 1013904223u;
+        p[i] = scale * ((float)((t->seed >> 8) & 0xffffff) / 8388608.0f - 1.0f);
+    }
+    t->arrays[t->n_arrays++] = p;
+    return p;
+}
+
+static void graph_free(test_graph *t)
+{
+    for (int i = 0; i < t->n_arrays; i++)
+        free(t->arrays[i]);
+    sleapc__graph_clear(&t->g);
+}
+
+typedef struct node_spec {
+    sleapc_op op;
+    const char *name;
+    int n_inputs;
+    int inputs[SLEAPC_NODE_MAX_INPUTS];
+    int c_in, c_out, kernel;
+    sleapc_act act;
+    bool keras;
+    bool no_bias;
+} node_spec;
+
+static int add(test_graph *t, node_spec s)
+{
+    sleapc_node n = {.op = s.op,
+                     .n_inputs = s.n_inputs,
+                     .c_in = s.c_in,
+                     .c_out = s.c_out,
+                     .kernel = s.kernel,
+                     .act = s.act,
+                     .keras_placement = s.keras};
+    strncpy(n.name, s.name, sizeof n.name - 1);
+    memcpy(n.inputs, s.inputs, sizeof n.inputs);
+    size_t taps = s.op == SLEAPC_OP_LINEAR ? 1 : (size_t)s.kernel * (size_t)s.kernel;
+    if (s.op == SLEAPC_OP_CONV2D || s.op == SLEAPC_OP_CONV_TRANSPOSE2D ||
+        s.op == SLEAPC_OP_LINEAR) {
+        size_t fan_in = (size_t)s.c_in * taps;
+        n.weight = rand_array(t, (size_t)s.c_out * fan_in, 1.0f / sqrtf((float)fan_in));
+        n.bias = s.no_bias ? NULL : rand_array(t, (size_t)s.c_out, 0.2f);
+    }
+    int idx = -1;
+    CHECK_OK(sleapc__graph_add(&t->g, &n, &idx));
+    return idx;
+}
+
+#define NODE(...) add(t, (node_spec){__VA_ARGS__})
+
+/* Every op with PyTorch's transposed-conv placement; 3 input channels. */
+static void build_all_ops(test_graph *t)
+{
+    memset(t, 0, sizeof *t);
+    t->seed = 1;
+    t->g.in_channels = 3;
+    t->g.max_stride = 2;
+    int x = NODE(.op = SLEAPC_OP_INPUT, .name = "input");
+    int c0 = NODE(.op = SLEAPC_OP_CONV2D, .name = "c0", .n_inputs = 1, .inputs = {x}, .c_in = 3,
+                  .c_out = 8, .kernel = 3, .act = SLEAPC_ACT_RELU);
+    int c1 = NODE(.op = SLEAPC_OP_CONV2D, .name = "c1", .n_inputs = 1, .inputs = {c0}, .c_in = 8,
+                  .c_out = 8, .kernel = 5, .act = SLEAPC_ACT_RELU, .no_bias = true);
+    int p0 = NODE(.op = SLEAPC_OP_MAXPOOL2D, .name = "p0", .n_inputs = 1, .inputs = {c1});
+    int c2 = NODE(.op = SLEAPC_OP_CONV2D, .name = "c2", .n_inputs = 1, .inputs = {p0}, .c_in = 8,
+                  .c_out = 12, .kernel = 3, .act = SLEAPC_ACT_RELU);
+    int t0 = NODE(.op = SLEAPC_OP_CONV_TRANSPOSE2D, .name = "t0", .n_inputs = 1, .inputs = {c2},
+                  .c_in = 12, .c_out = 8, .kernel = 3, .act = SLEAPC_ACT_RELU);
+    int u0 = NODE(.op = SLEAPC_OP_UPSAMPLE2X, .name = "u0", .n_inputs = 1, .inputs = {c2});
+    int r0 = NODE(.op = SLEAPC_OP_RESIZE_LIKE, .name = "r0", .n_inputs = 2, .inputs = {t0, c1});
+    int r1 = NODE(.op = SLEAPC_OP_RESIZE_LIKE, .name = "r1", .n_inputs = 2, .inputs = {u0, c1});
+    int cat = NODE(.op = SLEAPC_OP_CONCAT, .name = "cat", .n_inputs = 3, .inputs = {c1, r0, r1});
+    int h0 = NODE(.op = SLEAPC_OP_CONV2D, .name = "h0", .n_inputs = 1, .inputs = {cat}, .c_in = 28,
+                  .c_out = 5, .kernel = 1);
+    int h1 = NODE(.op = SLEAPC_OP_CONV2D, .name = "h1", .n_inputs = 1, .inputs = {cat}, .c_in = 28,
+                  .c_out = 2, .kernel = 3, .act = SLEAPC_ACT_SIGMOID);
+    int gp = NODE(.op = SLEAPC_OP_GLOBAL_MAXPOOL, .name = "gp", .n_inputs = 1, .inputs = {c2});
+    int l0 = NODE(.op = SLEAPC_OP_LINEAR, .name = "l0", .n_inputs = 1, .inputs = {gp}, .c_in = 12,
+                  .c_out = 16, .act = SLEAPC_ACT_RELU);
+    int l1 = NODE(.op = SLEAPC_OP_LINEAR, .name = "l1", .n_inputs = 1, .inputs = {l0}, .c_in = 16,
+                  .c_out = 4, .act = SLEAPC_ACT_SOFTMAX);
+    int l2 = NODE(.op = SLEAPC_OP_LINEAR, .name = "l2", .n_inputs = 1, .inputs = {l0}, .c_in = 16,
+                  .c_out = 3, .act = SLEAPC_ACT_SIGMOID, .no_bias = true);
+    CHECK_OK(sleapc__graph_add_output(&t->g, "MapHead", h0, 1));
+    CHECK_OK(sleapc__graph_add_output(&t->g, "SigmoidMapHead", h1, 1));
+    CHECK_OK(sleapc__graph_add_output(&t->g, "SoftmaxVectorHead", l1, 0));
+    CHECK_OK(sleapc__graph_add_output(&t->g, "SigmoidVectorHead", l2, 0));
+}
+
+/* Keras placement, identities (equal-size RESIZE_LIKE, a one-input concat,
+ * global max pool of a 1 x 1 map for a 4 x 4 input), a bias-free transposed
+ * conv, and one node named by two outputs; 1 input channel. */
+static void build_keras(test_graph *t)
+{
+    memset(t, 0, sizeof *t);
+    t->seed = 2;
+    t->g.in_channels = 1;
+    t->g.max_stride = 4;
+    int x = NODE(.op = SLEAPC_OP_INPUT, .name = "input");
+    int c0 = NODE(.op = SLEAPC_OP_CONV2D, .name = "c0", .n_inputs = 1, .inputs = {x}, .c_in = 1,
+                  .c_out = 6, .kernel = 3, .act = SLEAPC_ACT_RELU);
+    int p0 = NODE(.op = SLEAPC_OP_MAXPOOL2D, .name = "p0", .n_inputs = 1, .inputs = {c0});
+    int t0 = NODE(.op = SLEAPC_OP_CONV_TRANSPOSE2D, .name = "t0", .n_inputs = 1, .inputs = {p0},
+                  .c_in = 6, .c_out = 4, .kernel = 3, .act = SLEAPC_ACT_RELU, .keras = true,
+                  .no_bias = true);
+    int r0 = NODE(.op = SLEAPC_OP_RESIZE_LIKE, .name = "r0", .n_inputs = 2, .inputs = {t0, c0});
+    int cat = NODE(.op = SLEAPC_OP_CONCAT, .name = "cat", .n_inputs = 1, .inputs = {r0});
+    int h0 = NODE(.op = SLEAPC_OP_CONV2D, .name = "h0", .n_inputs = 1, .inputs = {cat}, .c_in = 4,
+                  .c_out = 3, .kernel = 1);
+    int p1 = NODE(.op = SLEAPC_OP_MAXPOOL2D, .name = "p1", .n_inputs = 1, .inputs = {p0});
+    int gp = NODE(.op = SLEAPC_OP_GLOBAL_MAXPOOL, .name = "gp", .n_inputs = 1, .inputs = {p1});
+    int l0 = NODE(.op = SLEAPC_OP_LINEAR, .name = "l0", .n_inputs = 1, .inputs = {gp}, .c_in = 6,
+                  .c_out = 2);
+    CHECK_OK(sleapc__graph_add_output(&t->g, "KerasHead", h0, 1));
+    CHECK_OK(sleapc__graph_add_output(&t->g, "KerasHeadAgain", h0, 1));
+    CHECK_OK(sleapc__graph_add_output(&t->g, "ResizeOut", r0, 1));
+    CHECK_OK(sleapc__graph_add_output(&t->g, "Vec", l0, 0));
+}
+
+
+/* Wider maps and channel counts that are no multiple of the conv shader's
+ * blocks (4 input, 8 output channels, 16 x 16 tiles), every kernel size up
+ * to 7, GELU, and a sigmoid that another node reads (computed on the
+ * device). */
+static void build_tiles(test_graph *t)
+{
+    memset(t, 0, sizeof *t);
+    t->seed = 4;
+    t->g.in_channels = 3;
+    t->g.max_stride = 2;
+    int x = NODE(.op = SLEAPC_OP_INPUT, .name = "input");
+    int c0 = NODE(.op = SLEAPC_OP_CONV2D, .name = "c0", .n_inputs = 1, .inputs = {x}, .c_in = 3,
+                  .c_out = 13, .kernel = 7, .act = SLEAPC_ACT_RELU);
+    int c1 = NODE(.op = SLEAPC_OP_CONV2D, .name = "c1", .n_inputs = 1, .inputs = {c0}, .c_in = 13,
+                  .c_out = 21, .kernel = 3, .act = SLEAPC_ACT_GELU);
+    int c2 = NODE(.op = SLEAPC_OP_CONV2D, .name = "c2", .n_inputs = 1, .inputs = {c1}, .c_in = 21,
+                  .c_out = 9, .kernel = 1, .act = SLEAPC_ACT_SIGMOID);
+    int p0 = NODE(.op = SLEAPC_OP_MAXPOOL2D, .name = "p0", .n_inputs = 1, .inputs = {c2});
+    int t0 = NODE(.op = SLEAPC_OP_CONV_TRANSPOSE2D, .name = "t0", .n_inputs = 1, .inputs = {p0},
+                  .c_in = 9, .c_out = 17, .kernel = 3);
+    int r0 = NODE(.op = SLEAPC_OP_RESIZE_LIKE, .name = "r0", .n_inputs = 2, .inputs = {t0, c0});
+    int cat = NODE(.op = SLEAPC_OP_CONCAT, .name = "cat", .n_inputs = 2, .inputs = {r0, c2});
+    int h0 = NODE(.op = SLEAPC_OP_CONV2D, .name = "h0", .n_inputs = 1, .inputs = {cat}, .c_in = 26,
+                  .c_out = 11, .kernel = 5);
+    CHECK_OK(sleapc__graph_add_output(&t->g, "TileHead", h0, 1));
+}
+
+/* The ConvNeXt ops: a 4 x 4 patch stem (with padding), depthwise 7 x 7,
+ * LayerNorm (with and without weight), GELU, layer scale and a plain
+ * residual, a patch merge over odd sizes. */
+static void build_convnext(test_graph *t)
+{
+    memset(t, 0, sizeof *t);
+    t->seed = 5;
+    t->g.in_channels = 3;
+    t->g.max_stride = 8;
+    int x = NODE(.op = SLEAPC_OP_INPUT, .name = "input");
+    sleapc_node pn = {.op = SLEAPC_OP_PATCHES, .n_inputs = 1, .inputs = {x}, .kernel = 4,
+                      .stride = 4, .pad = 1};
+    strcpy(pn.name, "stem_patches");
+    int p0 = -1;
+    CHECK_OK(sleapc__graph_add(&t->g, &pn, &p0));
+    int s0 = NODE(.op = SLEAPC_OP_CONV2D, .name = "stem", .n_inputs = 1, .inputs = {p0},
+                  .c_in = 48, .c_out = 12, .kernel = 1);
+    sleapc_node dw = {.op = SLEAPC_OP_DWCONV, .n_inputs = 1, .inputs = {s0}, .c_in = 12,
+                      .c_out = 12, .kernel = 7, .weight = rand_array(t, 12 * 49, 1.0f / 7.0f),
+                      .bias = rand_array(t, 12, 0.2f)};
+    strcpy(dw.name, "dw");
+    int d0 = -1;
+    CHECK_OK(sleapc__graph_add(&t->g, &dw, &d0));
+    sleapc_node ln = {.op = SLEAPC_OP_LAYERNORM, .n_inputs = 1, .inputs = {d0}, .c_in = 12,
+                      .c_out = 12, .eps = 1e-6f, .weight = rand_array(t, 12, 1.0f),
+                      .bias = rand_array(t, 12, 0.2f)};
+    strcpy(ln.name, "ln");
+    int l0 = -1;
+    CHECK_OK(sleapc__graph_add(&t->g, &ln, &l0));
+    int f0 = NODE(.op = SLEAPC_OP_CONV2D, .name = "fc1", .n_inputs = 1, .inputs = {l0},
+                  .c_in = 12, .c_out = 24, .kernel = 1, .act = SLEAPC_ACT_GELU);
+    int f1 = NODE(.op = SLEAPC_OP_CONV2D, .name = "fc2", .n_inputs = 1, .inputs = {f0},
+                  .c_in = 24, .c_out = 12, .kernel = 1);
+    sleapc_node sa = {.op = SLEAPC_OP_SCALE_ADD, .n_inputs = 2, .inputs = {s0, f1}, .c_in = 12,
+                      .c_out = 12, .weight = rand_array(t, 12, 0.5f)};
+    strcpy(sa.name, "residual");
+    int r0 = -1;
+    CHECK_OK(sleapc__graph_add(&t->g, &sa, &r0));
+    sleapc_node ln2 = {.op = SLEAPC_OP_LAYERNORM, .n_inputs = 1, .inputs = {r0}, .c_in = 12,
+                       .c_out = 12, .eps = 1e-5f};
+    strcpy(ln2.name, "ln_plain");
+    int l1 = -1;
+    CHECK_OK(sleapc__graph_add(&t->g, &ln2, &l1));
+    sleapc_node plain = {.op = SLEAPC_OP_SCALE_ADD, .n_inputs = 2, .inputs = {l1, r0},
+                         .c_in = 12, .c_out = 12};
+    strcpy(plain.name, "plain_add");
+    int a0 = -1;
+    CHECK_OK(sleapc__graph_add(&t->g, &plain, &a0));
+    sleapc_node pm = {.op = SLEAPC_OP_PATCHES, .n_inputs = 1, .inputs = {a0}, .kernel = 2,
+                      .stride = 2, .patch_merge = true};
+    strcpy(pm.name, "merge");
+    int m0 = -1;
+    CHECK_OK(sleapc__graph_add(&t->g, &pm, &m0));
+    int h0 = NODE(.op = SLEAPC_OP_CONV2D, .name = "head", .n_inputs = 1, .inputs = {m0},
+                  .c_in = 48, .c_out = 5, .kernel = 3);
+    CHECK_OK(sleapc__graph_add_output(&t->g, "ConvNeXtHead", h0, 8));
+    CHECK_OK(sleapc__graph_add_output(&t->g, "StemOut", a0, 4));
+}
+
+static float *rand_input(const int64_t shape[4], unsigned seed)
+{
+    int64_t n = shape[0] * shape[1] * shape[2] * shape[3];
+    float *p = malloc((size_t)n * sizeof *p);
+    if (!p)
+        abort();
+    for (int64_t i = 0; i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        p[i] = (float)((seed >> 8) & 0xffffff) / 16777216.0f; /* [0, 1) */
+    }
+    return p;
+}
+
+static sleapc_backend *create(const struct sleapc_backend_factory *f, const sleapc_graph *g,
+                              int n_threads, sleapc_precision prec)
+{
+    sleapc_backend *be = NULL;
+    sleapc_backend_opts opts = {.n_threads = n_threads, .precision = prec};
+    CHECK_OK(sleapc__backend_create_from(f, g, &opts, &be));
+    return be;
+}
+
+/* Run both backends on one random input of `shape` and compare every output;
+ * returns the worst relative L2. */
+static double compare(sleapc_backend *xb, sleapc_backend *nb, const sleapc_graph *g,
+                      const int64_t shape[4], double tol, const char *what)
+{
+    float *px = rand_input(shape, (unsigned)(shape[0] * 7 + shape[2] * 131 + shape[3]));
+    sleapc_tensor x = {.dtype = SLEAPC_DTYPE_F32,
+                       .ndim = 4,
+                       .shape = {shape[0], shape[1], shape[2], shape[3]},
+                       .data = px};
+    sleapc_tensor_map xo = {0}, no = {0};
+    CHECK_OK(sleapc__backend_forward(xb, &x, &xo));
+    CHECK_OK(sleapc__backend_forward(nb, &x, &no));
+    double worst = 0;
+    CHECK_MSG(xo.n == g->n_outputs, "%s: %d outputs", what, xo.n);
+    for (int o = 0; o < g->n_outputs; o++) {
+        const char *name = g->outputs[o].name;
+        const sleapc_tensor *a = sleapc__tensor_map_get(&xo, name);
+        const sleapc_tensor *b = sleapc__tensor_map_get(&no, name);
+        CHECK_MSG(a && b, "%s: output %s missing", what, name);
+        if (!a || !b)
+            continue;
+        bool same = a->dtype == SLEAPC_DTYPE_F32 && a->ndim == b->ndim;
+        for (int d = 0; same && d < b->ndim; d++)
+            same = a->shape[d] == b->shape[d];
+        CHECK_MSG(same, "%s: output %s: shape differs from native", what, name);
+        if (!same)
+            continue;
+        double err = test_rel_l2(a->data, b->data, sleapc_tensor_numel(b));
+        CHECK_MSG(err <= tol, "%s: %s (%lld x %lld, batch %lld): relative L2 %.3g > %.0e", what,
+                  name, (long long)shape[2], (long long)shape[3], (long long)shape[0], err, tol);
+        if (!(err <= worst))
+            worst = err;
+    }
+    free(px);
+    return worst;
+}
+
+/* A forward of the planned shape makes no allocation. */
+static void check_no_alloc(sleapc_backend *be, const int64_t shape[4], const char *what)
+{
+    float *px = rand_input(shape, 99);
+    sleapc_tensor x = {.dtype = SLEAPC_DTYPE_F32,
+                       .ndim = 4,
+                       .shape = {shape[0], shape[1], shape[2], shape[3]},
+                       .data = px};
+    sleapc_tensor_map out = {0};
+    int64_t before = sleapc__alloc_count();
+    CHECK_OK(sleapc__backend_forward(be, &x, &out));
+    CHECK_MSG(sleapc__alloc_count() == before, "%s: forward allocated %lld times", what,
+              (long long)(sleapc__alloc_count() - before));
+    free(px);
+}
+
+static void check_graph(const sleapc_graph *g, const int64_t (*shapes)[4], int n_shapes,
+                        const char *what)
+{
+    sleapc_backend *xb = create(vk_f, g, 2, SLEAPC_PRECISION_FP32);
+    sleapc_backend *nb = create(native_f, g, 2, SLEAPC_PRECISION_FP32);
+    if (xb && nb) {
+        /* Warmed up: the first forward allocates nothing. */
+        CHECK_OK(sleapc__backend_warmup(xb, shapes[0]));
+        check_no_alloc(xb, shapes[0], what);
+        /* Every shape in turn, then the first again: each change re-plans and
+         * the results follow the new shape; once planned, no allocation. */
+        for (int k = 0; k <= n_shapes; k++) {
+            const int64_t *s = shapes[k % n_shapes];
+            compare(xb, nb, g, s, REL_L2_TOL, what);
+            check_no_alloc(xb, s, what);
+        }
+    }
+    sleapc__backend_destroy(xb);
+    sleapc__backend_destroy(nb);
+}
+
+static void check_refusals(test_graph *all)
+{
+    sleapc_backend *be = (sleapc_backend *)1;
+    sleapc_backend_opts fp32_opts = {.n_threads = 1};
+    sleapc_backend_opts bf16 = {.n_threads = 1, .precision = SLEAPC_PRECISION_BF16};
+    CHECK(sleapc__backend_create_from(vk_f, &all->g, &bf16, &be) == SLEAPC_ERR_UNSUPPORTED);
+    CHECK(be == NULL);
+    CHECK(strstr(sleapc_last_error(), "bf16") != NULL);
+
+    /* An op it lacks (SwinT's window attention) is refused naming the
+     * node and the op, so "auto" falls back to another backend. */
+    test_graph p;
+    memset(&p, 0, sizeof p);
+    p.g.in_channels = 1;
+    p.g.in_channels = 3;
+    int px = add(&p, (node_spec){.op = SLEAPC_OP_INPUT, .name = "input"});
+    sleapc_node wa = {.op = SLEAPC_OP_WINDOW_ATTENTION, .n_inputs = 1, .inputs = {px}, .c_in = 1,
+                      .c_out = 1, .kernel = 2, .heads = 1,
+                      .weight = rand_array(&p, 9, 0.1f)};
+    strcpy(wa.name, "stage1_attention");
+    int pi = -1;
+    CHECK_OK(sleapc__graph_add(&p.g, &wa, &pi));
+    CHECK_OK(sleapc__graph_add_output(&p.g, "Head", pi, 1));
+    CHECK(sleapc__backend_create_from(vk_f, &p.g, &fp32_opts, &be) == SLEAPC_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(sleapc_last_error(), "stage1_attention") &&
+                  strstr(sleapc_last_error(), "window_attention"),
+              "message: %s", sleapc_last_error());
+    graph_free(&p);
+
+    /* Softmax over a map's channels is not an IR operation: refused, naming
+     * the node, and "auto" falls back to another backend. */
+    test_graph t;
+    memset(&t, 0, sizeof t);
+    t.g.in_channels = 1;
+    int x = add(&t, (node_spec){.op = SLEAPC_OP_INPUT, .name = "input"});
+    int c = add(&t, (node_spec){.op = SLEAPC_OP_CONV2D,
+                                .name = "odd_softmax_conv",
+                                .n_inputs = 1,
+                                .inputs = {x},
+                                .c_in = 1,
+                                .c_out = 2,
+                                .kernel = 1,
+                                .act = SLEAPC_ACT_SOFTMAX});
+    CHECK_OK(sleapc__graph_add_output(&t.g, "Head", c, 1));
+    sleapc_backend_opts fp32 = {.n_threads = 1};
+    CHECK(sleapc__backend_create_from(vk_f, &t.g, &fp32, &be) == SLEAPC_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(sleapc_last_error(), "odd_softmax_conv") != NULL, "message: %s",
+              sleapc_last_error());
+    graph_free(&t);
+}
+
+/* A shape past what the shaders can index is refused at planning (warmup needs
+ * no data), and the backend still runs a normal shape afterwards. */
+static void check_too_large(const sleapc_graph *g)
+{
+    sleapc_backend *xb = create(vk_f, g, 1, SLEAPC_PRECISION_FP32);
+    if (!xb)
+        return;
+    const int64_t huge[4] = {1, 1, (int64_t)1 << 25, 4};
+    CHECK(sleapc__backend_warmup(xb, huge) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(strstr(sleapc_last_error(), "too large") != NULL);
+    const int64_t ok[4] = {1, 1, 8, 8};
+    CHECK_OK(sleapc__backend_warmup(xb, ok));
+    check_no_alloc(xb, ok, "after a refused shape");
+    sleapc__backend_destroy(xb);
+}
+
+/* The Nth allocation fails, for every N until the whole sequence succeeds:
+ * each failure is an error with a message (ASan checks that nothing leaks). */
+static void check_alloc_failures(const sleapc_graph *g)
+{
+    const int64_t s[4] = {1, 1, 9, 7};
+    float *px = rand_input(s, 5);
+    sleapc_tensor x = {.dtype = SLEAPC_DTYPE_F32, .ndim = 4, .shape = {1, 1, 9, 7}, .data = px};
+    bool done = false;
+    for (int64_t n = 1; n < 5000 && !done; n++) {
+        sleapc_backend *be = NULL;
+        sleapc_tensor_map out = {0};
+        sleapc_backend_opts opts = {.n_threads = 2};
+        sleapc__alloc_fail_after(n);
+        sleapc_status st = sleapc__backend_create_from(vk_f, g, &opts, &be);
+        if (!st)
+            st = sleapc__backend_forward(be, &x, &out);
+        sleapc__alloc_fail_after(0);
+        if (st == SLEAPC_OK) {
+            done = true;
+        } else {
+            CHECK_MSG(st == SLEAPC_ERR_NOMEM || st == SLEAPC_ERR_BACKEND,
+                      "allocation %lld failing: status %d: %s", (long long)n, (int)st,
+                      sleapc_last_error());
+            CHECK(strlen(sleapc_last_error()) > 0);
+        }
+        sleapc__backend_destroy(be);
+    }
+    CHECK(done);
+    free(px);
+}
+
+/* The device string names what ran; a device that is not there is refused
+ * with UNSUPPORTED; "auto" never takes a software device. */
+static void check_devices(const sleapc_graph *g)
+{
+    sleapc_device_info devs[16];
+    int n = sleapc_devices_list(devs, 16);
+    CHECK(n >= 1);
+    bool only_software = true;
+    for (int i = 0; i < n && i < 16; i++)
+        only_software = only_software && strcmp(devs[i].kind, "software") == 0;
+    sleapc_backend *be = create(vk_f, g, 1, SLEAPC_PRECISION_FP32);
+    if (be) {
+        CHECK_MSG(strcmp(be->device, devs[0].device) == 0 || !only_software,
+                  "device %s, listed %s", be->device, devs[0].device);
+        sleapc__backend_destroy(be);
+    }
+    be = NULL;
+    sleapc_backend_opts missing = {.n_threads = 1, .device = "cuda:9"};
+    CHECK(sleapc__backend_create_from(vk_f, g, &missing, &be) == SLEAPC_ERR_UNSUPPORTED);
+    CHECK(be == NULL);
+    sleapc_backend_opts bad = {.n_threads = 1, .device = "tpu"};
+    CHECK(sleapc__backend_create_from(vk_f, g, &bad, &be) == SLEAPC_ERR_INVALID_ARG);
+    if (only_software) {
+        sleapc_backend_opts from_auto = {.n_threads = 1, .from_auto = true};
+        CHECK(sleapc__backend_create_from(vk_f, g, &from_auto, &be) == SLEAPC_ERR_UNSUPPORTED);
+        CHECK(strstr(sleapc_last_error(), "software") != NULL);
+        CHECK(be == NULL);
+        sleapc_backend_opts cpu = {.n_threads = 1, .device = "cpu"};
+        CHECK_OK(sleapc__backend_create_from(vk_f, g, &cpu, &be));
+        if (be)
+            CHECK(strcmp(be->device, "cpu") == 0);
+        sleapc__backend_destroy(be);
+    }
+}
+
+int main(void)
+{
+    for (int i = 0; i < sleapc__backend_count(); i++) {
+        const struct sleapc_backend_factory *f = sleapc__backend_factory(i);
+        if (strcmp(f->name, "vulkan") == 0)
+            vk_f = f;
+        else if (strcmp(f->name, "native") == 0)
+            native_f = f;
+    }
+    if (!vk_f || vk_f->score() <= 0) {
+        printf("skipped: the vulkan backend is not built or finds no Vulkan device\n");
+        return 77;
+    }
+    CHECK(native_f != NULL);
+    if (!native_f)
+        return test_finish();
+    /* Everything but the allocation-failure sweep runs under the validation
+     * layer, which must report nothing. */
+    setenv("SLEAPC_VULKAN_VALIDATION", "1", 1);
+
+    test_graph all, keras, tiles, convnext;
+    build_all_ops(&all);
+    build_keras(&keras);
+    build_tiles(&tiles);
+    build_convnext(&convnext);
+    /* Odd sizes make RESIZE_LIKE a real resize; even ones an identity. */
+    const int64_t all_shapes[][4] = {{1, 3, 13, 11}, {3, 3, 13, 11}, {1, 3, 16, 16}};
+    check_graph(&all.g, all_shapes, 3, "all ops");
+    const int64_t keras_shapes[][4] = {{1, 1, 4, 4}, {3, 1, 9, 7}, {3, 1, 12, 10}};
+    check_graph(&keras.g, keras_shapes, 3, "keras placement");
+    const int64_t tile_shapes[][4] = {{2, 3, 37, 21}, {1, 3, 16, 48}};
+    check_graph(&tiles.g, tile_shapes, 2, "tiles");
+    /* 44 / 4 = 11 (odd, so the merge pads) and 36 / 4 = 9. */
+    const int64_t convnext_shapes[][4] = {{2, 3, 44, 36}, {1, 3, 32, 32}};
+    check_graph(&convnext.g, convnext_shapes, 2, "convnext ops");
+
+    check_refusals(&all);
+    check_too_large(&keras.g);
+    check_devices(&keras.g);
+
+    bool layer_on = false;
+    int64_t messages = -1;
+    sleapc__vulkan_validation_stats(&layer_on, &messages);
+    CHECK_MSG(layer_on, "the validation layer did not run (install vulkan-validationlayers)");
+    CHECK_MSG(messages == 0, "%lld validation messages", (long long)messages);
+
+    unsetenv("SLEAPC_VULKAN_VALIDATION");
+    check_alloc_failures(&keras.g);
+
+    graph_free(&all);
+    graph_free(&keras);
+    graph_free(&tiles);
+    graph_free(&convnext);
+    return test_finish();
+}
+#endif
