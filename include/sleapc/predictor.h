@@ -40,6 +40,7 @@ typedef struct sleapc_predictor_opts {
     const char *anchor_part;         /* NULL: from the config; centroid models: the node
                                         that holds the centroid. Not kept: must outlive
                                         sleapc_predictor_create */
+    sleapc_conv_method conv;         /* DIRECT (native backend, see runner.h) */
 } sleapc_predictor_opts;
 
 SLEAPC_API sleapc_predictor_opts sleapc_predictor_opts_default(void);

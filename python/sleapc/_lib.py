@@ -38,6 +38,8 @@ class PredictorOpts(ctypes.Structure):
         ("ensure_rgb", ctypes.c_int),
         ("ensure_grayscale", ctypes.c_int),
         ("precision", ctypes.c_int),
+        ("anchor_part", ctypes.c_char_p),
+        ("conv", ctypes.c_int),
     ]
 
 
@@ -121,7 +123,7 @@ def _load():
 lib = _load()
 
 # The C structs below are those of this ABI level (include/sleapc/sleapc.h).
-ABI_VERSION = 2
+ABI_VERSION = 3
 lib.sleapc_abi_version.restype = ctypes.c_int
 if lib.sleapc_abi_version() != ABI_VERSION:
     raise ImportError(f"sleapc: {lib._name} has ABI version {lib.sleapc_abi_version()}; "

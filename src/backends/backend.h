@@ -47,6 +47,9 @@ typedef struct sleapc_backend_opts {
                                     SLEAPC_ERR_UNSUPPORTED from create */
     unsigned bf16_keep;          /* bf16: the nodes kept in float32
                                     (bf16_policy.h bits); 0: the default */
+    sleapc_conv_method conv;     /* native: 3x3 convs direct or Winograd */
+    int winograd_tile;           /* native, conv WINOGRAD: F(m) on every 3x3 conv,
+                                    accurate or not (tests); 0: chosen per layer */
 } sleapc_backend_opts;
 
 struct sleapc_backend_factory {

@@ -24,7 +24,12 @@
  * differ by design.
  *
  * The ConvNeXt / SwinT cases of reference-backbones/ are checked the same
- * way, at the same tolerances (their heads match within ~3e-6). */
+ * way, at the same tolerances (their heads match within ~3e-6).
+ *
+ * Each case runs again on the native backend with --conv winograd (every
+ * 3x3 conv on the fastest accurate Winograd tile size), at the same
+ * tolerances: its heads stay within 3.4e-5 of sleap-nn's on every case
+ * (test_forward_reference), like the direct method's. */
 #include <math.h>
 
 #include "../layers/ops_ref_cases.h"
@@ -308,6 +313,26 @@ static void check_bf16(const char *id, const char *const *paths, int n_dirs,
     sleapc_log_set(NULL, NULL);
 }
 
+/* The case once more with Winograd convolutions on the native backend. */
+static void check_winograd(const char *id, const char *const *paths, int n_dirs,
+                           const sleapc_predictor_opts *base, const sleapc_tensor *frame,
+                           bool reliable)
+{
+    sleapc_predictor_opts o = *base;
+    o.backend = "native";
+    o.conv = SLEAPC_CONV_WINOGRAD;
+    sleapc_predictor *p = NULL;
+    CHECK_OK(sleapc_predictor_create(paths, n_dirs, &o, &p));
+    if (p) {
+        int failed = test_n_failed;
+        CHECK_OK(sleapc_predictor_run(p, frame));
+        check_outputs(id, &p->outputs, 0, reliable);
+        CHECK_MSG(test_n_failed == failed, "%s: the failures above are with --conv winograd",
+                  id);
+    }
+    sleapc_predictor_destroy(p);
+}
+
 static void check_case(const char *id)
 {
     cJSON *m = ref_manifest(id);
@@ -340,6 +365,11 @@ static void check_case(const char *id)
         check_outputs(id, &p->outputs, 1, reliable);
         free(two.data);
         /* Under the sanitizers every third case: the same code paths. */
+#ifdef SLEAPC_SANITIZED
+        static int n_wino;
+        if (n_wino++ % 3 == 0)
+#endif
+            check_winograd(id, paths, n_dirs, &o, &frame, reliable);
 #ifdef SLEAPC_SANITIZED
         static int n_bf16;
         if (reliable && n_bf16++ % 3 == 0)
