@@ -10,7 +10,9 @@
  * stays meaningful on a machine shared with other jobs, where wall time
  * does not. A summary per op kind follows each network.
  * Usage: bench_native_layers [configs_dir ("": default)] [n_threads (2)] [runs (5)] [filter]
- *   filter: only configs whose file name contains it. */
+ *                            [conv (direct)]
+ *   filter: only configs whose file name contains it; conv: direct, winograd or auto, the
+ *   3x3 convs' method (GFLOP counts the direct method's FLOPs whichever runs). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,7 +131,7 @@ static void report(const sleapc_graph *g, const int64_t (*shapes)[4], const prof
 }
 
 static void bench_one(const char *dir, const bench_case *c, int n_threads, int runs,
-                      double peak1)
+                      double peak1, sleapc_conv_method conv)
 {
     sleapc_model_config cfg;
     sleapc_weights w = {0};
@@ -157,7 +159,7 @@ static void bench_one(const char *dir, const bench_case *c, int n_threads, int r
         goto fail;
     sleapc_tensor x = {.dtype = SLEAPC_DTYPE_F32, .ndim = 4,
                        .shape = {1, g.in_channels, c->h, c->w}, .data = img};
-    sleapc_backend_opts opts = {.n_threads = n_threads};
+    sleapc_backend_opts opts = {.n_threads = n_threads, .conv = conv};
     sleapc_tensor_map out = {0};
     st = sleapc__backend_create_from(&sleapc__native_factory, &g, &opts, &be);
     if (!st)
@@ -186,10 +188,13 @@ static void bench_one(const char *dir, const bench_case *c, int n_threads, int r
         }
     }
     double gflop = sleapc__graph_flops(&g, 1, c->h, c->w) * 1e-9;
-    printf("%s: %dx%dx%d, %.2f GFLOP, %d threads, best of %d runs: %.1f ms wall "
+    printf("%s: %dx%dx%d, %.2f GFLOP, %d threads, conv %s, best of %d runs: %.1f ms wall "
            "(%.1f GFLOP/s)\n",
-           c->file, g.in_channels, c->h, c->w, gflop, n_threads, runs, 1e3 * best_total,
-           gflop / best_total);
+           c->file, g.in_channels, c->h, c->w, gflop, n_threads,
+           conv == SLEAPC_CONV_DIRECT     ? "direct"
+           : conv == SLEAPC_CONV_WINOGRAD ? "winograd"
+                                          : "auto",
+           runs, 1e3 * best_total, gflop / best_total);
     report(&g, (const int64_t(*)[4])shapes, &p, peak1);
     goto done;
 fail:
@@ -214,6 +219,10 @@ int main(int argc, char **argv)
     int n_threads = argc > 2 ? atoi(argv[2]) : 2;
     int runs = argc > 3 ? atoi(argv[3]) : 5;
     const char *filter = argc > 4 ? argv[4] : "";
+    const char *conv_arg = argc > 5 ? argv[5] : "direct";
+    sleapc_conv_method conv = strcmp(conv_arg, "auto") == 0       ? SLEAPC_CONV_AUTO
+                              : strcmp(conv_arg, "winograd") == 0 ? SLEAPC_CONV_WINOGRAD
+                                                                  : SLEAPC_CONV_DIRECT;
     n_threads = n_threads < 1 ? 1 : n_threads;
     runs = runs < 1 ? 1 : runs;
     double peak1 = sleapc__cpu_peak_gflops(1, false, 0.3);
@@ -221,6 +230,6 @@ int main(int argc, char **argv)
            peak1);
     for (int i = 0; i < BENCH_N_CASES; i++)
         if (strstr(bench_cases[i].file, filter))
-            bench_one(dir, &bench_cases[i], n_threads, runs, peak1);
+            bench_one(dir, &bench_cases[i], n_threads, runs, peak1, conv);
     return 0;
 }

@@ -23,6 +23,19 @@ typedef enum sleapc_precision {
     SLEAPC_PRECISION_BF16_EMULATED
 } sleapc_precision;
 
+/* How the native backend computes its 3x3 stride-1 float32 convolutions;
+ * other backends ignore it. */
+typedef enum sleapc_conv_method {
+    /* the default: results the same bits on every run */
+    SLEAPC_CONV_DIRECT = 0,
+    /* per layer, the faster of the accurate Winograd tile sizes (timed) */
+    SLEAPC_CONV_WINOGRAD,
+    /* per layer, the faster of the direct method and the Winograd tile sizes
+     * accurate enough for it, timed when a shape is planned; the choice, and
+     * so the last bits of the results, can differ from run to run */
+    SLEAPC_CONV_AUTO
+} sleapc_conv_method;
+
 /* Start from sleapc_runner_opts_default(), which sets struct_size (see
  * sleapc_predictor_opts). */
 typedef struct sleapc_runner_opts {
@@ -32,6 +45,7 @@ typedef struct sleapc_runner_opts {
     int n_threads;               /* <= 0: one per core */
     sleapc_precision precision;  /* FP32 */
     const char *device;          /* as sleapc_predictor_opts.device; NULL: "auto" */
+    sleapc_conv_method conv;     /* DIRECT */
 } sleapc_runner_opts;
 
 /* Backends compiled into this build, by index: name ("native", ...) and

@@ -47,7 +47,7 @@ typedef enum sleapc_status {
  * headers would break (a struct layout, a signature, an enum value changes).
  * A binding or plugin checks sleapc_abi_version() against the value it was
  * written for before its first call. */
-#define SLEAPC_ABI_VERSION 2
+#define SLEAPC_ABI_VERSION 3
 
 /* Version of the library actually linked, e.g. "0.1.0". Static text. */
 SLEAPC_API const char *sleapc_version(void);

@@ -40,6 +40,7 @@ class PredictorOpts(ctypes.Structure):
         ("precision", ctypes.c_int),
         ("anchor_part", ctypes.c_char_p),
         ("device", ctypes.c_char_p),
+        ("conv", ctypes.c_int),
     ]
 
 
@@ -174,7 +175,7 @@ def _load():
 lib = _load()
 
 # The C structs below are those of this ABI level (include/sleapc/sleapc.h).
-ABI_VERSION = 2
+ABI_VERSION = 3
 lib.sleapc_abi_version.restype = ctypes.c_int
 if lib.sleapc_abi_version() != ABI_VERSION:
     raise ImportError(f"sleapc: {lib._name} has ABI version {lib.sleapc_abi_version()}; "

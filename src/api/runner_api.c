@@ -36,7 +36,7 @@ sleapc_status sleapc_runner_create(const sleapc_model *model, const sleapc_runne
         return sleapc__fail(SLEAPC_ERR_NOMEM, "create runner: out of memory");
     r->model = model;
     sleapc_backend_opts bo = {.n_threads = o.n_threads, .precision = o.precision,
-                              .device = o.device};
+                              .device = o.device, .conv = o.conv};
     sleapc_status st = sleapc__model_backend_create(model, o.backend, &bo, &r->be);
     if (st) {
         sleapc__free(r);

@@ -58,6 +58,9 @@ typedef struct sleapc_backend_opts {
                                     "gpu[:N]", "cuda[:N]", "mps": see README */
     bool from_auto;              /* created by "auto", not asked for by name: a
                                     software GPU emulation refuses */
+    sleapc_conv_method conv;     /* native: 3x3 convs direct or Winograd */
+    int winograd_tile;           /* native, conv WINOGRAD: F(m) on every 3x3 conv,
+                                    accurate or not (tests); 0: chosen per layer */
 } sleapc_backend_opts;
 
 struct sleapc_backend_factory {

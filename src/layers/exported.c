@@ -32,8 +32,8 @@ sleapc_status sleapc__exported_stage_init(sleapc_exported_stage *s, const sleapc
             return sleapc__fail(SLEAPC_ERR_FORMAT,
                                 "%s: a %s export must have a \"%s\" output; this graph has none",
                                 m->baked->path, m->export_meta.model_type, outputs[i]);
-    sleapc_backend_opts bo = {
-        .n_threads = o->n_threads, .precision = o->precision, .device = o->device};
+    sleapc_backend_opts bo = {.n_threads = o->n_threads, .precision = o->precision,
+                              .device = o->device, .conv = o->conv};
     s->precision = o->precision;
     return sleapc__model_backend_create(m, o->backend, &bo, &s->be);
 }

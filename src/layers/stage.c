@@ -30,12 +30,13 @@ sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m,
     s->pp = *pp;
     s->legacy = m->cfg.legacy;
     s->precision = o->precision;
+    s->conv = o->conv;
     s->bf16_error = -1;
     s->bf16_moved = -1;
     s->peak_threshold = (float)o->peak_threshold;
     s->n_threads = o->n_threads;
-    sleapc_backend_opts bo = {
-        .n_threads = o->n_threads, .precision = o->precision, .device = o->device};
+    sleapc_backend_opts bo = {.n_threads = o->n_threads, .precision = o->precision,
+                              .device = o->device, .conv = o->conv};
     sleapc_status st = sleapc__backend_create(o->backend, &m->graph, &bo, &s->be);
     if (st)
         return st;
@@ -164,7 +165,7 @@ static sleapc_status bf16_retry(const sleapc_stage *s, unsigned keep, const slea
 {
     const char *name = sleapc__backend_auto_serving(s->be);
     sleapc_backend_opts bo = {.n_threads = s->n_threads, .precision = s->precision,
-                              .bf16_keep = keep};
+                              .bf16_keep = keep, .conv = s->conv};
     sleapc_status st = sleapc__backend_create(name ? name : sleapc__backend_name(s->be),
                                               &s->model->graph, &bo, be);
     if (!st)
@@ -182,7 +183,8 @@ static sleapc_status bf16_retry(const sleapc_stage *s, unsigned keep, const slea
  * told why. */
 static sleapc_status bf16_check(sleapc_stage *s, const sleapc_tensor *x)
 {
-    sleapc_backend_opts bo = {.n_threads = 0, .precision = SLEAPC_PRECISION_FP32};
+    sleapc_backend_opts bo = {.n_threads = 0, .precision = SLEAPC_PRECISION_FP32,
+                              .conv = SLEAPC_CONV_DIRECT};
     sleapc_backend *ref = NULL;
     sleapc_tensor_map out = {0};
     sleapc_status st = sleapc__backend_create("native", &s->model->graph, &bo, &ref);

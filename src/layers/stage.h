@@ -26,6 +26,7 @@ typedef struct sleapc_stage {
     size_t scratch_cap;
     sleapc_tensor_map out;          /* the last forward's outputs (backend-owned) */
     sleapc_precision precision;
+    sleapc_conv_method conv;        /* the predictor's, for a backend made later */
     double bf16_error;              /* bf16 only: worst head's relative L2 from float32
                                        on the first batch; < 0 until measured */
     double bf16_moved;              /* bf16 only: expected share of keypoints bf16 moves

@@ -36,6 +36,15 @@
 #include "test_util.h"
 
 #define REL_L2_TOL 1e-4
+#define N_WINOGRAD_RUNS 4
+
+static int native_index(void)
+{
+    for (int i = 0; i < sleapc__backend_count(); i++)
+        if (strcmp(sleapc__backend_factory(i)->name, "native") == 0)
+            return i;
+    return 0;
+}
 #define PORT_MIN_REL_L2 1e-3
 #define SOFTWARE_GFLOP 2.0
 
@@ -113,7 +122,11 @@ static void check_stage(const char *case_dir, const char *case_id, const char *m
     expect ex = kind == CASE_LEGACY_PORT && m && has_transposed_conv(&m->graph) ? EXPECT_DIFFER
                                                                                 : EXPECT_MATCH;
     n_legacy_differ += ex == EXPECT_DIFFER;
-    for (int bi = 0; m && bi < sleapc__backend_count(); bi++) {
+    /* The native backend also with Winograd on every 3x3 conv: F(2), F(4),
+     * F(6) forced, then as --conv winograd chooses (accurate sizes only). */
+    for (int run = 0; m && run < sleapc__backend_count() + N_WINOGRAD_RUNS; run++) {
+        int bi = run < sleapc__backend_count() ? run : native_index();
+        int wino = run - sleapc__backend_count(); /* >= 0: a Winograd run */
         const struct sleapc_backend_factory *f = sleapc__backend_factory(bi);
         if (f->score() <= 0 || !selected(f->name))
             continue;
@@ -126,11 +139,22 @@ static void check_stage(const char *case_dir, const char *case_id, const char *m
             continue;
         sleapc_backend *be = NULL;
         sleapc_backend_opts opts = {.n_threads = 2};
+        char label[32];
+        snprintf(label, sizeof label, "%s", f->name);
+        if (wino >= 0) {
+            opts.conv = SLEAPC_CONV_WINOGRAD;
+            opts.winograd_tile = wino < 3 ? 2 * wino + 2 : 0;
+            snprintf(label, sizeof label, "native/F(%d)", opts.winograd_tile);
+            if (!opts.winograd_tile)
+                snprintf(label, sizeof label, "native/wino");
+        } else {
+            opts.conv = SLEAPC_CONV_DIRECT;
+        }
         sleapc_status cst = sleapc__backend_create_from(f, &m->graph, &opts, &be);
         /* oneDNN and XNNPACK lower none of the ConvNeXt / SwinT ops: they
          * must refuse such a graph cleanly (auto then picks native). */
         if (cst == SLEAPC_ERR_UNSUPPORTED && uses_transformer_ops(&m->graph)) {
-            printf("%-45s %-30s %-8s refused: %s\n", case_id, "", f->name, sleapc_last_error());
+            printf("%-45s %-30s %-8s refused: %s\n", case_id, "", label, sleapc_last_error());
             continue;
         }
         CHECK_MSG(cst == SLEAPC_OK, "%s: %s", sleapc_status_str(cst), sleapc_last_error());
@@ -154,7 +178,7 @@ static void check_stage(const char *case_dir, const char *case_id, const char *m
             sleapc_tensor ref = {0};
             CHECK_OK(sleapc__npy_read(path, &ref));
             const sleapc_tensor *got = sleapc__tensor_map_get(&out, h->string);
-            CHECK_MSG(got != NULL, "%s/%s: backend %s returned no %s", case_id, stage, f->name,
+            CHECK_MSG(got != NULL, "%s/%s: backend %s returned no %s", case_id, stage, label,
                       h->string);
             if (got && ref.data) {
                 bool same_shape = got->ndim == ref.ndim;
@@ -166,13 +190,13 @@ static void check_stage(const char *case_dir, const char *case_id, const char *m
                     n_heads_compared++;
                     if (ex == EXPECT_MATCH)
                         CHECK_MSG(err <= REL_L2_TOL, "%s/%s %s [%s]: relative L2 %.3g > %.0e",
-                                  case_id, stage, h->string, f->name, err, REL_L2_TOL);
+                                  case_id, stage, h->string, label, err, REL_L2_TOL);
                     else
                         CHECK_MSG(err > PORT_MIN_REL_L2,
                                   "%s/%s %s [%s]: relative L2 %.3g: expected sleap-nn's port to "
                                   "differ from SLEAP by more than %.0e",
-                                  case_id, stage, h->string, f->name, err, PORT_MIN_REL_L2);
-                    printf("%-45s %-30s %-8s rel L2 %.2e%s\n", case_id, h->string, f->name, err,
+                                  case_id, stage, h->string, label, err, PORT_MIN_REL_L2);
+                    printf("%-45s %-30s %-8s rel L2 %.2e%s\n", case_id, h->string, label, err,
                            ex == EXPECT_MATCH ? "" : " (sleap-nn port, skipped: must differ)");
                 }
             }

@@ -30,7 +30,11 @@
  * may lack ops or run slowly (the Vulkan backend on Mesa's lavapipe, about
  * 1 GFLOP/s): models it refuses are reported and skipped, the bf16 checks
  * are left out, and only the first frame of each model type runs
- * (pkg_f0000, small_robot_f0000) unless SLEAPC_TEST_FULL is set. */
+ * (pkg_f0000, small_robot_f0000) unless SLEAPC_TEST_FULL is set.
+ * Each case runs again on the native backend with --conv winograd (every
+ * 3x3 conv on the fastest accurate Winograd tile size), at the same
+ * tolerances: its heads stay within 3.4e-5 of sleap-nn's on every case
+ * (test_forward_reference), like the direct method's. */
 #include <math.h>
 
 #include "../layers/ops_ref_cases.h"
@@ -329,6 +333,26 @@ static void check_bf16(const char *id, const char *const *paths, int n_dirs,
     sleapc_log_set(NULL, NULL);
 }
 
+/* The case once more with Winograd convolutions on the native backend. */
+static void check_winograd(const char *id, const char *const *paths, int n_dirs,
+                           const sleapc_predictor_opts *base, const sleapc_tensor *frame,
+                           bool reliable)
+{
+    sleapc_predictor_opts o = *base;
+    o.backend = "native";
+    o.conv = SLEAPC_CONV_WINOGRAD;
+    sleapc_predictor *p = NULL;
+    CHECK_OK(sleapc_predictor_create(paths, n_dirs, &o, &p));
+    if (p) {
+        int failed = test_n_failed;
+        CHECK_OK(sleapc_predictor_run(p, frame));
+        check_outputs(id, &p->outputs, 0, reliable);
+        CHECK_MSG(test_n_failed == failed, "%s: the failures above are with --conv winograd",
+                  id);
+    }
+    sleapc_predictor_destroy(p);
+}
+
 static void check_case(const char *id)
 {
     cJSON *m = ref_manifest(id);
@@ -372,6 +396,11 @@ static void check_case(const char *id)
         check_outputs(id, &p->outputs, 1, reliable);
         free(two.data);
         /* Under the sanitizers every third case: the same code paths. */
+#ifdef SLEAPC_SANITIZED
+        static int n_wino;
+        if (n_wino++ % 3 == 0)
+#endif
+            check_winograd(id, paths, n_dirs, &o, &frame, reliable);
 #ifdef SLEAPC_SANITIZED
         static int n_bf16;
         if (reliable && !one_backend() && n_bf16++ % 3 == 0)

@@ -127,6 +127,19 @@ bool cli_parse_size(const char *s, long *h, long *w)
     return cli_parse_int(hb, 1, 1 << 16, h) && cli_parse_int(x + 1, 1, 1 << 16, w);
 }
 
+int cli_conv_method(const char *s, sleapc_conv_method *out)
+{
+    if (strcmp(s, "direct") == 0)
+        *out = SLEAPC_CONV_DIRECT;
+    else if (strcmp(s, "winograd") == 0)
+        *out = SLEAPC_CONV_WINOGRAD;
+    else if (strcmp(s, "auto") == 0)
+        *out = SLEAPC_CONV_AUTO;
+    else
+        return cli_error("--conv: expected direct, winograd or auto, got \"%s\"", s);
+    return 0;
+}
+
 long cli_round_up(long v, long m)
 {
     return m > 1 ? (v + m - 1) / m * m : v;

@@ -45,6 +45,10 @@ bool cli_is_option(const char *arg, const char *name, const char *alias);
 /* "384x384" -> 384, 384 (sides 1..65536); false on anything else. */
 bool cli_parse_size(const char *s, long *h, long *w);
 
+/* --conv's value: "direct", "winograd" or "auto" -> *out and 0; else the
+ * error printed and 1. */
+int cli_conv_method(const char *s, sleapc_conv_method *out);
+
 /* v rounded up to a multiple of m (m <= 1: v). */
 long cli_round_up(long v, long m);
 

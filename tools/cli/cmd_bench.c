@@ -29,6 +29,7 @@ static int usage(void)
         "  --backend A,B         backends to compare (default: every one that runs here)\n"
         "  --batch 1,4,8         batch sizes (1)\n"
         "  --precision fp32,bf16 precisions (fp32; --video: one of fp32, bf16, bf16-emulated)\n"
+        "  --conv direct,winograd,auto  the native backend's 3x3 convs (direct; --video: one)\n"
         "  --threads N           threads (one per core)\n"
         "  --runs N              timed runs after warm-up, >= 10 (10)\n"
         "  --nodes N             nodes for a config without a skeleton (13)\n"
@@ -65,15 +66,16 @@ static int split_list(const char *s, char **copy, const char **items)
 }
 
 typedef struct record {
-    const char *backend, *precision;
+    const char *backend, *precision, *conv;
     long batch;
     double ms_median, ms_p99, fps, gflops_per_s, peak_fraction;
     const char *skipped;
 } record;
 
 static int bench_network(const sleapc_model *m, long h, long w, const char **backends, int n_b,
-                         const char **precs, int n_p, const long *batches, int n_batch,
-                         int threads, int runs, bool json, const char *label)
+                         const char **precs, int n_p, const char **convs, int n_c,
+                         const long *batches, int n_batch, int threads, int runs, bool json,
+                         const char *label)
 {
     double peak[3] = {0};
     for (int pi = 0; pi < n_p; pi++) {
@@ -91,7 +93,8 @@ static int bench_network(const sleapc_model *m, long h, long w, const char **bac
         printf("peak: fp32 %.1f GFLOP/s", peak[SLEAPC_PRECISION_FP32]);
         if (peak[SLEAPC_PRECISION_BF16] > 0)
             printf(", bf16 %.1f GFLOP/s", peak[SLEAPC_PRECISION_BF16]);
-        printf(" (measured now)\n\n%-14s %-5s %5s %10s %10s %9s %10s %7s\n", "backend", "prec",
+        printf(" (measured now)\nGFLOP/s counts the direct method's FLOPs, whichever method "
+               "ran\n\n%-14s %-5s %-8s %5s %10s %10s %9s %10s %7s\n", "backend", "prec", "conv",
                "batch", "ms median", "ms p99", "FPS", "GFLOP/s", "% peak");
     } else {
         printf("{\"model\": \"%s\", \"input\": [%d, %ld, %ld], \"gflop_per_frame\": %.4f, "
@@ -102,15 +105,18 @@ static int bench_network(const sleapc_model *m, long h, long w, const char **bac
     for (int bi = 0; bi < n_b; bi++) {
         for (int pi = 0; pi < n_p; pi++) {
             sleapc_precision pr = strcmp(precs[pi], "bf16") == 0 ? SLEAPC_PRECISION_BF16 : SLEAPC_PRECISION_FP32;
-            for (int k = 0; k < n_batch; k++) {
-                record r = {.backend = backends[bi], .precision = precs[pi], .batch = batches[k]};
+            for (int k = 0; k < n_batch * n_c; k++) {
+                const char *conv = convs[k % n_c];
+                record r = {.backend = backends[bi], .precision = precs[pi], .conv = conv,
+                            .batch = batches[k / n_c]};
                 char auto_label[64];
                 sleapc_runner_opts ro = sleapc_runner_opts_default();
                 ro.backend = backends[bi];
                 ro.n_threads = threads;
                 ro.precision = pr;
+                cli_conv_method(conv, &ro.conv);
                 sleapc_runner *run = NULL;
-                size_t bytes = (size_t)(batches[k] * c * h * w);
+                size_t bytes = (size_t)(r.batch * c * h * w);
                 uint8_t *px = NULL;
                 double *ms = calloc((size_t)runs, sizeof *ms);
                 if (sleapc_runner_create(m, &ro, &run)) {
@@ -120,9 +126,9 @@ static int bench_network(const sleapc_model *m, long h, long w, const char **bac
                 } else {
                     for (size_t q = 0; q < bytes; q++)
                         px[q] = (uint8_t)(q * 2654435761u >> 24);
-                    int64_t shape[4] = {batches[k], c, h, w};
+                    int64_t shape[4] = {r.batch, c, h, w};
                     sleapc_tensor x = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4,
-                                       .shape = {batches[k], c, h, w}, .data = px};
+                                       .shape = {r.batch, c, h, w}, .data = px};
                     bool ok = !sleapc_runner_warmup(run, shape) && !sleapc_runner_forward(run, &x);
                     /* "auto" has chosen by now: name the backend it runs on. */
                     if (ok && strcmp(r.backend, sleapc_runner_backend_name(run)) != 0) {
@@ -141,14 +147,15 @@ static int bench_network(const sleapc_model *m, long h, long w, const char **bac
                         qsort(ms, (size_t)runs, sizeof *ms, cmp_double);
                         r.ms_median = runs % 2 ? ms[runs / 2] : 0.5 * (ms[runs / 2 - 1] + ms[runs / 2]);
                         r.ms_p99 = ms[(int)ceil(0.99 * runs) - 1];
-                        r.fps = batches[k] * 1e3 / r.ms_median;
+                        r.fps = r.batch * 1e3 / r.ms_median;
                         r.gflops_per_s = sleapc_runner_gflops(run, shape) / (r.ms_median * 1e-3);
                         r.peak_fraction = peak[pr] > 0 ? r.gflops_per_s / peak[pr] : 0;
                     }
                 }
                 if (json) {
-                    printf("%s{\"backend\": \"%s\", \"precision\": \"%s\", \"batch\": %ld", n_out ? ", " : "",
-                           r.backend, r.precision, r.batch);
+                    printf("%s{\"backend\": \"%s\", \"precision\": \"%s\", \"conv\": \"%s\", "
+                           "\"batch\": %ld", n_out ? ", " : "", r.backend, r.precision, r.conv,
+                           r.batch);
                     if (r.skipped)
                         printf(", \"skipped\": \"%s\"}", "unsupported here");
                     else
@@ -156,10 +163,11 @@ static int bench_network(const sleapc_model *m, long h, long w, const char **bac
                                "\"gflops_per_s\": %.2f, \"peak_fraction\": %.4f}",
                                r.ms_median, r.ms_p99, r.fps, r.gflops_per_s, r.peak_fraction);
                 } else if (r.skipped) {
-                    printf("%-14s %-5s %5ld   skipped: %s\n", r.backend, r.precision, r.batch, r.skipped);
+                    printf("%-14s %-5s %-8s %5ld   skipped: %s\n", r.backend, r.precision, r.conv,
+                           r.batch, r.skipped);
                 } else {
-                    printf("%-14s %-5s %5ld %10.2f %10.2f %9.2f %10.1f %6.1f%%\n", r.backend,
-                           r.precision, r.batch, r.ms_median, r.ms_p99, r.fps, r.gflops_per_s,
+                    printf("%-14s %-5s %-8s %5ld %10.2f %10.2f %9.2f %10.1f %6.1f%%\n", r.backend,
+                           r.precision, r.conv, r.batch, r.ms_median, r.ms_p99, r.fps, r.gflops_per_s,
                            100 * r.peak_fraction);
                 }
                 n_out++;
@@ -202,9 +210,11 @@ static void print_stages(const sleapc_predictor *p, bool json)
 }
 
 static int bench_video(const char **models, int n_models, const char *video, const char *frames_spec,
-                       const char *backend, sleapc_precision precision, int threads, bool json)
+                       const char *backend, sleapc_precision precision, sleapc_conv_method conv,
+                       int threads, bool json)
 {
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    o.conv = conv;
     o.backend = backend;
     o.n_threads = threads;
     o.precision = precision;
@@ -257,7 +267,7 @@ done:
 int cmd_bench(int argc, char **argv)
 {
     const char *models[2] = {NULL, NULL}, *config = NULL, *video = NULL, *frames_spec = NULL;
-    const char *backend_arg = NULL, *batch_arg = "1", *prec_arg = "fp32";
+    const char *backend_arg = NULL, *batch_arg = "1", *prec_arg = "fp32", *conv_arg = "direct";
     int n_models = 0, runs = 10, nodes = 13, threads = 0;
     bool runs_given = false;
     bool random_weights = false, json = false, peak_only = false, latency = false;
@@ -297,6 +307,9 @@ int cmd_bench(int argc, char **argv)
                 return 1;
         } else if (cli_is_option(a, "precision", NULL)) {
             if (!(prec_arg = cli_option_value(argc, argv, &i, "precision")))
+                return 1;
+        } else if (cli_is_option(a, "conv", NULL)) {
+            if (!(conv_arg = cli_option_value(argc, argv, &i, "conv")))
                 return 1;
         } else if (cli_is_option(a, "size", NULL)) {
             if (!(val = cli_option_value(argc, argv, &i, "size")))
@@ -356,8 +369,11 @@ int cmd_bench(int argc, char **argv)
         else if (prec_arg && strcmp(prec_arg, "fp32") != 0)
             return cli_error("bench --video --precision: expected fp32, bf16 or bf16-emulated, "
                              "got \"%s\"", prec_arg);
+        sleapc_conv_method vc;
+        if (cli_conv_method(conv_arg, &vc))
+            return 1;
         return bench_video(models, n_models, video, frames_spec, backend_arg ? backend_arg : "auto",
-                           vp, threads, json);
+                           vp, vc, threads, json);
     }
     if (!!config + !!n_models != 1)
         return cli_error("bench: give one -m MODEL_DIR, or --config CONFIG.yaml --random-weights");
@@ -368,8 +384,8 @@ int cmd_bench(int argc, char **argv)
         return cli_lib_error();
     if (!h)
         cli_model_input_size(m, &h, &w);
-    char *bcopy = NULL, *pcopy = NULL, *ncopy = NULL;
-    const char *backends[MAX_LIST], *precs[MAX_LIST], *bitems[MAX_LIST];
+    char *bcopy = NULL, *pcopy = NULL, *ncopy = NULL, *ccopy = NULL;
+    const char *backends[MAX_LIST], *precs[MAX_LIST], *bitems[MAX_LIST], *convs[MAX_LIST];
     int n_b = 0;
     if (backend_arg) {
         n_b = split_list(backend_arg, &bcopy, backends);
@@ -388,6 +404,7 @@ int cmd_bench(int argc, char **argv)
     }
     int n_p = split_list(prec_arg, &pcopy, precs);
     int n_batch = split_list(batch_arg, &ncopy, bitems);
+    int n_c = split_list(conv_arg, &ccopy, convs);
     long batches[MAX_LIST];
     int rc = 0;
     for (int k = 0; k < n_batch && !rc; k++)
@@ -396,10 +413,16 @@ int cmd_bench(int argc, char **argv)
     for (int k = 0; k < n_p && !rc; k++)
         if (strcmp(precs[k], "fp32") != 0 && strcmp(precs[k], "bf16") != 0)
             rc = cli_error("--precision: expected fp32 or bf16, got \"%s\"", precs[k]);
+    sleapc_conv_method cm;
+    for (int k = 0; k < n_c && !rc; k++)
+        rc = cli_conv_method(convs[k], &cm);
+    if (!rc && n_c == 0)
+        rc = cli_error("--conv: expected direct, winograd or auto");
     if (!rc)
-        rc = bench_network(m, h, w, backends, n_b, precs, n_p, batches, n_batch, threads, runs,
-                           json, config ? config : models[0]);
+        rc = bench_network(m, h, w, backends, n_b, precs, n_p, convs, n_c, batches, n_batch,
+                           threads, runs, json, config ? config : models[0]);
     free(bcopy);
+    free(ccopy);
     free(pcopy);
     free(ncopy);
     sleapc_model_destroy(m);

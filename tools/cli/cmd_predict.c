@@ -116,6 +116,8 @@ static int check_options(cli_predict_args *a)
             return cli_error("--precision: expected fp32, bf16 or bf16-emulated, got \"%s\"",
                              a->precision);
     }
+    if (a->conv && cli_conv_method(a->conv, &a->o.conv))
+        return 1;
     a->tracking.max_instances = a->o.max_instances;
     if (sleapc_tracking_opts_check(&a->tracking, &a->filters, 0))
         return cli_lib_error();

@@ -33,6 +33,7 @@ typedef struct cli_predict_args {
     const char *centroid_output;
     const char *integral_refinement;
     const char *precision;
+    const char *conv;          /* --conv direct|winograd|auto */
     const char *shard;         /* "K/N" */
     int shard_k, shard_n;
     int video_index;           /* -1: not given */

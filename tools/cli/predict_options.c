@@ -65,6 +65,7 @@ static const opt_row opts[] = {
     {"cpu_workers", NULL, OPT_INT, F(paf_workers), 0, 1024},
     {"backend", NULL, OPT_STR, F(o.backend), 0, 0},
     {"precision", NULL, OPT_STR, F(precision), 0, 0},
+    {"conv", NULL, OPT_STR, F(conv), 0, 0},
     {"threads", NULL, OPT_INT, F(o.n_threads), 1, 1024},
     {"gui", NULL, OPT_FLAG, F(gui), 0, 0},
     {"verbose", "-v", OPT_FLAG, F(verbose), 0, 0},

@@ -56,6 +56,8 @@ void cli_predict_usage(void)
         "  --precision P                fp32 | bf16 | bf16-emulated (fp32); bf16 needs a CPU\n"
         "                               with AVX512-BF16 or AMX; bf16-emulated gives bf16's\n"
         "                               results on any CPU (slower), to check a model\n"
+        "  --conv M                     direct | winograd | auto (direct): how the native\n"
+        "                               backend computes 3x3 convs; auto times both per layer\n"
         "  --threads N                  worker threads (one per core)\n"
         "  --runtime auto|onnx          exported models run in sleapc's ONNX interpreter\n"
         "  --gui                        progress as sleap-nn's JSON lines on stdout\n"

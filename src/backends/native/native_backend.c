@@ -10,6 +10,7 @@
 
 #include "backends/bf16_policy.h"
 #include "backends/native/native_bf16.h"
+#include "backends/native/native_conv_choose.h"
 #include "backends/native/native_kernels.h"
 #include "backends/native/native_ukernel.h"
 #include "core/alloc.h"
@@ -23,6 +24,8 @@ typedef struct native_state {
     native_conv **convs;    /* per node, CONV2D only */
     native_convt **convts;  /* per node, CONV_TRANSPOSE2D only */
     native_wattn **wattns;  /* per node, WINDOW_ATTENTION only */
+    native_conv_method conv_how; /* 3x3 convs: direct or Winograd, chosen per plan */
+    int wino_tile;               /* sleapc_backend_opts.winograd_tile */
 
     /* The plan, for input shape `planned`. */
     int64_t planned[4];
@@ -208,6 +211,12 @@ static sleapc_status plan(native_state *ns, const int64_t shape[4])
             buf_busy[pick] = false;
         const int64_t *s0 = g->nodes[i].n_inputs ? ns->shapes[g->nodes[i].inputs[0]] : NULL;
         size_t sb = 0;
+        /* bf16 (emulated or not) keeps the direct method it rounds like. */
+        if (ns->convs[i] && !ns->bf16.n &&
+            (st = sleapc__native_conv_choose(ns->convs[i], g->nodes[i].c_in, g->nodes[i].c_out,
+                                             ns->tp, ns->conv_how, ns->wino_tile, s0[0], s0[2],
+                                             s0[3])))
+            goto done;
         if (ns->convs[i])
             sb = sleapc__native_conv_scratch_size(ns->convs[i], s0[2], s0[3], n_threads);
         else if (ns->convts[i])
@@ -509,6 +518,10 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
     be->impl = ns;
     strcpy(be->device, "cpu");
     ns->g = g;
+    ns->conv_how = opts->conv == SLEAPC_CONV_AUTO       ? NATIVE_CONV_AUTO
+                   : opts->conv == SLEAPC_CONV_WINOGRAD ? NATIVE_CONV_WINOGRAD
+                                                        : NATIVE_CONV_DIRECT;
+    ns->wino_tile = opts->winograd_tile;
     sleapc_status st = sleapc__threadpool_create(opts->n_threads, &ns->tp);
     if (st)
         goto fail;

@@ -27,6 +27,7 @@
 
 #include "backends/native/native_kernels.h"
 #include "backends/native/native_ukernel.h"
+#include "backends/native/native_winograd.h"
 #include "core/alloc.h"
 #include "core/error.h"
 
@@ -69,6 +70,8 @@ struct native_conv {
     native_conv_layout layout;
     float *w;                    /* packed, see native_ukernel.h */
     float *bias;                 /* c_out, zeros without a bias */
+    native_wino *wino[3];        /* F(2), F(4), F(6), made when first chosen */
+    int wino_m;                  /* the runs' method: 0 direct, else F(wino_m) */
 };
 
 typedef struct conv_job {
@@ -237,6 +240,8 @@ void sleapc__native_conv_destroy(native_conv *conv)
         return;
     sleapc__aligned_free(conv->w);
     sleapc__aligned_free(conv->bias);
+    for (int k = 0; k < 3; k++)
+        sleapc__native_wino_destroy(conv->wino[k]);
     sleapc__free(conv);
 }
 
@@ -244,6 +249,55 @@ void sleapc__native_conv_set_slice_bytes(native_conv *conv, size_t bytes)
 {
     if (conv)
         conv->slice_bytes = bytes ? bytes : default_slice_bytes();
+}
+
+/* The Winograd weights are made from the packed direct ones (OIHW again),
+ * once per tile size. */
+sleapc_status sleapc__native_conv_set_winograd(native_conv *conv, int m)
+{
+    if (m == 0) {
+        conv->wino_m = 0;
+        return SLEAPC_OK;
+    }
+    if (!sleapc__native_conv_winograd_ok(conv))
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "winograd conv: %dx%d%s: 3x3 float32 only",
+                            conv->kh, conv->kw, conv->bf16 ? " bf16" : "");
+    if (m != 2 && m != 4 && m != 6)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "winograd conv: F(%d): not 2, 4 or 6", m);
+    native_wino **slot = &conv->wino[m / 2 - 1];
+    if (!*slot) {
+        size_t n_w = (size_t)conv->c_out * chan_floats(conv);
+        float *oihw = sleapc__malloc(n_w * sizeof *oihw);
+        if (!oihw)
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "winograd conv: out of memory");
+        for (int blk = 0; blk < conv->blocks.n; blk++) {
+            size_t co0 = (size_t)native_block_start(&conv->blocks, blk);
+            size_t n = (size_t)native_block_len(&conv->blocks, blk);
+            const float *pw = conv->w + co0 * chan_floats(conv);
+            for (size_t ci = 0; ci < (size_t)conv->c_in; ci++)
+                for (size_t t = 0; t < 9; t++)
+                    for (size_t k = 0; k < n; k++)
+                        oihw[((co0 + k) * (size_t)conv->c_in + ci) * 9 + t] =
+                            pw[(ci * 9 + t) * n + k];
+        }
+        sleapc_status st = sleapc__native_wino_create(conv->uk, m, conv->c_in, conv->c_out, oihw,
+                                                      conv->bias, conv->relu, slot);
+        sleapc__free(oihw);
+        if (st)
+            return st;
+    }
+    conv->wino_m = m;
+    return SLEAPC_OK;
+}
+
+bool sleapc__native_conv_winograd_ok(const native_conv *conv)
+{
+    return conv->kh == 3 && conv->kw == 3 && !conv->bf16;
+}
+
+int sleapc__native_conv_winograd(const native_conv *conv)
+{
+    return conv ? conv->wino_m : 0;
 }
 
 void sleapc__native_conv_set_layout(native_conv *conv, native_conv_layout layout)
@@ -331,6 +385,9 @@ static size_t per_thread_bytes(const native_conv *cv, int64_t h, int64_t w)
 size_t sleapc__native_conv_scratch_size(const native_conv *conv, int64_t h, int64_t w,
                                         int n_threads)
 {
+    if (conv->wino_m)
+        return sleapc__native_wino_scratch_size(conv->wino[conv->wino_m / 2 - 1], h, w,
+                                                n_threads);
     size_t per = per_thread_bytes(conv, h, w);
     size_t n = n_threads < 1 ? 1 : (size_t)n_threads;
     if (per == 0 || per > SIZE_MAX / n)
@@ -598,6 +655,11 @@ void sleapc__native_conv_run_parts(const native_conv *conv, sleapc_threadpool *t
 {
     if (b <= 0 || h <= 0 || w <= 0)
         return;
+    if (conv->wino_m) {
+        sleapc__native_wino_run_parts(conv->wino[conv->wino_m / 2 - 1], tp, src, b, h, w, dst,
+                                      scratch);
+        return;
+    }
     int n_threads = sleapc__threadpool_n_threads(tp);
     conv_job j = {
         .conv = conv,

@@ -32,6 +32,17 @@ sleapc_status sleapc__native_conv_create(int c_in, int c_out, int kh, int kw,
 sleapc_status sleapc__native_conv_create_bf16(int c_in, int c_out, const float *weight,
                                               const float *bias, bool relu, native_conv **out);
 void sleapc__native_conv_destroy(native_conv *conv);
+/* How later runs compute a 3x3 float32 conv: m = 0 the direct method, 2, 4
+ * or 6 Winograd F(m x m, 3 x 3) (native_winograd.h), whose transformed
+ * weights are made on the first call for each m and kept. Changes the
+ * scratch size. SLEAPC_ERR_UNSUPPORTED for other kernels and bf16 convs,
+ * SLEAPC_ERR_INVALID_ARG for another m, SLEAPC_ERR_NOMEM; the method is
+ * unchanged then. Not while a run is in flight. */
+sleapc_status sleapc__native_conv_set_winograd(native_conv *conv, int m);
+/* Whether set_winograd can choose Winograd (3x3, float32). */
+bool sleapc__native_conv_winograd_ok(const native_conv *conv);
+/* 0 (direct) or the m of the Winograd runs. */
+int sleapc__native_conv_winograd(const native_conv *conv);
 /* Bytes of scratch one run on an h x w input needs with n_threads threads
  * (pass sleapc__threadpool_n_threads of the pool the run will use). SIZE_MAX
  * when no buffer could hold it. */

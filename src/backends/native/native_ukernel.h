@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "backends/native/native_kernels.h"
+#include "backends/native/native_winograd.h"
 
 /* Widest input the convolutions take (scratch sizes stay far from
  * overflow); wider gives a scratch size of SIZE_MAX. */
@@ -84,6 +85,35 @@ typedef struct native_convt_row {
 typedef void (*native_conv_row_fn)(const native_conv_row *r);
 typedef void (*native_convt_row_fn)(const native_convt_row *r);
 
+/* Winograd input transform (native_winograd.c) of one channel over n tiles:
+ * V = B^T d B per tile. Input (i, j) of tile t (i, j < alpha) is at
+ * rows + (i * alpha + j) * ps + t (ps >= n). V's position p = k * alpha + l
+ * goes to v + p * v_ps, n floats. tmp: alpha^2 * ps floats. */
+typedef struct native_wino_in {
+    const struct native_wino_mats *mt;
+    const float *rows;
+    int64_t ps, n;
+    float *v;
+    int64_t v_ps;
+    float *tmp;
+} native_wino_in;
+
+/* Winograd output transform of one channel over n tiles: Y = A^T M A +
+ * bias, ReLU if asked; M's position p at mm + p * m_ps, n floats. Output
+ * (r, s) of tile t goes to y[(r * m + s) * n + t]. tmp: alpha * m * n floats. */
+typedef struct native_wino_out {
+    const struct native_wino_mats *mt;
+    const float *mm;
+    int64_t m_ps, n;
+    float bias;
+    bool relu;
+    float *y;
+    float *tmp;
+} native_wino_out;
+
+typedef void (*native_wino_in_fn)(const native_wino_in *a);
+typedef void (*native_wino_out_fn)(const native_wino_out *a);
+
 /* A set of microkernels. Tables are indexed by the channels in the block,
  * 1..cb; other entries are NULL. */
 typedef struct native_ukernels {
@@ -104,6 +134,10 @@ typedef struct native_ukernels {
     native_conv_row_fn conv3[NATIVE_UK_CB_MAX + 1];  /* kh = kw = 3 */
     native_conv_row_fn convk[NATIVE_UK_CB_MAX + 1];  /* any kh, kw */
     native_convt_row_fn convt[NATIVE_UK_CB_MAX + 1];
+    /* Winograd transforms for F(2), F(4), F(6) (index m / 2 - 1); the GEMM
+     * between them runs on conv1. NULL in bf16 sets. */
+    native_wino_in_fn wino_in[3];
+    native_wino_out_fn wino_out[3];
 } native_ukernels;
 
 /* The set for isa, or NULL when this build or this CPU cannot run it. */

@@ -389,6 +389,8 @@ static const native_ukernels nuk_table = {
     .conv3 = {NUK_ROW(conv3)},
 };
 #else
+#include "backends/native/native_ukernel_wino_tmpl.h"
+
 static const native_ukernels nuk_table = {
     .isa = NUK_ISA,
     .name = NUK_NAME,
@@ -399,6 +401,8 @@ static const native_ukernels nuk_table = {
     .conv3 = {NUK_ROW(conv3)},
     .convk = {NUK_ROW(convk)},
     .convt = {NUK_ROW(convt)},
+    .wino_in = {nuk_wino_in_2, nuk_wino_in_4, nuk_wino_in_6},
+    .wino_out = {nuk_wino_out_2, nuk_wino_out_4, nuk_wino_out_6},
 };
 #endif
 

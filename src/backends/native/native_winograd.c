@@ -1,0 +1,382 @@
+/* Winograd F(m x m, 3 x 3) for 3 x 3 stride-1 "same" convs: the driver.
+ * The transforms are in the microkernel sets (native_ukernel_wino_tmpl.h),
+ * the GEMM between them is the 1 x 1 conv microkernel.
+ *
+ * The tiles of the whole batch are numbered in (item, tile row, tile column)
+ * order and cut into chunks of `ts` tiles. A task owns a run of chunks and a
+ * group of output-channel blocks; per chunk it
+ *  1. stages each input channel's alpha rows of a tile row from the source
+ *     parts (a virtual concat is read in place, zeros outside the map),
+ *     split in m column phases so the input transform is vector code over
+ *     tiles, and transforms them into V[p][ci][tile] (p: the alpha^2
+ *     positions);
+ *  2. multiplies, for each position, its c_in x c_out matrix of transformed
+ *     weights (packed as conv1 blocks at create) into M[p][co][tile];
+ *  3. transforms M back per output channel, adds the bias, applies the ReLU
+ *     and writes the m x m outputs of each tile into dst.
+ * Per chunk, the transformed weights are read once and V and M go through
+ * L3 once; each position's slab of V stays in L2 while every block reads
+ * it (see chunk_tiles). */
+#include "backends/native/native_winograd.h"
+
+#include <string.h>
+
+#include "backends/native/native_ukernel.h"
+#include "core/alloc.h"
+#include "core/error.h"
+
+/* Bytes of one position's slab of V (see chunk_tiles), and the most tiles
+ * a chunk holds. */
+#define WINO_SLAB_BYTES (128 * 1024)
+#define WINO_MAX_CHUNK 256
+#define WINO_MAX_CHANNELS (1 << 20)
+
+struct native_wino {
+    const native_ukernels *uk;
+    const native_wino_mats *mt;
+    native_wino_in_fn fin;
+    native_wino_out_fn fout;
+    native_conv_row_fn fn_big, fn_small;
+    int m, al, c_in, c_out;
+    bool relu;
+    native_blocks blocks;
+    float *u;      /* per position p: c_in x c_out, conv1 blocks [ci][channels in block] */
+    float *bias;   /* c_out */
+    float *zeros;  /* c_out zeros: the GEMM adds no bias */
+};
+
+static int64_t round_up(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b * b;
+}
+
+int sleapc__native_wino_m(const native_wino *wg)
+{
+    return wg ? wg->m : 0;
+}
+
+void sleapc__native_wino_destroy(native_wino *wg)
+{
+    if (!wg)
+        return;
+    sleapc__aligned_free(wg->u);
+    sleapc__aligned_free(wg->bias);
+    sleapc__aligned_free(wg->zeros);
+    sleapc__free(wg);
+}
+
+sleapc_status sleapc__native_wino_create(const native_ukernels *uk, int m, int c_in, int c_out,
+                                         const float *weight, const float *bias, bool relu,
+                                         native_wino **out)
+{
+    if (!out)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create winograd conv: out is required");
+    *out = NULL;
+    const native_wino_mats *mt = sleapc__native_wino_mats(m);
+    if (!weight || !mt || c_in < 1 || c_out < 1 || c_in > WINO_MAX_CHANNELS ||
+        c_out > WINO_MAX_CHANNELS)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "create winograd conv: F(%d), %d -> %d channels: tile size not 2, 4 "
+                            "or 6, channels outside 1..%d, or no weights", m, c_in, c_out,
+                            WINO_MAX_CHANNELS);
+    if (!uk)
+        uk = sleapc__native_ukernels_best();
+    if (!uk->wino_in[m / 2 - 1])
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                            "create winograd conv: the %s kernels have no Winograd transforms",
+                            uk->name);
+    native_wino *wg = sleapc__calloc(1, sizeof *wg);
+    if (!wg)
+        goto nomem;
+    wg->uk = uk;
+    wg->mt = mt;
+    wg->fin = uk->wino_in[m / 2 - 1];
+    wg->fout = uk->wino_out[m / 2 - 1];
+    wg->m = m;
+    wg->al = m + 2;
+    wg->c_in = c_in;
+    wg->c_out = c_out;
+    wg->relu = relu;
+    sleapc__native_blocks_plan(c_out, uk->cb, &wg->blocks);
+    wg->fn_big = wg->blocks.size < uk->cb ? uk->conv1[wg->blocks.size + 1] : NULL;
+    wg->fn_small = uk->conv1[wg->blocks.size];
+
+    size_t al2 = (size_t)wg->al * (size_t)wg->al;
+    size_t per_pos = (size_t)c_in * (size_t)c_out;
+    if (per_pos > SIZE_MAX / sizeof(float) / al2)
+        goto nomem;
+    wg->u = sleapc__aligned_alloc(al2 * per_pos * sizeof(float));
+    wg->bias = sleapc__aligned_alloc((size_t)c_out * sizeof(float));
+    wg->zeros = sleapc__aligned_alloc((size_t)c_out * sizeof(float));
+    if (!wg->u || !wg->bias || !wg->zeros)
+        goto nomem;
+    for (int co = 0; co < c_out; co++) {
+        wg->bias[co] = bias ? bias[co] : 0.0f;
+        wg->zeros[co] = 0.0f;
+    }
+    /* U = G g G^T per (co, ci), in double, rounded once. */
+    int al = wg->al;
+    for (int blk = 0; blk < wg->blocks.n; blk++) {
+        size_t co0 = (size_t)native_block_start(&wg->blocks, blk);
+        size_t len = (size_t)native_block_len(&wg->blocks, blk);
+        for (size_t k = 0; k < len; k++)
+            for (size_t ci = 0; ci < (size_t)c_in; ci++) {
+                const float *g = weight + ((co0 + k) * (size_t)c_in + ci) * 9;
+                double gg[8][3]; /* G g */
+                for (int a = 0; a < al; a++)
+                    for (int v = 0; v < 3; v++)
+                        gg[a][v] = mt->g[a][0] * g[v] + mt->g[a][1] * g[3 + v] +
+                                   mt->g[a][2] * g[6 + v];
+                for (int a = 0; a < al; a++)
+                    for (int b = 0; b < al; b++) {
+                        double s = gg[a][0] * mt->g[b][0] + gg[a][1] * mt->g[b][1] +
+                                   gg[a][2] * mt->g[b][2];
+                        size_t p = (size_t)(a * al + b);
+                        wg->u[p * per_pos + co0 * (size_t)c_in + ci * len + k] = (float)s;
+                    }
+            }
+    }
+    *out = wg;
+    return SLEAPC_OK;
+
+nomem:
+    sleapc__native_wino_destroy(wg);
+    return sleapc__fail(SLEAPC_ERR_NOMEM,
+                        "create winograd conv: F(%d), %d -> %d channels: out of memory", m, c_in,
+                        c_out);
+}
+
+/* Tiles per chunk: each block of every position reads the position's
+ * c_in x ts slab of V, which should stay in L2 (WINO_SLAB_BYTES), and each
+ * weight loaded serves ts tiles, so ts as large as that allows, whole
+ * kernel strips; and small enough that one item's tiles make two chunks a
+ * thread where they can (at batch 1 the deep, narrow maps have few tiles). */
+static int64_t chunk_tiles(const native_wino *wg, int64_t h, int64_t w, int n_threads)
+{
+    int64_t strip = wg->uk->strip;
+    int64_t ts = WINO_SLAB_BYTES / ((int64_t)wg->c_in * (int64_t)sizeof(float)) / strip * strip;
+    int64_t tiles = ((h + wg->m - 1) / wg->m) * ((w + wg->m - 1) / wg->m);
+    int64_t spread = round_up((tiles + 2 * n_threads - 1) / (2 * n_threads), strip);
+    if (ts > spread)
+        ts = spread;
+    if (ts > WINO_MAX_CHUNK)
+        ts = WINO_MAX_CHUNK;
+    return ts < strip ? strip : ts;
+}
+
+/* Per-thread scratch, in floats: V, M, the staged tiles, the transforms'
+ * temporaries, the output tiles and one padded input row. */
+typedef struct wino_layout {
+    int64_t ts;            /* tiles per chunk (a multiple of the strip) */
+    int64_t v, mm, rows, tin, tout, y, line, total;
+} wino_layout;
+
+static wino_layout layout_of(const native_wino *wg, int64_t h, int64_t w, int n_threads)
+{
+    wino_layout l;
+    int64_t al = wg->al, m = wg->m;
+    l.ts = chunk_tiles(wg, h, w, n_threads);
+    int64_t v = round_up(al * al * wg->c_in * l.ts, 16);
+    int64_t mm = round_up(al * al * wg->c_out * l.ts, 16);
+    int64_t rows = round_up(al * al * l.ts, 16);
+    int64_t tin = round_up(al * al * l.ts, 16);
+    int64_t tout = round_up(al * m * l.ts, 16);
+    int64_t y = round_up(m * m * l.ts, 16);
+    int64_t line = round_up(l.ts * m + 2, 16);
+    l.v = 0;
+    l.mm = l.v + v;
+    l.rows = l.mm + mm;
+    l.tin = l.rows + rows;
+    l.tout = l.tin + tin;
+    l.y = l.tout + tout;
+    l.line = l.y + y;
+    l.total = l.line + line;
+    return l;
+}
+
+size_t sleapc__native_wino_scratch_size(const native_wino *wg, int64_t h, int64_t w,
+                                        int n_threads)
+{
+    if (w < 0 || w > NATIVE_MAX_WIDTH || h < 0 || h > NATIVE_MAX_WIDTH)
+        return SIZE_MAX;
+    size_t n = n_threads < 1 ? 1 : (size_t)n_threads;
+    uint64_t per = (uint64_t)layout_of(wg, h, w, (int)n).total * sizeof(float);
+    if (per > SIZE_MAX / n)
+        return SIZE_MAX;
+    return (size_t)per * n;
+}
+
+typedef struct wino_job {
+    const native_wino *wg;
+    native_conv_src src;
+    float *dst;
+    int64_t h, w, th, tw, n_tiles;
+    wino_layout l;
+    char *scratch;
+    native_split split;
+} wino_job;
+
+/* Channel ci's plane of batch item bi, from the part that holds it. */
+static const float *src_plane(const wino_job *j, int64_t bi, int ci)
+{
+    int k = 0;
+    while (k + 1 < j->src.n && ci >= j->src.c[k]) {
+        ci -= j->src.c[k];
+        k++;
+    }
+    return j->src.data[k] + (bi * j->src.c[k] + ci) * j->h * j->w;
+}
+
+/* A run of tiles within one tile row. */
+typedef struct tile_run {
+    int64_t bi, ty, tx0, n;
+} tile_run;
+
+static tile_run run_at(const wino_job *j, int64_t g, int64_t end)
+{
+    tile_run r;
+    int64_t per_item = j->th * j->tw;
+    r.bi = g / per_item;
+    int64_t rest = g - r.bi * per_item;
+    r.ty = rest / j->tw;
+    r.tx0 = rest - r.ty * j->tw;
+    r.n = j->tw - r.tx0 < end - g ? j->tw - r.tx0 : end - g;
+    return r;
+}
+
+/* Channel `plane`'s alpha x alpha input tiles of run r -> d: input (i, j)
+ * of the run's tile t at d + (i * alpha + j) * ps + t. Each input row is
+ * copied once into `line` with its zero padding, then read at stride m. */
+static void stage_tiles(const native_wino *wg, const wino_job *j, const float *plane,
+                        const tile_run *r, float *line, float *d, int64_t ps)
+{
+    int m = wg->m, al = wg->al;
+    int64_t x0 = r->tx0 * m - 1;           /* input column of line[0] */
+    int64_t len = r->n * m + 2;            /* columns the run reads */
+    int64_t lo = x0 < 0 ? -x0 : 0;         /* line[lo..hi) from the input row */
+    int64_t hi = j->w - x0 < len ? j->w - x0 : len;
+    for (int i = 0; i < al; i++) {
+        int64_t iy = r->ty * m + i - 1;
+        if (iy < 0 || iy >= j->h) {
+            for (int jj = 0; jj < al; jj++)
+                memset(d + (i * al + jj) * ps, 0, (size_t)r->n * sizeof(float));
+            continue;
+        }
+        memset(line, 0, (size_t)lo * sizeof(float));
+        memcpy(line + lo, plane + iy * j->w + x0 + lo, (size_t)(hi - lo) * sizeof(float));
+        memset(line + hi, 0, (size_t)(len - hi) * sizeof(float));
+        for (int jj = 0; jj < al; jj++) {
+            float *dd = d + (i * al + jj) * ps;
+            const float *s = line + jj;
+            for (int64_t t = 0; t < r->n; t++)
+                dd[t] = s[t * m];
+        }
+    }
+}
+
+static void wino_task(void *ctx, int64_t task, int thread)
+{
+    const wino_job *j = ctx;
+    const native_wino *wg = j->wg;
+    const native_split *sp = &j->split;
+    int group = (int)(task % sp->n_groups);
+    int64_t unit_task = task / sp->n_groups;
+    int blk0 = group * sp->blocks_per_group;
+    int blk1 = blk0 + sp->blocks_per_group < wg->blocks.n ? blk0 + sp->blocks_per_group
+                                                          : wg->blocks.n;
+    int64_t c0 = unit_task * sp->units_per_task;
+    int64_t ts = j->l.ts;
+    int64_t n_chunks = (j->n_tiles + ts - 1) / ts;
+    int64_t c1 = c0 + sp->units_per_task < n_chunks ? c0 + sp->units_per_task : n_chunks;
+    float *base = (float *)(j->scratch + (size_t)thread * (size_t)j->l.total * sizeof(float));
+    float *v = base + j->l.v, *mm = base + j->l.mm, *rows = base + j->l.rows;
+    float *tin = base + j->l.tin, *tout = base + j->l.tout, *y = base + j->l.y;
+    float *line = base + j->l.line;
+    int al2 = wg->al * wg->al, m = wg->m;
+    int64_t v_ps = (int64_t)wg->c_in * ts, m_ps = (int64_t)wg->c_out * ts;
+    int64_t plane = j->h * j->w;
+
+    for (int64_t c = c0; c < c1; c++) {
+        int64_t g0 = c * ts;
+        int64_t g1 = g0 + ts < j->n_tiles ? g0 + ts : j->n_tiles;
+        int64_t n = g1 - g0;
+        for (int ci = 0; ci < wg->c_in; ci++) {
+            for (int64_t g = g0; g < g1;) {
+                tile_run r = run_at(j, g, g1);
+                stage_tiles(wg, j, src_plane(j, r.bi, ci), &r, line, rows + (g - g0), ts);
+                g += r.n;
+            }
+            native_wino_in a = {.mt = wg->mt, .rows = rows, .ps = ts, .n = n,
+                                .v = v + ci * ts, .v_ps = v_ps, .tmp = tin};
+            wg->fin(&a);
+        }
+        /* The GEMM reads whole strips: zeros after a short last chunk. */
+        int64_t n_pad = round_up(n, wg->uk->strip) - n;
+        if (n_pad)
+            for (int64_t q = 0; q < (int64_t)al2 * wg->c_in; q++)
+                memset(v + q * ts + n, 0, (size_t)n_pad * sizeof(float));
+
+        native_conv_row gr = {.src_cs = ts, .kh = 1, .kw = 1, .c_in = wg->c_in, .dst_cs = ts,
+                              .n_px = n};
+        for (int p = 0; p < al2; p++) {
+            gr.src = v + p * v_ps;
+            for (int blk = blk0; blk < blk1; blk++) {
+                int co0 = native_block_start(&wg->blocks, blk);
+                gr.w = wg->u + (size_t)p * (size_t)wg->c_in * (size_t)wg->c_out +
+                       (size_t)co0 * (size_t)wg->c_in;
+                gr.bias = wg->zeros + co0;
+                gr.dst = mm + p * m_ps + co0 * ts;
+                (blk < wg->blocks.n_big ? wg->fn_big : wg->fn_small)(&gr);
+            }
+        }
+
+        int co_lo = native_block_start(&wg->blocks, blk0);
+        int co_hi = blk1 < wg->blocks.n ? native_block_start(&wg->blocks, blk1) : wg->c_out;
+        for (int co = co_lo; co < co_hi; co++) {
+            native_wino_out a = {.mt = wg->mt, .mm = mm + co * ts, .m_ps = m_ps, .n = n,
+                                 .bias = wg->bias[co], .relu = wg->relu, .y = y, .tmp = tout};
+            wg->fout(&a);
+            for (int64_t g = g0; g < g1;) {
+                tile_run r = run_at(j, g, g1);
+                const float *yr = y + (g - g0);
+                float *out = j->dst + (r.bi * wg->c_out + co) * plane;
+                for (int ry = 0; ry < m && r.ty * m + ry < j->h; ry++) {
+                    float *row = out + (r.ty * m + ry) * j->w + r.tx0 * m;
+                    int64_t cols = j->w - r.tx0 * m; /* outputs of the run in this row */
+                    if (cols > r.n * m)
+                        cols = r.n * m;
+                    for (int sx = 0; sx < m; sx++) {
+                        const float *ys = yr + (ry * m + sx) * n;
+                        for (int64_t t = 0; t * m + sx < cols; t++)
+                            row[t * m + sx] = ys[t];
+                    }
+                }
+                g += r.n;
+            }
+        }
+    }
+}
+
+void sleapc__native_wino_run_parts(const native_wino *wg, sleapc_threadpool *tp,
+                                   const native_conv_src *src, int64_t b, int64_t h, int64_t w,
+                                   float *dst, void *scratch)
+{
+    if (b <= 0 || h <= 0 || w <= 0)
+        return;
+    int n_threads = sleapc__threadpool_n_threads(tp);
+    wino_job j = {
+        .wg = wg,
+        .src = *src,
+        .dst = dst,
+        .h = h,
+        .w = w,
+        .th = (h + wg->m - 1) / wg->m,
+        .tw = (w + wg->m - 1) / wg->m,
+        .l = layout_of(wg, h, w, n_threads),
+        .scratch = scratch,
+    };
+    j.n_tiles = b * j.th * j.tw;
+    int64_t n_chunks = (j.n_tiles + j.l.ts - 1) / j.l.ts;
+    sleapc__native_split_plan(1, n_chunks, wg->blocks.n, n_threads, 2, &j.split);
+    sleapc__threadpool_run_indexed(tp, wino_task, &j, j.split.n_tasks);
+}
