@@ -179,7 +179,8 @@ static int fake_score(void)
 
 static void check_refused(const char *why, const char *expect_in_msg)
 {
-    static const struct sleapc_backend_factory f = {"fake", fake_score, fake_create, NULL};
+    static const struct sleapc_backend_factory f = {
+        .name = "fake", .score = fake_score, .create = fake_create};
     sleapc_backend *be = (sleapc_backend *)1;
     int before = n_destroyed;
     sleapc_graph g = {0};
@@ -201,7 +202,8 @@ static void check_nonconforming(void)
                                             .destroy = fake_destroy};
     fake_ops = good;
     fake_device = "cuda:1";
-    static const struct sleapc_backend_factory f = {"fake", fake_score, fake_create, NULL};
+    static const struct sleapc_backend_factory f = {
+        .name = "fake", .score = fake_score, .create = fake_create};
     sleapc_backend *be = NULL;
     sleapc_graph g = {0};
     CHECK_OK(sleapc__backend_create_from(&f, &g, NULL, &be));
