@@ -34,7 +34,8 @@ STRUCT(sleapc_predictor_opts, FIELD(sleapc_predictor_opts, struct_size),
        FIELD(sleapc_predictor_opts, max_height), FIELD(sleapc_predictor_opts, max_width),
        FIELD(sleapc_predictor_opts, input_scale), FIELD(sleapc_predictor_opts, ensure_rgb),
        FIELD(sleapc_predictor_opts, ensure_grayscale), FIELD(sleapc_predictor_opts, precision),
-       FIELD(sleapc_predictor_opts, anchor_part))
+       FIELD(sleapc_predictor_opts, anchor_part), FIELD(sleapc_predictor_opts, device),
+       FIELD(sleapc_predictor_opts, conv))
 STRUCT(sleapc_instance, FIELD(sleapc_instance, points), FIELD(sleapc_instance, point_scores),
        FIELD(sleapc_instance, score), FIELD(sleapc_instance, track),
        FIELD(sleapc_instance, tracking_score), FIELD(sleapc_instance, has_centroid),
@@ -55,7 +56,8 @@ STRUCT(sleapc_run_opts, FIELD(sleapc_run_opts, video), FIELD(sleapc_run_opts, qu
        FIELD(sleapc_run_opts, stop))
 STRUCT(sleapc_stage_info, FIELD(sleapc_stage_info, model), FIELD(sleapc_stage_info, backend),
        FIELD(sleapc_stage_info, precision), FIELD(sleapc_stage_info, bf16_error),
-       FIELD(sleapc_stage_info, bf16_moved))
+       FIELD(sleapc_stage_info, bf16_moved), FIELD(sleapc_stage_info, device),
+       FIELD(sleapc_stage_info, device_name))
 STRUCT(sleapc_tracking_opts, FIELD(sleapc_tracking_opts, tracking),
        FIELD(sleapc_tracking_opts, tracking_window_size),
        FIELD(sleapc_tracking_opts, candidates_method),

@@ -11,33 +11,7 @@
 
 sleapc_tracking_opts sleapc_tracking_opts_default(void)
 {
-    sleapc_tracking_opts t = {
-        .tracking = false,
-        .tracking_window_size = 5,
-        .candidates_method = NULL,
-        .min_new_track_points = 0,
-        .min_match_points = 0,
-        .features = NULL,
-        .scoring_method = NULL,
-        .scoring_reduction = "mean",
-        .robust_best_instance = 1.0,
-        .track_matching_method = "hungarian",
-        .max_tracks = -1,
-        .oks_stddev = NAN,
-        .use_flow = false,
-        .of_img_scale = 1.0,
-        .of_window_size = 21,
-        .of_max_levels = 3,
-        .use_kalman = false,
-        .post_connect_single_breaks = false,
-        .tracking_target_instance_count = -1,
-        .tracking_pre_cull_to_target = 0,
-        .tracking_pre_cull_iou_threshold = 0.0,
-        .tracking_clean_instance_count = 0,
-        .tracking_clean_iou_threshold = 0.0,
-        .max_instances = 0,
-    };
-    return t;
+    return sleapc__tracking_opts_default();
 }
 
 sleapc_filter_opts sleapc_filter_opts_default(void)

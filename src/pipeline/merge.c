@@ -221,7 +221,7 @@ sleapc_status sleapc__predictions_merge(const char *const *in_paths, int n_in,
         st = join_frames(in, in_paths, n_in, &in[0], identities && !asked);
     sleapc_tracker_opts to;
     if (!st && retrack) {
-        sleapc_tracking_opts dflt = sleapc_tracking_opts_default();
+        sleapc_tracking_opts dflt = sleapc__tracking_opts_default();
         dflt.tracking = true;
         if (!asked)
             sleapc__log(SLEAPC_LOG_WARN,

@@ -10,6 +10,9 @@
 
 /* n_nodes 0: check only what does not depend on the skeleton.
  * SLEAPC_ERR_INVALID_ARG / SLEAPC_ERR_UNSUPPORTED naming the option. */
+/* The body of sleapc_tracking_opts_default (sleap-nn's defaults). */
+sleapc_tracking_opts sleapc__tracking_opts_default(void);
+
 sleapc_status sleapc__tracking_resolve(const sleapc_tracking_opts *t, int n_nodes,
                                        sleapc_tracker_opts *out);
 
