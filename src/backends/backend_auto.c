@@ -17,6 +17,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/mem_budget.h"
 #include "model/graph_input.h"
 
 #define MAX_CANDIDATES 8
@@ -88,10 +89,17 @@ static sleapc_status decide(auto_state *s, const sleapc_tensor *x)
     size_t flen = 0;
     int n_alive = 0;
     sleapc_status first_err = SLEAPC_OK;
+    /* Every candidate holds its plan while they are timed: one that would
+     * not fit beside those planned already is left out, unmeasured. */
+    int64_t need = sleapc__backend_mem_need(s->g, x->shape);
     for (int i = 0; i < s->n; i++) {
         best_ms[i] = -1;
         sleapc_backend *be = s->cand[i];
-        sleapc_status st = be->ops->warmup(be, x->shape);
+        sleapc_status st = n_alive > 0 && need > 0
+                               ? sleapc__mem_check(need * (n_alive + 1), "timing another backend")
+                               : SLEAPC_OK;
+        if (!st)
+            st = be->ops->warmup(be, x->shape);
         alive[i] = st == SLEAPC_OK;
         if (st) {
             if (!first_err)
