@@ -183,6 +183,12 @@ static int64_t now_ns(void)
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+int64_t sleapc__backend_mem_need(const sleapc_graph *g, const int64_t shape[4])
+{
+    int64_t need = sleapc__graph_peak_bytes(g, shape[0], shape[2], shape[3]);
+    return need < 0 ? need : need + need / 8; /* scratch and copies beside the activations */
+}
+
 /* Before a backend plans for a new input shape: the activations it will
  * hold at least must fit what the process may take, or the plan is refused
  * here with a message (some libraries do not check their allocations). */
@@ -192,10 +198,9 @@ static sleapc_status check_memory(sleapc_backend *be, const int64_t shape[4])
     if (!be->graph || (shape[0] <= c[0] && shape[1] == c[1] && shape[2] == c[2] &&
                        shape[3] == c[3]))
         return SLEAPC_OK; /* no more than a size already checked */
-    int64_t need = sleapc__graph_peak_bytes(be->graph, shape[0], shape[2], shape[3]);
+    int64_t need = sleapc__backend_mem_need(be->graph, shape);
     if (need < 0)
         return SLEAPC_OK; /* the backend's own shape check says why */
-    need += need / 8;     /* scratch and copies beside the activations */
     char what[160];
     snprintf(what, sizeof what, "the network on an input of %lld x %lld x %lld x %lld (batch, "
              "channels, height, width)", (long long)shape[0], (long long)shape[1],

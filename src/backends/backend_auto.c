@@ -34,6 +34,7 @@
 #include "core/error.h"
 #include "core/threadpool.h"
 #include "model/graph_hash.h"
+#include "core/mem_budget.h"
 #include "model/graph_input.h"
 
 #define MAX_CANDIDATES SLEAPC_AUTO_CACHE_MAX
@@ -295,6 +296,7 @@ static sleapc_status decide(auto_state *s, const sleapc_tensor *x, sleapc_tensor
     char failed[512] = "", left[128] = "";
     size_t flen = 0, llen = 0;
     int measured = 0;
+    const int64_t need = sleapc__backend_mem_need(s->g, x->shape);
     for (int i = 0; i < s->n_fac; i++) {
         double ms;
         if (i == s->serving_i || sleapc__auto_entry_get(&e, s->fac[i]->name, &ms))
@@ -311,6 +313,15 @@ static sleapc_status decide(auto_state *s, const sleapc_tensor *x, sleapc_tensor
         char why[256];
         double best_c = INFINITY;
         duel_result r = DUEL_FAILED;
+        /* The challenger plans beside the serving backend: one that would not
+         * fit beside it is left out, unmeasured. */
+        if (need > 0 && sleapc__mem_check(2 * need, "timing another backend")) {
+            flen += (size_t)snprintf(failed + flen, sizeof failed - flen, "; %s left out: %s",
+                                     s->fac[i]->name, sleapc__last_error());
+            if (flen >= sizeof failed)
+                flen = sizeof failed - 1;
+            continue;
+        }
         sleapc_status cs = make(s, i, &c, why, sizeof why);
         if (!cs)
             r = duel(s, c, x, champ_out, budget_ms - spent, &best_c, &best_s, why, sizeof why);

@@ -3,15 +3,16 @@
  * equals one run over all the frames. Compared: the skeleton, videos,
  * frames (video, index), each frame's instances in order with their
  * points, point scores, instance scores, tracks, tracking scores and the
- * track names; the provenance is not compared. Top-down models on 12 frames
+ * track names; the provenance is not compared. Top-down models on 8 frames
  * of centered_pair_small.mp4 (two animals), tracked:
  * - shards untracked, merged with --tracking: tracking over the joined
  *   frames as the one run tracks;
- * - shards tracked (each from its own first frame), merged without options:
- *   the shards' tracks end at the seam, so merge tracks again (defaults);
- * - merging an analysis .h5 and a .json of the shards gives the same frames.
+ * - shards tracked (`sleapc track` on each, as a tracked shard run tracks
+ *   from its own first frame), merged without options: the shards' tracks
+ *   end at the seam, so merge tracks again (defaults);
+ * - a .json and an analysis .h5 of the shards, merged with --tracking.
  * Refused with a message and no output: overlapping shards, another
- * skeleton, another video. */
+ * skeleton, another video (a shard's .json edited). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@
 #include "io/slp/slp_read.h"
 #include "test_util.h"
 
-static char tmp[1024], video[1024], other_video[1024], models[4096], single[1024];
+static char tmp[1024], video[1024], models[4096], single[1024];
 
 static bool exists(const char *path)
 {
@@ -86,7 +87,7 @@ static void check_equal_slp(const char *pa, const char *pb)
 static void predict(const char *extra)
 {
     char args[8192];
-    snprintf(args, sizeof args, "predict %s -i '%s' --frames 0-11 -q %s", models, video, extra);
+    snprintf(args, sizeof args, "predict %s -i '%s' --frames 0-7 -q %s", models, video, extra);
     CHECK_MSG(test_run_cli(args) == 0, "%s: %s", extra, test_cli_output());
 }
 
@@ -107,15 +108,13 @@ int main(void)
     snprintf(tmp, sizeof tmp, "%s", test_tmp_dir());
     snprintf(video, sizeof video, "%s",
              test_data_path("sleap-nn-assets/datasets/centered_pair_small.mp4"));
-    snprintf(other_video, sizeof other_video, "%s",
-             test_data_path("sleap-nn-assets/datasets/small_robot.mp4"));
     char centroid[1024];
     snprintf(centroid, sizeof centroid, "%s",
              test_data_path("sleap-nn-assets/model_ckpts/minimal_instance_centroid"));
     snprintf(models, sizeof models, "-m '%s' -m '%s'", centroid,
              test_data_path("sleap-nn-assets/model_ckpts/minimal_instance_centered_instance"));
 
-    /* One run over frames 0-11, tracked. */
+    /* One run over frames 0-7, tracked. */
     char extra[4096], a[2048], b[2048], out[2048], shard_dir[1200];
     snprintf(single, sizeof single, "%s/single.slp", tmp);
     snprintf(extra, sizeof extra, "-o '%s' --tracking", single);
@@ -124,7 +123,9 @@ int main(void)
     /* Untracked shards into a folder predict creates: distinct names. */
     snprintf(shard_dir, sizeof shard_dir, "%s/shards/untracked", tmp);
     for (int k = 0; k < 2; k++) {
-        snprintf(extra, sizeof extra, "--shard %d/2 --output_dir '%s'", k, shard_dir);
+        snprintf(extra, sizeof extra,
+                 "--shard %d/2 --output_dir '%s' --output_format slp,json", k,
+                 shard_dir);
         predict(extra);
     }
     snprintf(a, sizeof a, "%s/centered_pair_small.mp4.shard-0-of-2.slp", shard_dir);
@@ -141,27 +142,28 @@ int main(void)
     snprintf(out, sizeof out, "%s/centered_pair_small.mp4.shard-03-of-10.slp", shard_dir);
     CHECK_MSG(exists(out), "%s", out);
 
-    /* Tracked shards, merged with no options: tracked again. */
-    snprintf(shard_dir, sizeof shard_dir, "%s/shards/tracked", tmp);
-    for (int k = 0; k < 2; k++) {
-        snprintf(extra, sizeof extra,
-                 "--shard %d/2 --output_dir '%s' --tracking --output_format slp,json,analysis_h5",
-                 k, shard_dir);
-        predict(extra);
-    }
+    /* Tracked shards (each tracked from its own first frame, as a tracked
+     * shard run tracks), merged with no options: tracked again. */
     char a2[2048], b2[2048];
-    snprintf(a2, sizeof a2, "%s/centered_pair_small.mp4.shard-0-of-2.slp", shard_dir);
-    snprintf(b2, sizeof b2, "%s/centered_pair_small.mp4.shard-1-of-2.slp", shard_dir);
+    snprintf(a2, sizeof a2, "%s/shard0_tracked.slp", tmp);
+    snprintf(b2, sizeof b2, "%s/shard1_tracked.slp", tmp);
+    snprintf(extra, sizeof extra, "track -i '%s' -o '%s' -q", a, a2);
+    CHECK(test_run_cli(extra) == 0);
+    snprintf(extra, sizeof extra, "track -i '%s' -o '%s' -q", b, b2);
+    CHECK(test_run_cli(extra) == 0);
     snprintf(out, sizeof out, "%s/merged_tracked.slp", tmp);
     snprintf(extra, sizeof extra, "'%s' '%s' '%s'", out, a2, b2);
     merge(extra, 0, "tracked again");
     check_equal_slp(single, out);
-    /* Other formats of the same shards: a .json and an analysis .h5. */
+    /* Other formats of the same shards: a .json, and an analysis .h5 (one
+     * instance per track and frame: of the tracked shard). */
     snprintf(out, sizeof out, "%s/merged_mixed.slp", tmp);
+    snprintf(extra, sizeof extra, "convert '%s' '%s/shard1_tracked.h5' -q", b2, tmp);
+    CHECK(test_run_cli(extra) == 0);
     snprintf(extra, sizeof extra,
-             "'%s' '%s/centered_pair_small.mp4.shard-0-of-2.json' "
-             "'%s/centered_pair_small.mp4.shard-1-of-2.analysis.h5' -q",
-             out, shard_dir, shard_dir);
+             "'%s' '%s/centered_pair_small.mp4.shard-0-of-2.json' '%s/shard1_tracked.h5' "
+             "--tracking -q",
+             out, shard_dir, tmp);
     merge(extra, 0, NULL);
     check_equal_slp(single, out);
 
@@ -170,23 +172,39 @@ int main(void)
     snprintf(extra, sizeof extra, "'%s' '%s' '%s'", out, a, a2);
     merge(extra, 1, "overlap");
     CHECK(!exists(out));
-    /* Another skeleton: the centroid model alone (one node). */
-    char other[2048];
-    snprintf(other, sizeof other, "%s/centroid_only.slp", tmp);
-    snprintf(extra, sizeof extra, "predict -m '%s' -i '%s' --frames 6-7 -o '%s' -q", centroid,
-             video, other);
-    CHECK(test_run_cli(extra) == 0);
-    snprintf(extra, sizeof extra, "'%s' '%s' '%s'", out, a, other);
-    merge(extra, 1, "different skeletons");
-    CHECK(!exists(out));
-    /* Another video, same models. */
-    snprintf(other, sizeof other, "%s/robot.slp", tmp);
-    snprintf(extra, sizeof extra, "predict %s -i '%s' --frames 6-7 -o '%s' -q", models,
-             other_video, other);
-    CHECK(test_run_cli(extra) == 0);
-    snprintf(extra, sizeof extra, "'%s' '%s' '%s'", out, a, other);
-    merge(extra, 1, "different videos");
-    CHECK(!exists(out));
+    /* Another skeleton, another video: shard 1 as .json with a node, then
+     * the video, renamed. */
+    char json[2048], other[2048];
+    snprintf(json, sizeof json, "%s/centered_pair_small.mp4.shard-1-of-2.json", shard_dir);
+    snprintf(other, sizeof other, "%s/other.json", tmp);
+    const char *const edits[2][3] = {{"\"A\"", "\"Z\"", "different skeletons"},
+                                     {"centered_pair_small.mp4\"", "elsewhere.mp4\"",
+                                      "different videos"}};
+    for (int e = 0; e < 2; e++) {
+        size_t n = 0;
+        unsigned char *bytes = test_read_file(json, &n);
+        char *text = bytes ? malloc(n + 1) : NULL;
+        if (text) {
+            memcpy(text, bytes, n);
+            text[n] = '\0';
+        }
+        free(bytes);
+        char *at = text ? strstr(text, edits[e][0]) : NULL;
+        CHECK_MSG(at != NULL, "%s has no %s", json, edits[e][0]);
+        if (!at) {
+            free(text);
+            continue;
+        }
+        size_t head = (size_t)(at - text), old_len = strlen(edits[e][0]);
+        char *edited = malloc(n + 64);
+        snprintf(edited, n + 64, "%.*s%s%s", (int)head, text, edits[e][1], at + old_len);
+        CHECK(test_write_file(other, edited, strlen(edited)));
+        free(edited);
+        free(text);
+        snprintf(extra, sizeof extra, "'%s' '%s' '%s'", out, a, other);
+        merge(extra, 1, edits[e][2]);
+        CHECK(!exists(out));
+    }
     /* The output may not be one of the inputs. */
     snprintf(extra, sizeof extra, "'%s' '%s' '%s'", a, a, b);
     merge(extra, 1, NULL);
