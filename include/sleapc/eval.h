@@ -31,7 +31,7 @@ SLEAPC_API sleapc_eval_opts sleapc_eval_opts_default(void);
 typedef struct sleapc_eval sleapc_eval;
 
 /* Evaluate the predictions in pred_path against the labels in gt_path (any
- * .slp / .pkg.slp, or sleapc's predictions .json). *out receives a new
+ * .slp / .pkg.slp, sleapc's predictions .json, or analysis .h5). *out receives a new
  * result (sleapc_eval_destroy), also when there is nothing to score (see
  * sleapc_eval_has_metrics). Returns SLEAPC_OK; SLEAPC_ERR_IO /
  * SLEAPC_ERR_FORMAT reading a file; SLEAPC_ERR_INVALID_ARG for bad options,

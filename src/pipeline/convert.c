@@ -446,3 +446,11 @@ sleapc_status sleapc__predictions_convert(const char *in_path, const char *out_p
         st = sleapc__wrap(st, "convert %s to %s", in_path, out_path);
     return st;
 }
+
+sleapc_status sleapc__predictions_read_analysis_h5(const char *path, sleapc_predictions *pr)
+{
+    sleapc_status st = read_analysis_h5(path, pr);
+    if (st)
+        sleapc__predictions_free(pr);
+    return st;
+}

@@ -16,5 +16,8 @@ sleapc_status sleapc__predictions_read(const char *in_path, sleapc_predictions *
 /* Write pr to path in the format of its extension (.slp, .h5, .csv, .json),
  * atomically. */
 sleapc_status sleapc__predictions_write_path(const sleapc_predictions *pr, const char *path);
+/* Read a SLEAP analysis HDF5 file (one instance per occupied frame and
+ * track) into *pr (zeroed by the caller; freed on failure). */
+sleapc_status sleapc__predictions_read_analysis_h5(const char *path, sleapc_predictions *pr);
 
 #endif

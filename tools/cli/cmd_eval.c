@@ -13,8 +13,9 @@ static int usage(void)
 {
     printf("usage: sleapc eval -g GT -p PRED [options]\n"
            "\n"
-           "Scores the predictions in PRED against the labels in GT (.slp, .pkg.slp, or\n"
-           "sleapc's predictions .json) as sleap-nn eval does, and prints a summary.\n"
+           "Scores the predictions in PRED against the labels in GT (.slp, .pkg.slp,\n"
+           "sleapc's predictions .json, or analysis .h5) as sleap-nn eval does, and prints\n"
+           "a summary.\n"
            "\n"
            "  -g, --ground_truth_path GT   ground-truth labels (user instances)\n"
            "  -p, --predicted_path PRED    predictions\n"

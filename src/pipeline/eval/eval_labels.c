@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/results.h"
 #include "io/slp/slp_read.h"
+#include "pipeline/convert.h"
 #include "pipeline/tracking/predictions_load.h"
 
 static sleapc_status nomem(const char *path)
@@ -202,10 +203,11 @@ sleapc_status sleapc__ev_labels_load(const char *path, sleapc_ev_labels **out)
         return nomem(path);
     }
     sleapc_status st;
-    if (ends_with(path, ".json")) {
+    if (ends_with(path, ".json") || ends_with(path, ".h5") || ends_with(path, ".hdf5")) {
         sleapc_predictions pr;
         memset(&pr, 0, sizeof pr);
-        st = sleapc__predictions_load(path, &pr, NULL);
+        st = ends_with(path, ".json") ? sleapc__predictions_load(path, &pr, NULL)
+                                      : sleapc__predictions_read_analysis_h5(path, &pr);
         if (!st)
             st = from_predictions(l, &pr);
         sleapc__predictions_free(&pr);

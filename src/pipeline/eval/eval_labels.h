@@ -1,8 +1,8 @@
 /* Labels as the evaluation reads them (sleap-io's view of a labels file):
  * videos, the first skeleton's nodes, frames in file order, and each frame's
  * instances in file order, user and predicted, with float64 points (NaN for
- * points that are not visible). Read from any .slp / .pkg.slp or from
- * sleapc's predictions .json. */
+ * points that are not visible). Read from any .slp / .pkg.slp, sleapc's
+ * predictions .json, or a SLEAP analysis .h5 (predictions). */
 #ifndef SLEAPC_PIPELINE_EVAL_EVAL_LABELS_H
 #define SLEAPC_PIPELINE_EVAL_EVAL_LABELS_H
 
@@ -52,7 +52,7 @@ typedef struct sleapc_ev_labels {
     double *xy; /* [2 * n_points] */
 } sleapc_ev_labels;
 
-/* Read path (.slp, .pkg.slp or sleapc .json, by extension). *out is new
+/* Read path (.slp, .pkg.slp, sleapc .json or analysis .h5, by extension). *out is new
  * (sleapc__ev_labels_free). SLEAPC_ERR_IO / SLEAPC_ERR_FORMAT naming the
  * file; SLEAPC_ERR_NOMEM. */
 sleapc_status sleapc__ev_labels_load(const char *path, sleapc_ev_labels **out);
