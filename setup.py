@@ -79,5 +79,6 @@ class PlatformWheel(bdist_wheel):
         return "py3", "none", plat
 
 
-setup(version=_version(), distclass=WithLibrary, cmdclass={"build_py": BuildWithLibrary, "bdist_wheel": PlatformWheel},
+setup(version=_version(), distclass=WithLibrary,
+      cmdclass={"build_py": BuildWithLibrary, "bdist_wheel": PlatformWheel},
       options={"build": {"build_base": "build-python"}})

@@ -125,6 +125,7 @@ class Progress(ctypes.Structure):
 
 PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(Progress), ctypes.c_void_p)
 LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
+ABORT_FN = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_void_p)
 
 
 class RunOpts(ctypes.Structure):
@@ -169,7 +170,8 @@ def _load():
         except OSError as e:
             tried.append(f"{path}: {e}")
     raise ImportError("sleapc: cannot load libsleapc.so (reinstall the package, or set "
-                      "SLEAPC_LIBRARY to its path); tried: " + ("; ".join(tried) or "nothing found"))
+                      "SLEAPC_LIBRARY to its path); tried: "
+                      + ("; ".join(tried) or "nothing found"))
 
 
 lib = _load()
@@ -300,7 +302,7 @@ _protos = {
                                          ctypes.POINTER(c_int64_p), c_int64_p]),
     "sleapc_free": (None, [ctypes.c_void_p]),
     "sleapc_log_set": (None, [LOG_FN, ctypes.c_void_p]),
-    "sleapc_predictor_set_abort": (None, [_P, ctypes.c_void_p, ctypes.c_void_p]),
+    "sleapc_predictor_set_abort": (None, [_P, ABORT_FN, ctypes.c_void_p]),
     "sleapc_writer_discard": (None, [_P]),
     "sleapc_video_open": (_S, [ctypes.c_char_p, ctypes.POINTER(_P)]),
     "sleapc_video_n_frames": (ctypes.c_int64, [_P]),

@@ -10,8 +10,8 @@ from typing import Any, Callable, List, Optional, Sequence, Union
 import numpy as np
 
 from . import _run
-from ._lib import (DTYPE_U8, PIXEL_FORMATS, PROGRESS_FN, STATUS_INTERRUPTED, Frame, RunOpts, Tensor,
-                   SleapcFileNotFoundError, check, error, lib)
+from ._lib import (ABORT_FN, DTYPE_U8, PIXEL_FORMATS, PROGRESS_FN, STATUS_INTERRUPTED, Frame,
+                   RunOpts, SleapcFileNotFoundError, Tensor, check, error, lib)
 from ._predictions import Predictions
 from ._tracking import FILTER_OPTIONS, TRACKING_OPTIONS, tracking_opts
 
@@ -252,16 +252,32 @@ class Predictor:
             rows.append([(pts[i], scores[i], inst_scores[i], tracks[i]) for i in range(n)])
         return rows
 
-    def predict(self, frames):
-        """Predict uint8 frames (N,H,W,C), (H,W,C) or (H,W), C 1 or 3 (RGB) -> Predictions."""
+    def predict(self, frames) -> Predictions:
+        """Predict uint8 frames (N,H,W,C), (H,W,C) or (H,W), C 1 or 3 (RGB) -> Predictions.
+
+        Ctrl-C stops after the current batch and raises sleapc.Interrupted with the frames done.
+        """
         if not self._p:
             raise ValueError("Predictor is closed")
         a = _as_frames(frames)
         t = Tensor(DTYPE_U8, a.ndim, (ctypes.c_int64 * 6)(*a.shape),
                    a.ctypes.data_as(ctypes.c_void_p))
-        check(lib.sleapc_predictor_run(self._p, ctypes.byref(t)))
-        n = a.shape[0] if a.ndim == 4 else 1
-        return Predictions.from_predictor(self, self._collect(), np.arange(n))
+        stop = ctypes.c_int(0)
+        # Polled between batches; a Python callback, so Ctrl-C's handler runs there.
+        abort = ABORT_FN(lambda user: bool(stop.value))
+        lib.sleapc_predictor_set_abort(self._p, abort, None)
+        try:
+            with _run.StopOnSigint(stop) as sigint:
+                st = lib.sleapc_predictor_run(self._p, ctypes.byref(t))
+        finally:
+            lib.sleapc_predictor_set_abort(self._p, ABORT_FN(), None)
+        if st not in (0, STATUS_INTERRUPTED):
+            raise error(st)
+        rows = self._collect()
+        pred = Predictions.from_predictor(self, rows, np.arange(len(rows)))
+        if st == STATUS_INTERRUPTED or sigint.hit:
+            raise _run.Interrupted(f"interrupted after {len(rows)} frames", pred)
+        return pred
 
     def predict_frame(self, frame, pixel_format=None):
         """Predict one camera frame for real-time use -> Predictions of one frame.

@@ -189,3 +189,30 @@ def test_verbose_reports_what_the_library_says(data, capsys):
     sleapc.predict([data(m) for m in TOPDOWN], data(VIDEO), frames=[0], verbose=True, quiet=True,
                    backend="native")
     assert "backend" in capsys.readouterr().err
+
+
+def test_ctrl_c_stops_predict_on_arrays_after_a_batch(data):
+    """SIGINT during Predictor.predict on many frames: sleapc.Interrupted with whole batches."""
+    script = textwrap.dedent(f"""
+        import os, signal, sys, threading
+        sys.path[:0] = {sys.path!r}
+        import numpy as np
+        import sleapc
+        p = sleapc.Predictor({[data(m) for m in TOPDOWN]!r}, batch_size=2)
+        frames = np.tile(sleapc.read_frames({data(VIDEO)!r}, range(2)), (200, 1, 1, 1))
+        want = p.predict(frames[:2])
+        threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+        try:
+            p.predict(frames)
+            print("not interrupted")
+        except KeyboardInterrupt as e:
+            got = e.predictions
+            same = np.array_equal(got.points[:2], want.points, equal_nan=True)
+            print("interrupted", len(got), same)
+        """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=600, env=os.environ)
+    assert out.returncode == 0, out.stderr
+    last = out.stdout.split()
+    assert last[0] == "interrupted", out.stdout
+    assert 0 < int(last[1]) < 400 and int(last[1]) % 2 == 0 and last[2] == "True"
