@@ -34,8 +34,9 @@ static inline __attribute__((always_inline)) float32x4_t neon_weights(const floa
 /* One tap of the register block: acc[c][v] += wp[c] * in[v], acc and in
  * the template's nuk_vec (the same 4 x float vector as float32x4_t, so a
  * macro: the arrays' pointer types differ). cb and nv are constants after
- * inlining, so every loop unrolls; the lane is a literal, as FMLA by element
- * needs. */
+ * inlining, so every loop unrolls and w[j] is a constant lane, which GCC
+ * turns into FMLA by element. (vfmaq_laneq_f32 here made GCC 12 store all 24
+ * accumulators to the stack in every loop pass.) */
 #define NEON_LANE(acc, in, w, g, j, cb, nv)                                     \
     if ((g) + (j) < (cb))                                                       \
         for (int v_ = 0; v_ < (nv); v_++)                                       \
