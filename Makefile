@@ -5,7 +5,11 @@ DEB_PACKAGES := build-essential cmake pkg-config libyaml-dev libcjson-dev libhdf
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libprotobuf-c-dev protobuf-c-compiler \
   libdnnl-dev libxnnpack-dev libpthreadpool-dev libonnx-dev zlib1g-dev python3-numpy python3-pytest \
   python3-venv python3-pip python3-setuptools python3-wheel util-linux chromium \
-  libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers
+  libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers \
+  gcc-aarch64-linux-gnu qemu-user
+# The aarch64 build's libraries (cross/): Debian arm64 multiarch packages,
+# which install beside the amd64 ones (HDF5's and FFmpeg's are left out).
+DEB_PACKAGES_ARM64 := libyaml-dev:arm64 libcjson-dev:arm64 zlib1g-dev:arm64 libprotobuf-c-dev:arm64
 SLEAPC_DATA_DIR ?= $(CURDIR)/../shared/data
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
@@ -14,12 +18,20 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 all: build
 
 # Install what the build needs, only when something is missing.
+# arm64 packages need the arm64 architecture known to dpkg (x86-64 hosts);
+# once a library is installed for both, its plain name is ambiguous to dpkg
+# and is asked for with the native architecture.
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
-	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; arch=$$(dpkg --print-architecture); \
+	for p in $(DEB_PACKAGES) $(DEB_PACKAGES_ARM64); do \
+	  dpkg -s $$p >/dev/null 2>&1 || dpkg -s $$p:$$arch >/dev/null 2>&1 || \
+	  missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  if [ "$$(dpkg --print-architecture)" != arm64 ] && \
+	     ! dpkg --print-foreign-architectures | grep -qx arm64; then \
+	    $$SUDO dpkg --add-architecture arm64; fi; \
 	  $$SUDO apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
 	fi

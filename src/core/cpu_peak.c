@@ -2,9 +2,17 @@
 #define _DEFAULT_SOURCE
 #include "core/cpu_peak.h"
 
+#include <time.h>
+
+/* x86 loops (AVX2, AVX-512, AVX512-BF16, AMX) are built only for x86;
+ * AArch64 has its NEON loop; any other target times the generic one. */
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define CPU_PEAK_X86 1
 #include <cpuid.h>
 #include <immintrin.h>
-#include <time.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 
 #if defined(__linux__)
 #include <sys/syscall.h>
@@ -33,6 +41,7 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+#ifdef CPU_PEAK_X86
 __attribute__((target("avx512f"))) static float fma_avx512(long iters)
 {
     const __m512 a = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(0.001f);
@@ -89,6 +98,29 @@ __attribute__((target("avx512bf16,avx512bw,avx512f"))) static float dp_bf16(long
 #undef SUM
     return _mm512_cvtss_f32(s);
 }
+#endif
+
+#ifdef __aarch64__
+/* NEON: FMLA has 4 cycles of latency on up to 4 pipes (Neoverse V1/V2), so
+ * 16 chains; they and the two operands fit in the 32 registers. */
+static float fma_neon(long iters)
+{
+    const float32x4_t a = vdupq_n_f32(0.999f), b = vdupq_n_f32(0.001f);
+#define DECL(i) float32x4_t acc##i = vdupq_n_f32(0.001f * (float)(i));
+    REP16(DECL)
+#undef DECL
+    for (long it = 0; it < iters; it++) {
+#define STEP(i) acc##i = vfmaq_f32(b, acc##i, a);
+        REP16(STEP)
+#undef STEP
+    }
+    float32x4_t s = vdupq_n_f32(0.0f);
+#define SUM(i) s = vaddq_f32(s, acc##i);
+    REP16(SUM)
+#undef SUM
+    return vgetq_lane_f32(s, 0);
+}
+#endif
 
 /* Scalar fallback: four independent lanes per chain, left to the compiler. */
 static float fma_generic(long iters)
@@ -114,6 +146,8 @@ static float fma_generic(long iters)
  * (tmm6-7) keep the unit busy across the instruction's latency. Only ever
  * called after amx_usable() said yes. */
 #define AMX_FLOP_PER_ITER (4.0 * 16 * 16 * 32 * 2)
+
+#ifdef CPU_PEAK_X86
 
 typedef struct amx_tilecfg {
     uint8_t palette_id, start_row, reserved[14];
@@ -181,6 +215,40 @@ static bool amx_usable(void)
 #endif
 }
 
+#else
+
+static bool amx_usable(void)
+{
+    return false;
+}
+
+#endif
+
+/* The widest fp32 FMA this CPU runs. */
+typedef enum fma_set { FMA_GENERIC, FMA_NEON, FMA_AVX2, FMA_AVX512 } fma_set;
+
+static fma_set fma_best(void)
+{
+#ifdef CPU_PEAK_X86
+    if (__builtin_cpu_supports("avx512f"))
+        return FMA_AVX512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return FMA_AVX2;
+#elif defined(__aarch64__)
+    return FMA_NEON;
+#endif
+    return FMA_GENERIC;
+}
+
+static bool has_bf16_dot(void)
+{
+#ifdef CPU_PEAK_X86
+    return __builtin_cpu_supports("avx512bf16");
+#else
+    return false;
+#endif
+}
+
 #define MAX_PEAK_THREADS 256
 
 typedef struct peak_job {
@@ -202,20 +270,34 @@ static void run_chunk(void *ctx, int64_t task)
     peak_job *j = ctx;
     double t0 = thread_cpu_s();
     float s;
+    /* The bf16 units are asked for only where present (x86). */
     switch (j->unit) {
+#ifdef CPU_PEAK_X86
     case SLEAPC_PEAK_BF16_AMX:
         s = amx_bf16(j->iters);
         break;
     case SLEAPC_PEAK_BF16_DOT:
         s = dp_bf16(j->iters);
         break;
+#endif
     default:
-        if (__builtin_cpu_supports("avx512f"))
+        switch (fma_best()) {
+#ifdef CPU_PEAK_X86
+        case FMA_AVX512:
             s = fma_avx512(j->iters);
-        else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+            break;
+        case FMA_AVX2:
             s = fma_avx2(j->iters);
-        else
+            break;
+#endif
+#ifdef __aarch64__
+        case FMA_NEON:
+            s = fma_neon(j->iters);
+            break;
+#endif
+        default:
             s = fma_generic(j->iters);
+        }
     }
     j->sink = s;
     if (task < MAX_PEAK_THREADS)
@@ -224,11 +306,10 @@ static void run_chunk(void *ctx, int64_t task)
 
 const char *sleapc__cpu_simd_name(void)
 {
-    if (__builtin_cpu_supports("avx512f"))
-        return "avx512f";
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return "avx2+fma";
-    return "generic";
+    static const char *const names[] = {
+        [FMA_GENERIC] = "generic", [FMA_NEON] = "neon",
+        [FMA_AVX2] = "avx2+fma",   [FMA_AVX512] = "avx512f"};
+    return names[fma_best()];
 }
 
 /* FLOP of one iteration of the inner loop on one thread. */
@@ -240,11 +321,16 @@ static double flop_per_iter(sleapc_peak_unit unit)
     case SLEAPC_PEAK_BF16_DOT:
         return 16 * 16 * 2 * 2.0;  /* 16 chains x 16 lanes x 2 products, each a multiply-add */
     default:
-        if (__builtin_cpu_supports("avx512f"))
+        switch (fma_best()) {
+        case FMA_AVX512:
             return 16 * 16 * 2.0;
-        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        case FMA_AVX2:
             return 12 * 8 * 2.0;
-        return 12 * 4 * 2.0;
+        case FMA_NEON:
+            return 16 * 4 * 2.0;
+        default:
+            return 12 * 4 * 2.0;
+        }
     }
 }
 
@@ -254,7 +340,7 @@ bool sleapc__cpu_peak_unit_present(sleapc_peak_unit unit)
     case SLEAPC_PEAK_BF16_AMX:
         return amx_usable();
     case SLEAPC_PEAK_BF16_DOT:
-        return __builtin_cpu_supports("avx512bf16");
+        return has_bf16_dot();
     default:
         return true;
     }

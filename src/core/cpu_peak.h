@@ -7,7 +7,7 @@
 #include "sleapc/sleapc.h"
 
 typedef enum sleapc_peak_unit {
-    SLEAPC_PEAK_FP32_FMA,  /* the widest fp32 FMA: AVX-512, AVX2 or scalar */
+    SLEAPC_PEAK_FP32_FMA,  /* the widest fp32 FMA: AVX-512, AVX2, NEON or scalar */
     SLEAPC_PEAK_BF16_DOT,  /* AVX512-BF16 VDPBF16PS */
     SLEAPC_PEAK_BF16_AMX   /* AMX TDPBF16PS */
 } sleapc_peak_unit;
@@ -22,7 +22,7 @@ double sleapc__cpu_peak_unit_gflops(int n_threads, sleapc_peak_unit unit, double
 /* fp32: the FMA peak. bf16: the best of the bf16 units present (0: none). */
 double sleapc__cpu_peak_gflops(int n_threads, bool bf16, double seconds);
 
-/* "avx512f", "avx2+fma" or "generic": the widest FMA set in use. */
+/* "avx512f", "avx2+fma", "neon" or "generic": the widest FMA set in use. */
 const char *sleapc__cpu_simd_name(void);
 
 #endif

@@ -680,11 +680,19 @@ int main(void)
             sets[n_sets++] = uk;
     }
     CHECK(n_sets >= 1 && sets[0]->isa == NATIVE_ISA_GENERIC);
+#ifdef __aarch64__
+    /* NEON is baseline on AArch64: its set must be there and chosen. */
+    CHECK(sleapc__native_ukernels_best()->isa == NATIVE_ISA_NEON);
+#endif
     const native_ukernels *b16 = sleapc__native_ukernels_bf16();
     if (b16)
         sets[n_sets++] = b16;
     else
         printf("bf16 microkernels not checked: no AVX512-BF16 here\n");
+    printf("microkernel sets checked:");
+    for (int i = 0; i < n_sets; i++)
+        printf(" %s", sets[i]->name);
+    printf(" (best: %s)\n", sleapc__native_ukernels_best()->name);
     for (int p = 1; p < N_POOLS; p++)
         CHECK_OK(sleapc__threadpool_create(p, &pools[p]));
 

@@ -23,7 +23,10 @@
  * SLEAPC_TEST_BACKEND=NAME runs that backend only. The Vulkan backend on a
  * software device (Mesa's lavapipe, about 1 GFLOP/s) runs only when named so,
  * and then on the stages of at most SOFTWARE_GFLOP per call unless
- * SLEAPC_TEST_FULL is set. */
+ * SLEAPC_TEST_FULL is set.
+ * SLEAPC_REFERENCE_CASES (comma-separated case ids) runs only those cases,
+ * each of which must be found: the aarch64 build under qemu runs a few small
+ * ones. */
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <math.h>
@@ -31,6 +34,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "backends/native/native_ukernel.h"
 #include "io/npy/npy_file.h"
 #include "model/model_impl.h"
 #include "test_util.h"
@@ -259,6 +263,30 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The case ids of SLEAPC_REFERENCE_CASES, or NULL for every case. */
+static const char *case_filter(void)
+{
+    const char *f = getenv("SLEAPC_REFERENCE_CASES");
+    return f && *f ? f : NULL;
+}
+
+static bool case_selected(const char *id)
+{
+    const char *f = case_filter();
+    if (!f)
+        return true;
+    size_t n = strlen(id);
+    for (const char *p = f; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, id, n) == 0)
+            return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
+static int n_selected_run;
+
 /* Every case of one reference folder, in name order. */
 static void check_folder(const char *folder)
 {
@@ -275,6 +303,11 @@ static void check_folder(const char *folder)
     closedir(d);
     qsort(names, (size_t)n, sizeof names[0], cmp_str);
     for (int i = 0; i < n; i++) {
+        if (!case_selected(names[i])) {
+            free(names[i]);
+            continue;
+        }
+        n_selected_run++;
 #ifdef SLEAPC_SANITIZED
         /* Under the sanitizers one frame of each backbone model suffices:
          * the names sort as pairs of frames of one model. */
@@ -298,6 +331,19 @@ int main(void)
             printf("skipped: backend %s is not built or cannot run here\n", only);
             return 77;
         }
+    }
+    /* Which microkernels the native backend runs on this CPU. */
+    printf("native microkernels: %s\n", sleapc__native_ukernels_best()->name);
+    const char *filter = case_filter();
+    if (filter) {
+        check_folder("reference");
+        check_folder("reference-backbones");
+        int n_listed = 1;
+        for (const char *p = filter; *p; p++)
+            n_listed += *p == ',';
+        CHECK_MSG(n_selected_run == n_listed, "SLEAPC_REFERENCE_CASES: %d of %d cases found",
+                  n_selected_run, n_listed);
+        return test_finish();
     }
     check_folder("reference");
     /* The folder holds checkpoint cases of all six model types. */

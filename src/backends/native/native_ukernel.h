@@ -27,6 +27,7 @@ typedef enum native_isa {
     NATIVE_ISA_GENERIC = 0, /* baseline of the target (SSE2 on x86-64) */
     NATIVE_ISA_AVX2,        /* AVX2 + FMA */
     NATIVE_ISA_AVX512,      /* AVX-512F */
+    NATIVE_ISA_NEON,        /* AArch64 Advanced SIMD, 32 registers */
     NATIVE_ISA_COUNT
 } native_isa;
 
@@ -151,6 +152,7 @@ const native_ukernels *sleapc__native_ukernels_generic(void);
 const native_ukernels *sleapc__native_ukernels_avx2(void);
 const native_ukernels *sleapc__native_ukernels_avx512(void);
 const native_ukernels *sleapc__native_ukernels_avx512bf16(void);
+const native_ukernels *sleapc__native_ukernels_neon(void);
 
 /* The bf16 set (AVX512-BF16's VDPBF16PS), or NULL when this build or this
  * CPU has none. */

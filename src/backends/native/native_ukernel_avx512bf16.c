@@ -1,13 +1,14 @@
 /* AVX512-BF16 microkernels: 3x3 convolutions on pairs of bfloat16 input
  * channels with VDPBF16PS, float32 sums; the register block of the AVX-512
  * set. Used for --precision bf16 on CPUs with AVX512-BF16. */
-#include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "backends/native/native_ukernel.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__clang__)
+
+#include <immintrin.h>
 
 #pragma GCC target("avx512f,avx512bf16")
 /* FMA contraction and optimization even in Debug builds: see the generic set. */

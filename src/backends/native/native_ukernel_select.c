@@ -25,6 +25,9 @@ const native_ukernels *sleapc__native_ukernels_get(native_isa isa)
             return sleapc__native_ukernels_avx512();
         return NULL;
 #endif
+    case NATIVE_ISA_NEON:
+        /* Baseline on AArch64: NULL from the stub everywhere else. */
+        return sleapc__native_ukernels_neon();
     default:
         return NULL;
     }

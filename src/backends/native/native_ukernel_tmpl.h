@@ -4,6 +4,10 @@
  *   NUK_CB      output channels per packed block: 4, 6, 8 or 12
  *   NUK_ISA     its native_isa value, NUK_NAME its name
  *   NUK_GETTER  the name of the function returning the table
+ *   NUK_TAP     (optional) NUK_TAP(acc, in, wp, cb, nv): the multiply-adds
+ *               of one kernel tap, acc[c][v] += wp[c] * in[v] for c < cb,
+ *               v < nv, when the set has a better way than one broadcast
+ *               per weight (NEON: FMLA by element)
  *   NUK_BF16    (optional) 3x3 convs only, on bf16 pairs: each float of the
  *               input rows and of the packed weights holds two bfloat16
  *               values (input channels 2p and 2p + 1) and a multiply-add is
@@ -153,11 +157,15 @@ NUK_INLINE void nuk_conv_step(const native_conv_row *r, int64_t x, int cb, int n
                 nuk_vec in[2];
                 for (int v = 0; v < nv; v++)
                     in[v] = nuk_load(row + kx + v * NUK_VW);
+#ifdef NUK_TAP
+                NUK_TAP(acc, in, wp, cb, nv);
+#else
                 for (int c = 0; c < cb; c++) {
                     float s = wp[c];
                     for (int v = 0; v < nv; v++)
                         acc[c][v] = nuk_mac(acc[c][v], s, in[v]);
                 }
+#endif
                 wp += cb;
             }
         }

@@ -258,7 +258,11 @@ static int onednn_score(void)
      * native (2) there but stays available by name. */
     if (dnnl_engine_get_count(dnnl_cpu) == 0)
         return 0;
+#if defined(__x86_64__) || defined(__i386__)
     return __builtin_cpu_supports("avx512f") ? 10 : 1;
+#else
+    return 1; /* elsewhere (AArch64) native's NEON kernels come first */
+#endif
 }
 
 /* The library loaded at run time, which may differ from the headers'. */
