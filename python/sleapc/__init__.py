@@ -6,10 +6,13 @@
 """
 # predict / track as the command line runs them, their results, and the exceptions raised.
 from ._public import *  # noqa: F401,F403
+from ._public import __all__ as _public_all
 
 from ._lib import SleapcError, lib
 from .predictor import Model, Predictions, Predictor, read_frames
 from .evaluate import evaluate, evaluate_tracking  # noqa: F401
 
 __version__ = lib.sleapc_version().decode()
-__all__ = ["Model", "Predictor", "Predictions", "SleapcError", "read_frames", "__version__"]
+__all__ = sorted(set(_public_all) | {"Model", "Predictor", "Predictions", "SleapcError",
+                                      "read_frames", "evaluate", "evaluate_tracking",
+                                      "__version__"})
