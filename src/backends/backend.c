@@ -199,6 +199,8 @@ static sleapc_status check_memory(sleapc_backend *be, const int64_t shape[4])
                        shape[3] == c[3]))
         return SLEAPC_OK; /* no more than a size already checked */
     int64_t need = sleapc__backend_mem_need(be->graph, shape);
+    if (need == -2)
+        return SLEAPC_ERR_NOMEM;
     if (need < 0)
         return SLEAPC_OK; /* the backend's own shape check says why */
     char what[160];

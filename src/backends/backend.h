@@ -100,7 +100,7 @@ sleapc_status sleapc__backend_forward(sleapc_backend *be, const sleapc_tensor *x
 sleapc_status sleapc__backend_warmup(sleapc_backend *be, const int64_t shape[4]);
 /* The memory a backend's plan for input shape (B,C,H,W) of g takes at least:
  * the activations at their peak plus an eighth; -1 when the shape does not
- * fit g. The wrappers check it against the process's budget before a
+ * fit g, -2 out of memory. The wrappers check it against the process's budget before a
  * backend plans a new shape. */
 int64_t sleapc__backend_mem_need(const sleapc_graph *g, const int64_t shape[4]);
 /* Nanoseconds this thread has spent in sleapc__backend_forward so far, less

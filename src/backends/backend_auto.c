@@ -475,7 +475,7 @@ sleapc_status sleapc__backend_auto_create(const sleapc_graph *g, const sleapc_ba
                                           sleapc_backend **out)
 {
     *out = NULL;
-    auto_state st0 = {.g = g, .opts = *opts};
+    auto_state st0 = {.g = g, .opts = opts ? *opts : (sleapc_backend_opts){0}};
     bool used[MAX_CANDIDATES] = {0};
     char why[1024] = "";
     size_t len = 0;

@@ -20,7 +20,12 @@ int64_t sleapc__graph_peak_bytes(const sleapc_graph *g, int64_t b, int64_t h, in
     int64_t(*shapes)[4] = sleapc__malloc((size_t)(n > 0 ? n : 1) * sizeof *shapes);
     int *last_use = sleapc__malloc((size_t)(n > 0 ? n : 1) * sizeof *last_use);
     double peak = -1.0;
-    if (!shapes || !last_use || sleapc__graph_infer_shapes(g, b, h, w, shapes) != SLEAPC_OK)
+    if (!shapes || !last_use) {
+        sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+        peak = -2.0;
+        goto done;
+    }
+    if (sleapc__graph_infer_shapes(g, b, h, w, shapes) != SLEAPC_OK)
         goto done;
     for (int i = 0; i < n; i++)
         last_use[i] = i;
@@ -52,6 +57,6 @@ done:
     sleapc__free(shapes);
     sleapc__free(last_use);
     if (peak < 0.0)
-        return -1;
+        return (int64_t)peak;
     return peak >= 9.0e18 ? INT64_MAX : (int64_t)peak;
 }
