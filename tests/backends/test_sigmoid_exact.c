@@ -225,8 +225,10 @@ static void check_inner_sigmoid(const struct sleapc_backend_factory *f)
     sleapc_backend_opts opts = {.n_threads = 2};
     sleapc_backend *be = NULL, *nb = NULL;
     sleapc_status st = sleapc__backend_create_from(f, &g, &opts, &be);
-    if (strcmp(f->name, "xnnpack") == 0) {
-        CHECK_MSG(st == SLEAPC_ERR_UNSUPPORTED && !be, "xnnpack: inner sigmoid: %s",
+    /* Backends whose sigmoid inside the graph would not be the shared one
+     * refuse such a graph, naming the node. */
+    if (strcmp(f->name, "xnnpack") == 0 || strcmp(f->name, "vulkan") == 0) {
+        CHECK_MSG(st == SLEAPC_ERR_UNSUPPORTED && !be, "%s: inner sigmoid: %s", f->name,
                   sleapc_status_str(st));
         CHECK_MSG(strstr(sleapc_last_error(), "inner_sigmoid") != NULL, "message: %s",
                   sleapc_last_error());

@@ -54,6 +54,14 @@ sleapc_status sleapc__vk_check_graph(const sleapc_graph *g)
                                 "yet",
                                 n->name, sleapc__op_name(n->op));
         }
+        /* A head's sigmoid is applied on the host with the one every backend
+         * shares; one that other nodes read would be the GPU's exp, which
+         * rounds otherwise. Every model's sigmoid ends a head. */
+        if (n->act == SLEAPC_ACT_SIGMOID && !sleapc__vk_host_sigmoid(g, i))
+            return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                                "vulkan: node %s: a sigmoid that other nodes read (only a "
+                                "head's sigmoid is supported)",
+                                n->name);
     }
     return SLEAPC_OK;
 }
