@@ -12,3 +12,14 @@ void sleapc__sigmoid_apply(float *x, int64_t n)
     for (int64_t i = 0; i < n; i++)
         x[i] = 1.0f / (1.0f + expf(-x[i]));
 }
+
+bool sleapc__sigmoid_on_host(const sleapc_graph *g, int i)
+{
+    if (g->nodes[i].act != SLEAPC_ACT_SIGMOID)
+        return false;
+    for (int j = i + 1; j < g->n_nodes; j++)
+        for (int k = 0; k < g->nodes[j].n_inputs; k++)
+            if (g->nodes[j].inputs[k] == i)
+                return false;
+    return true;
+}

@@ -52,7 +52,7 @@ static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
         const sleapc_graph_output *go = &g->outputs[o];
         const int64_t *s = vs->plan.shapes[go->node];
         float *data = vs->plan.out[o].map;
-        if (sleapc__vk_host_sigmoid(g, go->node))
+        if (sleapc__sigmoid_on_host(g, go->node))
             sleapc__sigmoid_apply(data, s[2] ? s[0] * s[1] * s[2] * s[3] : s[0] * s[1]);
         sleapc_tensor t = {.dtype = SLEAPC_DTYPE_F32,
                            .ndim = s[2] ? 4 : 2,

@@ -133,9 +133,4 @@ sleapc_status sleapc__vk_plan_create(vk_context *ctx, const vk_pipelines *pl,
                                      const int64_t shape[4], vk_plan *out);
 void sleapc__vk_plan_destroy(vk_context *ctx, const sleapc_graph *g, vk_plan *p);
 
-/* Whether node i's sigmoid runs on the host after the download: a sigmoid
- * node no other node reads, so its values are the shared sigmoid's
- * (backends/sigmoid.h) as on every backend. */
-bool sleapc__vk_host_sigmoid(const sleapc_graph *g, int i);
-
 #endif

@@ -6,6 +6,7 @@
  * of the shaders in shaders/. */
 #include <string.h>
 
+#include "backends/sigmoid.h"
 #include "backends/vulkan/vulkan_impl.h"
 #include "core/alloc.h"
 #include "core/error.h"
@@ -63,11 +64,11 @@ static void copy(recorder *r, VkBuffer src, VkDeviceSize src_off, VkBuffer dst,
 }
 
 /* The shader's activation for node i: none where the host applies the
- * sigmoid (see sleapc__vk_host_sigmoid) or a separate shader the softmax. */
+ * sigmoid (see sleapc__sigmoid_on_host) or a separate shader the softmax. */
 static int32_t shader_act(const sleapc_graph *g, int i)
 {
     sleapc_act a = g->nodes[i].act;
-    if (a == SLEAPC_ACT_SOFTMAX || sleapc__vk_host_sigmoid(g, i))
+    if (a == SLEAPC_ACT_SOFTMAX || sleapc__sigmoid_on_host(g, i))
         return 0;
     return (int32_t)a;
 }

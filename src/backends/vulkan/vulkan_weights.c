@@ -2,6 +2,7 @@
  * once at create. */
 #include <string.h>
 
+#include "backends/sigmoid.h"
 #include "backends/vulkan/vulkan_impl.h"
 #include "core/alloc.h"
 #include "core/error.h"
@@ -57,24 +58,13 @@ sleapc_status sleapc__vk_check_graph(const sleapc_graph *g)
         /* A head's sigmoid is applied on the host with the one every backend
          * shares; one that other nodes read would be the GPU's exp, which
          * rounds otherwise. Every model's sigmoid ends a head. */
-        if (n->act == SLEAPC_ACT_SIGMOID && !sleapc__vk_host_sigmoid(g, i))
+        if (n->act == SLEAPC_ACT_SIGMOID && !sleapc__sigmoid_on_host(g, i))
             return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
                                 "vulkan: node %s: a sigmoid that other nodes read (only a "
                                 "head's sigmoid is supported)",
                                 n->name);
     }
     return SLEAPC_OK;
-}
-
-bool sleapc__vk_host_sigmoid(const sleapc_graph *g, int i)
-{
-    if (g->nodes[i].act != SLEAPC_ACT_SIGMOID)
-        return false;
-    for (int j = i + 1; j < g->n_nodes; j++)
-        for (int k = 0; k < g->nodes[j].n_inputs; k++)
-            if (g->nodes[j].inputs[k] == i)
-                return false;
-    return true;
 }
 
 /* Weight elements of node n (0: none). */

@@ -3,7 +3,7 @@
  * forward of a new shape, and kept until the shape changes. The runtime reads
  * and writes buffers fixed at that plan, so a forward only converts the input
  * to NHWC, invokes the runtime, applies the sigmoid of sigmoid heads (see
- * sleapc__xnnpack_host_sigmoid) and converts the maps back to NCHW: no heap
+ * sleapc__sigmoid_on_host) and converts the maps back to NCHW: no heap
  * calls. */
 #include "backends/xnnpack/xnnpack_backend.h"
 
@@ -279,7 +279,7 @@ static sleapc_status xnnpack_forward(sleapc_backend *be, const sleapc_tensor *x,
         const int64_t *s = xs->shapes[go->node];
         float *data = xs->out_nhwc[o];
         /* Elementwise, so NHWC is as good as NCHW. */
-        if (sleapc__xnnpack_host_sigmoid(g, go->node))
+        if (sleapc__sigmoid_on_host(g, go->node))
             sleapc__sigmoid_apply(data, numel(s));
         if (xs->out_nchw[o]) {
             transpose(xs->pool, nhwc_to_nchw_row, data, xs->out_nchw[o], s,

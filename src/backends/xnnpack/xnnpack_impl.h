@@ -31,13 +31,6 @@ typedef struct xnnpack_consts {
     float *zeros;   /* bias for nodes without one: max channels of zeros */
 } xnnpack_consts;
 
-/* Whether node i's sigmoid runs on the host after the runtime, over the
- * outputs that name it: true for a sigmoid node that no other node reads.
- * XNNPACK's own sigmoid gives 0.99999994 where the other backends give 1, so
- * the lowering leaves the activation out and the executor applies the shared
- * sigmoid (backends/sigmoid.h) instead. */
-bool sleapc__xnnpack_host_sigmoid(const sleapc_graph *g, int i);
-
 /* Whether every node can be expressed: SLEAPC_ERR_UNSUPPORTED naming the first
  * node that cannot (with fp16, also every node XNNPACK cannot run in fp16). */
 sleapc_status sleapc__xnnpack_check(const sleapc_graph *g, bool fp16);

@@ -9,6 +9,7 @@
  *   for a 1 x 1 map, where XNNPACK refuses a 1 x 1 window);
  * - an identity (RESIZE_LIKE of equal sizes, a one-input concat) reuses its
  *   input's value; a graph output that is such an alias gets a copy. */
+#include "backends/sigmoid.h"
 #include "backends/xnnpack/xnnpack_impl.h"
 
 #include <math.h>
@@ -37,17 +38,6 @@ const char *sleapc__xnnpack_status_str(int status)
         return "out_of_memory";
     }
     return "unknown";
-}
-
-bool sleapc__xnnpack_host_sigmoid(const sleapc_graph *g, int i)
-{
-    if (g->nodes[i].act != SLEAPC_ACT_SIGMOID)
-        return false;
-    for (int j = i + 1; j < g->n_nodes; j++)
-        for (int k = 0; k < g->nodes[j].n_inputs; k++)
-            if (g->nodes[j].inputs[k] == i)
-                return false;
-    return true;
 }
 
 sleapc_status sleapc__xnnpack_check(const sleapc_graph *g, bool fp16)
@@ -85,7 +75,7 @@ sleapc_status sleapc__xnnpack_check(const sleapc_graph *g, bool fp16)
         /* A sigmoid inside the subgraph would be XNNPACK's, which rounds
          * otherwise than the other backends; every model's sigmoid ends a
          * head. */
-        if (n->act == SLEAPC_ACT_SIGMOID && !sleapc__xnnpack_host_sigmoid(g, i))
+        if (n->act == SLEAPC_ACT_SIGMOID && !sleapc__sigmoid_on_host(g, i))
             return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
                                 "node %s: a sigmoid that other nodes read (only a head's "
                                 "sigmoid is supported)",
@@ -236,7 +226,7 @@ static void act_range(sleapc_act act, float *lo, float *hi)
 
 /* Whether node i's activation is a subgraph node of its own (softmax). ReLU
  * is fused, and the sigmoid is applied on the host after the runtime
- * (sleapc__xnnpack_host_sigmoid). */
+ * (sleapc__sigmoid_on_host). */
 static bool act_node(const sleapc_node *n)
 {
     return n->act == SLEAPC_ACT_SOFTMAX;
