@@ -1,9 +1,10 @@
 /* BottomUpLayer (sleap-nn layers/bottomup.py, inference/streaming.py):
  * local peaks, PAF line scores between candidate pairs, matching edge by edge
- * and instance assembly. Legacy models follow SLEAP 1.x's
- * BottomUpInferenceLayer and BottomUpPredictor (sleap/nn/inference.py,
- * paf_grouping.py): SLEAP's refinement and line scoring, "+ 0.5" after the
- * input scale, and max_instances as a stable sort by score. The matching and
+ * and instance assembly. Refinement, line scoring, the input-scale step and
+ * the max_instances cut follow the model's convention (SLEAP 1.x's
+ * BottomUpInferenceLayer and BottomUpPredictor in sleap/nn/inference.py,
+ * paf_grouping.py: SLEAP's refinement and line scoring, "+ 0.5" after the
+ * input scale, and max_instances as a stable sort by score). The matching and
  * assembly are the same in both. */
 #include <string.h>
 
@@ -11,7 +12,6 @@
 #include "core/error.h"
 #include "layers/bottomup_common.h"
 #include "layers/layer.h"
-#include "layers/ops/coords.h"
 #include "layers/ops/grouping.h"
 #include "layers/ops/paf.h"
 #include "layers/stage.h"
@@ -19,7 +19,6 @@
 typedef struct bottomup_layer {
     sleapc_layer base;
     sleapc_stage stage;
-    bool legacy;           /* SLEAP 1.x conventions (m->cfg.legacy) */
     double threshold;
     int refine_k;
     int max_instances;
@@ -61,44 +60,13 @@ static sleapc_status grow_candidates(bottomup_layer *bu, int64_t n)
     return SLEAPC_OK;
 }
 
-/* Swap instances a and b of one frame's result. */
-static void swap_instances(sleapc_grouping_result *r, int64_t a, int64_t b)
-{
-    const int64_t n = r->n_nodes;
-    for (int64_t k = 0; k < 2 * n; k++) {
-        float t = r->keypoints[a * 2 * n + k];
-        r->keypoints[a * 2 * n + k] = r->keypoints[b * 2 * n + k];
-        r->keypoints[b * 2 * n + k] = t;
-    }
-    for (int64_t k = 0; k < n; k++) {
-        float t = r->peak_values[a * n + k];
-        r->peak_values[a * n + k] = r->peak_values[b * n + k];
-        r->peak_values[b * n + k] = t;
-    }
-    float t = r->scores[a];
-    r->scores[a] = r->scores[b];
-    r->scores[b] = t;
-}
-
-/* SLEAP 1.x BottomUpPredictor._make_labeled_frames_from_generator: with
- * max_instances, sorted(instances, key=score, reverse=True), a stable sort,
- * then the first max_instances. (sleap-nn only reorders when it must cut.) */
-static void sleap1_keep_best(sleapc_grouping_result *r, int64_t max_instances)
-{
-    for (int64_t i = 1; i < r->n_instances; i++)
-        for (int64_t j = i; j > 0 && r->scores[j - 1] < r->scores[j]; j--)
-            swap_instances(r, j - 1, j);
-    if (r->n_instances > max_instances)
-        r->n_instances = max_instances;
-}
-
 static sleapc_status bottomup_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
                                   int64_t h, int64_t w, sleapc_layer_outputs *out)
 {
     bottomup_layer *bu = l->impl;
     const sleapc_tensor *cms = NULL, *pafs = NULL;
     sleapc_status st = sleapc__bottomup_stage_peaks(&bu->stage, &bu->peaks, frames, b, c, h, w,
-                                                    bu->threshold, bu->refine_k, bu->legacy,
+                                                    bu->threshold, bu->refine_k,
                                                     "PartAffinityFieldsHead", &cms, &pafs);
     if (!st)
         st = sleapc__bottomup_frames_reserve(&bu->frames, &bu->frames_cap, b, "bottom-up");
@@ -141,19 +109,15 @@ static sleapc_status bottomup_run(sleapc_layer *l, const uint8_t *frames, int64_
     }
     if (st)
         return st;
+    /* The input scale is undone here, so the packing undoes only eff_scale. */
     const sleapc_preprocess_plan *pl = &bu->stage.plan;
-    float input_scale = (float)pl->opts.scale;
-    if (bu->legacy) {
-        for (int64_t s = 0; s < b; s++) {
-            sleapc_grouping_result *r = &bu->frames[s];
-            sleapc__coords_undo_input_scale_sleap1(r->keypoints, r->n_instances * r->n_nodes,
-                                                   pl->opts.scale);
-            if (bu->max_instances > 0)
-                sleap1_keep_best(r, bu->max_instances);
-        }
-        input_scale = 1.0f;
+    const sleapc_convention *cv = bu->stage.convention;
+    for (int64_t s = 0; s < b; s++) {
+        sleapc_grouping_result *r = &bu->frames[s];
+        cv->undo_input_scale(r->keypoints, r->n_instances * r->n_nodes, pl->opts.scale);
+        cv->bottomup_keep(r, bu->max_instances);
     }
-    return sleapc__bottomup_outputs(bu->frames, b, bu->n_nodes, bu->max_instances, input_scale,
+    return sleapc__bottomup_outputs(bu->frames, b, bu->n_nodes, bu->max_instances, 1.0f,
                                     (float)pl->eff_scale, true, out);
 }
 
@@ -188,7 +152,6 @@ sleapc_status sleapc__bottomup_layer_create(const sleapc_model *m, const sleapc_
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     bu->base.ops = &bottomup_ops;
     bu->base.impl = bu;
-    bu->legacy = m->cfg.legacy;
     bu->threshold = o->peak_threshold;
     bu->refine_k = sleapc__layer_refine_k(o);
     bu->max_instances = o->max_instances;
@@ -200,7 +163,6 @@ sleapc_status sleapc__bottomup_layer_create(const sleapc_model *m, const sleapc_
     bu->score_opts.max_edge_length_ratio = o->max_edge_length_ratio;
     bu->score_opts.dist_penalty_weight = o->dist_penalty_weight;
     bu->score_opts.paf_stride = m->cfg.pafs_stride;
-    bu->score_opts.sleap1 = bu->legacy;
     bu->group_opts = sleapc__bottomup_grouping_opts(o);
     sleapc_status st = sleapc__bottomup_edge_order((const int(*)[2])bu->edges, bu->n_edges,
                                                    bu->n_nodes, &bu->order, &bu->n_order);
@@ -213,6 +175,7 @@ sleapc_status sleapc__bottomup_layer_create(const sleapc_model *m, const sleapc_
         bottomup_destroy(&bu->base);
         return st;
     }
+    bu->score_opts.sleap1 = bu->stage.convention->paf_sleap1;
     *out = &bu->base;
     return SLEAPC_OK;
 }

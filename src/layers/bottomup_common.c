@@ -6,7 +6,6 @@
 #include "core/error.h"
 #include "layers/ops/coords.h"
 #include "layers/ops/peaks.h"
-#include "layers/ops/peaks_sleap1.h"
 
 void sleapc__peak_list_free(sleapc_peak_list *pl)
 {
@@ -19,9 +18,9 @@ void sleapc__peak_list_free(sleapc_peak_list *pl)
     memset(pl, 0, sizeof *pl);
 }
 
-sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const float *cms, int64_t b, int64_t c,
-                                     int64_t h, int64_t w, double threshold, int refine_k,
-                                     int stride, bool sleap1)
+sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const sleapc_convention *cv,
+                                     const float *cms, int64_t b, int64_t c, int64_t h, int64_t w,
+                                     double threshold, int refine_k, int stride)
 {
     int64_t bound = sleapc__peaks_local_max_count(b, c, h, w);
     if (bound < 0)
@@ -41,13 +40,8 @@ sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const float *cms, int
         }
         pl->cap = bound;
     }
-    sleapc_status st =
-        sleap1 ? sleapc__peaks_sleap1_find_local(cms, b, c, h, w, threshold, refine_k, pl->cap,
-                                                 pl->peaks, pl->vals, pl->sample_inds,
-                                                 pl->channel_inds, &pl->n)
-               : sleapc__peaks_find_local(cms, b, c, h, w, threshold, refine_k, pl->cap,
-                                          pl->peaks, pl->vals, pl->sample_inds,
-                                          pl->channel_inds, &pl->n);
+    sleapc_status st = cv->find_local(cms, b, c, h, w, threshold, refine_k, pl->cap, pl->peaks,
+                                      pl->vals, pl->sample_inds, pl->channel_inds, &pl->n);
     if (st)
         return st;
     sleapc__coords_undo_stride(pl->peaks, pl->n, stride);
@@ -56,7 +50,7 @@ sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const float *cms, int
 
 sleapc_status sleapc__bottomup_stage_peaks(sleapc_stage *stage, sleapc_peak_list *pl,
                                            const uint8_t *frames, int64_t b, int64_t c, int64_t h,
-                                           int64_t w, double threshold, int refine_k, bool sleap1,
+                                           int64_t w, double threshold, int refine_k,
                                            const char *second_head, const sleapc_tensor **cms,
                                            const sleapc_tensor **second)
 {
@@ -69,8 +63,8 @@ sleapc_status sleapc__bottomup_stage_peaks(sleapc_stage *stage, sleapc_peak_list
         return st;
     const int stride = sleapc__stage_head_stride(stage, "MultiInstanceConfmapsHead");
     const sleapc_tensor *t = *cms;
-    return sleapc__peak_list_find(pl, t->data, b, t->shape[1], t->shape[2], t->shape[3], threshold,
-                                  refine_k, stride, sleap1);
+    return sleapc__peak_list_find(pl, stage->convention, t->data, b, t->shape[1], t->shape[2],
+                                  t->shape[3], threshold, refine_k, stride);
 }
 
 sleapc_grouping_opts sleapc__bottomup_grouping_opts(const sleapc_predictor_opts *o)

@@ -21,20 +21,21 @@ typedef struct sleapc_peak_list {
     int32_t *channel_inds;   /* (cap) */
 } sleapc_peak_list;
 
-/* Local peaks (refined when refine_k > 0) of cms (b, c, h, w), multiplied by
- * stride. sleap1: SLEAP 1.x's refinement (peaks_sleap1.h; refine_k 0 is its
- * "local" refinement). The arrays grow as needed and are reused. */
-sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const float *cms, int64_t b, int64_t c,
-                                     int64_t h, int64_t w, double threshold, int refine_k,
-                                     int stride, bool sleap1);
+/* Local peaks of cms (b, c, h, w) as convention cv finds and refines them
+ * (refine_k: see peaks.h, peaks_sleap1.h), multiplied by stride. The arrays
+ * grow as needed and are reused. */
+sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const sleapc_convention *cv,
+                                     const float *cms, int64_t b, int64_t c, int64_t h, int64_t w,
+                                     double threshold, int refine_k, int stride);
 void sleapc__peak_list_free(sleapc_peak_list *pl);
 
 /* Run the stage on frames and find the peaks of its MultiInstanceConfmapsHead
- * (sleapc__peak_list_find at that head's stride). cms: that head's output;
+ * (sleapc__peak_list_find at that head's stride, in the stage's convention).
+ * cms: that head's output;
  * second: the head named second_head (PAFs or class maps). */
 sleapc_status sleapc__bottomup_stage_peaks(sleapc_stage *stage, sleapc_peak_list *pl,
                                            const uint8_t *frames, int64_t b, int64_t c, int64_t h,
-                                           int64_t w, double threshold, int refine_k, bool sleap1,
+                                           int64_t w, double threshold, int refine_k,
                                            const char *second_head, const sleapc_tensor **cms,
                                            const sleapc_tensor **second);
 

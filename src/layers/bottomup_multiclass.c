@@ -1,23 +1,23 @@
 /* BottomUpMultiClassLayer (sleap-nn layers/bottomup_multiclass.py): local
- * peaks given identities by class maps; one instance slot per class. Legacy
- * models follow SLEAP 1.x's BottomUpMultiClassInferenceLayer
- * (sleap/nn/inference.py) instead: SLEAP's refinement, class-map look-ups
- * outside the map read 0, "+ 0.5" after the input scale, and no
- * max_instances cap (BottomUpMultiClassPredictor has none). */
+ * peaks given identities by class maps; one instance slot per class.
+ * Refinement, the class-map look-up, the input-scale step and the
+ * max_instances cap follow the model's convention (SLEAP 1.x's
+ * BottomUpMultiClassInferenceLayer in sleap/nn/inference.py: SLEAP's
+ * refinement, class-map look-ups outside the map read 0, "+ 0.5" after the
+ * input scale, and no max_instances cap, as BottomUpMultiClassPredictor has
+ * none). */
 #include <string.h>
 
 #include "core/alloc.h"
 #include "core/error.h"
 #include "layers/bottomup_common.h"
 #include "layers/layer.h"
-#include "layers/ops/coords.h"
 #include "layers/ops/identity.h"
 #include "layers/stage.h"
 
 typedef struct bumc_layer {
     sleapc_layer base;
     sleapc_stage stage;
-    bool legacy;          /* SLEAP 1.x conventions (m->cfg.legacy) */
     double threshold;
     int refine_k;
     int max_instances;
@@ -34,7 +34,7 @@ static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b,
     bumc_layer *bm = l->impl;
     const sleapc_tensor *cms = NULL, *cls = NULL;
     sleapc_status st = sleapc__bottomup_stage_peaks(&bm->stage, &bm->peaks, frames, b, c, h, w,
-                                                    bm->threshold, bm->refine_k, bm->legacy,
+                                                    bm->threshold, bm->refine_k,
                                                     "ClassMapsHead", &cms, &cls);
     if (!st && cls->shape[1] != bm->n_classes)
         st = sleapc__fail(SLEAPC_ERR_BACKEND, "class maps have %lld channels, the config %lld classes",
@@ -53,31 +53,21 @@ static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b,
         return st;
     const sleapc_peak_list *pk = &bm->peaks;
     const int cls_stride = sleapc__stage_head_stride(&bm->stage, "ClassMapsHead");
-    if (bm->legacy)
-        st = sleapc__identity_classify_peaks_sleap1(
-            cls->data, b, bm->n_classes, cls->shape[2], cls->shape[3], cls_stride, pk->peaks,
-            pk->vals, pk->sample_inds, pk->channel_inds, pk->n, bm->n_nodes, &bm->ws,
-            out->keypoints, out->peak_values, bm->class_probs);
-    else
-        st = sleapc__identity_classify_peaks(
-            cls->data, b, bm->n_classes, cls->shape[2], cls->shape[3], cls_stride, pk->peaks,
-            pk->vals, pk->sample_inds, pk->channel_inds, pk->n, bm->n_nodes, &bm->ws,
-            out->keypoints, out->peak_values, bm->class_probs);
+    const sleapc_convention *cv = bm->stage.convention;
+    st = cv->classify_peaks(cls->data, b, bm->n_classes, cls->shape[2], cls->shape[3], cls_stride,
+                            pk->peaks, pk->vals, pk->sample_inds, pk->channel_inds, pk->n,
+                            bm->n_nodes, &bm->ws, out->keypoints, out->peak_values,
+                            bm->class_probs);
     const sleapc_preprocess_plan *pl = &bm->stage.plan;
     for (int64_t s = 0; s < b; s++)
         out->eff_scale[s] = (float)pl->eff_scale;
-    float input_scale = (float)pl->opts.scale;
-    int64_t max_instances = bm->max_instances;
-    if (bm->legacy) {
-        /* SLEAP: points / input_scale + 0.5 here; the size-matcher scale is
-         * undone later by the predictor (Predictor._predict_generator). */
-        sleapc__coords_undo_input_scale_sleap1(out->keypoints, b * bm->n_classes * bm->n_nodes,
-                                               pl->opts.scale);
-        input_scale = 1.0f;
-        max_instances = 0;
-    }
+    /* The input scale is undone here, the size-matcher scale by the finish
+     * (SLEAP 1.x: by the predictor, Predictor._predict_generator). */
     if (!st)
-        st = sleapc__identity_bottomup_finish(b, bm->n_classes, bm->n_nodes, input_scale,
+        cv->undo_input_scale(out->keypoints, b * bm->n_classes * bm->n_nodes, pl->opts.scale);
+    const int64_t max_instances = cv->multiclass_max_instances ? bm->max_instances : 0;
+    if (!st)
+        st = sleapc__identity_bottomup_finish(b, bm->n_classes, bm->n_nodes, 1.0f,
                                               out->eff_scale, max_instances, &bm->ws,
                                               out->keypoints, out->peak_values, bm->class_probs,
                                               out->instance_scores, out->tracking_scores);
@@ -120,7 +110,6 @@ sleapc_status sleapc__bottomup_multiclass_layer_create(const sleapc_model *m,
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     bm->base.ops = &bumc_ops;
     bm->base.impl = bm;
-    bm->legacy = m->cfg.legacy;
     bm->threshold = o->peak_threshold;
     bm->refine_k = sleapc__layer_refine_k(o);
     bm->max_instances = o->max_instances;

@@ -8,7 +8,6 @@
 #include "layers/layer.h"
 #include "layers/ops/coords.h"
 #include "layers/ops/peaks.h"
-#include "layers/ops/peaks_sleap1.h"
 
 static const char *const HEAD = "CentroidConfmapsHead";
 
@@ -16,7 +15,6 @@ sleapc_status sleapc__centroid_finder_init(sleapc_centroid_finder *f, const slea
                                            const sleapc_predictor_opts *o, double threshold)
 {
     memset(f, 0, sizeof *f);
-    f->legacy = m->cfg.legacy;
     f->threshold = threshold;
     f->refine_k = sleapc__layer_refine_k(o);
     f->max_instances = o->max_instances;
@@ -95,22 +93,14 @@ sleapc_status sleapc__centroid_finder_run(sleapc_centroid_finder *f, const uint8
     if (st)
         return st;
     int64_t n_peaks = 0;
-    if (f->legacy)
-        st = sleapc__peaks_sleap1_find_local(cms->data, b, cms->shape[1], mh, mw, f->threshold,
-                                             f->refine_k, f->cap, f->peaks, f->vals,
-                                             f->sample_inds, f->channel_inds, &n_peaks);
-    else
-        st = sleapc__peaks_find_local(cms->data, b, cms->shape[1], mh, mw, f->threshold,
-                                      f->refine_k, f->cap, f->peaks, f->vals, f->sample_inds,
-                                      f->channel_inds, &n_peaks);
+    const sleapc_convention *cv = f->stage.convention;
+    st = cv->find_local(cms->data, b, cms->shape[1], mh, mw, f->threshold, f->refine_k, f->cap,
+                        f->peaks, f->vals, f->sample_inds, f->channel_inds, &n_peaks);
     if (st)
         return st;
     const sleapc_preprocess_plan *pl = &f->stage.plan;
     sleapc__coords_undo_stride(f->peaks, n_peaks, sleapc__stage_head_stride(&f->stage, HEAD));
-    if (f->legacy)
-        sleapc__coords_undo_input_scale_sleap1(f->peaks, n_peaks, pl->opts.scale);
-    else
-        sleapc__coords_undo_input_scale(f->peaks, n_peaks, pl->opts.scale);
+    cv->undo_input_scale(f->peaks, n_peaks, pl->opts.scale);
 
     /* Slots: max_instances, else the busiest frame's count (at least 1). */
     int64_t slots = f->max_instances;

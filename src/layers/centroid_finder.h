@@ -1,8 +1,9 @@
 /* The centroid stage shared by CentroidLayer and the top-down layers
  * (sleap-nn layers/centroid.py): local peaks of the centroid confidence map,
- * slotted per frame, in original-frame pixels. Legacy models follow SLEAP
- * 1.x's CentroidCrop (sleap/nn/inference.py): SLEAP's refinement and "+ 0.5"
- * after the input scale; its max_instances top-k is the one here. */
+ * slotted per frame, in original-frame pixels, refined and rescaled as the
+ * model's convention says (SLEAP 1.x's CentroidCrop in sleap/nn/inference.py:
+ * SLEAP's refinement and "+ 0.5" after the input scale; its max_instances
+ * top-k is the one here). */
 #ifndef SLEAPC_LAYERS_CENTROID_FINDER_H
 #define SLEAPC_LAYERS_CENTROID_FINDER_H
 
@@ -12,7 +13,6 @@
 
 typedef struct sleapc_centroid_finder {
     sleapc_stage stage;
-    bool legacy;              /* SLEAP 1.x CentroidCrop conventions (m->cfg.legacy) */
     double threshold;
     int refine_k;
     int max_instances;        /* 0 = as many as the batch's busiest frame */

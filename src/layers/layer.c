@@ -5,51 +5,13 @@
 #include <math.h>
 
 #include "core/error.h"
+#include "layers/convention.h"
 #include "layers/exported.h"
-
-/* SLEAP 1.x (inference.py): colour always follows the model's input channels
- * (Predictor.is_grayscale, InferenceLayer.ensure_grayscale), the size matcher
- * runs only with resize_and_pad_to_target, and the centroid stage pads to its
- * config's pad_to_stride (TopDownPredictor) where the other models pad to the
- * backbone's maximum stride. A pad that the backbone could not take falls
- * back to the maximum stride (SLEAP would fail there). */
-static sleapc_preprocess_opts legacy_opts(const sleapc_model *m, const sleapc_predictor_opts *o,
-                                          bool full)
-{
-    const sleapc_model_config *c = &m->cfg;
-    sleapc_preprocess_opts pp = {0};
-    pp.scale = o->input_scale > 0 ? o->input_scale : c->scale;
-    pp.max_stride = m->graph.max_stride;
-    int64_t ms = m->graph.max_stride > 1 ? m->graph.max_stride : 1;
-    if (c->model_type == SLEAPC_MODEL_TYPE_CENTROID && c->pad_to_stride > 1 &&
-        c->pad_to_stride % ms == 0)
-        pp.max_stride = c->pad_to_stride;
-    pp.ensure_grayscale = m->graph.in_channels == 1;
-    pp.ensure_rgb = m->graph.in_channels == 3;
-    if (full) {
-        bool match = c->resize_and_pad_to_target;
-        pp.max_height = o->max_height > 0 ? o->max_height : (match ? c->max_height : 0);
-        pp.max_width = o->max_width > 0 ? o->max_width : (match ? c->max_width : 0);
-    }
-    return pp;
-}
 
 sleapc_preprocess_opts sleapc__layer_preprocess_opts(const sleapc_model *m,
                                                      const sleapc_predictor_opts *o, bool full)
 {
-    if (m->cfg.legacy)
-        return legacy_opts(m, o, full);
-    const sleapc_model_config *c = &m->cfg;
-    sleapc_preprocess_opts pp = {0};
-    pp.scale = o->input_scale > 0 ? o->input_scale : c->scale;
-    pp.max_stride = m->graph.max_stride;
-    if (full) {
-        pp.ensure_rgb = o->ensure_rgb >= 0 ? o->ensure_rgb != 0 : c->ensure_rgb;
-        pp.ensure_grayscale = o->ensure_grayscale >= 0 ? o->ensure_grayscale != 0 : c->ensure_grayscale;
-        pp.max_height = o->max_height > 0 ? o->max_height : c->max_height;
-        pp.max_width = o->max_width > 0 ? o->max_width : c->max_width;
-    }
-    return pp;
+    return sleapc__convention_of(m)->preprocess_opts(m, o, full);
 }
 
 int sleapc__layer_refine_k(const sleapc_predictor_opts *o)
@@ -67,7 +29,7 @@ sleapc_status sleapc__layer_create(sleapc_model *const *models, int n_models,
 {
     *out = NULL;
     /* A tiled model never runs untiled: the tiled layer takes it or refuses
-     * it (exports, legacy models, other model types). */
+     * it (exports, SLEAP 1.x models, other model types). */
     for (int i = 0; i < n_models && n_models > 1; i++)
         if (models[i]->cfg.tiling.enabled)
             return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,

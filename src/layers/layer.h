@@ -63,8 +63,8 @@ sleapc_status sleapc__bottomup_multiclass_layer_create(const sleapc_model *m,
 
 /* The preprocessing a model's layer applies: options override the config
  * (sleap-nn _resolve_preprocess_config). full = false gives only the input
- * scale and stride pad (stage 2 of top-down). Legacy models get SLEAP 1.x's
- * choices (layer.c: legacy_opts), which the stage runs with preprocess_tf.h. */
+ * scale and stride pad (stage 2 of top-down). The model's convention decides
+ * (convention.h: SLEAP 1.x models get SLEAP's choices). */
 sleapc_preprocess_opts sleapc__layer_preprocess_opts(const sleapc_model *m,
                                                      const sleapc_predictor_opts *o, bool full);
 /* Integral refinement patch side, 0 for none. */

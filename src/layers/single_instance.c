@@ -1,25 +1,22 @@
 /* SingleInstanceLayer (sleap-nn layers/single_instance.py): one global peak
  * per node. The standalone CenteredInstanceLayer (layers/centered_instance.py)
  * is the same computation on frames that already are crops: it applies only
- * the input scale and the stride pad. Legacy models follow SLEAP 1.x's
- * SingleInstanceInferenceLayer / FindInstancePeaks (sleap/nn/inference.py):
+ * the input scale and the stride pad. Peaks, the input-scale step and
+ * scores follow the model's convention (SLEAP 1.x's
+ * SingleInstanceInferenceLayer / FindInstancePeaks in sleap/nn/inference.py:
  * SLEAP's refinement, "+ 0.5" after the input scale, and the instance score
  * of SingleInstancePredictor, the sum of every node's peak value, those
- * below the threshold included. */
-#include <math.h>
+ * below the threshold included). */
 
 #include "core/alloc.h"
 #include "core/error.h"
 #include "layers/layer.h"
 #include "layers/ops/coords.h"
-#include "layers/ops/peaks.h"
-#include "layers/ops/peaks_sleap1.h"
 #include "layers/stage.h"
 
 typedef struct global_layer {
     sleapc_layer base;
     sleapc_stage stage;
-    bool legacy;        /* SLEAP 1.x conventions (m->cfg.legacy) */
     const char *head;   /* confidence-map head name */
     double threshold;
     int refine_k;
@@ -39,37 +36,16 @@ static sleapc_status global_run(sleapc_layer *l, const uint8_t *frames, int64_t 
     st = sleapc__layer_outputs_reset(out, b, 1, n, 0);
     if (st)
         return st;
-    if (g->legacy)
-        st = sleapc__peaks_sleap1_find_global(cms->data, b, n, cms->shape[2], cms->shape[3],
-                                              g->threshold, g->refine_k, out->keypoints,
-                                              out->peak_values);
-    else
-        st = sleapc__peaks_find_global(cms->data, b, n, cms->shape[2], cms->shape[3],
-                                       g->threshold, g->refine_k, out->keypoints,
-                                       out->peak_values);
+    const sleapc_convention *cv = g->stage.convention;
+    st = cv->find_global(cms->data, b, n, cms->shape[2], cms->shape[3], g->threshold, g->refine_k,
+                         out->keypoints, out->peak_values);
     if (st)
         return st;
     /* Ladder (ops/coord.py): stride, input scale, eff scale. */
     const sleapc_preprocess_plan *pl = &g->stage.plan;
     sleapc__coords_undo_stride(out->keypoints, b * n, sleapc__stage_head_stride(&g->stage, g->head));
-    if (g->legacy) {
-        sleapc__coords_undo_input_scale_sleap1(out->keypoints, b * n, pl->opts.scale);
-        /* np.nansum(confidences) over every node; the points SLEAP leaves
-         * out are stored with score 0. */
-        out->has_instance_scores = true;
-        for (int64_t k = 0; k < b; k++) {
-            float sum = 0.0f;
-            for (int64_t j = 0; j < n; j++) {
-                float *v = out->peak_values + k * n + j;
-                sum += isnan(*v) ? 0.0f : *v;
-                if (isnan(out->keypoints[(k * n + j) * 2]))
-                    *v = 0.0f;
-            }
-            out->instance_scores[k] = sum;
-        }
-    } else {
-        sleapc__coords_undo_input_scale(out->keypoints, b * n, pl->opts.scale);
-    }
+    cv->undo_input_scale(out->keypoints, b * n, pl->opts.scale);
+    cv->global_scores(out, b, n);
     for (int64_t k = 0; k < b; k++) {
         sleapc__coords_undo_eff_scale(out->keypoints + k * n * 2, n, pl->eff_scale);
         out->eff_scale[k] = (float)pl->eff_scale;
@@ -106,7 +82,6 @@ static sleapc_status create(const sleapc_model *m, const sleapc_predictor_opts *
     g->base.ops = ops;
     g->base.impl = g;
     g->head = head;
-    g->legacy = m->cfg.legacy;
     g->threshold = o->peak_threshold;
     g->refine_k = sleapc__layer_refine_k(o);
     sleapc_preprocess_opts pp = sleapc__layer_preprocess_opts(m, o, full);

@@ -28,7 +28,7 @@ sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m,
     memset(s, 0, sizeof *s);
     s->model = m;
     s->pp = *pp;
-    s->legacy = m->cfg.legacy;
+    s->convention = sleapc__convention_of(m);
     s->precision = o->precision;
     s->conv = o->conv;
     s->bf16_error = -1;
@@ -40,16 +40,16 @@ sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m,
     sleapc_status st = sleapc__backend_create(o->backend, &m->graph, &bo, &s->be);
     if (st)
         return st;
-    /* A forward on the smallest valid input checks the output names; legacy
-     * stages warm up on the float32 input they will get. */
+    /* A forward on the smallest valid input checks the output names, on the
+     * input type the convention gives the model. */
     int64_t side = m->graph.max_stride > 1 ? m->graph.max_stride : 2;
     int64_t n = (int64_t)m->graph.in_channels * side * side;
-    size_t elem = s->legacy ? sizeof(float) : 1;
+    size_t elem = sleapc__dtype_size(s->convention->input_dtype);
     st = grow(&s->input, &s->input_cap, (size_t)n * elem);
     if (st)
         return st;
     memset(s->input, 0, (size_t)n * elem);
-    sleapc_tensor x = {.dtype = s->legacy ? SLEAPC_DTYPE_F32 : SLEAPC_DTYPE_U8, .ndim = 4,
+    sleapc_tensor x = {.dtype = s->convention->input_dtype, .ndim = 4,
                        .shape = {1, m->graph.in_channels, side, side}, .data = s->input};
     st = sleapc__backend_warmup(s->be, x.shape);
     if (!st)
@@ -79,14 +79,7 @@ static sleapc_status plan_for(sleapc_stage *s, int64_t c, int64_t h, int64_t w)
     if (s->have_plan && s->plan.src_c == c && s->plan.src_h == h && s->plan.src_w == w)
         return SLEAPC_OK;
     s->have_plan = false;
-    sleapc_status st;
-    if (s->legacy) {
-        st = sleapc__preprocess_tf_plan_make(&s->pp, c, h, w, &s->tf_plan);
-        if (!st)
-            s->plan = s->tf_plan.base;
-    } else {
-        st = sleapc__preprocess_plan_make(&s->pp, c, h, w, &s->plan);
-    }
+    sleapc_status st = s->convention->plan_make(&s->pp, c, h, w, &s->plan);
     s->have_plan = !st;
     return st;
 }
@@ -177,7 +170,7 @@ static sleapc_status bf16_retry(const sleapc_stage *s, unsigned keep, const slea
  * kept when it keeps the keypoints: heads within SLEAPC_BF16_HEAD_BUDGET and
  * no more than SLEAPC_BF16_PEAK_BUDGET of the confidence-map peaks expected
  * to move or drop (bf16_fragility.h). When the default split misses, the
- * split with the whole decoder in float32 is measured too (on the legacy
+ * split with the whole decoder in float32 is measured too (on the SLEAP 1.x
  * multi-class model it took the heads from 29% to 1.9% off): the first that
  * passes runs from then on, else the model runs in float32 and the user is
  * told why. */
@@ -272,7 +265,7 @@ sleapc_status sleapc__stage_run(sleapc_stage *s, const uint8_t *frames, int64_t 
     const sleapc_preprocess_plan *pl = &s->plan;
     size_t frame_in = (size_t)(c * h * w);
     size_t frame_out = (size_t)(pl->c * pl->out_h * pl->out_w);
-    size_t elem = s->legacy ? sizeof(float) : 1;
+    size_t elem = sleapc__dtype_size(s->convention->input_dtype);
     if (b < 1 || frame_out > SIZE_MAX / elem / (size_t)b)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "preprocess: batch of %lld frames: bad size",
                             (long long)b);
@@ -283,16 +276,12 @@ sleapc_status sleapc__stage_run(sleapc_stage *s, const uint8_t *frames, int64_t 
         return st;
     for (int64_t k = 0; k < b && !st; k++) {
         const uint8_t *src = frames + (size_t)k * frame_in;
-        if (s->legacy)
-            st = sleapc__preprocess_tf_run(&s->tf_plan, src,
-                                           (float *)s->input + (size_t)k * frame_out, s->scratch);
-        else
-            st = sleapc__preprocess_run_u8(pl, src, (uint8_t *)s->input + (size_t)k * frame_out,
-                                           s->scratch);
+        st = s->convention->preprocess(pl, src, (uint8_t *)s->input + (size_t)k * frame_out * elem,
+                                       s->scratch);
     }
     if (st)
         return st;
-    sleapc_tensor x = {.dtype = s->legacy ? SLEAPC_DTYPE_F32 : SLEAPC_DTYPE_U8, .ndim = 4,
+    sleapc_tensor x = {.dtype = s->convention->input_dtype, .ndim = 4,
                        .shape = {b, pl->c, pl->out_h, pl->out_w}, .data = s->input};
     st = sleapc__backend_forward(s->be, &x, &s->out);
     if (!st && s->bf16_error < 0 &&
@@ -315,7 +304,7 @@ sleapc_status sleapc__stage_input_u8(sleapc_stage *s, int64_t b, int64_t c, int6
                                      uint8_t **out)
 {
     size_t n;
-    if (s->legacy || !input_bytes(b, c, h, w, &n))
+    if (s->convention->input_dtype != SLEAPC_DTYPE_U8 || !input_bytes(b, c, h, w, &n))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "model input of %lldx%lldx%lldx%lld: bad size",
                             (long long)b, (long long)c, (long long)h, (long long)w);
     sleapc_status st = grow(&s->input, &s->input_cap, n);
@@ -327,7 +316,8 @@ sleapc_status sleapc__stage_forward_input(sleapc_stage *s, int64_t b, int64_t c,
                                           int64_t w)
 {
     size_t n;
-    if (s->legacy || !input_bytes(b, c, h, w, &n) || n > s->input_cap)
+    if (s->convention->input_dtype != SLEAPC_DTYPE_U8 || !input_bytes(b, c, h, w, &n) ||
+        n > s->input_cap)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "model input of %lldx%lldx%lldx%lld: bad size",
                             (long long)b, (long long)c, (long long)h, (long long)w);
     sleapc_tensor x = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {b, c, h, w},

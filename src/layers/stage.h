@@ -1,14 +1,14 @@
 /* One network stage of a layer: a model, its backend, and the preprocessing
- * chain in front of it: sleap-nn's (inference/layers/base.py, uint8 model
- * input) or, for legacy SLEAP 1.x models, SLEAP's (preprocess_tf.h, float32
- * model input). Frames of a batch share one size, so one preprocessing plan
- * serves the whole batch. */
+ * chain in front of it, which the model's convention (convention.h) runs:
+ * sleap-nn's (inference/layers/base.py, uint8 model input) or SLEAP 1.x's
+ * (preprocess_tf.h, float32 model input). Frames of a batch share one size,
+ * so one preprocessing plan serves the whole batch. */
 #ifndef SLEAPC_LAYERS_STAGE_H
 #define SLEAPC_LAYERS_STAGE_H
 
 #include "backends/backend.h"
+#include "layers/convention.h"
 #include "layers/ops/preprocess.h"
-#include "layers/ops/preprocess_tf.h"
 #include "model/model_impl.h"
 #include "sleapc/predictor.h"
 
@@ -16,11 +16,10 @@ typedef struct sleapc_stage {
     const sleapc_model *model;      /* borrowed */
     sleapc_backend *be;
     sleapc_preprocess_opts pp;
-    bool legacy;                    /* SLEAP 1.x preprocessing (m->cfg.legacy) */
-    sleapc_preprocess_plan plan;    /* for the last frame size seen (legacy: tf_plan.base) */
-    sleapc_preprocess_tf_plan tf_plan; /* legacy only */
+    const sleapc_convention *convention; /* the model's, picked at init */
+    sleapc_preprocess_plan plan;    /* for the last frame size seen */
     bool have_plan;
-    void *input;                    /* (B, C, H, W) model input: uint8, legacy float32 */
+    void *input;                    /* (B, C, H, W) model input of convention->input_dtype */
     size_t input_cap;               /* bytes */
     void *scratch;
     size_t scratch_cap;
@@ -38,7 +37,7 @@ typedef struct sleapc_stage {
 
 /* Create the backend for m (o: backend, threads, precision), warm it up on a small input and check it returns
  * every head the model type needs (a mismatch fails here, not at frame 10,000).
- * The preprocessing convention follows m->cfg.legacy. */
+ * The convention is the model's (sleapc__convention_of). */
 sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m,
                                  const sleapc_predictor_opts *o, const sleapc_preprocess_opts *pp);
 void sleapc__stage_free(sleapc_stage *s);
@@ -49,7 +48,7 @@ sleapc_status sleapc__stage_run(sleapc_stage *s, const uint8_t *frames, int64_t 
 
 /* For layers that build the model input themselves (tiles): the input
  * buffer for b uint8 inputs of (c, h, w), grown as needed, then a forward on
- * it. Not for legacy stages. */
+ * it. Only for a convention whose model input is uint8. */
 sleapc_status sleapc__stage_input_u8(sleapc_stage *s, int64_t b, int64_t c, int64_t h, int64_t w,
                                      uint8_t **out);
 sleapc_status sleapc__stage_forward_input(sleapc_stage *s, int64_t b, int64_t c, int64_t h,

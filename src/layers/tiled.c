@@ -271,7 +271,10 @@ sleapc_status sleapc__tiled_layer_create(const sleapc_model *m, const sleapc_pre
                                          sleapc_layer **out)
 {
     const char *file = m->cfg.source_path ? m->cfg.source_path : m->dir;
-    if (m->cfg.model_type != SLEAPC_MODEL_TYPE_SINGLE_INSTANCE || m->baked || m->cfg.legacy)
+    /* Tiles are cut from the uint8 frames and fed to the model as they are,
+     * so the convention must take uint8 input (SLEAP 1.x's takes float32). */
+    if (m->cfg.model_type != SLEAPC_MODEL_TYPE_SINGLE_INSTANCE || m->baked ||
+        sleapc__convention_of(m)->input_dtype != SLEAPC_DTYPE_U8)
         return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
                             "%s: data_config.preprocessing.tiling.enabled: tiled inference runs "
                             "single-instance checkpoint models only (sleap-nn refuses exported "

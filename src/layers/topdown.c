@@ -2,13 +2,13 @@
  * topdown_multiclass.py): centroids, then one crop per centroid through a
  * centered-instance model, keypoints lifted back into the frame.
  *
- * Each stage follows its own model's convention. A legacy centroid model
- * gives SLEAP 1.x's centroids and size-matched frames (centroid_finder.c); a
- * legacy centered-instance model gets SLEAP 1.x's crops and lift
- * (CentroidCrop + FindInstancePeaks in sleap/nn/inference.py: bilinear crops
- * at the fractional centroid, truncated to uint8, points + centroid -
- * crop_size / 2) and, multi-class, SLEAP's TopDownMultiClassFindPeaks and
- * TopDownMultiClassPredictor grouping (one slot per class). */
+ * Each stage follows its own model's convention (convention.h): the
+ * centroid model's gives the centroids and the size-matched frames crops are
+ * cut from; the centered-instance model's gives the crops and their lift
+ * (SLEAP 1.x's CentroidCrop + FindInstancePeaks in sleap/nn/inference.py:
+ * bilinear crops at the fractional centroid, truncated to uint8, points +
+ * centroid - crop_size / 2) and, multi-class, the class assignment
+ * (topdown_classes.h). */
 #include <math.h>
 #include <string.h>
 
@@ -17,11 +17,7 @@
 #include "layers/centroid_finder.h"
 #include "layers/layer.h"
 #include "layers/ops/coords.h"
-#include "layers/ops/crops.h"
-#include "layers/ops/crops_sleap1.h"
-#include "layers/ops/identity.h"
-#include "layers/ops/peaks.h"
-#include "layers/ops/peaks_sleap1.h"
+#include "layers/topdown_classes.h"
 
 static const char *const CI_HEAD = "CenteredInstanceConfmapsHead";
 
@@ -30,16 +26,13 @@ typedef struct topdown_layer {
     sleapc_centroid_finder finder;
     sleapc_stage ci;             /* stage 2 */
     bool multiclass;
-    bool ci_legacy;              /* stage 2 is a SLEAP 1.x model */
     int64_t n_nodes, n_classes;
     int64_t crop_size;
     int64_t max_crops;           /* crops per stage-2 network call (--batch_size) */
     double threshold;            /* stage-2 peak threshold */
     int refine_k;
-    /* The crop source: frames through the centroid stage's size matcher only. */
-    sleapc_preprocess_opts sized_pp;
+    /* The crop source: frames size-matched as the centroid stage's convention says. */
     sleapc_preprocess_plan sized_plan;
-    bool have_sized_plan;
     /* Buffers that grow with the batch; reused across batches. */
     uint8_t *sized;
     size_t sized_cap;
@@ -47,7 +40,7 @@ typedef struct topdown_layer {
     size_t scratch_cap;
     uint8_t *crops;
     size_t crops_cap;
-    void *crop_scratch;                       /* float crop of the legacy cropper */
+    void *crop_scratch;                       /* the cropper's (SLEAP 1.x: float crops) */
     size_t crop_scratch_cap;
     /* Per crop: */
     float *centers, *bboxes, *peaks, *vals;   /* sized-image centre, box, crop-local peaks */
@@ -106,89 +99,50 @@ static sleapc_status grow_per_crop(topdown_layer *t, int64_t n_crops)
     return SLEAPC_OK;
 }
 
-/* Frames through the centroid stage's pipeline part: sleap-nn's size matcher
- * alone (step 3 of §7.4), or for a legacy centroid model SLEAP's SizeMatcher
- * and colour coercion (the frames its CentroidCrop crops from). */
+/* Frames through the centroid stage's pipeline part, as its convention cuts
+ * crops from them: sleap-nn's size matcher alone (step 3 of §7.4), or SLEAP
+ * 1.x's SizeMatcher and colour coercion (the frames its CentroidCrop crops
+ * from). The centroid stage planned this frame size in this very batch. */
 static sleapc_status size_match(topdown_layer *t, const uint8_t *frames, int64_t b, int64_t c,
                                 int64_t h, int64_t w, sized_frames *out)
 {
-    sleapc_status st;
-    size_t in = (size_t)(c * h * w);
-    if (t->finder.legacy) {
-        /* The centroid stage planned this frame size in this very batch. */
-        const sleapc_preprocess_tf_plan *tp = &t->finder.stage.tf_plan;
-        const sleapc_preprocess_plan *pl = &tp->base;
-        size_t outn = (size_t)(pl->c * pl->sized_h * pl->sized_w);
-        st = grow_bytes((void **)&t->sized, &t->sized_cap, outn * (size_t)b);
-        if (!st)
-            st = grow_bytes(&t->scratch, &t->scratch_cap, pl->scratch_bytes);
-        for (int64_t k = 0; !st && k < b; k++)
-            st = sleapc__preprocess_tf_run_u8(tp, frames + k * in, t->sized + k * outn,
-                                              t->scratch);
-        *out = (sized_frames){t->sized, pl->c, pl->sized_h, pl->sized_w};
+    const sleapc_convention *cv = t->finder.stage.convention;
+    sleapc_preprocess_plan *pl = &t->sized_plan;
+    sleapc_status st = cv->crop_source_plan(&t->finder.stage.plan, pl);
+    if (st)
         return st;
-    }
-    if (!t->have_sized_plan || t->sized_plan.src_c != c || t->sized_plan.src_h != h ||
-        t->sized_plan.src_w != w) {
-        st = sleapc__preprocess_plan_make(&t->sized_pp, c, h, w, &t->sized_plan);
-        if (st)
-            return st;
-        t->have_sized_plan = true;
-    }
-    const sleapc_preprocess_plan *pl = &t->sized_plan;
-    size_t outn = (size_t)(pl->c * pl->out_h * pl->out_w);
+    size_t in = (size_t)(c * h * w);
+    size_t outn = (size_t)(pl->c * pl->sized_h * pl->sized_w);
     st = grow_bytes((void **)&t->sized, &t->sized_cap, outn * (size_t)b);
     if (!st)
         st = grow_bytes(&t->scratch, &t->scratch_cap, pl->scratch_bytes);
     for (int64_t k = 0; !st && k < b; k++)
-        st = sleapc__preprocess_run_u8(pl, frames + k * in, t->sized + k * outn, t->scratch);
-    *out = (sized_frames){t->sized, pl->c, pl->out_h, pl->out_w};
+        st = cv->crop_source(pl, frames + k * in, t->sized + k * outn, t->scratch);
+    *out = (sized_frames){t->sized, pl->c, pl->sized_h, pl->sized_w};
     return st;
 }
 
 /* Boxes, crop size (*ch, *cw) and lift offsets of all n crops: the size is
- * the batch's (the first box's, below), whatever calls cut them. */
+ * the batch's, whatever calls cut them. */
 static sleapc_status plan_crops(topdown_layer *t, int64_t n, int64_t *ch, int64_t *cw)
 {
-    sleapc_status st;
-    if (t->ci_legacy) {
-        st = sleapc__crops_sleap1_boxes(t->centers, n, t->crop_size, t->bboxes);
-        if (!st)
-            st = sleapc__crops_sleap1_size(t->bboxes, ch, cw);
-        sleapc__crops_sleap1_offsets(t->centers, n, t->crop_size, t->offsets);
-        return st;
-    }
-    st = sleapc__crops_make_bboxes(t->centers, n, t->crop_size, t->crop_size, t->bboxes);
-    /* Quirk (ops/crops.py:crop_bboxes): every crop takes the first box's size. */
-    if (!st)
-        st = sleapc__crops_size_from_bbox(t->bboxes, ch, cw);
-    /* The lift adds the fractional top-left, the +0.5 included. */
-    for (int64_t k = 0; !st && k < n; k++) {
-        t->offsets[2 * k] = t->bboxes[8 * k];
-        t->offsets[2 * k + 1] = t->bboxes[8 * k + 1];
-    }
-    return st;
+    return t->ci.convention->crop_boxes(t->centers, n, t->crop_size, t->bboxes, t->offsets, ch,
+                                        cw);
 }
 
-/* Cut crops k0 .. k0 + m - 1 into t->crops (legacy boxes are 4 floats a
- * crop, sleap-nn's 8). */
+/* Cut crops k0 .. k0 + m - 1 into t->crops. */
 static sleapc_status cut_crops(topdown_layer *t, const sized_frames *sf, int64_t b, int64_t k0,
                                int64_t m, int64_t ch, int64_t cw)
 {
+    const sleapc_convention *cv = t->ci.convention;
     sleapc_status st = grow_bytes((void **)&t->crops, &t->crops_cap, (size_t)(m * sf->c * ch * cw));
-    if (st)
-        return st;
-    if (t->ci_legacy) {
+    if (!st)
         st = grow_bytes(&t->crop_scratch, &t->crop_scratch_cap,
-                        sleapc__crops_sleap1_scratch_size(sf->c, ch, cw));
-        if (!st)
-            st = sleapc__crops_sleap1_extract(sf->data, b, sf->c, sf->h, sf->w, t->bboxes + 4 * k0,
-                                              t->crop_sample + k0, m, ch, cw, t->crop_scratch,
-                                              t->crops);
-        return st;
-    }
-    return sleapc__crops_extract_u8(sf->data, b, sf->c, sf->h, sf->w, t->bboxes + 8 * k0,
-                                    t->crop_sample + k0, m, ch, cw, t->crops);
+                        cv->crop_scratch_size(sf->c, ch, cw));
+    if (!st)
+        st = cv->crop_cut(sf->data, b, sf->c, sf->h, sf->w, t->bboxes, t->crop_sample, k0, m, ch,
+                          cw, t->crop_scratch, t->crops);
+    return st;
 }
 
 /* Stage 2 on crops k0 .. k0 + m - 1 (in t->crops): peaks in t->peaks
@@ -206,19 +160,14 @@ static sleapc_status run_stage2(topdown_layer *t, const sized_frames *sf, int64_
         st = sleapc__fail(SLEAPC_ERR_BACKEND,
                           "centered-instance head has %lld channels, the skeleton %lld nodes",
                           (long long)cms->shape[1], (long long)N);
-    if (!st && t->ci_legacy)
-        st = sleapc__peaks_sleap1_find_global(cms->data, m, N, cms->shape[2], cms->shape[3],
-                                              t->threshold, t->refine_k, peaks, vals);
-    else if (!st)
-        st = sleapc__peaks_find_global(cms->data, m, N, cms->shape[2], cms->shape[3], t->threshold,
-                                       t->refine_k, peaks, vals);
+    const sleapc_convention *cv = t->ci.convention;
+    if (!st)
+        st = cv->find_global(cms->data, m, N, cms->shape[2], cms->shape[3], t->threshold,
+                             t->refine_k, peaks, vals);
     if (st)
         return st;
     sleapc__coords_undo_stride(peaks, m * N, sleapc__stage_head_stride(&t->ci, CI_HEAD));
-    if (t->ci_legacy)
-        sleapc__coords_undo_input_scale_sleap1(peaks, m * N, t->ci.plan.opts.scale);
-    else
-        sleapc__coords_undo_input_scale(peaks, m * N, t->ci.plan.opts.scale);
+    cv->undo_input_scale(peaks, m * N, t->ci.plan.opts.scale);
     if (t->multiclass) {
         const sleapc_tensor *vec = NULL;
         st = sleapc__stage_head(&t->ci, "ClassVectorsHead", true, &vec);
@@ -251,82 +200,17 @@ static sleapc_status run_crops(topdown_layer *t, const sized_frames *sf, int64_t
     }
     if (st)
         return st;
-    /* Descending: a legacy box widens from 4 to 8 floats in place. */
+    /* Descending: a box may widen to 8 floats in place (crop_corners). */
+    const sleapc_convention *cv = t->ci.convention;
     for (int64_t k = n - 1; k >= 0; k--) {
         const float eff = eff_scale[t->crop_frame[k]];
         float *kp = t->lifted + k * N * 2;
         memcpy(kp, t->peaks + k * N * 2, (size_t)N * 2 * sizeof(float));
         sleapc__coords_add_offset(kp, N, t->offsets[2 * k], t->offsets[2 * k + 1]);
         sleapc__coords_undo_eff_scale(kp, N, eff);
-        float *box = t->bboxes + k * 8;
-        if (t->ci_legacy) {
-            /* (y1, x1, y2, x2) -> corners tl, tr, br, bl like sleap-nn's. */
-            const float *src = t->bboxes + k * 4;
-            const float y1 = src[0], x1 = src[1], y2 = src[2], x2 = src[3];
-            const float corners[8] = {x1, y1, x2, y1, x2, y2, x1, y2};
-            memcpy(box, corners, sizeof corners);
-            /* SLEAP stores the points it leaves out with score 0. */
-            for (int64_t j = 0; j < N; j++)
-                if (isnan(kp[2 * j]))
-                    t->vals[k * N + j] = 0.0f;
-        }
-        sleapc__coords_undo_eff_scale(box, 4, eff);
-    }
-    return SLEAPC_OK;
-}
-
-/* Crop k's results into output slot `slot`. */
-static void put_crop(const topdown_layer *t, int64_t k, int64_t slot, sleapc_layer_outputs *out)
-{
-    const int64_t N = t->n_nodes;
-    memcpy(out->crop_keypoints + slot * N * 2, t->peaks + k * N * 2, (size_t)N * 2 * sizeof(float));
-    memcpy(out->keypoints + slot * N * 2, t->lifted + k * N * 2, (size_t)N * 2 * sizeof(float));
-    memcpy(out->peak_values + slot * N, t->vals + k * N, (size_t)N * sizeof(float));
-    memcpy(out->bboxes + slot * 8, t->bboxes + k * 8, 8 * sizeof(float));
-}
-
-/* SLEAP 1.x TopDownMultiClassFindPeaks + TopDownMultiClassPredictor: slot =
- * class; a crop keeps its class only where that is its best class
- * (classify_peaks_from_vectors). The predictor zips the class slots with the
- * frame's centroid values padded with NaN to the batch's largest centroid
- * count, so slot i scores the i-th centroid's value (whichever crop took
- * class i) and slots beyond that count are dropped. */
-static sleapc_status multiclass_sleap1(topdown_layer *t, const float *vecs, int64_t n, int64_t b,
-                                       sleapc_layer_outputs *out)
-{
-    const int64_t C = t->n_classes, N = t->n_nodes;
-    sleapc_status st = sleapc__identity_topdown_classes_sleap1(
-        vecs, n, C, t->crop_frame, b, &t->ws, t->crop_class, t->crop_prob);
-    if (st)
-        return st;
-    const float eff = (float)t->finder.stage.plan.eff_scale;
-    st = sleapc__layer_outputs_reset(out, b, C, N, C);
-    if (st)
-        return st;
-    out->has_instance_scores = out->has_crops = out->has_centroids = true;
-    out->has_classes = out->has_class_vectors = true;
-    int64_t max_count = 0;
-    for (int64_t s = 0, k = 0; s < b; s++) {
-        int64_t count = 0;
-        out->eff_scale[s] = eff;
-        for (; k < n && t->crop_frame[k] == s; k++, count++) {
-            if (count < C)
-                out->instance_scores[s * C + count] = t->cent_val[k];
-        }
-        max_count = count > max_count ? count : max_count;
-    }
-    for (int64_t k = 0; k < n; k++) {
-        const int64_t c = t->crop_class[k];
-        if (c < 0 || c >= max_count)
-            continue;
-        const int64_t slot = t->crop_frame[k] * C + c;
-        put_crop(t, k, slot, out);
-        out->centroids[2 * slot] = t->cent_xy[2 * k];
-        out->centroids[2 * slot + 1] = t->cent_xy[2 * k + 1];
-        out->centroid_values[slot] = t->cent_val[k];
-        out->tracking_scores[slot] = t->crop_prob[k];
-        out->class_inds[slot] = (int32_t)c;
-        memcpy(out->class_vectors + slot * C, vecs + k * C, (size_t)C * sizeof(float));
+        cv->crop_corners(t->bboxes, k);
+        cv->unfound_scores(kp, t->vals + k * N, N);
+        sleapc__coords_undo_eff_scale(t->bboxes + k * 8, 4, eff);
     }
     return SLEAPC_OK;
 }
@@ -378,23 +262,20 @@ static sleapc_status topdown_run(sleapc_layer *l, const uint8_t *frames, int64_t
         st = run_crops(t, &sf, b, n, out->eff_scale);
     if (st)
         return st;
-    if (t->multiclass && t->ci_legacy)
-        return multiclass_sleap1(t, t->vecs, n, b, out);
-    for (int64_t k = 0; k < n; k++)
-        put_crop(t, k, t->crop_frame[k] * I + t->crop_slot[k], out);
-    if (t->multiclass) {
-        size_t need = (size_t)(b * I * N) * sizeof(int64_t);
-        st = grow_bytes((void **)&t->class_inds, &t->class_inds_cap, need);
-        if (!st)
-            st = sleapc__identity_topdown_assign(
-                t->vecs, n, t->n_classes, t->crop_frame, t->crop_slot, b, I, N > 0 ? N : 1, &t->ws,
-                t->class_inds, out->tracking_scores, out->class_vectors);
-        if (st)
-            return st;
-        for (int64_t k = 0; k < b * I; k++)
-            out->class_inds[k] = (int32_t)t->class_inds[k * (N > 0 ? N : 1)];
+    sleapc_topdown_batch tb = {
+        .n_crops = n, .n_frames = b, .n_slots = I, .n_nodes = N, .n_classes = t->n_classes,
+        .eff_scale = (float)t->finder.stage.plan.eff_scale, .peaks = t->peaks,
+        .lifted = t->lifted, .vals = t->vals, .bboxes = t->bboxes, .cent_xy = t->cent_xy,
+        .cent_val = t->cent_val, .vecs = t->vecs, .crop_frame = t->crop_frame,
+        .crop_slot = t->crop_slot, .crop_class = t->crop_class, .crop_prob = t->crop_prob};
+    if (!t->multiclass) {
+        sleapc__topdown_place(&tb, out);
+        return SLEAPC_OK;
     }
-    return SLEAPC_OK;
+    size_t need = (size_t)(b * I * N) * sizeof(int64_t);
+    st = grow_bytes((void **)&t->class_inds, &t->class_inds_cap, need);
+    tb.class_inds = t->class_inds;
+    return st ? st : t->ci.convention->topdown_classes(&tb, &t->ws, out);
 }
 
 static void topdown_destroy(sleapc_layer *l)
@@ -462,7 +343,6 @@ sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const s
     if (!t)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     t->multiclass = ci->cfg.model_type == SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN;
-    t->ci_legacy = ci->cfg.legacy;
     t->base.ops = t->multiclass ? &topdown_multiclass_ops : &topdown_ops;
     t->base.impl = t;
     t->n_nodes = ci->cfg.n_part_names;
@@ -494,9 +374,6 @@ sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const s
     }
     if (!st)
         st = sleapc__centroid_finder_init(&t->finder, centroid, &co, cthr);
-    /* SLEAP 1.x's TopDownMultiClassPredictor takes no max_instances. */
-    if (t->multiclass && t->ci_legacy)
-        t->finder.max_instances = 0;
     /* Stage 2 gets only its own input scale and stride pad (predictor.py
      * _build_topdown_layer); SLEAP's FindInstancePeaks also its colour. */
     sleapc_preprocess_opts pp2 = sleapc__layer_preprocess_opts(ci, o, false);
@@ -506,9 +383,9 @@ sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const s
         topdown_destroy(&t->base);
         return st;
     }
-    t->sized_pp.max_height = t->finder.stage.pp.max_height;
-    t->sized_pp.max_width = t->finder.stage.pp.max_width;
-    t->sized_pp.scale = 1.0;
+    /* SLEAP 1.x's TopDownMultiClassPredictor takes no max_instances. */
+    if (t->multiclass && !t->ci.convention->multiclass_max_instances)
+        t->finder.max_instances = 0;
     *out = &t->base;
     return SLEAPC_OK;
 }

@@ -116,13 +116,13 @@ static void test_chain(void)
 {
     /* 1000 x 1000 grey at scale 0.5, stride 16: 500 -> padded to 512. */
     sleapc_preprocess_opts o = {.scale = 0.5, .max_stride = 16, .ensure_grayscale = true};
-    sleapc_preprocess_tf_plan p;
+    sleapc_preprocess_plan p;
     CHECK_OK(sleapc__preprocess_tf_plan_make(&o, 1, 1000, 1000, &p));
-    CHECK(p.base.c == 1 && p.base.scaled_h == 500 && p.base.out_h == 512 && p.base.out_w == 512);
-    CHECK(p.base.eff_scale == 1.0 && p.base.sized_h == 1000);
+    CHECK(p.c == 1 && p.scaled_h == 500 && p.out_h == 512 && p.out_w == 512);
+    CHECK(p.eff_scale == 1.0 && p.sized_h == 1000);
     uint8_t *src = sleapc__malloc(1000 * 1000);
     float *dst = sleapc__malloc(512 * 512 * sizeof(float));
-    void *scratch = sleapc__aligned_alloc(p.base.scratch_bytes);
+    void *scratch = sleapc__aligned_alloc(p.scratch_bytes);
     if (src && dst && scratch) {
         memset(src, 200, 1000 * 1000);
         CHECK_OK(sleapc__preprocess_tf_run(&p, src, dst, scratch));
@@ -137,10 +137,10 @@ static void test_chain(void)
     /* RGB into a grey model: TensorFlow's luma, then / 255. */
     sleapc_preprocess_opts g = {.scale = 1.0, .max_stride = 1, .ensure_grayscale = true};
     CHECK_OK(sleapc__preprocess_tf_plan_make(&g, 3, 2, 2, &p));
-    CHECK(p.base.c == 1 && p.base.out_h == 2);
+    CHECK(p.c == 1 && p.out_h == 2);
     uint8_t rgb[3 * 4] = {255, 255, 255, 255, 0, 0, 0, 0, 0, 0, 0, 0};
     float out[4];
-    void *s2 = sleapc__aligned_alloc(p.base.scratch_bytes ? p.base.scratch_bytes : 16);
+    void *s2 = sleapc__aligned_alloc(p.scratch_bytes ? p.scratch_bytes : 16);
     CHECK_OK(sleapc__preprocess_tf_run(&p, rgb, out, s2));
     CHECK(out[0] == 76.0f * (1.0f / 255.0f));
     sleapc__aligned_free(s2);
@@ -151,19 +151,19 @@ static void test_chain(void)
 
 static void test_size_matcher(void)
 {
-    sleapc_preprocess_tf_plan p;
+    sleapc_preprocess_plan p;
     /* Already the target: a no-op. */
     CHECK_OK(sleapc__preprocess_tf_size_match(1024, 1024, 1024, 1024, &p));
-    CHECK(p.base.eff_scale == 1.0 && p.base.match_h == 1024 && p.base.sized_h == 1024);
+    CHECK(p.eff_scale == 1.0 && p.match_h == 1024 && p.sized_h == 1024);
     /* 500 x 700 into 1024 x 1024: width is the bottleneck, eff = 1024 / 700
      * in float32, target 731 x 1024. resize_with_pad then fits the frame
      * into that by its own ratio, max(700 / 1024, 500 / 731) = 500 / 731,
      * which leaves the content a pixel narrow: 731 x floor(1023.4). */
     CHECK_OK(sleapc__preprocess_tf_size_match(500, 700, 1024, 1024, &p));
-    CHECK(p.base.eff_scale == (double)(1024.0f / 700.0f));
-    CHECK(p.base.sized_h == 1024 && p.base.sized_w == 1024);
-    CHECK_MSG(p.base.match_h == 731 && p.base.match_w == 1023, "content %lldx%lld",
-              (long long)p.base.match_h, (long long)p.base.match_w);
+    CHECK(p.eff_scale == (double)(1024.0f / 700.0f));
+    CHECK(p.sized_h == 1024 && p.sized_w == 1024);
+    CHECK_MSG(p.match_h == 731 && p.match_w == 1023, "content %lldx%lld",
+              (long long)p.match_h, (long long)p.match_w);
     CHECK(p.pad_left == 0 && p.pad_top == 0);
 
     /* Run: a constant frame stays constant in the content and is 0 below it. */
@@ -172,11 +172,11 @@ static void test_size_matcher(void)
     CHECK_OK(sleapc__preprocess_tf_plan_make(&o, 1, 500, 700, &p));
     uint8_t *src = sleapc__malloc(500 * 700);
     uint8_t *dst = sleapc__malloc(1024 * 1024);
-    void *scratch = sleapc__aligned_alloc(p.base.scratch_bytes);
+    void *scratch = sleapc__aligned_alloc(p.scratch_bytes);
     if (src && dst && scratch) {
         memset(src, 90, 500 * 700);
         CHECK_OK(sleapc__preprocess_tf_run_u8(&p, src, dst, scratch));
-        int64_t bottom = p.base.match_h, right = p.base.match_w;
+        int64_t bottom = p.match_h, right = p.match_w;
         CHECK(dst[0] == 90 && dst[(bottom - 1) * 1024 + right - 1] == 90);
         CHECK(dst[bottom * 1024] == 0 && dst[right] == 0 && dst[1023 * 1024 + 1023] == 0);
     }

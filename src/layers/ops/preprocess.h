@@ -35,6 +35,9 @@ typedef struct sleapc_preprocess_plan {
     int64_t sized_h, sized_w;    /* after the size matcher (resize + pad) */
     double eff_scale;            /* size-matcher scale, 1.0 when it is a no-op; the
                                     coordinate ladder uses (float)eff_scale */
+    int64_t pad_top, pad_left;   /* where the size matcher puts its content: 0 here
+                                    (bottom/right pad); SLEAP 1.x's resize_with_pad
+                                    centres it (preprocess_tf.h) */
     int64_t scaled_h, scaled_w;  /* after the input-scale resize */
     int64_t out_h, out_w;        /* after the stride pad: the model input size */
     size_t scratch_bytes;        /* scratch sleapc__preprocess_run_u8 needs */

@@ -30,14 +30,14 @@ uint8_t sleapc__preprocess_tf_luma_u8(uint8_t r, uint8_t g, uint8_t b)
 }
 
 sleapc_status sleapc__preprocess_tf_size_match(int64_t h, int64_t w, int64_t max_h, int64_t max_w,
-                                               sleapc_preprocess_tf_plan *out)
+                                               sleapc_preprocess_plan *out)
 {
     if (!out || !side_ok(h) || !side_ok(w) || max_h < 0 || max_w < 0 || max_h >= MAX_SIDE ||
         max_w >= MAX_SIDE)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "size matcher: frame %lldx%lld to %lldx%lld: bad size", (long long)h,
                             (long long)w, (long long)max_h, (long long)max_w);
-    sleapc_preprocess_plan *p = &out->base;
+    sleapc_preprocess_plan *p = out;
     p->match_h = p->sized_h = h;
     p->match_w = p->sized_w = w;
     p->eff_scale = 1.0;
@@ -117,7 +117,7 @@ static void layout_of(const sleapc_preprocess_plan *p, tf_layout *l)
 
 sleapc_status sleapc__preprocess_tf_plan_make(const sleapc_preprocess_opts *opts, int64_t c,
                                               int64_t h, int64_t w,
-                                              sleapc_preprocess_tf_plan *out)
+                                              sleapc_preprocess_plan *out)
 {
     if (!opts || !out)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
@@ -127,9 +127,9 @@ sleapc_status sleapc__preprocess_tf_plan_make(const sleapc_preprocess_opts *opts
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "plan preprocessing: bad frame size (%lld,%lld,%lld)", (long long)c,
                             (long long)h, (long long)w);
-    sleapc_preprocess_tf_plan t;
+    sleapc_preprocess_plan t;
     memset(&t, 0, sizeof t);
-    sleapc_preprocess_plan *p = &t.base;
+    sleapc_preprocess_plan *p = &t;
     p->opts = *opts;
     p->src_c = c;
     p->src_h = h;
@@ -176,10 +176,9 @@ static void coerce(const uint8_t *src, int64_t c, int64_t c_out, size_t plane, u
 }
 
 /* Size matcher and colour: into dst (c, sized) uint8. */
-static sleapc_status pipeline_part(const sleapc_preprocess_tf_plan *t, const uint8_t *src,
+static sleapc_status pipeline_part(const sleapc_preprocess_plan *p, const uint8_t *src,
                                    uint8_t *dst, uint8_t *scratch, const tf_layout *l)
 {
-    const sleapc_preprocess_plan *p = &t->base;
     const uint8_t *cur = src;
     if (p->sized_h != p->src_h || p->sized_w != p->src_w) {
         float *resized = (float *)scratch;
@@ -196,7 +195,7 @@ static sleapc_status pipeline_part(const sleapc_preprocess_tf_plan *t, const uin
                 for (int64_t x = 0; x < p->match_w; x++) {
                     float v = resized[(ch * p->match_h + y) * p->match_w + x];
                     v = v < 0.0f ? 0.0f : (v > 255.0f ? 255.0f : v);
-                    sized[(ch * p->sized_h + y + t->pad_top) * p->sized_w + x + t->pad_left] =
+                    sized[(ch * p->sized_h + y + p->pad_top) * p->sized_w + x + p->pad_left] =
                         (uint8_t)v;
                 }
         cur = sized;
@@ -205,25 +204,25 @@ static sleapc_status pipeline_part(const sleapc_preprocess_tf_plan *t, const uin
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc__preprocess_tf_run_u8(const sleapc_preprocess_tf_plan *plan,
+sleapc_status sleapc__preprocess_tf_run_u8(const sleapc_preprocess_plan *plan,
                                            const uint8_t *src, uint8_t *dst, void *scratch)
 {
-    if (!plan || !src || !dst || (!scratch && plan->base.scratch_bytes))
+    if (!plan || !src || !dst || (!scratch && plan->scratch_bytes))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "preprocess frame: plan, src, dst and scratch are required");
     tf_layout l;
-    layout_of(&plan->base, &l);
+    layout_of(plan, &l);
     sleapc_status st = pipeline_part(plan, src, dst, scratch, &l);
     return st ? sleapc__wrap(st, "preprocess frame") : SLEAPC_OK;
 }
 
-sleapc_status sleapc__preprocess_tf_run(const sleapc_preprocess_tf_plan *plan, const uint8_t *src,
+sleapc_status sleapc__preprocess_tf_run(const sleapc_preprocess_plan *plan, const uint8_t *src,
                                         float *dst, void *scratch)
 {
-    if (!plan || !src || !dst || (!scratch && plan->base.scratch_bytes))
+    if (!plan || !src || !dst || (!scratch && plan->scratch_bytes))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "preprocess frame: plan, src, dst and scratch are required");
-    const sleapc_preprocess_plan *p = &plan->base;
+    const sleapc_preprocess_plan *p = plan;
     tf_layout l;
     layout_of(p, &l);
     uint8_t *base = scratch;
