@@ -15,9 +15,9 @@
 #include <time.h>
 
 #include "core/alloc.h"
+#include "io/predictions/predictions_format.h"
 #include "io/slp/slp_read.h"
 #include "layers/ops/hungarian.h"
-#include "pipeline/tracking/predictions_load.h"
 #include "pipeline/tracking/predictions_track.h"
 #include "pipeline/tracking/tracking_config.h"
 #include "sleapc/tracking.h"
@@ -247,7 +247,7 @@ int main(int argc, char **argv)
         }
         sleapc_predictions pr;
         memset(&pr, 0, sizeof pr);
-        if (sleapc__predictions_load(out_path, &pr, NULL)) {
+        if (sleapc__predictions_read(out_path, &pr, NULL)) {
             fprintf(stderr, "bench_tracking: %s\n", sleapc_last_error());
             return 1;
         }
@@ -259,7 +259,7 @@ int main(int argc, char **argv)
             sleapc_predictions in;
             memset(&in, 0, sizeof in);
             sleapc_tracker_opts o;
-            if (!sleapc__predictions_load(pr_path, &in, NULL) &&
+            if (!sleapc__predictions_read(pr_path, &in, NULL) &&
                 !sleapc__tracking_resolve(&t, in.n_nodes, &o)) {
                 const double t0 = now_s();
                 sleapc__predictions_track(&in, &o, NULL);

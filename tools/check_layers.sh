@@ -15,6 +15,11 @@
 #      header is never mistaken for the public one, e.g. model/model_impl.h).
 #   7. Inner code calls no public function: a function declared SLEAPC_API in
 #      include/sleapc/ is called only from src/api/ (its body) and above.
+#   8. A predictions format is chosen in io only (io/predictions/ holds the one
+#      table of formats and their extensions): no code line under src/ outside
+#      src/io/ holds a string literal that is a predictions extension (".slp",
+#      ".h5", ".hdf5", ".csv", ".json"); it asks io for the format of a path.
+#      src/api/ is left out: its bodies name files of their own (eval metrics).
 # Usage: tools/check_layers.sh [source root]; exit 0 when clean, 1 with one line
 # per violation otherwise.
 set -u
@@ -57,6 +62,14 @@ calls=$(find src -name '*.[ch]' ! -path 'src/api/*' | LC_ALL=C sort | xargs awk 
         }
     }')
 [ -z "$calls" ] || { printf '%s\n' "$calls"; rc=1; }
+
+# Rule 8: predictions extensions named outside io (comment lines skipped).
+exts=$(find src -name '*.[ch]' ! -path 'src/io/*' ! -path 'src/api/*' | LC_ALL=C sort | xargs awk '
+    /^[ \t]*(\/\*|\*|\/\/)/ { next }
+    /"\.(slp|h5|hdf5|csv|json)"/ {
+        printf "check_layers: %s:%d: tests a predictions extension outside io (ask io/predictions/predictions_format.h for the format of the path)\n", FILENAME, FNR
+    }')
+[ -z "$exts" ] || { printf '%s\n' "$exts"; rc=1; }
 
 printf '%s\n' "$edges" | awk -F '\t' '
 BEGIN {

@@ -6,6 +6,7 @@
 #include "core/alloc.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/suffix.h"
 #include "io/pyobj/pyobj.h"
 #include "pipeline/eval/eval_report.h"
 #include "pipeline/eval/evaluation.h"
@@ -104,12 +105,6 @@ static sleapc_status write_text(const char *path, const char *text)
     return sleapc__atomic_commit(&af);
 }
 
-static bool ends_with(const char *s, const char *ext)
-{
-    const size_t n = strlen(s), k = strlen(ext);
-    return n >= k && strcmp(s + n - k, ext) == 0;
-}
-
 sleapc_status sleapc_eval_save(sleapc_eval *ev, const char *path)
 {
     if (!ev || !path)
@@ -120,7 +115,7 @@ sleapc_status sleapc_eval_save(sleapc_eval *ev, const char *path)
     const char *json = sleapc_eval_metrics_json(ev);
     if (!json)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "save metrics: out of memory");
-    if (ends_with(path, ".json"))
+    if (sleapc__ends_with(path, ".json"))
         return write_text(path, json);
     /* sleap-nn: the .npz, and a .json of the same stem beside it */
     char sibling[4096];

@@ -116,3 +116,32 @@ void sleapc__results_source_memory(const sleapc_predictions *pr, sleapc_results_
     *ctx = (sleapc_results_memory){pr, false};
     *out = (sleapc_results_source){ctx, pr->n_frames, n, memory_rewind, memory_next};
 }
+
+sleapc_status sleapc__results_gather(sleapc_results_source *src, sleapc_predictions *dst)
+{
+    const sleapc_predictions *b = NULL;
+    sleapc_status st = src->rewind(src->ctx);
+    if (!st)
+        st = src->next(src->ctx, &b);
+    const int64_t N = dst->n_nodes;
+    while (!st && b->n_frames > 0) {
+        int64_t n = 0;
+        for (int64_t k = 0; k < b->n_frames; k++)
+            n += b->frames[k].n;
+        if ((st = sleapc__results_reserve(dst, dst->n_frames + b->n_frames, dst->n_insts + n)))
+            break;
+        for (int64_t k = 0; k < b->n_frames; k++) {
+            const sleapc_pred_frame *f = &b->frames[k];
+            const int64_t at = dst->n_insts;
+            dst->frames[dst->n_frames++] = (sleapc_pred_frame){f->video, f->frame_idx, at, f->n};
+            memcpy(dst->insts + at, b->insts + f->first, (size_t)f->n * sizeof *dst->insts);
+            memcpy(dst->points + at * N * 2, b->points + f->first * N * 2,
+                   (size_t)(f->n * N * 2) * sizeof(float));
+            memcpy(dst->point_scores + at * N, b->point_scores + f->first * N,
+                   (size_t)(f->n * N) * sizeof(float));
+            dst->n_insts += f->n;
+        }
+        st = src->next(src->ctx, &b);
+    }
+    return st;
+}

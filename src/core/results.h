@@ -1,13 +1,13 @@
 /* The results type: per frame its instances, with the skeleton, tracks and
  * videos they refer to. The predictor keeps one batch's results in it, the
- * writer gathers a file's results in it (appending batches), and the format
- * writers of io/ (JSON, .slp, analysis HDF5, CSV) read it. */
+ * writer gathers a file's results in it (appending batches), and the
+ * predictions formats of io/predictions/ read and write it. Types only: the
+ * formats are declared in io. */
 #ifndef SLEAPC_CORE_RESULTS_H
 #define SLEAPC_CORE_RESULTS_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "sleapc/sleapc.h"
 
@@ -94,32 +94,9 @@ typedef struct sleapc_results_memory {
 void sleapc__results_source_memory(const sleapc_predictions *pr, sleapc_results_memory *ctx,
                                    sleapc_results_source *out);
 
-/* Formats. f is open for writing; the caller makes the write atomic. The
- * _from forms write head's header with src's frames (src's blocks carry the
- * same header). */
-sleapc_status sleapc__predictions_write_json(const sleapc_predictions *pr, FILE *f);
-sleapc_status sleapc__predictions_write_json_from(const sleapc_predictions *head,
-                                                  sleapc_results_source *src, FILE *f);
-
-/* A SLEAP .slp labels file (the predicted-labels schema sleap-io writes),
- * written atomically: path appears only when everything succeeded. Missing
- * points (NaN) are stored as sleap-io stores them (NaN, invisible, score 0);
- * tracking_score NaN is stored as 0. SLEAPC_ERR_INVALID_ARG for inconsistent
- * predictions (bad video/track index), SLEAPC_ERR_IO, SLEAPC_ERR_NOMEM. */
-sleapc_status sleapc__predictions_write_slp(const sleapc_predictions *pr, const char *path);
-sleapc_status sleapc__predictions_write_slp_from(const sleapc_predictions *head,
-                                                 sleapc_results_source *src, const char *path);
-
-/* A SLEAP "analysis" HDF5 file (sleap.info.write_tracking_h5 layout, the
- * matrices of the first video), written atomically like the .slp. */
-sleapc_status sleapc__predictions_write_analysis_h5(const sleapc_predictions *pr,
-                                                    const char *path);
-
-/* SLEAP analysis CSV: a header, then one row per instance:
- * track,frame_idx,instance.score,<node>.x,<node>.y,<node>.score,...
- * with empty fields for missing values. f is open for writing. */
-sleapc_status sleapc__predictions_write_csv(const sleapc_predictions *pr, FILE *f);
-sleapc_status sleapc__predictions_write_csv_from(const sleapc_predictions *head,
-                                                 sleapc_results_source *src, FILE *f);
+/* Append every frame of src to dst (dst's header kept, instances packed
+ * in frame order): a whole run in memory, for what needs it at once (the
+ * analysis .h5's dense matrices, tracking frames given out of order). */
+sleapc_status sleapc__results_gather(sleapc_results_source *src, sleapc_predictions *dst);
 
 #endif

@@ -2,6 +2,7 @@
 #include "core/results_spill.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

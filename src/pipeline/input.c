@@ -5,6 +5,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "io/predictions/predictions_format.h"
 #include "io/slp/slp_images.h"
 #include "io/slp/slp_read.h"
 #include "io/video/frame_source.h"
@@ -29,12 +30,6 @@ struct sleapc_input {
     const char *record_source;   /* and the package's original video JSON */
     uint8_t *decoded;            /* one frame as the frame source decodes it (h, w, c) */
 };
-
-static bool has_ext(const char *path, const char *ext)
-{
-    size_t n = strlen(path), k = strlen(ext);
-    return n > k && strcmp(path + n - k, ext) == 0;
-}
 
 void sleapc__input_close(sleapc_input *in)
 {
@@ -140,7 +135,7 @@ sleapc_status sleapc__input_open(const char *path, int video_index, sleapc_input
         return sleapc__fail(SLEAPC_ERR_NOMEM, "open input: out of memory");
     }
     sleapc_status st;
-    if (has_ext(path, ".slp")) {
+    if (sleapc__pred_path_is_slp(path)) {
         st = open_labels(in, video_index);
     } else if (sleapc__frame_source_is_live(path)) {
         /* Frames as they come: no count, no defaults; recorded by the name

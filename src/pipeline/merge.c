@@ -11,7 +11,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
-#include "pipeline/convert.h"
+#include "io/predictions/predictions_format.h"
 #include "pipeline/tracking/predictions_track.h"
 #include "pipeline/tracking/tracking_config.h"
 
@@ -207,7 +207,7 @@ sleapc_status sleapc__predictions_merge(const char *const *in_paths, int n_in,
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     bool tracked = false, identities = false;
     for (int i = 0; i < n_in && !st; i++) {
-        st = sleapc__predictions_read(in_paths[i], &in[i]);
+        st = sleapc__predictions_read(in_paths[i], &in[i], NULL);
         if (!st && i > 0)
             st = check_same(&in[0], in_paths[0], &in[i], in_paths[i]);
         if (!st && in[i].n_tracks > 0) {

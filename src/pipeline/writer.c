@@ -31,12 +31,6 @@ static bool collapses_to_centroid(const sleapc_predictor *p)
            sleapc__predictor_n_nodes(p) > 1;
 }
 
-static bool has_ext(const char *path, const char *ext)
-{
-    size_t n = strlen(path), k = strlen(ext);
-    return n > k && strcmp(path + n - k, ext) == 0;
-}
-
 /* The video's path as the file records it: absolute when it names a file
  * here, so that the predictions open their video from any folder (sleap-io
  * opens the stored path, then the same name beside the labels); live sources
@@ -191,18 +185,10 @@ sleapc_status sleapc__writer_open(const char *path, const sleapc_predictor *p,
                                   sleapc_writer **out)
 {
     *out = NULL;
-    writer_format format;
-    if (has_ext(path, ".json"))
-        format = FORMAT_JSON;
-    else if (has_ext(path, ".slp"))
-        format = FORMAT_SLP;
-    else if (has_ext(path, ".h5") || has_ext(path, ".hdf5"))
-        format = FORMAT_ANALYSIS_H5;
-    else if (has_ext(path, ".csv"))
-        format = FORMAT_CSV;
-    else
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "write %s: unknown output format (use .slp, .h5, .csv or .json)", path);
+    const sleapc_pred_format *format;
+    sleapc_status fst = sleapc__pred_format_for_output(path, &format);
+    if (fst)
+        return fst;
     sleapc_writer *w = sleapc__calloc(1, sizeof *w);
     if (!w)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");

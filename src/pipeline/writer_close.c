@@ -1,9 +1,8 @@
 /* Closing the writer: tracking over the spilled frames, then the format
- * written from them a block at a time, inside an atomic file. */
+ * (io/predictions) written from them a block at a time, atomically. */
 #include <string.h>
 
 #include "core/alloc.h"
-#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/results.h"
 #include "core/results_spill.h"
@@ -11,36 +10,6 @@
 #include "pipeline/tracking/track_stream.h"
 #include "pipeline/writer_impl.h"
 #include "pipeline/writer_state.h"
-
-/* Appends every frame of src to dst (header kept), instances packed. */
-static sleapc_status gather(sleapc_results_source *src, sleapc_predictions *dst)
-{
-    const sleapc_predictions *b = NULL;
-    sleapc_status st = src->rewind(src->ctx);
-    if (!st)
-        st = src->next(src->ctx, &b);
-    const int64_t N = dst->n_nodes;
-    while (!st && b->n_frames > 0) {
-        int64_t n = 0;
-        for (int64_t k = 0; k < b->n_frames; k++)
-            n += b->frames[k].n;
-        if ((st = sleapc__results_reserve(dst, dst->n_frames + b->n_frames, dst->n_insts + n)))
-            break;
-        for (int64_t k = 0; k < b->n_frames; k++) {
-            const sleapc_pred_frame *f = &b->frames[k];
-            const int64_t at = dst->n_insts;
-            dst->frames[dst->n_frames++] = (sleapc_pred_frame){f->video, f->frame_idx, at, f->n};
-            memcpy(dst->insts + at, b->insts + f->first, (size_t)f->n * sizeof *dst->insts);
-            memcpy(dst->points + at * N * 2, b->points + f->first * N * 2,
-                   (size_t)(f->n * N * 2) * sizeof(float));
-            memcpy(dst->point_scores + at * N, b->point_scores + f->first * N,
-                   (size_t)(f->n * N) * sizeof(float));
-            dst->n_insts += f->n;
-        }
-        st = src->next(src->ctx, &b);
-    }
-    return st;
-}
 
 static void set_track_names(sleapc_predictions *pr, char **names, int n)
 {
@@ -101,64 +70,12 @@ static sleapc_status track_gathered(sleapc_writer *w)
     const char *near = w->pr.n_videos > 0 ? w->pr.videos[0].filename : NULL;
     sleapc_results_source src;
     sleapc__spill_source(w->spill, &w->pr, &src);
-    sleapc_status st = gather(&src, &w->pr);
+    sleapc_status st = sleapc__results_gather(&src, &w->pr);
     if (!st)
         st = sleapc__predictions_postprocess(&w->pr, NULL, &w->tracking, near);
     if (!st && w->drop_empty)
         sleapc__writer_drop_empty_frames(&w->pr);
     return st;
-}
-
-/* Instances the analysis .h5 cannot hold, over the whole source. */
-static sleapc_status count_unheld(sleapc_results_source *src, int64_t *n)
-{
-    *n = 0;
-    const sleapc_predictions *b = NULL;
-    sleapc_status st = src->rewind(src->ctx);
-    if (!st)
-        st = src->next(src->ctx, &b);
-    while (!st && b->n_frames > 0) {
-        *n += sleapc__predictions_h5_unheld(b);
-        st = src->next(src->ctx, &b);
-    }
-    return st;
-}
-
-static sleapc_status write_format(sleapc_writer *w, sleapc_results_source *src, int64_t *unheld_out)
-{
-    int64_t unheld = 0;
-    sleapc_status st = SLEAPC_OK;
-    if (w->format == FORMAT_ANALYSIS_H5 && !(st = count_unheld(src, &unheld)) && unheld > 0)
-        sleapc__log(SLEAPC_LOG_WARN,
-                    "%s: the analysis .h5 holds one instance per track and frame; %lld "
-                    "instances are left out (%s)",
-                    w->path, (long long)unheld,
-                    w->pr.n_tracks ? "untracked" : "no tracks: use --tracking");
-    if (st)
-        return st;
-    *unheld_out = unheld;
-    if (w->format == FORMAT_SLP)
-        return sleapc__predictions_write_slp_from(&w->pr, src, w->path);
-    if (w->format == FORMAT_ANALYSIS_H5) {
-        /* Dense (frames, tracks, nodes) matrices: written from memory. */
-        if (w->pr.n_frames == 0 && src->n_frames > 0 && (st = gather(src, &w->pr)))
-            return st;
-        return sleapc__predictions_write_analysis_h5(&w->pr, w->path);
-    }
-    /* Text formats: written into a temporary file, renamed into place. */
-    sleapc_atomic_file af;
-    st = sleapc__atomic_open(w->path, &af);
-    if (st)
-        return st;
-    if (w->format == FORMAT_CSV)
-        st = sleapc__predictions_write_csv_from(&w->pr, src, af.f);
-    else
-        st = sleapc__predictions_write_json_from(&w->pr, src, af.f);
-    if (st) {
-        sleapc__atomic_abort(&af);
-        return st;
-    }
-    return sleapc__atomic_commit(&af);
 }
 
 sleapc_status sleapc__writer_close(sleapc_writer *w, int64_t *n_instances)
@@ -185,7 +102,7 @@ sleapc_status sleapc__writer_close(sleapc_writer *w, int64_t *n_instances)
         held = tracked     ? sleapc__spill_n_insts(tracked)
                : w->track ? w->pr.n_insts
                           : sleapc__spill_n_insts(w->spill);
-        st = write_format(w, &src, &unheld);
+        st = w->format->write(&w->pr, &src, w->path, &unheld);
     }
     if (n_instances)
         *n_instances = st ? 0 : held - unheld;

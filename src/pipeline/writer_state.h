@@ -4,16 +4,14 @@
 
 #include "core/results.h"
 #include "core/results_spill.h"
+#include "io/predictions/predictions_format.h"
 #include "sleapc/predictor.h"
 #include "layers/ops/filters.h"
 #include "pipeline/tracking/tracker.h"
 
-/* Formats by extension; see sleapc_writer_open (include/sleapc/writer.h). */
-typedef enum writer_format { FORMAT_JSON, FORMAT_SLP, FORMAT_ANALYSIS_H5, FORMAT_CSV } writer_format;
-
 struct sleapc_writer {
     char *path;
-    writer_format format;
+    const sleapc_pred_format *format; /* by the path's extension (io/predictions) */
     sleapc_predictions pr;    /* the header (skeleton, tracks, videos, provenance) */
     sleapc_predictions batch; /* the batch being added (its arrays are reused) */
     sleapc_results_spill *spill; /* the filtered frames so far, in the order added;

@@ -8,6 +8,8 @@
 
 #include "core/alloc.h"
 #include "core/results.h"
+#include "io/csv/predictions_csv.h"
+#include "io/slp/slp_write.h"
 
 /* An empty prediction set with the given skeleton, tracks and one video;
  * room for max_frames frames and max_insts instances. Free with

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/suffix.h"
 #include "io/ckpt/ckpt_pickle_impl.h"
 
 #define MAX_TEXT_NUMBER 128u /* longest INT/LONG/FLOAT/GET/PUT text argument */
@@ -315,12 +316,6 @@ static sleapc_pk_dtype storage_dtype(const char *name)
     return SLEAPC_PK_DTYPE_UNKNOWN;
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 /* Classify a global; Python 2 spells the builtins module "__builtin__". */
 static void classify_global(sleapc_pk_obj *g)
 {
@@ -344,7 +339,7 @@ static void classify_global(sleapc_pk_obj *g)
         g->u.global.fn = FN_REBUILD_PARAM;
     else if (strcmp(m, "torch._tensor") == 0 && strcmp(name, "_rebuild_from_type_v2") == 0)
         g->u.global.fn = FN_FROM_TYPE_V2;
-    else if (strcmp(m, "torch") == 0 && ends_with(name, "Storage")) {
+    else if (strcmp(m, "torch") == 0 && sleapc__ends_with(name, "Storage")) {
         g->u.global.fn = FN_STORAGE_TYPE;
         g->u.global.dtype = storage_dtype(name);
     }

@@ -7,6 +7,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/suffix.h"
 #include "io/ckpt/keras_h5_impl.h"
 
 static const char *act_name(sleapc_act act)
@@ -47,12 +48,6 @@ static void strip_index_suffix(const char *name, char *base, size_t cap)
         p++;
     if (*p == '\0')
         *u = '\0';
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
 static void set_map(sleapc_kerash5_map *m, sleapc_kerash5_kind kind, const char *act,
@@ -154,7 +149,7 @@ enum sleapc_kerash5_map_result sleapc__kerash5_map_layer(const sleapc_kerash5_ct
         set_map(m, KIND_CONV, act_name(c->heads[h].act), "model.head_layers.%d.%s.0", h, base);
         return MAP_OK;
     }
-    return ends_with(base, "Head") ? MAP_SKIP : MAP_UNKNOWN;
+    return sleapc__ends_with(base, "Head") ? MAP_SKIP : MAP_UNKNOWN;
 }
 
 /* ---- Keras model_config ------------------------------------------------ */

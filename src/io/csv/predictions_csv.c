@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/results.h"
+#include "io/csv/predictions_csv.h"
 #include "io/slp/pred_check.h"
 
 /* A field, quoted only when it must be (pandas QUOTE_MINIMAL). */

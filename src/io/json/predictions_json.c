@@ -7,6 +7,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/results.h"
+#include "io/json/predictions_json.h"
 #include "io/slp/slp_json.h"
 
 /* A float, or null when it is NaN/inf (JSON has no NaN). */

@@ -13,6 +13,7 @@
 #include "io/h5/h5_file.h"
 #include "io/slp/pred_check.h"
 #include "io/slp/slp_json.h"
+#include "io/slp/slp_write.h"
 #include "io/slp/slp_write_json.h"
 
 typedef struct matrices {

@@ -6,6 +6,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/suffix.h"
 #include "io/slp/slp_read_impl.h"
 
 static const char *base_name(const char *p)
@@ -194,12 +195,6 @@ sleapc_status sleapc__slp_video_path(const sleapc_slp *r, int video, char **out)
     return st;
 }
 
-static bool ends_with_slp(const char *p)
-{
-    size_t n = strlen(p);
-    return n > 4 && strcmp(p + n - 4, ".slp") == 0;
-}
-
 static const char *skip_slash(const char *ds)
 {
     return ds[0] == '/' ? ds + 1 : ds;
@@ -211,7 +206,7 @@ bool sleapc__slp_video_in_package(const sleapc_slp *r, int video)
         return false;
     const sleapc_slp_video *v = &r->videos[video];
     return !v->embedded && v->dataset && v->dataset[0] && strcmp(v->filename, ".") != 0 &&
-           ends_with_slp(v->filename);
+           sleapc__ends_with(v->filename, ".slp");
 }
 
 sleapc_status sleapc__slp_open_package_video(const sleapc_slp *r, int video, sleapc_slp **pkg,

@@ -11,6 +11,7 @@
 #include "io/h5/h5_file.h"
 #include "io/slp/pred_check.h"
 #include "io/slp/slp_schema.h"
+#include "io/slp/slp_write.h"
 #include "io/slp/slp_write_json.h"
 
 /* A list of JSON rows as h5py stores a Python list of numpy bytes:

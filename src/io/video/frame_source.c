@@ -6,26 +6,19 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/suffix.h"
 
 #define NPY_MAGIC "\x93NUMPY"
 
-static bool has_ext(const char *path, const char *ext)
+bool sleapc__image_file_name(const char *path)
 {
-    const char *dot = strrchr(path, '.');
-    const char *slash = strrchr(path, '/');
-    return dot && (!slash || dot > slash) && strcasecmp(dot + 1, ext) == 0;
-}
-
-static bool is_image_ext(const char *path)
-{
-    static const char *const exts[] = {"png", "jpg", "jpeg", "tif", "tiff", "bmp"};
+    static const char *const exts[] = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp"};
     for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
-        if (has_ext(path, exts[i]))
+        if (sleapc__ends_with_nocase(path, exts[i]))
             return true;
     return false;
 }
@@ -55,9 +48,9 @@ static sleapc_status open_kind(sleapc_frame_source *src, bool is_dir)
         return st;
     if (n == 0)
         return sleapc__fail(SLEAPC_ERR_FORMAT, "open video: %s: empty file", src->path);
-    if ((n >= 6 && memcmp(head, NPY_MAGIC, 6) == 0) || has_ext(src->path, "npy"))
+    if ((n >= 6 && memcmp(head, NPY_MAGIC, 6) == 0) || sleapc__ends_with_nocase(src->path, ".npy"))
         return sleapc__npy_source_open(src);
-    if (sleapc__image_sniff(head, n) || is_image_ext(src->path))
+    if (sleapc__image_sniff(head, n) || sleapc__image_file_name(src->path))
         return sleapc__image_source_open(src, false);
     return sleapc__video_ffmpeg_open(src);
 }

@@ -113,6 +113,10 @@ sleapc_status sleapc__image_decoder_decode(sleapc_image_decoder *d, const uint8_
 /* True when bytes start like a PNG, JPEG, TIFF or BMP file. */
 bool sleapc__image_sniff(const uint8_t *bytes, size_t n);
 
+/* Whether a file name has an image extension (.png, .jpg, .jpeg, .tif,
+ * .tiff, .bmp, any case): what a folder of images holds. */
+bool sleapc__image_file_name(const char *path);
+
 /* --- Pixel helpers (frame_convert.c). --- */
 
 /* sleap-io's grayscale rule (VideoBackend.detect_grayscale): a frame is

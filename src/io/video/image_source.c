@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include "core/alloc.h"
@@ -24,18 +23,6 @@ typedef struct images {
     uint8_t *bytes; /* the current file's contents */
     size_t bytes_cap;
 } images;
-
-static bool is_image_name(const char *name)
-{
-    static const char *const exts[] = {"png", "jpg", "jpeg", "tif", "tiff", "bmp"};
-    const char *dot = strrchr(name, '.');
-    if (!dot)
-        return false;
-    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
-        if (strcasecmp(dot + 1, exts[i]) == 0)
-            return true;
-    return false;
-}
 
 /* Digit runs compare by value, everything else byte by byte; names equal
  * that way (img01 vs img1) fall back to plain order so the sort is total. */
@@ -106,7 +93,7 @@ static sleapc_status list_folder(images *im, const char *dir)
     sleapc_status st = SLEAPC_OK;
     const struct dirent *e;
     while (!st && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' || !is_image_name(e->d_name))
+        if (e->d_name[0] == '.' || !sleapc__image_file_name(e->d_name))
             continue;
         st = add_file(im, dir, e->d_name);
         struct stat sb;

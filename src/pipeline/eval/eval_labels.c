@@ -8,19 +8,12 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/results.h"
+#include "io/predictions/predictions_format.h"
 #include "io/slp/slp_read.h"
-#include "pipeline/convert.h"
-#include "pipeline/tracking/predictions_load.h"
 
 static sleapc_status nomem(const char *path)
 {
     return sleapc__fail(SLEAPC_ERR_NOMEM, "read labels: %s: out of memory", path);
-}
-
-static bool ends_with(const char *s, const char *ext)
-{
-    const size_t n = strlen(s), k = strlen(ext);
-    return n >= k && strcmp(s + n - k, ext) == 0;
 }
 
 void sleapc__ev_labels_free(sleapc_ev_labels *l)
@@ -203,11 +196,10 @@ sleapc_status sleapc__ev_labels_load(const char *path, sleapc_ev_labels **out)
         return nomem(path);
     }
     sleapc_status st;
-    if (ends_with(path, ".json") || ends_with(path, ".h5") || ends_with(path, ".hdf5")) {
+    const sleapc_pred_format *fmt = sleapc__pred_format_of(path);
+    if (fmt && (fmt->id == SLEAPC_PRED_JSON || fmt->id == SLEAPC_PRED_ANALYSIS_H5)) {
         sleapc_predictions pr;
-        memset(&pr, 0, sizeof pr);
-        st = ends_with(path, ".json") ? sleapc__predictions_load(path, &pr, NULL)
-                                      : sleapc__predictions_read_analysis_h5(path, &pr);
+        st = sleapc__predictions_read(path, &pr, NULL);
         if (!st)
             st = from_predictions(l, &pr);
         sleapc__predictions_free(&pr);

@@ -3,10 +3,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/suffix.h"
 #include "io/slp/slp_images.h"
 #include "io/slp/slp_read.h"
 #include "io/video/frame_source.h"
@@ -52,19 +52,13 @@ sleapc_render_opts sleapc__render_opts_default(void)
     return o;
 }
 
-static bool ends_with(const char *s, const char *ext)
-{
-    size_t n = strlen(s), k = strlen(ext);
-    return n > k && strcasecmp(s + n - k, ext) == 0;
-}
-
 static bool out_kind_of(const char *path, out_kind *kind)
 {
-    if (ends_with(path, ".png"))
+    if (sleapc__ends_with_nocase(path, ".png"))
         *kind = OUT_PNG;
-    else if (ends_with(path, ".mp4") || ends_with(path, ".mov"))
+    else if (sleapc__ends_with_nocase(path, ".mp4") || sleapc__ends_with_nocase(path, ".mov"))
         *kind = OUT_LOSSY;
-    else if (ends_with(path, ".mkv") || ends_with(path, ".avi"))
+    else if (sleapc__ends_with_nocase(path, ".mkv") || sleapc__ends_with_nocase(path, ".avi"))
         *kind = OUT_LOSSLESS;
     else
         return false;

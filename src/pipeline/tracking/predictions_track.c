@@ -249,20 +249,3 @@ done:
     sleapc__tracker_destroy(t);
     return st;
 }
-
-int64_t sleapc__predictions_h5_unheld(const sleapc_predictions *pr)
-{
-    int64_t n = 0;
-    for (int64_t k = 0; k < pr->n_frames; k++) {
-        const sleapc_pred_frame *f = &pr->frames[k];
-        if (f->video != 0)
-            continue;
-        if (pr->n_tracks == 0) {
-            n += f->n > 1 ? f->n - 1 : 0;
-            continue;
-        }
-        for (int64_t i = 0; i < f->n; i++)
-            n += pr->insts[f->first + i].track < 0;
-    }
-    return n;
-}

@@ -49,9 +49,4 @@ sleapc_status sleapc__video_frames_open(const sleapc_predictions *head, const ch
                                        sleapc_video_frames **out, sleapc_track_images *images);
 void sleapc__video_frames_close(sleapc_video_frames *vf);
 
-/* Instances a SLEAP analysis .h5 (one slot per track, first video) cannot
- * hold: without tracks all but one per frame; with tracks the untracked
- * ones. Writers warn with this count. */
-int64_t sleapc__predictions_h5_unheld(const sleapc_predictions *pr);
-
 #endif

@@ -1,5 +1,6 @@
 /* sleapc_retrack's body: read predictions (.slp of any producer, sleapc's
- * .json), run the filters and the tracker, write every output atomically. */
+ * .json, an analysis .h5: io/predictions), run the filters and the tracker,
+ * write every output atomically. */
 #ifndef SLEAPC_PIPELINE_TRACKING_RETRACK_H
 #define SLEAPC_PIPELINE_TRACKING_RETRACK_H
 
