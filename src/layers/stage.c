@@ -162,7 +162,8 @@ static void bf16_log(const sleapc_stage *s, const char *split, const bf16_verdic
     sleapc__log(SLEAPC_LOG_INFO,
                 "%s: %s, %s: heads %.2f%% from float32 (relative L2), %lld peaks: %.2f%% "
                 "expected to move a grid cell, %.2f%% to cross the threshold",
-                sleapc__precision_name(s->precision), s->model->dir, split, 100 * v->worst, (long long)v->fr.peaks, 100 * v->fr.moved,
+                sleapc__precision_name(s->precision), s->model->dir, split, 100 * v->worst,
+                (long long)v->fr.peaks, 100 * v->fr.moved,
                 100 * v->fr.crossed);
 }
 

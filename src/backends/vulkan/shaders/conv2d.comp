@@ -65,6 +65,7 @@ void main()
     for (int o = 0; o < CO; o++) {
         int co = co0 + o;
         if (co < p.c_out)
-            dst[(b * p.c_out + co) * hw + oy * p.w + ox] = to_store(activate(acc[o] + float(bias[co]), p.act));
+            dst[(b * p.c_out + co) * hw + oy * p.w + ox] =
+                to_store(activate(acc[o] + float(bias[co]), p.act));
     }
 }

@@ -29,7 +29,8 @@ void main()
                 continue;
             int in_off = (b * p.c_in * p.h + (ry >> 1)) * p.w + (rx >> 1);
             for (int ci = 0; ci < p.c_in; ci++)
-                acc += float(src0[in_off + ci * p.h * p.w]) * float(wts[(ci * p.c_out + co) * 9 + a * 3 + bb]);
+                acc += float(src0[in_off + ci * p.h * p.w]) *
+                       float(wts[(ci * p.c_out + co) * 9 + a * 3 + bb]);
         }
     }
     dst[((b * p.c_out + co) * oh + oy) * ow + ox] = to_store(activate(acc, p.act));

@@ -27,6 +27,7 @@ void main()
     float rstd = 1.0 / sqrt(var * (1.0 / float(p.c)) + p.eps);
     for (int ci = 0; ci < p.c; ci++) {
         float wv = p.has_weight != 0 ? float(wts[ci]) : 1.0;
-        dst[base + ci * p.hw] = to_store((float(src0[base + ci * p.hw]) - mean) * rstd * wv + float(bias[ci]));
+        float v = float(src0[base + ci * p.hw]);
+        dst[base + ci * p.hw] = to_store((v - mean) * rstd * wv + float(bias[ci]));
     }
 }
