@@ -6,7 +6,7 @@
 
 #include "backends/vulkan/vulkan_impl.h"
 
-uint16_t sleapc__vk_half_of(float x)
+static uint16_t half_of(float x)
 {
     uint32_t f;
     memcpy(&f, &x, sizeof f);
@@ -64,7 +64,7 @@ void sleapc__vk_half_from_float(void *buf, int64_t n)
     uint16_t *dst = buf;
     for (int64_t i = 0; i < n; i++) {
         float x = src[i];
-        dst[i] = sleapc__vk_half_of(x);
+        dst[i] = half_of(x);
     }
 }
 

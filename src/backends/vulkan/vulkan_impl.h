@@ -145,6 +145,5 @@ void sleapc__vk_plan_destroy(vk_context *ctx, const sleapc_graph *g, vk_plan *p)
  * to_float widens them back into all 4n. */
 void sleapc__vk_half_from_float(void *buf, int64_t n);
 void sleapc__vk_half_to_float(void *buf, int64_t n);
-uint16_t sleapc__vk_half_of(float x);
 
 #endif
