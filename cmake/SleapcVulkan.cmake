@@ -34,6 +34,17 @@ function(sleapc_vulkan_backend)
       DEPENDS ${shader} ${includes}
       COMMENT "glslc ${name}.comp" VERBATIM)
     list(APPEND spvs ${gen}/${name}.spv)
+    # The fp16-storage variant (--precision fp16) of each shader written for
+    # it (its stores go through to_store, common.glsl).
+    file(STRINGS ${shader} fp16_ready REGEX "to_store\\(")
+    if(fp16_ready)
+      add_custom_command(OUTPUT ${gen}/${name}_f16.spv
+        COMMAND ${SLEAPC_GLSLC} --target-env=vulkan1.1 -O -DSLEAPC_FP16=1
+                -o ${gen}/${name}_f16.spv ${shader}
+        DEPENDS ${shader} ${includes}
+        COMMENT "glslc ${name}.comp (fp16)" VERBATIM)
+      list(APPEND spvs ${gen}/${name}_f16.spv)
+    endif()
   endforeach()
   add_custom_command(OUTPUT ${gen}/vulkan_spirv.c
     COMMAND ${CMAKE_COMMAND} -DOUT=${gen}/vulkan_spirv.c "-DSPVS=${spvs}"

@@ -1,15 +1,16 @@
 #!/bin/sh
 # One prepared run for a machine with an NVIDIA GPU (the Vulkan backend):
-# build, the Vulkan reference tests on the GPU (every case), network speed of
-# the four bench_configs networks at batch 1, 8 and 32 (Vulkan and the best CPU
-# backend), and predict end to end on centered_pair_small.mp4, top-down and
-# bottom-up. About 6 minutes; needs no network and no root, but a Vulkan
+# build, the Vulkan reference tests on the GPU (every case, fp32; fp16 within
+# its bound on the cases that keep it), network speed of the four
+# bench_configs networks at batch 1, 8 and 32 (Vulkan fp32 and fp16 against
+# PyTorch CUDA eager fp32 and fp16, torch_compare.py; the native CPU backend),
+# and predict end to end on centered_pair_small.mp4, top-down and bottom-up,
+# fp32 and fp16. About 6 minutes; needs no network and no root, but a Vulkan
 # loader (libvulkan.so.1) and the GPU driver's Vulkan ICD (NVIDIA's driver
 # ships nvidia_icd.json): point VK_ICD_FILENAMES at it when the loader does not
 # find it, and LD_LIBRARY_PATH at a libvulkan.so.1 when there is none.
-#
-# Not yet here: the PyTorch CUDA eager comparison and fp16 (the backend is
-# fp32 only so far).
+# PyTorch (with CUDA) comes from the python3 on PATH (PYTHON to choose
+# another); without it the comparison is skipped.
 #
 # Usage: bench/gpu/check.sh [DEVICE]   (DEVICE: cuda by default)
 set -eu
@@ -27,6 +28,10 @@ sleapc="$build/sleapc"
 "$sleapc" info --devices
 
 echo "== tests on $device"
+# fp16: the cases whose models keep fp16 (the multi-class ones amplify its
+# rounding beyond the bound and run in float32; README "GPUs (Vulkan)").
+fp16_cases=single_instance__small_robot_f0000,topdown__centered_pair_f0003
+fp16_cases=$fp16_cases,centroid__centered_pair_f0000,bottomup__centered_pair_f0000
 export SLEAPC_DATA_DIR="$data"
 # test_vulkan needs the validation layer (vulkan-validationlayers).
 if ls /usr/share/vulkan/explicit_layer.d/*validation* >/dev/null 2>&1 || [ -n "${VK_LAYER_PATH:-}" ]; then
@@ -36,14 +41,27 @@ else
 fi
 SLEAPC_BACKEND=vulkan SLEAPC_TEST_BACKEND=vulkan SLEAPC_TEST_FULL=1 \
   "$build/tests/test_forward_reference" | tail -2
+SLEAPC_BACKEND=vulkan SLEAPC_TEST_BACKEND=vulkan SLEAPC_TEST_PRECISION=fp16 \
+  SLEAPC_REFERENCE_CASES=$fp16_cases "$build/tests/test_forward_reference" | tail -2
 SLEAPC_BACKEND=vulkan SLEAPC_TEST_BACKEND=vulkan SLEAPC_TEST_FULL=1 \
   "$build/tests/test_predict_reference" | tail -2
 
-echo "== networks (random weights), batch 1, 8, 32"
+echo "== networks (random weights), batch 1, 8, 32: vulkan fp32/fp16 vs PyTorch CUDA eager"
+py=${PYTHON:-python3}
+if "$py" -c "import torch, yaml; assert torch.cuda.is_available()" 2>/dev/null; then
+  "$py" "$root/bench/gpu/torch_compare.py" "$sleapc" "$data"/bench_configs/*.yaml \
+    --batch 1,8,32 --runs 20
+else
+  echo "torch_compare: skipped (no PyTorch with CUDA for $py); vulkan alone:"
+  for cfg in "$data"/bench_configs/*.yaml; do
+    "$sleapc" bench --config "$cfg" --random-weights --backend vulkan --precision fp32,fp16 \
+      --batch 1,8,32 --runs 20
+  done
+fi
+echo "== networks on the CPU (native), batch 1, 8, 32"
 for cfg in "$data"/bench_configs/*.yaml; do
   echo "-- $(basename "$cfg")"
-  "$sleapc" bench --config "$cfg" --random-weights --backend vulkan,native \
-    --batch 1,8,32 --runs 20
+  "$sleapc" bench --config "$cfg" --random-weights --backend native --batch 1,8,32 --runs 10
 done
 
 echo "== predict end to end ($device)"
@@ -57,4 +75,9 @@ for dev in "$device" cpu; do
   "$sleapc" predict -m "$models/minimal_instance_bottomup" -i "$video" --device "$dev" \
     -o "$out/bottomup_$dev.slp" -q
 done
+# fp16 on the GPU: the provenance says what ran (fp16, or float32 after the
+# first-batch check).
+"$sleapc" predict -m "$models/minimal_instance_bottomup" -i "$video" --device "$device" \
+  --precision fp16 -o "$out/bottomup_fp16.slp" -q
+grep -ao '"precision": "[a-z0-9+-]*"' "$out/bottomup_fp16.slp" | head -1 || true
 rm -rf "$out"

@@ -133,10 +133,11 @@ SLEAPC_API void sleapc_predictor_reset_stats(sleapc_predictor *p);
 
 /* What each network stage runs on now: its model folder, the backend that
  * runs it ("auto" resolved to the backend it chose once it has measured) and
- * the precision it computes in (FP32 once a bf16 model fell back after its
- * first batch). bf16_error: the worst head's relative L2 from float32 on the
- * first bf16 batch; bf16_moved: the share of keypoints bf16 was expected to
- * move by a grid cell or drop, from that batch; each -1 when not measured.
+ * the precision it computes in (FP32 once a bf16 or fp16 model fell back
+ * after its first batch). bf16_error: the worst head's relative L2 from
+ * float32 on the first bf16 (or fp16) batch; bf16_moved: the share of
+ * keypoints that precision was expected to move by a grid cell or drop, from
+ * that batch; each -1 when not measured.
  * Strings belong to the predictor. */
 typedef struct sleapc_stage_info {
     const char *model;

@@ -28,6 +28,15 @@
  * 2.6e-2 to 1.3e-1), and its keypoints can move by whole peaks. */
 #define SLEAPC_BF16_HEAD_BUDGET 2e-2
 
+/* The same bound for fp16 storage (Vulkan --precision fp16): every weight
+ * and every stored activation is rounded to binary16 (u = 2^-11), first
+ * convolution and heads included, arithmetic stays float32. Each layer adds
+ * its weights' and its output's rounding, independent, so over L layers
+ * sqrt(2L + 1) * u: ~3.8e-3 for L = 30 (the deepest UNet here with its
+ * heads); the budget allows the same amplification by ~2 as bf16's. The
+ * peak budget below is shared: it bounds what any rounding may move. */
+#define SLEAPC_FP16_HEAD_BUDGET 8e-3
+
 /* The share of keypoints bf16 may be expected to move by a grid cell or
  * drop (layers/bf16_fragility.h): the goal of 99.5% of points within 0.5 px
  * of float32 leaves 0.5% for such jumps. */

@@ -105,6 +105,20 @@ typedef struct bf16_verdict {
     bool ok;                  /* within both budgets */
 } bf16_verdict;
 
+/* Whether the stage runs at a reduced precision that the first batch checks
+ * against float32: bf16 (CPU) or fp16 storage (Vulkan). */
+static bool reduced(sleapc_precision p)
+{
+    return p == SLEAPC_PRECISION_BF16 || p == SLEAPC_PRECISION_BF16_EMULATED ||
+           p == SLEAPC_PRECISION_FP16;
+}
+
+static double head_budget(const sleapc_stage *s)
+{
+    return s->precision == SLEAPC_PRECISION_FP16 ? SLEAPC_FP16_HEAD_BUDGET
+                                                 : SLEAPC_BF16_HEAD_BUDGET;
+}
+
 static bf16_verdict bf16_judge(const sleapc_stage *s, const sleapc_tensor_map *b16,
                                const sleapc_tensor_map *f32)
 {
@@ -131,7 +145,7 @@ static bf16_verdict bf16_judge(const sleapc_stage *s, const sleapc_tensor_map *b
         }
     }
     v.fr = sleapc__bf16_fragility(maps16, maps32, global, n_maps, s->peak_threshold);
-    v.ok = v.worst <= SLEAPC_BF16_HEAD_BUDGET &&
+    v.ok = v.worst <= head_budget(s) &&
            v.fr.moved + v.fr.crossed <= SLEAPC_BF16_PEAK_BUDGET;
     return v;
 }
@@ -139,9 +153,10 @@ static bf16_verdict bf16_judge(const sleapc_stage *s, const sleapc_tensor_map *b
 static void bf16_log(const sleapc_stage *s, const char *split, const bf16_verdict *v)
 {
     sleapc__log(SLEAPC_LOG_INFO,
-                "bf16: %s, %s: heads %.2f%% from float32 (relative L2), %lld peaks: %.2f%% "
+                "%s: %s, %s: heads %.2f%% from float32 (relative L2), %lld peaks: %.2f%% "
                 "expected to move a grid cell, %.2f%% to cross the threshold",
-                s->model->dir, split, 100 * v->worst, (long long)v->fr.peaks, 100 * v->fr.moved,
+                sleapc__precision_name(s->precision), s->model->dir, split, 100 * v->worst,
+                (long long)v->fr.peaks, 100 * v->fr.moved,
                 100 * v->fr.crossed);
 }
 
@@ -164,6 +179,48 @@ static sleapc_status bf16_retry(const sleapc_stage *s, unsigned keep, const slea
     if (!st)
         st = sleapc__backend_forward(*be, x, out);
     return st;
+}
+
+/* fp16 beyond its budgets: the same backend on the same device in float32
+ * runs from this batch on (the native float32 outputs serve this batch when
+ * it cannot be made), and the user is told why. Takes ref and out. */
+static sleapc_status fp16_fall_back(sleapc_stage *s, const sleapc_tensor *x,
+                                    const bf16_verdict *v, sleapc_backend *ref,
+                                    sleapc_tensor_map *out)
+{
+    sleapc__log(SLEAPC_LOG_WARN,
+                "fp16: %s: fp16 would not keep its keypoints: %s %.2f%% from float32 (relative "
+                "L2; budget %.1f%%), an expected %.2f%% of keypoints moved by a grid cell or "
+                "dropped (budget %.1f%%); it runs in float32",
+                s->model->dir, v->worst_head, 100 * v->worst, 100 * SLEAPC_FP16_HEAD_BUDGET,
+                100 * s->bf16_moved, 100 * SLEAPC_BF16_PEAK_BUDGET);
+    char name[32], device[32];
+    snprintf(name, sizeof name, "%s", sleapc__backend_name(s->be));
+    snprintf(device, sizeof device, "%s", sleapc__backend_device(s->be));
+    sleapc__tensor_map_clear(&s->out);
+    sleapc__backend_destroy(s->be);
+    s->be = NULL;
+    s->precision = SLEAPC_PRECISION_FP32;
+    sleapc_backend_opts bo = {.n_threads = s->n_threads, .precision = SLEAPC_PRECISION_FP32,
+                              .device = device, .conv = s->conv};
+    sleapc_backend *be = NULL;
+    sleapc_status st = sleapc__backend_create(name, &s->model->graph, &bo, &be);
+    if (!st) {
+        st = sleapc__backend_forward(be, x, &s->out);
+        if (st) {
+            sleapc__tensor_map_clear(&s->out);
+            sleapc__backend_destroy(be);
+        }
+    }
+    if (st) { /* the CPU's float32 then */
+        s->be = ref;
+        s->out = *out;
+        return SLEAPC_OK;
+    }
+    s->be = be;
+    sleapc__tensor_map_clear(out);
+    sleapc__backend_destroy(ref);
+    return SLEAPC_OK;
 }
 
 /* The first bf16 batch runs once more in float32 (native backend). bf16 is
@@ -200,6 +257,9 @@ static sleapc_status bf16_check(sleapc_stage *s, const sleapc_tensor *x)
         sleapc__backend_destroy(ref);
         return SLEAPC_OK;
     }
+
+    if (s->precision == SLEAPC_PRECISION_FP16)
+        return fp16_fall_back(s, x, &v, ref, &out);
 
     unsigned wider = keep | SLEAPC_BF16_KEEP_DECODER;
     bf16_verdict v2 = {.worst = -1};
@@ -284,8 +344,7 @@ sleapc_status sleapc__stage_run(sleapc_stage *s, const uint8_t *frames, int64_t 
     sleapc_tensor x = {.dtype = s->convention->input_dtype, .ndim = 4,
                        .shape = {b, pl->c, pl->out_h, pl->out_w}, .data = s->input};
     st = sleapc__backend_forward(s->be, &x, &s->out);
-    if (!st && s->bf16_error < 0 &&
-        (s->precision == SLEAPC_PRECISION_BF16 || s->precision == SLEAPC_PRECISION_BF16_EMULATED))
+    if (!st && s->bf16_error < 0 && reduced(s->precision))
         st = bf16_check(s, &x);
     return st;
 }
@@ -323,8 +382,7 @@ sleapc_status sleapc__stage_forward_input(sleapc_stage *s, int64_t b, int64_t c,
     sleapc_tensor x = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {b, c, h, w},
                        .data = s->input};
     sleapc_status st = sleapc__backend_forward(s->be, &x, &s->out);
-    if (!st && s->bf16_error < 0 &&
-        (s->precision == SLEAPC_PRECISION_BF16 || s->precision == SLEAPC_PRECISION_BF16_EMULATED))
+    if (!st && s->bf16_error < 0 && reduced(s->precision))
         st = bf16_check(s, &x);
     return st;
 }

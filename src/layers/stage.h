@@ -26,9 +26,9 @@ typedef struct sleapc_stage {
     sleapc_tensor_map out;          /* the last forward's outputs (backend-owned) */
     sleapc_precision precision;
     sleapc_conv_method conv;        /* the predictor's, for a backend made later */
-    double bf16_error;              /* bf16 only: worst head's relative L2 from float32
+    double bf16_error;              /* bf16 or fp16: worst head's relative L2 from float32
                                        on the first batch; < 0 until measured */
-    double bf16_moved;              /* bf16 only: expected share of keypoints bf16 moves
+    double bf16_moved;              /* bf16 or fp16: expected share of keypoints it moves
                                        by a grid cell, or drops (bf16_fragility.h);
                                        < 0 until measured */
     float peak_threshold;           /* the layer's, for that estimate */

@@ -365,12 +365,13 @@ sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const s
      * centered_pair_small: 98.0% within 0.5 px with a bf16 centroid stage;
      * bench/README.md). */
     sleapc_predictor_opts co = *o;
-    if (co.precision == SLEAPC_PRECISION_BF16 || co.precision == SLEAPC_PRECISION_BF16_EMULATED) {
-        co.precision = SLEAPC_PRECISION_FP32;
+    if (co.precision == SLEAPC_PRECISION_BF16 || co.precision == SLEAPC_PRECISION_BF16_EMULATED ||
+        co.precision == SLEAPC_PRECISION_FP16) {
         sleapc__log(SLEAPC_LOG_INFO,
-                    "bf16: %s: the top-down centroid stage runs in float32 (its centroids place "
+                    "%s: %s: the top-down centroid stage runs in float32 (its centroids place "
                     "the crops on whole pixels)",
-                    centroid->dir);
+                    sleapc__precision_name(co.precision), centroid->dir);
+        co.precision = SLEAPC_PRECISION_FP32;
     }
     if (!st)
         st = sleapc__centroid_finder_init(&t->finder, centroid, &co, cthr);

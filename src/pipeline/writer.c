@@ -136,10 +136,14 @@ static void add_stages(cJSON *j, const sleapc_predictor *p)
         if (s[i].device_name && *s[i].device_name)
             cJSON_AddStringToObject(e, "device_name", s[i].device_name);
         cJSON_AddStringToObject(e, "precision", sleapc__precision_name(s[i].precision));
+        /* The first-batch check's measure, named after the precision checked. */
+        bool fp16 = o->precision == SLEAPC_PRECISION_FP16;
         if (s[i].bf16_error >= 0)
-            cJSON_AddNumberToObject(e, "bf16_head_rel_l2", s[i].bf16_error);
+            cJSON_AddNumberToObject(e, fp16 ? "fp16_head_rel_l2" : "bf16_head_rel_l2",
+                                    s[i].bf16_error);
         if (s[i].bf16_moved >= 0)
-            cJSON_AddNumberToObject(e, "bf16_expected_moved", s[i].bf16_moved);
+            cJSON_AddNumberToObject(e, fp16 ? "fp16_expected_moved" : "bf16_expected_moved",
+                                    s[i].bf16_moved);
         cJSON_AddItemToArray(stages, e);
     }
 }

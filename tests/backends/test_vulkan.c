@@ -352,6 +352,38 @@ static void check_graph(const sleapc_graph *g, const int64_t (*shapes)[4], int n
     sleapc__backend_destroy(nb);
 }
 
+/* fp16 storage (--precision fp16): every buffer binary16, arithmetic float32.
+ * Each value a node reads or writes and each weight is rounded once to
+ * binary16, relative error <= u = 2^-11. The roundings are independent, so
+ * in relative L2 they add in quadrature: an op adds its weights' and its
+ * output's rounding, <= sqrt(2) u (a dot product of independently rounded
+ * terms keeps their relative L2 when its terms do not cancel on average, as
+ * with random weights); the input adds u once. A graph whose longest path
+ * has `depth` ops is then within sqrt(2 depth + 1) u; the bound allows twice
+ * that for the ops that amplify (a transposed conv's 4 overlapping taps,
+ * LayerNorm's division by the spread). A wrong tap or border is ~1e-1 off. */
+#define FP16_U (1.0 / 2048.0)
+
+static void check_graph_fp16(const sleapc_graph *g, const int64_t (*shapes)[4], int n_shapes,
+                             int depth, const char *what)
+{
+    double tol = 2 * sqrt(2.0 * depth + 1) * FP16_U;
+    sleapc_backend *xb = create(vk_f, g, 2, SLEAPC_PRECISION_FP16);
+    sleapc_backend *nb = create(native_f, g, 2, SLEAPC_PRECISION_FP32);
+    if (xb && nb) {
+        CHECK_OK(sleapc__backend_warmup(xb, shapes[0]));
+        check_no_alloc(xb, shapes[0], what);
+        for (int k = 0; k < n_shapes; k++) {
+            double e = compare(xb, nb, g, shapes[k], tol, what);
+            printf("%s, fp16, shape %d: relative L2 %.2e (bound %.2e)\n", what, k, e, tol);
+            /* Something was rounded: the fp16 shaders ran, not the fp32 ones. */
+            CHECK_MSG(e > 1e-6, "%s: fp16 indistinguishable from float32 (%.2e)", what, e);
+        }
+    }
+    sleapc__backend_destroy(xb);
+    sleapc__backend_destroy(nb);
+}
+
 static void check_refusals(test_graph *all)
 {
     sleapc_backend *be = (sleapc_backend *)1;
@@ -520,6 +552,14 @@ int main(void)
     /* 44 / 4 = 11 (odd, so the merge pads) and 36 / 4 = 9. */
     const int64_t convnext_shapes[][4] = {{2, 3, 44, 36}, {1, 3, 32, 32}};
     check_graph(&convnext.g, convnext_shapes, 2, "convnext ops");
+
+    /* Ops on the longest paths: c0 c1 p0 c2 t0 r0 cat h0 (8); c0 p0 t0 r0
+     * cat h0 (6); c0 c1 c2 p0 t0 r0 cat h0 (8); stem_patches stem dw ln fc1
+     * fc2 residual ln_plain plain_add merge head (11). */
+    check_graph_fp16(&all.g, all_shapes, 2, 8, "all ops");
+    check_graph_fp16(&keras.g, keras_shapes + 1, 1, 6, "keras placement");
+    check_graph_fp16(&tiles.g, tile_shapes, 1, 8, "tiles");
+    check_graph_fp16(&convnext.g, convnext_shapes, 1, 11, "convnext ops");
 
     check_refusals(&all);
     check_too_large(&keras.g);

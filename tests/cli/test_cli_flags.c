@@ -101,6 +101,10 @@ static void check_errors(void)
         {"--runtime tensorrt", "ONNX"},
         {"--only_labeled_frames --exclude_user_labeled", "mutually exclusive"},
         {"--shard 2/2", "--shard"},
+        /* fp16 is the vulkan backend's; the CPU backends are refused by name. */
+        {"--precision fp16 --backend native", "the CPU backends compute fp32 or bf16"},
+        {"--precision fp16 -d cpu", "--precision fp16 runs on the vulkan backend"},
+        {"--precision fp8", "expected fp32, bf16, bf16-emulated or fp16"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         snprintf(args, sizeof args, "%s %s", base, cases[i].extra);

@@ -24,6 +24,9 @@
  * software device (Mesa's lavapipe, about 1 GFLOP/s) runs only when named so,
  * and then on the stages of at most SOFTWARE_GFLOP per call unless
  * SLEAPC_TEST_FULL is set.
+ * SLEAPC_TEST_PRECISION=fp16 runs the backends at fp16 (the Vulkan
+ * backend's binary16 storage) against the same references, within the bound
+ * fp16 roundoff gives a network, SLEAPC_FP16_HEAD_BUDGET (bf16_policy.h).
  * SLEAPC_REFERENCE_CASES (comma-separated case ids) runs only those cases,
  * each of which must be found: the aarch64 build under qemu runs a few small
  * ones. */
@@ -34,6 +37,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "backends/bf16_policy.h"
 #include "backends/native/native_ukernel.h"
 #include "io/npy/npy_file.h"
 #include "model/model_impl.h"
@@ -142,7 +146,14 @@ static void check_stage(const char *case_dir, const char *case_id, const char *m
         if (!getenv("SLEAPC_TEST_BACKEND") && bi < 16 && software[bi])
             continue;
         sleapc_backend *be = NULL;
-        sleapc_backend_opts opts = {.n_threads = 2};
+        const char *prec = getenv("SLEAPC_TEST_PRECISION");
+        bool fp16 = prec && strcmp(prec, "fp16") == 0;
+        double tol = fp16 ? SLEAPC_FP16_HEAD_BUDGET : REL_L2_TOL;
+        if (fp16 && wino >= 0)
+            continue;
+        sleapc_backend_opts opts = {.n_threads = 2,
+                                    .precision = fp16 ? SLEAPC_PRECISION_FP16
+                                                      : SLEAPC_PRECISION_FP32};
         char label[32];
         snprintf(label, sizeof label, "%s", f->name);
         if (wino >= 0) {
@@ -193,8 +204,8 @@ static void check_stage(const char *case_dir, const char *case_id, const char *m
                     double err = test_rel_l2(got->data, ref.data, sleapc_tensor_numel(&ref));
                     n_heads_compared++;
                     if (ex == EXPECT_MATCH)
-                        CHECK_MSG(err <= REL_L2_TOL, "%s/%s %s [%s]: relative L2 %.3g > %.0e",
-                                  case_id, stage, h->string, label, err, REL_L2_TOL);
+                        CHECK_MSG(err <= tol, "%s/%s %s [%s]: relative L2 %.3g > %.0e",
+                                  case_id, stage, h->string, label, err, tol);
                     else
                         CHECK_MSG(err > PORT_MIN_REL_L2,
                                   "%s/%s %s [%s]: relative L2 %.3g: expected sleap-nn's port to "

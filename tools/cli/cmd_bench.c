@@ -28,7 +28,8 @@ static int usage(void)
         "                        scaled input, padded to its max stride; else 512x512)\n"
         "  --backend A,B         backends to compare (default: every one that runs here)\n"
         "  --batch 1,4,8         batch sizes (1)\n"
-        "  --precision fp32,bf16 precisions (fp32; --video: one of fp32, bf16, bf16-emulated)\n"
+        "  --precision fp32,bf16 precisions: fp32, bf16, fp16 (vulkan) (fp32; --video: one of\n"
+        "                        fp32, bf16, bf16-emulated)\n"
         "  --conv direct,winograd,auto  the native backend's 3x3 convs (direct; --video: one)\n"
         "  --threads N           threads (one per core)\n"
         "  --runs N              timed runs after warm-up, >= 10 (10)\n"
@@ -65,6 +66,13 @@ static int split_list(const char *s, char **copy, const char **items)
     return n;
 }
 
+static sleapc_precision precision_of(const char *name)
+{
+    if (strcmp(name, "bf16") == 0)
+        return SLEAPC_PRECISION_BF16;
+    return strcmp(name, "fp16") == 0 ? SLEAPC_PRECISION_FP16 : SLEAPC_PRECISION_FP32;
+}
+
 typedef struct record {
     const char *backend, *precision, *conv;
     long batch;
@@ -77,9 +85,9 @@ static int bench_network(const sleapc_model *m, long h, long w, const char **bac
                          const long *batches, int n_batch, int threads, int runs, bool json,
                          const char *label)
 {
-    double peak[3] = {0};
+    double peak[4] = {0}; /* by sleapc_precision; fp16: none measured (0) */
     for (int pi = 0; pi < n_p; pi++) {
-        sleapc_precision pr = strcmp(precs[pi], "bf16") == 0 ? SLEAPC_PRECISION_BF16 : SLEAPC_PRECISION_FP32;
+        sleapc_precision pr = precision_of(precs[pi]);
         peak[pr] = sleapc_bench_peak_gflops(threads, pr, 0.5);
     }
     int c = sleapc_model_in_channels(m);
@@ -104,7 +112,7 @@ static int bench_network(const sleapc_model *m, long h, long w, const char **bac
     int n_out = 0;
     for (int bi = 0; bi < n_b; bi++) {
         for (int pi = 0; pi < n_p; pi++) {
-            sleapc_precision pr = strcmp(precs[pi], "bf16") == 0 ? SLEAPC_PRECISION_BF16 : SLEAPC_PRECISION_FP32;
+            sleapc_precision pr = precision_of(precs[pi]);
             for (int k = 0; k < n_batch * n_c; k++) {
                 const char *conv = convs[k % n_c];
                 record r = {.backend = backends[bi], .precision = precs[pi], .conv = conv,
@@ -411,8 +419,9 @@ int cmd_bench(int argc, char **argv)
         if (!cli_parse_int(bitems[k], 1, 256, &batches[k]))
             rc = cli_error("--batch: expected numbers from 1 to 256, got \"%s\"", bitems[k]);
     for (int k = 0; k < n_p && !rc; k++)
-        if (strcmp(precs[k], "fp32") != 0 && strcmp(precs[k], "bf16") != 0)
-            rc = cli_error("--precision: expected fp32 or bf16, got \"%s\"", precs[k]);
+        if (strcmp(precs[k], "fp32") != 0 && strcmp(precs[k], "bf16") != 0 &&
+            strcmp(precs[k], "fp16") != 0)
+            rc = cli_error("--precision: expected fp32, bf16 or fp16, got \"%s\"", precs[k]);
     sleapc_conv_method cm;
     for (int k = 0; k < n_c && !rc; k++)
         rc = cli_conv_method(convs[k], &cm);

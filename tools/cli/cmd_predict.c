@@ -69,6 +69,17 @@ static int make_folders(const char *dir)
 
 /* Option values that are words, and combinations: checked before any model
  * is loaded. */
+/* fp16 is the vulkan backend's: named, or "auto" on a GPU device (which
+ * only the vulkan backend serves). */
+static bool fp16_on_gpu(const sleapc_predictor_opts *o)
+{
+    bool auto_backend = !o->backend || strcmp(o->backend, "auto") == 0;
+    bool gpu_device = o->device && (strncmp(o->device, "cuda", 4) == 0 ||
+                                    strncmp(o->device, "gpu", 3) == 0 ||
+                                    strcmp(o->device, "mps") == 0);
+    return (o->backend && strcmp(o->backend, "vulkan") == 0) || (auto_backend && gpu_device);
+}
+
 static int check_options(cli_predict_args *a)
 {
     if (a->n_models == 0 || a->n_inputs == 0)
@@ -112,10 +123,15 @@ static int check_options(cli_predict_args *a)
             a->o.precision = SLEAPC_PRECISION_BF16;
         else if (strcmp(a->precision, "bf16-emulated") == 0)
             a->o.precision = SLEAPC_PRECISION_BF16_EMULATED;
+        else if (strcmp(a->precision, "fp16") == 0)
+            a->o.precision = SLEAPC_PRECISION_FP16;
         else
-            return cli_error("--precision: expected fp32, bf16 or bf16-emulated, got \"%s\"",
+            return cli_error("--precision: expected fp32, bf16, bf16-emulated or fp16, got \"%s\"",
                              a->precision);
     }
+    if (a->o.precision == SLEAPC_PRECISION_FP16 && !fp16_on_gpu(&a->o))
+        return cli_error("--precision fp16 runs on the vulkan backend (--backend vulkan, or "
+                         "--device cuda|mps|gpu); the CPU backends compute fp32 or bf16");
     if (a->conv && cli_conv_method(a->conv, &a->o.conv))
         return 1;
     a->tracking.max_instances = a->o.max_instances;

@@ -23,12 +23,14 @@ typedef struct vulkan_state {
     vk_pipelines pl;
     vk_weights w;
     vk_plan plan;
+    bool fp16; /* binary16 buffers, float32 arithmetic (--precision fp16) */
 } vulkan_state;
 
 static sleapc_status plan(vulkan_state *vs, const int64_t shape[4])
 {
     sleapc__vk_plan_destroy(&vs->ctx, vs->g, &vs->plan);
-    return sleapc__vk_plan_create(&vs->ctx, &vs->pl, &vs->w, vs->g, shape, &vs->plan);
+    return sleapc__vk_plan_create(&vs->ctx, &vs->pl, &vs->w, vs->g, shape,
+                                  vs->fp16 ? sizeof(uint16_t) : sizeof(float), &vs->plan);
 }
 
 static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
@@ -46,12 +48,17 @@ static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
             return st;
     }
     st = sleapc__graph_input_prepare(x, g->in_channels, vs->plan.in.map);
+    if (!st && vs->fp16)
+        sleapc__vk_half_from_float(vs->plan.in.map, x->shape[0] * g->in_channels *
+                                                        x->shape[2] * x->shape[3]);
     if (!st)
         st = sleapc__vk_submit_wait(&vs->ctx, vs->plan.cmd, vs->plan.fence);
     for (int o = 0; o < g->n_outputs && !st; o++) {
         const sleapc_graph_output *go = &g->outputs[o];
         const int64_t *s = vs->plan.shapes[go->node];
         float *data = vs->plan.out[o].map;
+        if (vs->fp16)
+            sleapc__vk_half_to_float(data, s[2] ? s[0] * s[1] * s[2] * s[3] : s[0] * s[1]);
         if (sleapc__sigmoid_on_host(g, go->node))
             sleapc__sigmoid_apply(data, s[2] ? s[0] * s[1] * s[2] * s[3] : s[0] * s[1]);
         sleapc_tensor t = {.dtype = SLEAPC_DTYPE_F32,
@@ -104,8 +111,8 @@ static const struct sleapc_backend_ops vulkan_ops = {
 static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_opts *opts,
                                    sleapc_backend **out)
 {
-    if (opts->precision != SLEAPC_PRECISION_FP32)
-        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "vulkan: computes in fp32 only for now, not %s",
+    if (opts->precision != SLEAPC_PRECISION_FP32 && opts->precision != SLEAPC_PRECISION_FP16)
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "vulkan: computes in fp32 or fp16, not %s",
                             sleapc__precision_name(opts->precision));
     sleapc_status st = sleapc__vk_check_graph(g);
     if (st)
@@ -120,18 +127,25 @@ static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_o
     be->ops = &vulkan_ops;
     be->impl = vs;
     vs->g = g;
+    vs->fp16 = opts->precision == SLEAPC_PRECISION_FP16;
     vk_device_query q = {.spec = opts->device, .allow_software = !opts->from_auto};
     st = sleapc__vk_context_create(&q, &vs->ctx);
+    if (!st && vs->fp16 && !vs->ctx.storage16)
+        st = sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                          "vulkan: fp16 needs 16-bit storage buffers "
+                          "(storageBuffer16BitAccess), which %s lacks; use fp32",
+                          vs->ctx.props.deviceName);
     if (!st)
-        st = sleapc__vk_pipelines_create(&vs->ctx, &vs->pl);
+        st = sleapc__vk_pipelines_create(&vs->ctx, vs->fp16, &vs->pl);
     if (!st)
-        st = sleapc__vk_weights_create(&vs->ctx, g, &vs->w);
+        st = sleapc__vk_weights_create(&vs->ctx, g, vs->fp16, &vs->w);
     if (st) {
         vulkan_destroy(be);
         return st;
     }
     snprintf(be->device, sizeof be->device, "%s", vs->ctx.device);
-    sleapc__log(SLEAPC_LOG_INFO, "vulkan: %s (%s)", vs->ctx.props.deviceName, be->device);
+    sleapc__log(SLEAPC_LOG_INFO, "vulkan: %s (%s)%s", vs->ctx.props.deviceName, be->device,
+                vs->fp16 ? ", fp16 storage" : "");
     *out = be;
     return SLEAPC_OK;
 }

@@ -322,7 +322,18 @@ static sleapc_status device_create(vk_context *ctx)
     /* A portability driver (MoltenVK) must be told its subset is in use. */
     const char *exts[1] = {"VK_KHR_portability_subset"};
     bool portability = has_device_ext(ctx->phys, exts[0]);
+    /* 16-bit storage buffers (--precision fp16) where the device has them. */
+    VkPhysicalDevice16BitStorageFeatures s16 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                    .pNext = &s16};
+    vkGetPhysicalDeviceFeatures2(ctx->phys, &f2);
+    ctx->storage16 = s16.storageBuffer16BitAccess == VK_TRUE;
+    VkPhysicalDevice16BitStorageFeatures want16 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+        .storageBuffer16BitAccess = ctx->storage16 ? VK_TRUE : VK_FALSE};
     VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                              .pNext = &want16,
                               .queueCreateInfoCount = 1,
                               .pQueueCreateInfos = &qci,
                               .enabledExtensionCount = portability ? 1 : 0,

@@ -24,6 +24,7 @@ typedef struct vk_context {
     VkQueue queue;
     uint32_t queue_family;
     VkCommandPool cmd_pool;
+    bool storage16;  /* storageBuffer16BitAccess enabled: fp16 storage runs */
     char device[16]; /* the contract's device string: "cuda:0", "mps", "gpu:1", "cpu" */
 } vk_context;
 
@@ -90,7 +91,8 @@ typedef struct vk_pipelines {
     VkPipeline pipe[VK_K_COUNT];
 } vk_pipelines;
 
-sleapc_status sleapc__vk_pipelines_create(vk_context *ctx, vk_pipelines *out);
+/* fp16: the shaders' fp16-storage variants (every buffer binary16). */
+sleapc_status sleapc__vk_pipelines_create(vk_context *ctx, bool fp16, vk_pipelines *out);
 void sleapc__vk_pipelines_destroy(vk_context *ctx, vk_pipelines *p);
 
 /* conv2d.comp's tiling: output tile side and output channels per workgroup,
@@ -110,7 +112,9 @@ typedef struct vk_weights {
     vk_buffer dummy;  /* bound where a shader reads nothing */
 } vk_weights;
 
-sleapc_status sleapc__vk_weights_create(vk_context *ctx, const sleapc_graph *g, vk_weights *out);
+/* fp16: stored as binary16 (rounded to nearest). */
+sleapc_status sleapc__vk_weights_create(vk_context *ctx, const sleapc_graph *g, bool fp16,
+                                        vk_weights *out);
 void sleapc__vk_weights_destroy(vk_context *ctx, const sleapc_graph *g, vk_weights *w);
 
 /* Everything for one input shape: a buffer per node, staging for the input
@@ -118,6 +122,7 @@ void sleapc__vk_weights_destroy(vk_context *ctx, const sleapc_graph *g, vk_weigh
  * copies the input up, runs every node and copies the outputs down. */
 typedef struct vk_plan {
     int64_t shape[4]; /* (B, C, H, W); all zero: no plan */
+    size_t elem;      /* bytes per element of the node buffers: 4, or 2 in fp16 */
     int64_t (*shapes)[4];
     vk_buffer *node;  /* per node */
     vk_buffer in;     /* host-visible input */
@@ -128,9 +133,17 @@ typedef struct vk_plan {
     VkFence fence;
 } vk_plan;
 
+/* elem: 4 (float32) or 2 (fp16 storage: the staging buffers keep float32's
+ * size, the host converts in place, sleapc__vk_half_*). */
 sleapc_status sleapc__vk_plan_create(vk_context *ctx, const vk_pipelines *pl,
                                      const vk_weights *w, const sleapc_graph *g,
-                                     const int64_t shape[4], vk_plan *out);
+                                     const int64_t shape[4], size_t elem, vk_plan *out);
 void sleapc__vk_plan_destroy(vk_context *ctx, const sleapc_graph *g, vk_plan *p);
+
+/* IEEE binary16 <-> float32 on the host, in place in a buffer of n floats:
+ * to_half packs the first 2n bytes (nearest, ties to even; overflow to inf),
+ * to_float widens them back into all 4n. */
+void sleapc__vk_half_from_float(void *buf, int64_t n);
+void sleapc__vk_half_to_float(void *buf, int64_t n);
 
 #endif

@@ -13,9 +13,13 @@ typedef struct shader_code {
     const char *name;
 } shader_code;
 
-static shader_code shader_of(vk_kernel k)
+/* The float32 shader of kernel k, or its fp16-storage variant. */
+static shader_code shader_of(vk_kernel k, bool fp16)
 {
-#define CODE(name) (shader_code){sleapc__vk_spv_##name, &sleapc__vk_spv_##name##_words, #name}
+#define CODE(name)                                                                            \
+    (fp16 ? (shader_code){sleapc__vk_spv_##name##_f16, &sleapc__vk_spv_##name##_f16_words,      \
+                          #name "_f16"}                                                       \
+          : (shader_code){sleapc__vk_spv_##name, &sleapc__vk_spv_##name##_words, #name})
     switch (k) {
     case VK_K_CONV2D: return CODE(conv2d);
     case VK_K_CONVT: return CODE(conv_transpose2d);
@@ -34,9 +38,9 @@ static shader_code shader_of(vk_kernel k)
     return (shader_code){0};
 }
 
-static sleapc_status pipeline_create(vk_context *ctx, vk_pipelines *p, vk_kernel k)
+static sleapc_status pipeline_create(vk_context *ctx, vk_pipelines *p, vk_kernel k, bool fp16)
 {
-    shader_code code = shader_of(k);
+    shader_code code = shader_of(k, fp16);
     VkShaderModuleCreateInfo mci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                     .codeSize = *code.n_words * sizeof(uint32_t),
                                     .pCode = code.words};
@@ -61,7 +65,7 @@ static sleapc_status pipeline_create(vk_context *ctx, vk_pipelines *p, vk_kernel
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc__vk_pipelines_create(vk_context *ctx, vk_pipelines *out)
+sleapc_status sleapc__vk_pipelines_create(vk_context *ctx, bool fp16, vk_pipelines *out)
 {
     memset(out, 0, sizeof *out);
     VkDescriptorSetLayoutBinding b[VK_N_BINDINGS];
@@ -94,7 +98,7 @@ sleapc_status sleapc__vk_pipelines_create(vk_context *ctx, vk_pipelines *out)
                             sleapc__vk_result_str(r));
     }
     for (int k = 0; k < VK_K_COUNT; k++) {
-        sleapc_status st = pipeline_create(ctx, out, (vk_kernel)k);
+        sleapc_status st = pipeline_create(ctx, out, (vk_kernel)k, fp16);
         if (st) {
             sleapc__vk_pipelines_destroy(ctx, out);
             return st;

@@ -104,8 +104,7 @@ static void record_node(recorder *r, int i)
     case SLEAPC_OP_UPSAMPLE2X:
     case SLEAPC_OP_RESIZE_LIKE: {
         if (s[2] == d[2] && s[3] == d[3]) {
-            copy(r, r->p->node[n->inputs[0]].buf, 0, dst, 0,
-                 (VkDeviceSize)numel(d) * sizeof(float));
+            copy(r, r->p->node[n->inputs[0]].buf, 0, dst, 0, (VkDeviceSize)numel(d) * r->p->elem);
             break;
         }
         /* nn.Upsample(scale_factor=2) maps with 1/scale_factor; a resize to
@@ -122,12 +121,13 @@ static void record_node(recorder *r, int i)
     }
     case SLEAPC_OP_CONCAT: {
         int64_t hw = d[2] * d[3];
+        VkDeviceSize e = r->p->elem;
         for (int64_t b = 0; b < d[0]; b++) {
             int64_t off = b * d[1] * hw;
             for (int k = 0; k < n->n_inputs; k++) {
                 int64_t len = r->p->shapes[n->inputs[k]][1] * hw;
-                copy(r, r->p->node[n->inputs[k]].buf, (VkDeviceSize)(b * len) * sizeof(float),
-                     dst, (VkDeviceSize)off * sizeof(float), (VkDeviceSize)len * sizeof(float));
+                copy(r, r->p->node[n->inputs[k]].buf, (VkDeviceSize)(b * len) * e, dst,
+                     (VkDeviceSize)off * e, (VkDeviceSize)len * e);
                 off += len;
             }
         }
@@ -219,8 +219,8 @@ static sleapc_status alloc_buffers(vk_context *ctx, const sleapc_graph *g, vk_pl
 {
     sleapc_status st = SLEAPC_OK;
     for (int i = 0; i < g->n_nodes && !st; i++)
-        st = sleapc__vk_buffer_create(ctx, (VkDeviceSize)numel(p->shapes[i]) * sizeof(float),
-                                      false, &p->node[i]);
+        st = sleapc__vk_buffer_create(ctx, (VkDeviceSize)numel(p->shapes[i]) * p->elem, false,
+                                      &p->node[i]);
     if (!st)
         st = sleapc__vk_buffer_create(ctx, (VkDeviceSize)numel(p->shapes[0]) * sizeof(float),
                                       true, &p->in);
@@ -307,7 +307,7 @@ static sleapc_status record(vk_context *ctx, const vk_pipelines *pl, const sleap
     if (st)
         return st;
     recorder r = {.ctx = ctx, .pl = pl, .g = g, .p = p, .cmd = p->cmd};
-    copy(&r, p->in.buf, 0, p->node[0].buf, 0, (VkDeviceSize)numel(p->shapes[0]) * sizeof(float));
+    copy(&r, p->in.buf, 0, p->node[0].buf, 0, (VkDeviceSize)numel(p->shapes[0]) * p->elem);
     barrier(p->cmd);
     for (int i = 1; i < g->n_nodes; i++) {
         record_node(&r, i);
@@ -316,7 +316,7 @@ static sleapc_status record(vk_context *ctx, const vk_pipelines *pl, const sleap
     for (int o = 0; o < g->n_outputs; o++) {
         int node = g->outputs[o].node;
         copy(&r, p->node[node].buf, 0, p->out[o].buf, 0,
-             (VkDeviceSize)numel(p->shapes[node]) * sizeof(float));
+             (VkDeviceSize)numel(p->shapes[node]) * p->elem);
     }
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                           .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -328,9 +328,10 @@ static sleapc_status record(vk_context *ctx, const vk_pipelines *pl, const sleap
 
 sleapc_status sleapc__vk_plan_create(vk_context *ctx, const vk_pipelines *pl,
                                      const vk_weights *w, const sleapc_graph *g,
-                                     const int64_t shape[4], vk_plan *out)
+                                     const int64_t shape[4], size_t elem, vk_plan *out)
 {
     memset(out, 0, sizeof *out);
+    out->elem = elem;
     int n = g->n_nodes;
     out->shapes = sleapc__malloc((size_t)n * sizeof *out->shapes);
     out->node = sleapc__calloc((size_t)n, sizeof *out->node);

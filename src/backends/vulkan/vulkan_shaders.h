@@ -1,6 +1,8 @@
 /* The compute shaders (shaders/NAME.comp) as SPIR-V, compiled by glslc at build
  * time and embedded by cmake/SleapcEmbedSpirv.cmake into a generated C file:
- * one array of words per shader, named after its file. */
+ * one array of words per shader, named after its file; NAME_f16 is its
+ * fp16-storage variant (compiled with SLEAPC_FP16, common.glsl), declared here
+ * for the shaders that have one. */
 #ifndef SLEAPC_BACKENDS_VULKAN_SHADERS_H
 #define SLEAPC_BACKENDS_VULKAN_SHADERS_H
 
@@ -22,6 +24,18 @@ SLEAPC_VK_SHADER(patches)
 SLEAPC_VK_SHADER(dwconv)
 SLEAPC_VK_SHADER(layernorm)
 SLEAPC_VK_SHADER(scale_add)
+
+SLEAPC_VK_SHADER(conv2d_f16)
+SLEAPC_VK_SHADER(conv_transpose2d_f16)
+SLEAPC_VK_SHADER(maxpool2_f16)
+SLEAPC_VK_SHADER(resize_bilinear_f16)
+SLEAPC_VK_SHADER(global_maxpool_f16)
+SLEAPC_VK_SHADER(linear_f16)
+SLEAPC_VK_SHADER(softmax_f16)
+SLEAPC_VK_SHADER(patches_f16)
+SLEAPC_VK_SHADER(dwconv_f16)
+SLEAPC_VK_SHADER(layernorm_f16)
+SLEAPC_VK_SHADER(scale_add_f16)
 
 #undef SLEAPC_VK_SHADER
 

@@ -81,7 +81,28 @@ static int64_t weight_numel(const sleapc_node *n)
     }
 }
 
-sleapc_status sleapc__vk_weights_create(vk_context *ctx, const sleapc_graph *g, vk_weights *out)
+/* n floats (NULL: zeros) into a new device buffer, as binary16 with fp16. */
+static sleapc_status upload(vk_context *ctx, const float *src, int64_t n, bool fp16,
+                            vk_buffer *b)
+{
+    size_t elem = fp16 ? sizeof(uint16_t) : sizeof(float);
+    sleapc_status st = sleapc__vk_buffer_create(ctx, (VkDeviceSize)n * elem, false, b);
+    if (st)
+        return st;
+    float *tmp = sleapc__calloc((size_t)n, sizeof *tmp);
+    if (!tmp)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "vulkan: out of memory for the weights");
+    if (src)
+        memcpy(tmp, src, (size_t)n * sizeof *tmp);
+    if (fp16)
+        sleapc__vk_half_from_float(tmp, n);
+    st = sleapc__vk_buffer_upload(ctx, b, tmp, (VkDeviceSize)n * elem);
+    sleapc__free(tmp);
+    return st;
+}
+
+sleapc_status sleapc__vk_weights_create(vk_context *ctx, const sleapc_graph *g, bool fp16,
+                                        vk_weights *out)
 {
     memset(out, 0, sizeof *out);
     out->w = sleapc__calloc((size_t)g->n_nodes, sizeof *out->w);
@@ -104,27 +125,12 @@ sleapc_status sleapc__vk_weights_create(vk_context *ctx, const sleapc_graph *g, 
             st = sleapc__fail(SLEAPC_ERR_FORMAT, "vulkan: node %s has no weight", n->name);
             break;
         }
-        VkDeviceSize wb = (VkDeviceSize)nw * sizeof(float);
-        VkDeviceSize bb = (VkDeviceSize)n->c_out * sizeof(float);
-        if (n->weight) {
-            st = sleapc__vk_buffer_create(ctx, wb, false, &out->w[i]);
-            if (!st)
-                st = sleapc__vk_buffer_upload(ctx, &out->w[i], n->weight, wb);
-        }
+        if (n->weight)
+            st = upload(ctx, n->weight, nw, fp16, &out->w[i]);
         if (n->op == SLEAPC_OP_SCALE_ADD)
             continue; /* no bias */
         if (!st)
-            st = sleapc__vk_buffer_create(ctx, bb, false, &out->b[i]);
-        if (st)
-            break;
-        if (n->bias) {
-            st = sleapc__vk_buffer_upload(ctx, &out->b[i], n->bias, bb);
-        } else {
-            float *z = sleapc__calloc((size_t)n->c_out, sizeof *z);
-            st = z ? sleapc__vk_buffer_upload(ctx, &out->b[i], z, bb)
-                   : sleapc__fail(SLEAPC_ERR_NOMEM, "vulkan: out of memory");
-            sleapc__free(z);
-        }
+            st = upload(ctx, n->bias, n->c_out, fp16, &out->b[i]);
     }
     if (st)
         sleapc__vk_weights_destroy(ctx, g, out);

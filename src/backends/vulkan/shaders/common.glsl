@@ -1,11 +1,24 @@
 // Shared by the compute shaders: one layout for every op (binding 0 the
 // output, 1-2 the inputs, 3 the weights, 4 the bias) and the activations.
+//
+// Built twice: as is (float32 buffers) and with SLEAPC_FP16 (every buffer
+// binary16, --precision fp16). A shader reads an element as float(buf[i]),
+// computes and accumulates in float32, and writes through to_store(), which
+// rounds to binary16 (nearest) in the fp16 variant.
 #extension GL_GOOGLE_include_directive : require
-layout(std430, set = 0, binding = 0) buffer Dst { float dst[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Src0 { float src0[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Src1 { float src1[]; };
-layout(std430, set = 0, binding = 3) readonly buffer Wts { float wts[]; };
-layout(std430, set = 0, binding = 4) readonly buffer Bias { float bias[]; };
+#ifdef SLEAPC_FP16
+#extension GL_EXT_shader_16bit_storage : require
+#define ELEM float16_t
+#define to_store(v) float16_t(v)
+#else
+#define ELEM float
+#define to_store(v) (v)
+#endif
+layout(std430, set = 0, binding = 0) buffer Dst { ELEM dst[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Src0 { ELEM src0[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Src1 { ELEM src1[]; };
+layout(std430, set = 0, binding = 3) readonly buffer Wts { ELEM wts[]; };
+layout(std430, set = 0, binding = 4) readonly buffer Bias { ELEM bias[]; };
 
 // The IR's fused activations (model_heads.h): 0 none, 1 relu, 2 sigmoid, 4 gelu.
 // (Softmax, 3, has its own shader.)

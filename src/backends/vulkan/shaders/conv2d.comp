@@ -39,7 +39,7 @@ void main()
             int iy = y0 + yy - pad, ix = x0 + xx - pad;
             float v = 0.0;
             if (ci0 + c < p.c_in && iy >= 0 && iy < p.h && ix >= 0 && ix < p.w)
-                v = src0[xbase + (ci0 + c) * hw + iy * p.w + ix];
+                v = float(src0[xbase + (ci0 + c) * hw + iy * p.w + ix]);
             tile[c][yy][xx] = v;
         }
         for (int e = lid; e < CO * CI * kk; e += TS * TS) {
@@ -47,7 +47,7 @@ void main()
             int c = r / kk, t = r % kk;
             float v = 0.0;
             if (co0 + o < p.c_out && ci0 + c < p.c_in)
-                v = wts[((co0 + o) * p.c_in + ci0 + c) * kk + t];
+                v = float(wts[((co0 + o) * p.c_in + ci0 + c) * kk + t]);
             wtile[o][c][t] = v;
         }
         barrier();
@@ -65,6 +65,7 @@ void main()
     for (int o = 0; o < CO; o++) {
         int co = co0 + o;
         if (co < p.c_out)
-            dst[(b * p.c_out + co) * hw + oy * p.w + ox] = activate(acc[o] + bias[co], p.act);
+            dst[(b * p.c_out + co) * hw + oy * p.w + ox] =
+                to_store(activate(acc[o] + float(bias[co]), p.act));
     }
 }

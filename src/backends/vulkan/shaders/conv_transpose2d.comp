@@ -18,7 +18,7 @@ void main()
     if (ox >= ow || oy >= oh)
         return;
     int py = oy + p.off, px = ox + p.off;
-    float acc = bias[co];
+    float acc = float(bias[co]);
     for (int a = 0; a < 3; a++) {
         int ry = py - a;
         if (ry < 0 || (ry & 1) != 0 || (ry >> 1) >= p.h)
@@ -29,8 +29,9 @@ void main()
                 continue;
             int in_off = (b * p.c_in * p.h + (ry >> 1)) * p.w + (rx >> 1);
             for (int ci = 0; ci < p.c_in; ci++)
-                acc += src0[in_off + ci * p.h * p.w] * wts[(ci * p.c_out + co) * 9 + a * 3 + bb];
+                acc += float(src0[in_off + ci * p.h * p.w]) *
+                       float(wts[(ci * p.c_out + co) * 9 + a * 3 + bb]);
         }
     }
-    dst[((b * p.c_out + co) * oh + oy) * ow + ox] = activate(acc, p.act);
+    dst[((b * p.c_out + co) * oh + oy) * ow + ox] = to_store(activate(acc, p.act));
 }

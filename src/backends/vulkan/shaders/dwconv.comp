@@ -15,7 +15,7 @@ void main()
         return;
     int ci = plane % p.c, pad = (p.k - 1) / 2;
     int base = plane * p.h * p.w;
-    float acc = bias[ci];
+    float acc = float(bias[ci]);
     for (int ky = 0; ky < p.k; ky++) {
         int iy = y + ky - pad;
         if (iy < 0 || iy >= p.h)
@@ -23,8 +23,8 @@ void main()
         for (int kx = 0; kx < p.k; kx++) {
             int ix = x + kx - pad;
             if (ix >= 0 && ix < p.w)
-                acc += wts[(ci * p.k + ky) * p.k + kx] * src0[base + iy * p.w + ix];
+                acc += float(wts[(ci * p.k + ky) * p.k + kx]) * float(src0[base + iy * p.w + ix]);
         }
     }
-    dst[base + y * p.w + x] = activate(acc, p.act);
+    dst[base + y * p.w + x] = to_store(activate(acc, p.act));
 }

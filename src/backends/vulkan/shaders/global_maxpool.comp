@@ -13,10 +13,10 @@ void main()
     if (i >= p.planes)
         return;
     int s = i * p.plane_size;
-    float m = src0[s];
+    float m = float(src0[s]);
     for (int k = 1; k < p.plane_size; k++) {
-        float v = src0[s + k];
+        float v = float(src0[s + k]);
         m = (v > m || isnan(v)) ? v : m;
     }
-    dst[i] = m;
+    dst[i] = to_store(m);
 }

@@ -17,16 +17,17 @@ void main()
     int base = b * p.c * p.hw + px;
     float mean = 0.0;
     for (int ci = 0; ci < p.c; ci++)
-        mean += src0[base + ci * p.hw];
+        mean += float(src0[base + ci * p.hw]);
     mean *= 1.0 / float(p.c);
     float var = 0.0;
     for (int ci = 0; ci < p.c; ci++) {
-        float v = src0[base + ci * p.hw] - mean;
+        float v = float(src0[base + ci * p.hw]) - mean;
         var += v * v;
     }
     float rstd = 1.0 / sqrt(var * (1.0 / float(p.c)) + p.eps);
     for (int ci = 0; ci < p.c; ci++) {
-        float wv = p.has_weight != 0 ? wts[ci] : 1.0;
-        dst[base + ci * p.hw] = (src0[base + ci * p.hw] - mean) * rstd * wv + bias[ci];
+        float wv = p.has_weight != 0 ? float(wts[ci]) : 1.0;
+        float v = float(src0[base + ci * p.hw]);
+        dst[base + ci * p.hw] = to_store((v - mean) * rstd * wv + float(bias[ci]));
     }
 }

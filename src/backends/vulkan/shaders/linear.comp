@@ -13,8 +13,8 @@ void main()
     if (i >= p.batch * p.n_out)
         return;
     int b = i / p.n_out, o = i % p.n_out;
-    float acc = bias[o];
+    float acc = float(bias[o]);
     for (int k = 0; k < p.n_in; k++)
-        acc += wts[o * p.n_in + k] * src0[b * p.n_in + k];
-    dst[i] = activate(acc, p.act);
+        acc += float(wts[o * p.n_in + k]) * float(src0[b * p.n_in + k]);
+    dst[i] = to_store(activate(acc, p.act));
 }

@@ -20,9 +20,9 @@ void main()
     if (ox >= ow || oy >= oh)
         return;
     int s = (plane * p.h + 2 * oy) * p.w + 2 * ox;
-    float m = src0[s];
-    m = max_nan(m, src0[s + 1]);
-    m = max_nan(m, src0[s + p.w]);
-    m = max_nan(m, src0[s + p.w + 1]);
-    dst[(plane * oh + oy) * ow + ox] = m;
+    float m = float(src0[s]);
+    m = max_nan(m, float(src0[s + 1]));
+    m = max_nan(m, float(src0[s + p.w]));
+    m = max_nan(m, float(src0[s + p.w + 1]));
+    dst[(plane * oh + oy) * ow + ox] = to_store(m);
 }

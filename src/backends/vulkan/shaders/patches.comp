@@ -29,6 +29,6 @@ void main()
     int iy = oy * p.stride - p.pad + ky, ix = ox * p.stride - p.pad + kx;
     float v = 0.0;
     if (iy >= 0 && iy < p.h && ix >= 0 && ix < p.w)
-        v = src0[((b * p.c + ci) * p.h + iy) * p.w + ix];
-    dst[(plane * p.oh + oy) * p.ow + ox] = v;
+        v = float(src0[((b * p.c + ci) * p.h + iy) * p.w + ix]);
+    dst[(plane * p.oh + oy) * p.ow + ox] = to_store(v);
 }

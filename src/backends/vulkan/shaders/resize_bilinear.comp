@@ -34,7 +34,7 @@ void main()
     coef(p.scale_w, ox, p.w, x0, x1, lx);
     int base = plane * p.h * p.w;
     int r0 = base + y0 * p.w, r1 = base + y1 * p.w;
-    float top = (1.0 - lx) * src0[r0 + x0] + lx * src0[r0 + x1];
-    float bot = (1.0 - lx) * src0[r1 + x0] + lx * src0[r1 + x1];
-    dst[(plane * p.oh + oy) * p.ow + ox] = (1.0 - ly) * top + ly * bot;
+    float top = (1.0 - lx) * float(src0[r0 + x0]) + lx * float(src0[r0 + x1]);
+    float bot = (1.0 - lx) * float(src0[r1 + x0]) + lx * float(src0[r1 + x1]);
+    dst[(plane * p.oh + oy) * p.ow + ox] = to_store((1.0 - ly) * top + ly * bot);
 }

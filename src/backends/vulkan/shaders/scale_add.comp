@@ -12,7 +12,7 @@ void main()
     int i = int(gl_GlobalInvocationID.x), plane = int(gl_GlobalInvocationID.y);
     if (i >= p.hw)
         return;
-    float g = p.has_gamma != 0 ? wts[plane % p.c] : 1.0;
+    float g = p.has_gamma != 0 ? float(wts[plane % p.c]) : 1.0;
     int k = plane * p.hw + i;
-    dst[k] = src0[k] + g * src1[k];
+    dst[k] = to_store(float(src0[k]) + g * float(src1[k]));
 }

@@ -13,15 +13,15 @@ void main()
     if (r >= p.rows)
         return;
     int s = r * p.n;
-    float m = dst[s];
+    float m = float(dst[s]);
     for (int i = 1; i < p.n; i++)
-        m = max(m, dst[s + i]);
+        m = max(m, float(dst[s + i]));
     float sum = 0.0;
     for (int i = 0; i < p.n; i++) {
-        float e = exp(dst[s + i] - m);
-        dst[s + i] = e;
+        float e = exp(float(dst[s + i]) - m);
+        dst[s + i] = to_store(e);
         sum += e;
     }
     for (int i = 0; i < p.n; i++)
-        dst[s + i] /= sum;
+        dst[s + i] = to_store(float(dst[s + i]) / sum);
 }
