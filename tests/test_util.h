@@ -81,8 +81,8 @@ void test_require_data(void);
  * backend leave it to the Vulkan tests, which take small cases. */
 bool test_backend_software_only(const char *name);
 
-/* One instance of a predictor's last run, read through the public bulk
- * reader (sleapc_predictor_frame_results), for tests that look at instances
+/* (instance_util.c) One instance of a predictor's last run, read through the
+ * public bulk reader (sleapc_predictor_frame_results), for tests that look at instances
  * one by one. has_centroid: its centroid is not NaN. */
 #define TEST_MAX_NODES 64
 typedef struct test_instance {
