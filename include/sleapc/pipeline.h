@@ -18,7 +18,7 @@ typedef struct sleapc_progress {
 } sleapc_progress;
 
 /* Called after every batch, on the calling thread, while the predictor still
- * holds that batch's results (sleapc_predictor_n_frames/instance read them). */
+ * holds that batch's results (sleapc_predictor_frame_results reads them). */
 typedef void (*sleapc_progress_fn)(const sleapc_progress *progress, void *user);
 
 /* Start from sleapc_run_opts_default() (struct_size, see sleapc.h). The

@@ -12,9 +12,9 @@ extern "C" {
 
 /* Options, with sleap-nn's names and defaults (sleapc_predictor_opts_default).
  * "From the config" values are taken from the model's training_config.yaml.
- * Start from sleapc_predictor_opts_default(): it sets struct_size, which lets
- * a later library add fields and still read a struct compiled against these
- * headers (a struct_size of 0 is refused). Strings are copied. */
+ * Start from sleapc_predictor_opts_default(): it sets struct_size (see
+ * sleapc.h: an older, smaller struct gets defaults for the fields it lacks).
+ * Strings are copied. */
 typedef struct sleapc_predictor_opts {
     uint32_t struct_size;            /* sizeof(sleapc_predictor_opts) */
     const char *backend;             /* "auto" */
