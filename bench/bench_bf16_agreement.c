@@ -66,8 +66,38 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* One instance as read from sleapc_predictor_frame_results's arrays. */
+typedef struct instance {
+    const float *points, *point_scores;
+    int track;
+    bool has_centroid;
+    float centroid[2];
+} instance;
+
+/* The first MAX_INST instances of frame f; returns how many. */
+static int read_frame(const sleapc_predictor *p, int f, int n_nodes, float *points,
+                      float *point_scores, float *centroids, instance *out)
+{
+    int n = 0, tracks[MAX_INST];
+    sleapc_results r = {.max_instances = MAX_INST,
+                        .points = points,
+                        .point_scores = point_scores,
+                        .tracks = tracks,
+                        .centroids = centroids};
+    if (sleapc_predictor_frame_results(p, f, &r, &n))
+        return 0;
+    n = n < MAX_INST ? n : MAX_INST;
+    for (int i = 0; i < n; i++)
+        out[i] = (instance){points + (size_t)i * (size_t)n_nodes * 2,
+                            point_scores + (size_t)i * (size_t)n_nodes,
+                            tracks[i],
+                            !isnan(centroids[2 * i]),
+                            {centroids[2 * i], centroids[2 * i + 1]}};
+    return n;
+}
+
 /* Mean distance over nodes present in both; INFINITY when none is. */
-static double inst_dist(const sleapc_instance *a, const sleapc_instance *b, int n_nodes)
+static double inst_dist(const instance *a, const instance *b, int n_nodes)
 {
     double sum = 0;
     int n = 0;
@@ -87,15 +117,15 @@ static bool verbose;
 static void compare_frame(const sleapc_predictor *p32, const sleapc_predictor *p16, int f,
                           int64_t frame, tally *t)
 {
-    int n_nodes = sleapc_predictor_n_nodes(p32);
-    int na = sleapc_predictor_n_instances(p32, f), nb = sleapc_predictor_n_instances(p16, f);
-    sleapc_instance a[MAX_INST], b[MAX_INST];
-    na = na < MAX_INST ? na : MAX_INST;
-    nb = nb < MAX_INST ? nb : MAX_INST;
-    for (int i = 0; i < na; i++)
-        sleapc_predictor_instance(p32, f, i, &a[i]);
-    for (int i = 0; i < nb; i++)
-        sleapc_predictor_instance(p16, f, i, &b[i]);
+    sleapc_skeleton sk;
+    if (sleapc_predictor_skeleton(p32, &sk) || sk.n_nodes > MAX_NODES)
+        return;
+    int n_nodes = sk.n_nodes;
+    static float pts[2][MAX_INST * MAX_NODES * 2], scs[2][MAX_INST * MAX_NODES];
+    static float cen[2][MAX_INST * 2];
+    instance a[MAX_INST], b[MAX_INST];
+    int na = read_frame(p32, f, n_nodes, pts[0], scs[0], cen[0], a);
+    int nb = read_frame(p16, f, n_nodes, pts[1], scs[1], cen[1], b);
     t->frames++;
     t->same_count += na == nb;
     if (verbose && na != nb)

@@ -194,11 +194,13 @@ int main(int argc, char **argv)
     if (!s.frames || !s.kib || !s.secs)
         return fail("memory");
     printf("%10s %9s %10s\n", "frames", "seconds", "RSS MiB");
-    sleapc_run_opts ro = {.video = 0, .progress = sample, .user = &s};
+    sleapc_run_opts ro = sleapc_run_opts_default();
+    ro.progress = sample;
+    ro.user = &s;
     if (sleapc_predict_input(p, in, NULL, 0, w, &ro))
         return fail("predict");
     long before_close = bench_rss_kib();
-    if (sleapc_writer_close(w))
+    if (sleapc_writer_close(w, NULL))
         return fail("close");
     long after_close = bench_rss_kib();
 

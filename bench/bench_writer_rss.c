@@ -60,8 +60,14 @@ int main(int argc, char **argv)
     if (!px || sleapc_predictor_create(models, 1, &po, &p) || sleapc_predictor_run(p, &frames))
         return fail("predict");
     int per_batch = 0;
-    for (int k = 0; k < BATCH; k++)
-        per_batch += sleapc_predictor_n_instances(p, k);
+    for (int k = 0; k < BATCH; k++) {
+        int n = 0;
+        sleapc_predictor_frame_results(p, k, NULL, &n);
+        per_batch += n;
+    }
+    sleapc_skeleton sk;
+    if (sleapc_predictor_skeleton(p, &sk))
+        return fail("skeleton");
     sleapc_video_info info = {"long_video.mp4", n_frames, clip.shape[1], clip.shape[2], clip.shape[3],
                               NULL, NULL};
     sleapc_writer *w = NULL;
@@ -69,7 +75,7 @@ int main(int argc, char **argv)
         return fail("open writer");
     long base = bench_rss_kib();
     printf("%s: %d nodes, %d instances per %d frames; RSS before the first frame %.1f MiB\n", out,
-           sleapc_predictor_n_nodes(p), per_batch, BATCH, base / 1024.0);
+           sk.n_nodes, per_batch, BATCH, base / 1024.0);
     printf("%10s %12s %14s\n", "frames", "RSS MiB", "growth B/frame");
     int64_t idx[BATCH];
     for (long f = 0; f + BATCH <= n_frames; f += BATCH) {
@@ -84,7 +90,7 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     }
-    if (sleapc_writer_close(w))
+    if (sleapc_writer_close(w, NULL))
         return fail("close writer");
     printf("after close: RSS %.1f MiB\n", bench_rss_kib() / 1024.0);
     sleapc_predictor_destroy(p);

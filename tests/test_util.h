@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "sleapc/sleapc.h"
+#include "sleapc/predictor.h"
 
 extern int test_n_passed;
 extern int test_n_failed;
@@ -80,5 +80,28 @@ void test_require_data(void);
  * Vulkan backend on lavapipe: about 1 GFLOP/s). Tests that go over every
  * backend leave it to the Vulkan tests, which take small cases. */
 bool test_backend_software_only(const char *name);
+
+/* (instance_util.c) One instance of a predictor's last run, read through the
+ * public bulk reader (sleapc_predictor_frame_results), for tests that look at instances
+ * one by one. has_centroid: its centroid is not NaN. */
+#define TEST_MAX_NODES 64
+typedef struct test_instance {
+    float points[2 * TEST_MAX_NODES];
+    float point_scores[TEST_MAX_NODES];
+    float score;
+    int track;
+    float tracking_score;
+    bool has_centroid;
+    float centroid[2];
+    float centroid_score;
+} test_instance;
+/* Nodes of p's skeleton; the name of class i (NULL when none). */
+int test_n_nodes(const sleapc_predictor *p);
+const char *test_class_name(const sleapc_predictor *p, int i);
+/* Instances in frame of the last run (0 when there is no such frame). */
+int test_n_instances(const sleapc_predictor *p, int frame);
+/* SLEAPC_ERR_INVALID_ARG when there is no such instance or the skeleton has
+ * more than TEST_MAX_NODES nodes. */
+sleapc_status test_read_instance(const sleapc_predictor *p, int frame, int i, test_instance *out);
 
 #endif

@@ -15,6 +15,7 @@ extern "C" {
 
 /* sleap-nn eval's options; sleapc_eval_opts_default() fills its defaults. */
 typedef struct sleapc_eval_opts {
+    uint32_t struct_size;     /* sizeof(sleapc_eval_opts) */
     double oks_stddev;        /* OKS spread per node (0.025) */
     double oks_scale;         /* OKS scale in px^2; NaN (default): each GT instance's
                                  bounding-box area */
@@ -70,6 +71,7 @@ SLEAPC_API void sleapc_eval_destroy(sleapc_eval *ev);
 
 /* eval-tracking's options; sleapc_eval_tracking_opts_default() fills them. */
 typedef struct sleapc_eval_tracking_opts {
+    uint32_t struct_size;   /* sizeof(sleapc_eval_tracking_opts) */
     const char *match;      /* how instances pair up in a frame: "distance" (default: the
                                mean distance over the nodes both skeletons name) or "oks" */
     double match_threshold; /* NaN (default): 50 px for distance (pairs farther never

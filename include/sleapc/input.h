@@ -3,8 +3,6 @@
 #ifndef SLEAPC_INPUT_H
 #define SLEAPC_INPUT_H
 
-#include <signal.h>
-
 #include "sleapc/pipeline.h"
 #include "sleapc/writer.h"
 
@@ -13,13 +11,6 @@ extern "C" {
 #endif
 
 typedef struct sleapc_input sleapc_input;
-
-/* A flag the caller's SIGINT/SIGTERM handler sets (NULL: none, the
- * default). While it is non-zero every wait of the library ends within a
- * fraction of a second with SLEAPC_ERR_INTERRUPTED: opening a live source
- * (a named pipe with no writer yet, a network connection) and a read that
- * waits for its next bytes. The flag must outlive its use. */
-SLEAPC_API void sleapc_interrupt_flag_set(volatile sig_atomic_t *flag);
 
 /* Open path. For a labels file, video_index picks its video (0 for others),
  * and the frames predicted by default are that video's labeled frames, as

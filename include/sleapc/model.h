@@ -42,14 +42,28 @@ SLEAPC_API sleapc_status sleapc_model_load_random(const char *config_yaml, int n
 /* Accepts NULL. */
 SLEAPC_API void sleapc_model_destroy(sleapc_model *model);
 
+/* A skeleton: its nodes, edges (source, destination node indices),
+ * symmetric node pairs and, for multi-class models, the class (identity)
+ * names in the order of their class channels. Arrays and strings are owned
+ * by the model (or predictor) they came from. */
+typedef struct sleapc_skeleton {
+    const char *name;                /* "" when the config names none */
+    int n_nodes;
+    const char *const *node_names;   /* n_nodes */
+    int n_edges;
+    const int *edges;                /* n_edges (source, destination) pairs */
+    int n_symmetries;
+    const int *symmetries;           /* n_symmetries node pairs */
+    int n_classes;                   /* 0 for other models */
+    const char *const *class_names;  /* n_classes */
+} sleapc_skeleton;
+
+/* The skeleton instances of this model use: the config's skeleton, else its
+ * heads' part names. Returns SLEAPC_OK or SLEAPC_ERR_INVALID_ARG (NULL). */
+SLEAPC_API sleapc_status sleapc_model_skeleton(const sleapc_model *model, sleapc_skeleton *out);
+
 /* Read-only facts about a loaded model. Strings are owned by the model. */
 SLEAPC_API sleapc_model_type sleapc_model_get_type(const sleapc_model *model);
-SLEAPC_API const char *sleapc_model_skeleton_name(const sleapc_model *model);
-SLEAPC_API int sleapc_model_n_nodes(const sleapc_model *model);
-SLEAPC_API const char *sleapc_model_node_name(const sleapc_model *model, int i);
-SLEAPC_API int sleapc_model_n_edges(const sleapc_model *model);
-/* Source and destination node indices of edge i. */
-SLEAPC_API void sleapc_model_edge(const sleapc_model *model, int i, int *src, int *dst);
 SLEAPC_API int sleapc_model_in_channels(const sleapc_model *model);
 SLEAPC_API int sleapc_model_max_stride(const sleapc_model *model);
 SLEAPC_API double sleapc_model_input_scale(const sleapc_model *model);
@@ -70,11 +84,6 @@ SLEAPC_API int sleapc_model_crop_size(const sleapc_model *model);
  * alone, when the model is not tiled. Outputs may be NULL. */
 SLEAPC_API bool sleapc_model_tiling(const sleapc_model *model, int *tile_size, int *overlap,
                                     const char **blend, int *tiles_per_call);
-
-/* Class (identity) names of multi-class models, in the order of their class
- * channels; 0 / NULL for other models. Strings owned by the model. */
-SLEAPC_API int sleapc_model_n_classes(const sleapc_model *model);
-SLEAPC_API const char *sleapc_model_class_name(const sleapc_model *model, int i);
 
 /* sleap-nn ONNX exports (a folder with model.onnx): true when the model is
  * such a graph, with peak finding and the rest of the post-processing baked

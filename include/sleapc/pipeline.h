@@ -3,8 +3,6 @@
 #ifndef SLEAPC_PIPELINE_H
 #define SLEAPC_PIPELINE_H
 
-#include <signal.h>
-
 #include "sleapc/predictor.h"
 #include "sleapc/writer.h"
 
@@ -20,17 +18,20 @@ typedef struct sleapc_progress {
 } sleapc_progress;
 
 /* Called after every batch, on the calling thread, while the predictor still
- * holds that batch's results (sleapc_predictor_n_frames/instance read them). */
+ * holds that batch's results (sleapc_predictor_frame_results reads them). */
 typedef void (*sleapc_progress_fn)(const sleapc_progress *progress, void *user);
 
+/* Start from sleapc_run_opts_default() (struct_size, see sleapc.h). The
+ * abort callback (sleapc_abort_set) stops a run between batches. */
 typedef struct sleapc_run_opts {
+    uint32_t struct_size;               /* sizeof(sleapc_run_opts) */
     int video;                          /* index of the video in the writer */
     int queue_depth;                    /* batches decoded ahead; 0 = 2 */
     sleapc_progress_fn progress;        /* NULL = none */
     void *user;
-    volatile sig_atomic_t *stop;        /* non-zero: finish the current batch and
-                                           return SLEAPC_ERR_INTERRUPTED; NULL = never */
 } sleapc_run_opts;
+
+SLEAPC_API sleapc_run_opts sleapc_run_opts_default(void);
 
 /* Predict on frames held in memory: (N,H,W,C), (H,W,C) or (H,W) uint8.
  * frame_indices: which of the N frames (in this order), or NULL for all;

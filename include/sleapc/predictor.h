@@ -12,9 +12,9 @@ extern "C" {
 
 /* Options, with sleap-nn's names and defaults (sleapc_predictor_opts_default).
  * "From the config" values are taken from the model's training_config.yaml.
- * Start from sleapc_predictor_opts_default(): it sets struct_size, which lets
- * a later library add fields and still read a struct compiled against these
- * headers (a struct_size of 0 is refused). Strings are copied. */
+ * Start from sleapc_predictor_opts_default(): it sets struct_size (see
+ * sleapc.h: an older, smaller struct gets defaults for the fields it lacks).
+ * Strings are copied. */
 typedef struct sleapc_predictor_opts {
     uint32_t struct_size;            /* sizeof(sleapc_predictor_opts) */
     const char *backend;             /* "auto" */
@@ -79,46 +79,20 @@ SLEAPC_API sleapc_status sleapc_predictor_warmup(sleapc_predictor *p, int64_t n_
                                                  int64_t height, int64_t width,
                                                  int64_t channels);
 
-/* Abort callback: returns true to stop. Long calls on p (sleapc_predict_input,
- * sleapc_predict_array, sleapc_predictor_run on more frames than a batch)
- * poll it between batches on the calling thread and then return
- * SLEAPC_ERR_INTERRUPTED; the frames done so far stay in the writer (and in
- * the predictor's results for sleapc_predictor_run). fn NULL: never. */
-typedef bool (*sleapc_abort_fn)(void *user);
-SLEAPC_API void sleapc_predictor_set_abort(sleapc_predictor *p, sleapc_abort_fn fn, void *user);
-
 /* sleap-nn's layer name: "SingleInstanceLayer", "TopDownLayer", ... Static. */
 SLEAPC_API const char *sleapc_predictor_layer_name(const sleapc_predictor *p);
-/* The skeleton instances are reported in (the pose model's). Strings owned by
- * the predictor. */
-SLEAPC_API const char *sleapc_predictor_skeleton_name(const sleapc_predictor *p);
-SLEAPC_API int sleapc_predictor_n_nodes(const sleapc_predictor *p);
-SLEAPC_API const char *sleapc_predictor_node_name(const sleapc_predictor *p, int i);
-SLEAPC_API int sleapc_predictor_n_edges(const sleapc_predictor *p);
-SLEAPC_API void sleapc_predictor_edge(const sleapc_predictor *p, int i, int *src, int *dst);
-SLEAPC_API int sleapc_predictor_n_symmetries(const sleapc_predictor *p);
-SLEAPC_API void sleapc_predictor_symmetry(const sleapc_predictor *p, int i, int *a, int *b);
-/* Class names of multi-class models (tracks); 0 otherwise. */
-SLEAPC_API int sleapc_predictor_n_classes(const sleapc_predictor *p);
-SLEAPC_API const char *sleapc_predictor_class_name(const sleapc_predictor *p, int i);
+/* The skeleton instances are reported in (the pose model's, as
+ * sleapc_model_skeleton gives it; a centroid model without node names has
+ * one node, "centroid") and the class names of multi-class models. Owned by
+ * the predictor. Returns SLEAPC_OK or SLEAPC_ERR_INVALID_ARG (NULL). */
+SLEAPC_API sleapc_status sleapc_predictor_skeleton(const sleapc_predictor *p,
+                                                   sleapc_skeleton *out);
 SLEAPC_API int sleapc_predictor_batch_size(const sleapc_predictor *p);
 
 /* Predict on a batch of equally sized frames: (N,H,W,C), (H,W,C) or (H,W)
  * uint8, C = 1 or 3. Results replace the previous run's. Returns SLEAPC_OK or
  * SLEAPC_ERR_INVALID_ARG (bad frames) and others. */
 SLEAPC_API sleapc_status sleapc_predictor_run(sleapc_predictor *p, const sleapc_tensor *frames);
-
-/* One predicted instance, owned by the predictor, valid until the next run. */
-typedef struct sleapc_instance {
-    const float *points;        /* n_nodes (x, y) pairs; NaN = missing */
-    const float *point_scores;  /* n_nodes; NaN = missing */
-    float score;                /* instance score (sleap-nn's, per model type) */
-    int track;                  /* class index for multi-class models, else -1 */
-    float tracking_score;       /* NaN when none */
-    bool has_centroid;          /* top-down: the centroid it was found from */
-    float centroid[2];
-    float centroid_score;
-} sleapc_instance;
 
 /* Where time went since the predictor was created (or stats were reset):
  * frames predicted, seconds in network forward passes, seconds in
@@ -129,6 +103,7 @@ typedef struct sleapc_predictor_stats {
     double run_s;
 } sleapc_predictor_stats;
 SLEAPC_API sleapc_predictor_stats sleapc_predictor_get_stats(const sleapc_predictor *p);
+/* Zero the stats. */
 SLEAPC_API void sleapc_predictor_reset_stats(sleapc_predictor *p);
 
 /* What each network stage runs on now: its model folder, the backend that
@@ -156,26 +131,39 @@ SLEAPC_API sleapc_status sleapc_predictor_stage_info(const sleapc_predictor *p, 
 /* "fp32", "bf16", "fp16" or "bf16-emulated". */
 SLEAPC_API const char *sleapc_precision_name(sleapc_precision precision);
 
-/* Frames of the last run, and their instances in the layer's order.
- * Instances whose points are all missing are left out, as sleap-nn does. */
+/* Frames of the last run (a stream's last frame is frame 0). */
 SLEAPC_API int sleapc_predictor_n_frames(const sleapc_predictor *p);
-SLEAPC_API int sleapc_predictor_n_instances(const sleapc_predictor *p, int frame);
-SLEAPC_API sleapc_status sleapc_predictor_instance(const sleapc_predictor *p, int frame, int i,
-                                                   sleapc_instance *out);
 
-/* Every instance of one frame of the last run at once, copied into the
- * caller's arrays, each sized for max_instances (any may be NULL):
- *   points        (max_instances, n_nodes, 2) x, y; NaN = missing
- *   point_scores  (max_instances, n_nodes)
- *   scores        (max_instances) instance scores
- *   tracks        (max_instances) class / track index, -1 = none
- * *n_out is the frame's instance count; when it exceeds max_instances only
- * the first max_instances are copied. Returns SLEAPC_OK or
+/* Where sleapc_predictor_frame_results copies a frame's instances: arrays
+ * of the caller's, each with room for max_instances instances; any may be
+ * NULL (not wanted).
+ *   points           (max_instances, n_nodes, 2) x, y; NaN = missing
+ *   point_scores     (max_instances, n_nodes)
+ *   scores           (max_instances) instance scores (sleap-nn's, per model type)
+ *   tracks           (max_instances) class index of multi-class models, -1 = none
+ *   tracking_scores  (max_instances) NaN when none
+ *   centroids        (max_instances, 2) top-down: the centroid each instance
+ *                    was found from; NaN for other models
+ *   centroid_scores  (max_instances) NaN for other models */
+typedef struct sleapc_results {
+    int max_instances;
+    float *points;
+    float *point_scores;
+    float *scores;
+    int *tracks;
+    float *tracking_scores;
+    float *centroids;
+    float *centroid_scores;
+} sleapc_results;
+
+/* The one way to read results: every instance of one frame of the last run
+ * at once, in the layer's order (instances whose points are all missing are
+ * left out, as sleap-nn does), copied into out (NULL: only count them).
+ * *n_out is the frame's instance count; when it exceeds out->max_instances
+ * only the first max_instances are copied. Returns SLEAPC_OK or
  * SLEAPC_ERR_INVALID_ARG (no such frame, max_instances < 0, NULL n_out). */
 SLEAPC_API sleapc_status sleapc_predictor_frame_results(const sleapc_predictor *p, int frame,
-                                                        int max_instances, float *points,
-                                                        float *point_scores, float *scores,
-                                                        int *tracks, int *n_out);
+                                                        const sleapc_results *out, int *n_out);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,6 @@
 #ifndef SLEAPC_RENDER_H
 #define SLEAPC_RENDER_H
 
-#include <signal.h>
 #include <stdbool.h>
 
 #include "sleapc/tensor.h"
@@ -13,14 +12,15 @@
 extern "C" {
 #endif
 
-/* How sleapc_render draws; sleapc_render_opts_default() fills it. */
+/* How sleapc_render draws; sleapc_render_opts_default() fills it. The abort
+ * callback (sleapc_abort_set) stops after the current frame; a video keeps
+ * the frames drawn so far (SLEAPC_ERR_INTERRUPTED). */
 typedef struct sleapc_render_opts {
+    uint32_t struct_size;  /* sizeof(sleapc_render_opts) */
     int video_index;       /* which video of the labels file (0) */
     double node_radius_px; /* node disc radius; 0: from the frame size */
     double line_width_px;  /* edge thickness; 0: from the frame size */
     double fps;            /* video outputs; 0: the source video's rate, else 30 */
-    volatile sig_atomic_t *stop; /* non-zero: stop after the current frame; a video keeps
-                                    the frames drawn so far (SLEAPC_ERR_INTERRUPTED) */
 } sleapc_render_opts;
 
 SLEAPC_API sleapc_render_opts sleapc_render_opts_default(void);

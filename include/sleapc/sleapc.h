@@ -47,7 +47,7 @@ typedef enum sleapc_status {
  * headers would break (a struct layout, a signature, an enum value changes).
  * A binding or plugin checks sleapc_abi_version() against the value it was
  * written for before its first call. */
-#define SLEAPC_ABI_VERSION 3
+#define SLEAPC_ABI_VERSION 4
 
 /* Version of the library actually linked, e.g. "0.1.0". Static text. */
 SLEAPC_API const char *sleapc_version(void);
@@ -88,6 +88,25 @@ typedef struct sleapc_field_layout {
 SLEAPC_API sleapc_status sleapc_struct_layout(const char *struct_name, size_t *size,
                                               int *n_fields,
                                               const sleapc_field_layout **fields);
+
+/* The one way to stop a long call. fn returns true to stop; the library
+ * polls it between batches of a prediction (sleapc_predictor_run on more
+ * frames than a batch, sleapc_predict_array, sleapc_predict_input), between
+ * frames of sleapc_render, and while it waits on a live source (opening a
+ * named pipe or network stream, waiting for its next bytes); the call then
+ * returns SLEAPC_ERR_INTERRUPTED, keeping what it finished (the frames done
+ * stay in the writer; a rendered video keeps its frames). Process-wide; fn
+ * may be called from any of the library's threads, so it should only read
+ * a flag (a signal handler of the caller's sets it). fn NULL (the default):
+ * never stop. */
+typedef bool (*sleapc_abort_fn)(void *user);
+SLEAPC_API void sleapc_abort_set(sleapc_abort_fn fn, void *user);
+
+/* Every option struct a caller fills starts with struct_size =
+ * sizeof(the struct) as the caller's headers define it; its _default()
+ * function sets it. A caller compiled against an older, smaller struct gets
+ * the defaults for the fields it lacks; a struct_size of 0 or larger than
+ * this library's is refused with SLEAPC_ERR_INVALID_ARG. */
 
 /* Free a buffer the library allocated for the caller (e.g. the pixels of
  * sleapc_image_decode). Accepts NULL. */

@@ -42,17 +42,12 @@ SLEAPC_API sleapc_status sleapc_stream_create(sleapc_predictor *p, sleapc_stream
 SLEAPC_API void sleapc_stream_destroy(sleapc_stream *s);
 
 /* Predict one frame; *n_instances (may be NULL) is the number of instances
- * found. The poses are then read with sleapc_stream_results (or as frame 0
- * of the predictor's last run). After the first frame of a size, a call
+ * found. The poses are then read as frame 0 of the predictor's last run
+ * (sleapc_predictor_frame_results). After the first frame of a size, a call
  * allocates nothing in the stream. Returns SLEAPC_OK,
  * SLEAPC_ERR_INVALID_ARG (bad frame) or a prediction failure. */
 SLEAPC_API sleapc_status sleapc_stream_predict(sleapc_stream *s, const sleapc_frame *frame,
                                                int *n_instances);
-
-/* The last frame's instances, as sleapc_predictor_frame_results gives them. */
-SLEAPC_API sleapc_status sleapc_stream_results(const sleapc_stream *s, int max_instances,
-                                               float *points, float *point_scores, float *scores,
-                                               int *tracks, int *n_out);
 
 /* Timing of the last sleapc_stream_predict call (zeros before the first). */
 SLEAPC_API sleapc_stream_timing sleapc_stream_last_timing(const sleapc_stream *s);

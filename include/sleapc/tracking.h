@@ -17,6 +17,7 @@ extern "C" {
  * defaults. Strings name a method as sleap-nn does; NULL where sleap-nn's
  * default is "unset" (then its derived rules apply: see README). */
 typedef struct sleapc_tracking_opts {
+    uint32_t struct_size;              /* sizeof(sleapc_tracking_opts) */
     bool tracking;                     /* -t/--tracking */
     int tracking_window_size;          /* 5 */
     const char *candidates_method;     /* NULL: fixed_window (local_queues with max_tracks) */
@@ -48,6 +49,7 @@ SLEAPC_API sleapc_tracking_opts sleapc_tracking_opts_default(void);
 
 /* sleap-nn's post-inference filters; all off by default. */
 typedef struct sleapc_filter_opts {
+    uint32_t struct_size;                    /* sizeof(sleapc_filter_opts) */
     bool filter_overlapping;
     const char *filter_overlapping_method;  /* "iou" | "oks" */
     double filter_overlapping_threshold;     /* 0.8 */

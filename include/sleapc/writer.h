@@ -51,14 +51,11 @@ SLEAPC_API sleapc_status sleapc_writer_add(sleapc_writer *w, const sleapc_predic
  * before the first sleapc_writer_add (SLEAPC_ERR_STATE after). */
 SLEAPC_API sleapc_status sleapc_writer_set_drop_empty(sleapc_writer *w, bool drop);
 
-/* Write the file atomically and free w (also on failure). */
-SLEAPC_API sleapc_status sleapc_writer_close(sleapc_writer *w);
-
-/* sleapc_writer_close, and how many instances the file holds into
- * *n_instances (NULL: not wanted): after tracking (--max_tracks culls), the
- * filters and --no_empty_frames; for an analysis .h5, those its tracks
- * hold. */
-SLEAPC_API sleapc_status sleapc_writer_close_counted(sleapc_writer *w, int64_t *n_instances);
+/* Write the file atomically and free w (also on failure). *n_instances
+ * (NULL: not wanted) is how many instances the file holds: after tracking
+ * (--max_tracks culls), the filters and --no_empty_frames; for an analysis
+ * .h5, those its tracks hold. */
+SLEAPC_API sleapc_status sleapc_writer_close(sleapc_writer *w, int64_t *n_instances);
 
 /* Free w without writing anything. Accepts NULL. */
 SLEAPC_API void sleapc_writer_discard(sleapc_writer *w);

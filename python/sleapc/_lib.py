@@ -46,6 +46,7 @@ class PredictorOpts(ctypes.Structure):
 
 class TrackingOpts(ctypes.Structure):
     _fields_ = [
+        ("struct_size", ctypes.c_uint32),
         ("tracking", ctypes.c_bool),
         ("tracking_window_size", ctypes.c_int),
         ("candidates_method", ctypes.c_char_p),
@@ -75,6 +76,7 @@ class TrackingOpts(ctypes.Structure):
 
 class FilterOpts(ctypes.Structure):
     _fields_ = [
+        ("struct_size", ctypes.c_uint32),
         ("filter_overlapping", ctypes.c_bool),
         ("filter_overlapping_method", ctypes.c_char_p),
         ("filter_overlapping_threshold", ctypes.c_double),
@@ -86,16 +88,43 @@ class FilterOpts(ctypes.Structure):
     ]
 
 
-class Instance(ctypes.Structure):
+class Skeleton(ctypes.Structure):
     _fields_ = [
-        ("points", ctypes.POINTER(ctypes.c_float)),
-        ("point_scores", ctypes.POINTER(ctypes.c_float)),
-        ("score", ctypes.c_float),
-        ("track", ctypes.c_int),
-        ("tracking_score", ctypes.c_float),
-        ("has_centroid", ctypes.c_bool),
-        ("centroid", ctypes.c_float * 2),
-        ("centroid_score", ctypes.c_float),
+        ("name", ctypes.c_char_p),
+        ("n_nodes", ctypes.c_int),
+        ("node_names", ctypes.POINTER(ctypes.c_char_p)),
+        ("n_edges", ctypes.c_int),
+        ("edges", ctypes.POINTER(ctypes.c_int)),
+        ("n_symmetries", ctypes.c_int),
+        ("symmetries", ctypes.POINTER(ctypes.c_int)),
+        ("n_classes", ctypes.c_int),
+        ("class_names", ctypes.POINTER(ctypes.c_char_p)),
+    ]
+
+    def as_dict(self):
+        """name, node_names, edges, symmetries, class_names as Python values."""
+        def pairs(arr, n):
+            return [(arr[2 * i], arr[2 * i + 1]) for i in range(n)]
+        return {"name": (self.name or b"").decode(),
+                "node_names": [self.node_names[i].decode() for i in range(self.n_nodes)],
+                "edges": pairs(self.edges, self.n_edges),
+                "symmetries": pairs(self.symmetries, self.n_symmetries),
+                "class_names": [self.class_names[i].decode() for i in range(self.n_classes)]}
+
+
+_F = ctypes.POINTER(ctypes.c_float)
+
+
+class Results(ctypes.Structure):
+    _fields_ = [
+        ("max_instances", ctypes.c_int),
+        ("points", _F),
+        ("point_scores", _F),
+        ("scores", _F),
+        ("tracks", ctypes.POINTER(ctypes.c_int)),
+        ("tracking_scores", _F),
+        ("centroids", _F),
+        ("centroid_scores", _F),
     ]
 
 
@@ -129,9 +158,9 @@ ABORT_FN = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_void_p)
 
 
 class RunOpts(ctypes.Structure):
-    _fields_ = [("video", ctypes.c_int), ("queue_depth", ctypes.c_int),
-                ("progress", PROGRESS_FN), ("user", ctypes.c_void_p),
-                ("stop", ctypes.POINTER(ctypes.c_int))]
+    _fields_ = [("struct_size", ctypes.c_uint32), ("video", ctypes.c_int),
+                ("queue_depth", ctypes.c_int), ("progress", PROGRESS_FN),
+                ("user", ctypes.c_void_p)]
 
 
 class FieldLayout(ctypes.Structure):
@@ -177,7 +206,7 @@ def _load():
 lib = _load()
 
 # The C structs below are those of this ABI level (include/sleapc/sleapc.h).
-ABI_VERSION = 3
+ABI_VERSION = 4
 lib.sleapc_abi_version.restype = ctypes.c_int
 if lib.sleapc_abi_version() != ABI_VERSION:
     raise ImportError(f"sleapc: {lib._name} has ABI version {lib.sleapc_abi_version()}; "
@@ -221,7 +250,8 @@ def check_layout(cls, c_name):
 # to a header and not to this file fails the import instead of corrupting memory.
 STRUCTS = {"sleapc_field_layout": FieldLayout, "sleapc_tensor": Tensor,
            "sleapc_predictor_opts": PredictorOpts, "sleapc_tracking_opts": TrackingOpts,
-           "sleapc_filter_opts": FilterOpts, "sleapc_instance": Instance,
+           "sleapc_filter_opts": FilterOpts, "sleapc_skeleton": Skeleton,
+           "sleapc_results": Results,
            "sleapc_video_info": VideoInfo, "sleapc_frame": Frame,
            "sleapc_stream_timing": StreamTiming, "sleapc_progress": Progress,
            "sleapc_run_opts": RunOpts}
@@ -247,29 +277,13 @@ _protos = {
     "sleapc_model_destroy": (None, [_P]),
     "sleapc_model_get_type": (ctypes.c_int, [_P]),
     "sleapc_model_type_name": (ctypes.c_char_p, [ctypes.c_int]),
-    "sleapc_model_n_nodes": (ctypes.c_int, [_P]),
+    "sleapc_model_skeleton": (_S, [_P, ctypes.POINTER(Skeleton)]),
     "sleapc_predictor_layer_name": (ctypes.c_char_p, [_P]),
-    "sleapc_predictor_skeleton_name": (ctypes.c_char_p, [_P]),
-    "sleapc_predictor_n_nodes": (ctypes.c_int, [_P]),
-    "sleapc_predictor_node_name": (ctypes.c_char_p, [_P, ctypes.c_int]),
-    "sleapc_predictor_n_edges": (ctypes.c_int, [_P]),
-    "sleapc_predictor_edge": (None, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
-                                     ctypes.POINTER(ctypes.c_int)]),
-    "sleapc_predictor_n_symmetries": (ctypes.c_int, [_P]),
-    "sleapc_predictor_symmetry": (None, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
-                                         ctypes.POINTER(ctypes.c_int)]),
-    "sleapc_predictor_n_classes": (ctypes.c_int, [_P]),
-    "sleapc_predictor_class_name": (ctypes.c_char_p, [_P, ctypes.c_int]),
+    "sleapc_predictor_skeleton": (_S, [_P, ctypes.POINTER(Skeleton)]),
     "sleapc_predictor_batch_size": (ctypes.c_int, [_P]),
     "sleapc_predictor_run": (_S, [_P, ctypes.POINTER(Tensor)]),
     "sleapc_predictor_n_frames": (ctypes.c_int, [_P]),
-    "sleapc_predictor_n_instances": (ctypes.c_int, [_P, ctypes.c_int]),
-    "sleapc_predictor_instance": (_S, [_P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(Instance)]),
-    "sleapc_predictor_frame_results": (_S, [_P, ctypes.c_int, ctypes.c_int,
-                                            ctypes.POINTER(ctypes.c_float),
-                                            ctypes.POINTER(ctypes.c_float),
-                                            ctypes.POINTER(ctypes.c_float),
-                                            ctypes.POINTER(ctypes.c_int),
+    "sleapc_predictor_frame_results": (_S, [_P, ctypes.c_int, ctypes.POINTER(Results),
                                             ctypes.POINTER(ctypes.c_int)]),
     "sleapc_stream_create": (_S, [_P, ctypes.POINTER(_P)]),
     "sleapc_stream_destroy": (None, [_P]),
@@ -286,7 +300,8 @@ _protos = {
                                   ctypes.POINTER(RunOpts)]),
     "sleapc_writer_open": (_S, [ctypes.c_char_p, _P, ctypes.POINTER(VideoInfo), ctypes.c_int,
                                 ctypes.POINTER(_P)]),
-    "sleapc_writer_close": (_S, [_P]),
+    "sleapc_writer_close": (_S, [_P, c_int64_p]),
+    "sleapc_run_opts_default": (RunOpts, []),
     "sleapc_writer_add": (_S, [_P, _P, ctypes.c_int, c_int64_p]),
     "sleapc_input_path_is_live": (ctypes.c_bool, [ctypes.c_char_p]),
     "sleapc_writer_set_drop_empty": (_S, [_P, ctypes.c_bool]),
@@ -302,7 +317,7 @@ _protos = {
                                          ctypes.POINTER(c_int64_p), c_int64_p]),
     "sleapc_free": (None, [ctypes.c_void_p]),
     "sleapc_log_set": (None, [LOG_FN, ctypes.c_void_p]),
-    "sleapc_predictor_set_abort": (None, [_P, ABORT_FN, ctypes.c_void_p]),
+    "sleapc_abort_set": (None, [ABORT_FN, ctypes.c_void_p]),
     "sleapc_writer_discard": (None, [_P]),
     "sleapc_video_open": (_S, [ctypes.c_char_p, ctypes.POINTER(_P)]),
     "sleapc_video_n_frames": (ctypes.c_int64, [_P]),

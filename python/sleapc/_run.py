@@ -15,7 +15,7 @@ from typing import Callable, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
 
-from ._lib import LOG_FN, check, lib
+from ._lib import ABORT_FN, LOG_FN, check, lib
 
 PathLike = Union[str, os.PathLike]
 FORMATS = ("slp", "analysis_h5", "csv", "json")
@@ -212,6 +212,41 @@ class StopOnSigint:
     def __exit__(self, *exc):
         if self.old is not None:
             signal.signal(signal.SIGINT, self.old)
+
+
+_stops = {}  # thread id -> the stop flag of the run on that thread
+_stops_lock = threading.Lock()
+
+
+def _abort_requested(user):
+    stop = _stops.get(threading.get_ident())
+    return bool(stop is not None and stop.value)
+
+
+# The library's one abort callback (sleapc_abort_set, process-wide), installed while a run is
+# active: it is polled between batches on the thread of the run, and a Python callback there
+# also lets Ctrl-C's handler run.
+_ABORT = ABORT_FN(_abort_requested)
+
+
+class AbortOn:
+    """While active, a run on this thread stops after its current batch once `stop` is set."""
+
+    def __init__(self, stop: ctypes.c_int):
+        self.stop = stop
+
+    def __enter__(self):
+        with _stops_lock:
+            if not _stops:
+                lib.sleapc_abort_set(_ABORT, None)
+            _stops[threading.get_ident()] = self.stop
+        return self
+
+    def __exit__(self, *exc):
+        with _stops_lock:
+            _stops.pop(threading.get_ident(), None)
+            if not _stops:
+                lib.sleapc_abort_set(ABORT_FN(), None)
 
 
 def shard_frames(frames: np.ndarray, shard: Optional[Iterable[int]]) -> np.ndarray:

@@ -10,7 +10,7 @@ import ctypes
 import json
 import math
 
-from ._lib import check, lib
+from ._lib import check, check_layout, lib
 
 try:
     import numpy as _np
@@ -19,14 +19,20 @@ except ImportError:  # dicts then hold plain lists
 
 
 class EvalOpts(ctypes.Structure):
-    _fields_ = [("oks_stddev", ctypes.c_double), ("oks_scale", ctypes.c_double),
+    _fields_ = [("struct_size", ctypes.c_uint32),
+                ("oks_stddev", ctypes.c_double), ("oks_scale", ctypes.c_double),
                 ("match_threshold", ctypes.c_double), ("user_labels_only", ctypes.c_bool),
                 ("match_method", ctypes.c_char_p), ("anchor_part", ctypes.c_char_p)]
 
 
 class EvalTrackingOpts(ctypes.Structure):
-    _fields_ = [("match", ctypes.c_char_p), ("match_threshold", ctypes.c_double),
+    _fields_ = [("struct_size", ctypes.c_uint32),
+                ("match", ctypes.c_char_p), ("match_threshold", ctypes.c_double),
                 ("oks_stddev", ctypes.c_double)]
+
+
+check_layout(EvalOpts, "sleapc_eval_opts")
+check_layout(EvalTrackingOpts, "sleapc_eval_tracking_opts")
 
 
 _P = ctypes.c_void_p

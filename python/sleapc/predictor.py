@@ -10,8 +10,8 @@ from typing import Any, Callable, List, Optional, Sequence, Union
 import numpy as np
 
 from . import _run
-from ._lib import (ABORT_FN, DTYPE_U8, PIXEL_FORMATS, PROGRESS_FN, STATUS_INTERRUPTED, Frame,
-                   RunOpts, SleapcFileNotFoundError, Tensor, check, error, lib)
+from ._lib import (DTYPE_U8, PIXEL_FORMATS, PROGRESS_FN, STATUS_INTERRUPTED, Frame, Results,
+                   Skeleton, SleapcFileNotFoundError, Tensor, check, error, lib)
 from ._predictions import Predictions
 from ._tracking import FILTER_OPTIONS, TRACKING_OPTIONS, tracking_opts
 
@@ -115,7 +115,9 @@ class Model:
         check(lib.sleapc_model_load(os.fsencode(_existing(path)), ctypes.byref(self._m)))
         self.path = os.fspath(path)
         self.type = lib.sleapc_model_type_name(lib.sleapc_model_get_type(self._m)).decode()
-        self.n_nodes = lib.sleapc_model_n_nodes(self._m)
+        sk = Skeleton()
+        check(lib.sleapc_model_skeleton(self._m, ctypes.byref(sk)))
+        self.n_nodes = sk.n_nodes
 
     def close(self):
         """Free the model; Predictors made from it keep it until they are closed too."""
@@ -189,21 +191,15 @@ class Predictor:
                                               ctypes.byref(self._p)))
         p = self._p
         self.layer_name = lib.sleapc_predictor_layer_name(p).decode()
-        self.skeleton_name = lib.sleapc_predictor_skeleton_name(p).decode()
-        self.node_names = [lib.sleapc_predictor_node_name(p, i).decode()
-                           for i in range(lib.sleapc_predictor_n_nodes(p))]
-        self.edges = [self._pair(lib.sleapc_predictor_edge, i)
-                      for i in range(lib.sleapc_predictor_n_edges(p))]
-        self.symmetries = [self._pair(lib.sleapc_predictor_symmetry, i)
-                           for i in range(lib.sleapc_predictor_n_symmetries(p))]
-        self.class_names = [lib.sleapc_predictor_class_name(p, i).decode()
-                            for i in range(lib.sleapc_predictor_n_classes(p))]
+        sk = Skeleton()
+        check(lib.sleapc_predictor_skeleton(p, ctypes.byref(sk)))
+        sk = sk.as_dict()
+        self.skeleton_name = sk["name"]
+        self.node_names = sk["node_names"]
+        self.edges = sk["edges"]
+        self.symmetries = sk["symmetries"]
+        self.class_names = sk["class_names"]
         self.batch_size = lib.sleapc_predictor_batch_size(p)
-
-    def _pair(self, fn, i):
-        a, b = ctypes.c_int(), ctypes.c_int()
-        fn(self._p, i, ctypes.byref(a), ctypes.byref(b))
-        return (a.value, b.value)
 
     def close(self):
         if getattr(self, "_stream", None):
@@ -241,14 +237,18 @@ class Predictor:
         rows = []
         got = ctypes.c_int()
         for f in range(lib.sleapc_predictor_n_frames(self._p)):
-            n = lib.sleapc_predictor_n_instances(self._p, f)
+            check(lib.sleapc_predictor_frame_results(self._p, f, None, ctypes.byref(got)))
+            n = got.value
             pts = np.empty((n, n_nodes, 2), np.float32)
             scores = np.empty((n, n_nodes), np.float32)
             inst_scores = np.empty(n, np.float32)
             tracks = np.empty(n, np.int32)
-            check(lib.sleapc_predictor_frame_results(
-                self._p, f, n, _ptr(pts, ctypes.c_float), _ptr(scores, ctypes.c_float),
-                _ptr(inst_scores, ctypes.c_float), _ptr(tracks, ctypes.c_int), ctypes.byref(got)))
+            out = Results(max_instances=n, points=_ptr(pts, ctypes.c_float),
+                          point_scores=_ptr(scores, ctypes.c_float),
+                          scores=_ptr(inst_scores, ctypes.c_float),
+                          tracks=_ptr(tracks, ctypes.c_int))
+            check(lib.sleapc_predictor_frame_results(self._p, f, ctypes.byref(out),
+                                                     ctypes.byref(got)))
             rows.append([(pts[i], scores[i], inst_scores[i], tracks[i]) for i in range(n)])
         return rows
 
@@ -263,14 +263,8 @@ class Predictor:
         t = Tensor(DTYPE_U8, a.ndim, (ctypes.c_int64 * 6)(*a.shape),
                    a.ctypes.data_as(ctypes.c_void_p))
         stop = ctypes.c_int(0)
-        # Polled between batches; a Python callback, so Ctrl-C's handler runs there.
-        abort = ABORT_FN(lambda user: bool(stop.value))
-        lib.sleapc_predictor_set_abort(self._p, abort, None)
-        try:
-            with _run.StopOnSigint(stop) as sigint:
-                st = lib.sleapc_predictor_run(self._p, ctypes.byref(t))
-        finally:
-            lib.sleapc_predictor_set_abort(self._p, ABORT_FN(), None)
+        with _run.StopOnSigint(stop) as sigint, _run.AbortOn(stop):
+            st = lib.sleapc_predictor_run(self._p, ctypes.byref(t))
         if st not in (0, STATUS_INTERRUPTED):
             raise error(st)
         rows = self._collect()
@@ -419,7 +413,7 @@ class Predictor:
                 raise error(st)
             for i, w in enumerate(writers):
                 writers[i] = ctypes.c_void_p()
-                check(lib.sleapc_writer_close(w))
+                check(lib.sleapc_writer_close(w, None))
             if readback:
                 pred = Predictions.read(readback)
                 pred.video = video
@@ -480,10 +474,11 @@ class Predictor:
                 stop.value = 1
 
         callback = PROGRESS_FN(on_batch)
-        run = RunOpts(0, 0, callback, None, ctypes.pointer(stop))
+        run = lib.sleapc_run_opts_default()
+        run.progress = callback
         if queue_maxsize:
             run.queue_depth = max(1, -(-int(queue_maxsize) // max(1, self.batch_size)))
-        with _run.StopOnSigint(stop) as sigint:
+        with _run.StopOnSigint(stop) as sigint, _run.AbortOn(stop):
             try:
                 if indices is None:
                     st = lib.sleapc_predict_input(self._p, inp, None, 0, None, ctypes.byref(run))

@@ -1,6 +1,7 @@
 /* Public version, status, log and dtype functions: call into core. */
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/interrupt.h"
 
 const char *sleapc_version(void)
 {
@@ -45,4 +46,9 @@ const char *sleapc_dtype_name(sleapc_dtype dtype)
 int64_t sleapc_tensor_numel(const sleapc_tensor *t)
 {
     return sleapc__tensor_numel(t);
+}
+
+void sleapc_abort_set(sleapc_abort_fn fn, void *user)
+{
+    sleapc__abort_set(fn, user);
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/opts_size.h"
 #include "core/alloc.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -21,7 +22,8 @@ struct sleapc_eval {
 sleapc_eval_opts sleapc_eval_opts_default(void)
 {
     const sleapc_ev_opts d = sleapc__ev_opts_default();
-    return (sleapc_eval_opts){.oks_stddev = d.oks_stddev,
+    return (sleapc_eval_opts){.struct_size = sizeof(sleapc_eval_opts),
+                              .oks_stddev = d.oks_stddev,
                               .oks_scale = d.oks_scale,
                               .match_threshold = d.match_threshold,
                               .user_labels_only = d.user_labels_only,
@@ -38,9 +40,11 @@ sleapc_status sleapc_eval_run(const char *gt_path, const char *pred_path,
     if (!gt_path || !pred_path)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "eval: a ground-truth file and a predictions file are required");
-    const sleapc_eval_opts d = sleapc_eval_opts_default();
-    if (!opts)
-        opts = &d;
+    sleapc_eval_opts given, d = sleapc_eval_opts_default();
+    sleapc_status rd = SLEAPC__OPTS_READ(&given, d, opts, sleapc_eval_opts);
+    if (rd)
+        return rd;
+    opts = &given;
     sleapc_ev_opts o = sleapc__ev_opts_default();
     o.oks_stddev = opts->oks_stddev;
     o.oks_scale = opts->oks_scale;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/opts_size.h"
 #include "core/alloc.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -19,8 +20,10 @@ struct sleapc_eval_tracking {
 
 sleapc_eval_tracking_opts sleapc_eval_tracking_opts_default(void)
 {
-    return (sleapc_eval_tracking_opts){
-        .match = "distance", .match_threshold = NAN, .oks_stddev = 0.025};
+    return (sleapc_eval_tracking_opts){.struct_size = sizeof(sleapc_eval_tracking_opts),
+                                       .match = "distance",
+                                       .match_threshold = NAN,
+                                       .oks_stddev = 0.025};
 }
 
 sleapc_status sleapc_eval_tracking_run(const char *gt_path, const char *pred_path,
@@ -34,9 +37,11 @@ sleapc_status sleapc_eval_tracking_run(const char *gt_path, const char *pred_pat
         return sleapc__fail(
             SLEAPC_ERR_INVALID_ARG,
             "eval-tracking: a ground-truth file and a predictions file are required");
-    const sleapc_eval_tracking_opts d = sleapc_eval_tracking_opts_default();
-    if (!opts)
-        opts = &d;
+    sleapc_eval_tracking_opts given, d = sleapc_eval_tracking_opts_default();
+    sleapc_status rd = SLEAPC__OPTS_READ(&given, d, opts, sleapc_eval_tracking_opts);
+    if (rd)
+        return rd;
+    opts = &given;
     sleapc_et_opts o = sleapc__et_opts_default();
     const char *m = opts->match ? opts->match : "distance";
     if (strcmp(m, "distance") && strcmp(m, "oks"))

@@ -1,6 +1,6 @@
 /* Public input functions: check arguments, call the pipeline. */
+#include "api/opts_size.h"
 #include "core/error.h"
-#include "core/interrupt.h"
 #include "io/video/frame_source.h"
 #include "pipeline/input_impl.h"
 
@@ -52,10 +52,7 @@ sleapc_status sleapc_predict_input(sleapc_predictor *p, sleapc_input *in, const 
 {
     if (!p || !in)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predict: predictor and input are required");
-    return sleapc__predict_input(p, in, frames, n_frames, w, opts);
-}
-
-void sleapc_interrupt_flag_set(volatile sig_atomic_t *flag)
-{
-    sleapc__interrupt_flag_set(flag);
+    sleapc_run_opts o, d = {.struct_size = sizeof d};
+    sleapc_status st = SLEAPC__OPTS_READ(&o, d, opts, sleapc_run_opts);
+    return st ? st : sleapc__predict_input(p, in, frames, n_frames, w, &o);
 }

@@ -45,29 +45,12 @@ const char *sleapc_model_export_type(const sleapc_model *m)
     return m && m->baked ? m->export_meta.model_type : "";
 }
 
-const char *sleapc_model_skeleton_name(const sleapc_model *m)
+sleapc_status sleapc_model_skeleton(const sleapc_model *m, sleapc_skeleton *out)
 {
-    return m ? sleapc__model_skeleton_name(m) : "";
-}
-
-int sleapc_model_n_nodes(const sleapc_model *m)
-{
-    return m ? sleapc__model_n_nodes(m) : 0;
-}
-
-const char *sleapc_model_node_name(const sleapc_model *m, int i)
-{
-    return m ? sleapc__model_node_name(m, i) : NULL;
-}
-
-int sleapc_model_n_edges(const sleapc_model *m)
-{
-    return m ? sleapc__model_n_edges(m) : 0;
-}
-
-void sleapc_model_edge(const sleapc_model *m, int i, int *src, int *dst)
-{
-    sleapc__model_edge(m, i, src, dst);
+    if (!m || !out)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "model skeleton: model and out are required");
+    sleapc__model_skeleton(m, out);
+    return SLEAPC_OK;
 }
 
 int sleapc_model_in_channels(const sleapc_model *m)

@@ -1,5 +1,6 @@
 /* Public entry point of the overlapped prediction loop: check arguments, call
  * the pipeline. */
+#include "api/opts_size.h"
 #include "core/error.h"
 #include "pipeline/predict_stream.h"
 
@@ -11,5 +12,12 @@ sleapc_status sleapc_predict_array(sleapc_predictor *p, const sleapc_tensor *fra
         frames->ndim > 4)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "predict: frames must be uint8 (H,W), (H,W,C) or (N,H,W,C)");
-    return sleapc__predict_array(p, frames, frame_indices, n_indices, w, opts);
+    sleapc_run_opts o, d = {.struct_size = sizeof d};
+    sleapc_status st = SLEAPC__OPTS_READ(&o, d, opts, sleapc_run_opts);
+    return st ? st : sleapc__predict_array(p, frames, frame_indices, n_indices, w, &o);
+}
+
+sleapc_run_opts sleapc_run_opts_default(void)
+{
+    return (sleapc_run_opts){.struct_size = sizeof(sleapc_run_opts)};
 }

@@ -1,7 +1,9 @@
 /* Public predictor functions: check arguments, call the pipeline. */
+#include "api/opts_size.h"
 #include "backends/backend.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "model/model_impl.h"
 #include "pipeline/predictor_impl.h"
 
 sleapc_predictor_opts sleapc_predictor_opts_default(void)
@@ -18,12 +20,9 @@ sleapc_status sleapc_predictor_create(const char *const *model_paths, int n_mode
     if (n_models < 1 || n_models > 2)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create predictor: give one or two model folders, not %d",
                             n_models);
-    /* Every struct_size this library knows (one so far) is the current size. */
-    if (opts && opts->struct_size != sizeof *opts)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "create predictor: opts.struct_size is %u, expected %zu (start from "
-                            "sleapc_predictor_opts_default())", opts->struct_size, sizeof *opts);
-    return sleapc__predictor_create(model_paths, n_models, opts, out);
+    sleapc_predictor_opts o, d = sleapc__predictor_opts_default();
+    sleapc_status st = SLEAPC__OPTS_READ(&o, d, opts, sleapc_predictor_opts);
+    return st ? st : sleapc__predictor_create(model_paths, n_models, &o, out);
 }
 
 void sleapc_predictor_destroy(sleapc_predictor *p)
@@ -44,11 +43,9 @@ sleapc_status sleapc_predictor_create_from_models(sleapc_model *const *models, i
     for (int i = 0; i < n_models; i++)
         if (!models[i])
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create predictor: model %d is NULL", i);
-    if (opts && opts->struct_size != sizeof *opts)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "create predictor: opts.struct_size is %u, expected %zu (start from "
-                            "sleapc_predictor_opts_default())", opts->struct_size, sizeof *opts);
-    return sleapc__predictor_create_from_models(models, n_models, opts, out);
+    sleapc_predictor_opts o, d = sleapc__predictor_opts_default();
+    sleapc_status st = SLEAPC__OPTS_READ(&o, d, opts, sleapc_predictor_opts);
+    return st ? st : sleapc__predictor_create_from_models(models, n_models, &o, out);
 }
 
 sleapc_status sleapc_predictor_warmup(sleapc_predictor *p, int64_t n_frames, int64_t height,
@@ -57,12 +54,6 @@ sleapc_status sleapc_predictor_warmup(sleapc_predictor *p, int64_t n_frames, int
     if (!p)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "warm up: predictor is required");
     return sleapc__predictor_warmup(p, n_frames, height, width, channels);
-}
-
-void sleapc_predictor_set_abort(sleapc_predictor *p, sleapc_abort_fn fn, void *user)
-{
-    if (p)
-        sleapc__predictor_set_abort(p, fn, user);
 }
 
 const char *sleapc_predictor_layer_name(const sleapc_predictor *p)
@@ -92,63 +83,13 @@ const char *sleapc_precision_name(sleapc_precision precision)
     return sleapc__precision_name(precision);
 }
 
-const char *sleapc_predictor_skeleton_name(const sleapc_predictor *p)
+sleapc_status sleapc_predictor_skeleton(const sleapc_predictor *p, sleapc_skeleton *out)
 {
-    return p ? sleapc__predictor_skeleton_name(p) : "";
-}
-
-int sleapc_predictor_n_nodes(const sleapc_predictor *p)
-{
-    return p ? sleapc__predictor_n_nodes(p) : 0;
-}
-
-const char *sleapc_predictor_node_name(const sleapc_predictor *p, int i)
-{
-    return p ? sleapc__predictor_node_name(p, i) : NULL;
-}
-
-int sleapc_predictor_n_edges(const sleapc_predictor *p)
-{
-    return p ? sleapc__predictor_n_edges(p) : 0;
-}
-
-void sleapc_predictor_edge(const sleapc_predictor *p, int i, int *src, int *dst)
-{
-    if (p) {
-        sleapc__predictor_edge(p, i, src, dst);
-        return;
-    }
-    if (src)
-        *src = -1;
-    if (dst)
-        *dst = -1;
-}
-
-int sleapc_predictor_n_symmetries(const sleapc_predictor *p)
-{
-    return p ? sleapc__predictor_n_symmetries(p) : 0;
-}
-
-void sleapc_predictor_symmetry(const sleapc_predictor *p, int i, int *a, int *b)
-{
-    if (p) {
-        sleapc__predictor_symmetry(p, i, a, b);
-        return;
-    }
-    if (a)
-        *a = -1;
-    if (b)
-        *b = -1;
-}
-
-int sleapc_predictor_n_classes(const sleapc_predictor *p)
-{
-    return p ? sleapc__predictor_n_classes(p) : 0;
-}
-
-const char *sleapc_predictor_class_name(const sleapc_predictor *p, int i)
-{
-    return p ? sleapc__predictor_class_name(p, i) : NULL;
+    if (!p || !out)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "predictor skeleton: predictor and out are required");
+    sleapc__model_skeleton(p->pose, out);
+    return SLEAPC_OK;
 }
 
 int sleapc_predictor_batch_size(const sleapc_predictor *p)
@@ -192,18 +133,4 @@ void sleapc_predictor_reset_stats(sleapc_predictor *p)
 int sleapc_predictor_n_frames(const sleapc_predictor *p)
 {
     return p ? sleapc__predictor_n_frames(p) : 0;
-}
-
-int sleapc_predictor_n_instances(const sleapc_predictor *p, int frame)
-{
-    return p ? sleapc__predictor_n_instances(p, frame) : 0;
-}
-
-sleapc_status sleapc_predictor_instance(const sleapc_predictor *p, int frame, int i,
-                                        sleapc_instance *out)
-{
-    if (!p || !out)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predictor instance %d of frame %d: no such instance",
-                            i, frame);
-    return sleapc__predictor_instance(p, frame, i, out);
 }

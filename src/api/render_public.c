@@ -1,10 +1,13 @@
 /* Public render functions: check arguments, call the pipeline. */
+#include "api/opts_size.h"
 #include "core/error.h"
 #include "pipeline/render/render_job.h"
 
 sleapc_render_opts sleapc_render_opts_default(void)
 {
-    return sleapc__render_opts_default();
+    sleapc_render_opts o = sleapc__render_opts_default();
+    o.struct_size = sizeof o;
+    return o;
 }
 
 sleapc_status sleapc_render(const char *labels_path, const char *video_path, const char *out_path,
@@ -14,5 +17,7 @@ sleapc_status sleapc_render(const char *labels_path, const char *video_path, con
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "render: a labels file, an output path and (when frames are given) "
                             "at least one frame are required");
-    return sleapc__render(labels_path, video_path, out_path, frames, n_frames, opts);
+    sleapc_render_opts o, d = sleapc__render_opts_default();
+    sleapc_status st = SLEAPC__OPTS_READ(&o, d, opts, sleapc_render_opts);
+    return st ? st : sleapc__render(labels_path, video_path, out_path, frames, n_frames, &o);
 }

@@ -1,6 +1,7 @@
 /* Public runner functions: a model's graph on one backend. */
 #include <string.h>
 
+#include "api/opts_size.h"
 #include "backends/backend.h"
 #include "backends/model_backend.h"
 #include "core/alloc.h"
@@ -26,18 +27,17 @@ sleapc_status sleapc_runner_create(const sleapc_model *model, const sleapc_runne
     if (!model || !out)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "create runner: model and out are required");
     *out = NULL;
-    if (opts && opts->struct_size != sizeof *opts)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "create runner: opts.struct_size is %u, expected %zu (start from "
-                            "sleapc_runner_opts_default())", opts->struct_size, sizeof *opts);
-    sleapc_runner_opts o = opts ? *opts : sleapc_runner_opts_default();
+    sleapc_runner_opts o, d = sleapc_runner_opts_default();
+    sleapc_status st = SLEAPC__OPTS_READ(&o, d, opts, sleapc_runner_opts);
+    if (st)
+        return st;
     sleapc_runner *r = sleapc__calloc(1, sizeof *r);
     if (!r)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "create runner: out of memory");
     r->model = model;
     sleapc_backend_opts bo = {.n_threads = o.n_threads, .precision = o.precision,
                               .device = o.device, .conv = o.conv};
-    sleapc_status st = sleapc__model_backend_create(model, o.backend, &bo, &r->be);
+    st = sleapc__model_backend_create(model, o.backend, &bo, &r->be);
     if (st) {
         sleapc__free(r);
         return st;

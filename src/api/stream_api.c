@@ -42,17 +42,6 @@ sleapc_status sleapc_stream_predict(sleapc_stream *s, const sleapc_frame *f, int
     return st ? st : sleapc__stream_predict(s, f, n_instances);
 }
 
-sleapc_status sleapc_stream_results(const sleapc_stream *s, int max_instances, float *points,
-                                    float *point_scores, float *scores, int *tracks, int *n_out)
-{
-    if (!s)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "stream results: stream is required");
-    if (!n_out || max_instances < 0)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "stream results: n_out is required, max_instances >= 0");
-    return sleapc__stream_results(s, max_instances, points, point_scores, scores, tracks, n_out);
-}
-
 sleapc_stream_timing sleapc_stream_last_timing(const sleapc_stream *s)
 {
     sleapc_stream_timing none = {0};

@@ -4,9 +4,11 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "sleapc/eval.h"
 #include "sleapc/input.h"
 #include "sleapc/pipeline.h"
 #include "sleapc/predictor.h"
+#include "sleapc/render.h"
 #include "sleapc/stream.h"
 #include "sleapc/tensor.h"
 #include "sleapc/tracking.h"
@@ -36,10 +38,15 @@ STRUCT(sleapc_predictor_opts, FIELD(sleapc_predictor_opts, struct_size),
        FIELD(sleapc_predictor_opts, ensure_grayscale), FIELD(sleapc_predictor_opts, precision),
        FIELD(sleapc_predictor_opts, anchor_part), FIELD(sleapc_predictor_opts, device),
        FIELD(sleapc_predictor_opts, conv))
-STRUCT(sleapc_instance, FIELD(sleapc_instance, points), FIELD(sleapc_instance, point_scores),
-       FIELD(sleapc_instance, score), FIELD(sleapc_instance, track),
-       FIELD(sleapc_instance, tracking_score), FIELD(sleapc_instance, has_centroid),
-       FIELD(sleapc_instance, centroid), FIELD(sleapc_instance, centroid_score))
+STRUCT(sleapc_skeleton, FIELD(sleapc_skeleton, name), FIELD(sleapc_skeleton, n_nodes),
+       FIELD(sleapc_skeleton, node_names), FIELD(sleapc_skeleton, n_edges),
+       FIELD(sleapc_skeleton, edges), FIELD(sleapc_skeleton, n_symmetries),
+       FIELD(sleapc_skeleton, symmetries), FIELD(sleapc_skeleton, n_classes),
+       FIELD(sleapc_skeleton, class_names))
+STRUCT(sleapc_results, FIELD(sleapc_results, max_instances), FIELD(sleapc_results, points),
+       FIELD(sleapc_results, point_scores), FIELD(sleapc_results, scores),
+       FIELD(sleapc_results, tracks), FIELD(sleapc_results, tracking_scores),
+       FIELD(sleapc_results, centroids), FIELD(sleapc_results, centroid_scores))
 STRUCT(sleapc_video_info, FIELD(sleapc_video_info, filename), FIELD(sleapc_video_info, n_frames),
        FIELD(sleapc_video_info, height), FIELD(sleapc_video_info, width),
        FIELD(sleapc_video_info, channels), FIELD(sleapc_video_info, dataset),
@@ -51,26 +58,24 @@ STRUCT(sleapc_stream_timing, FIELD(sleapc_stream_timing, total_ms),
        FIELD(sleapc_stream_timing, convert_ms))
 STRUCT(sleapc_progress, FIELD(sleapc_progress, done), FIELD(sleapc_progress, total),
        FIELD(sleapc_progress, elapsed_s), FIELD(sleapc_progress, fps))
-STRUCT(sleapc_run_opts, FIELD(sleapc_run_opts, video), FIELD(sleapc_run_opts, queue_depth),
-       FIELD(sleapc_run_opts, progress), FIELD(sleapc_run_opts, user),
-       FIELD(sleapc_run_opts, stop))
+STRUCT(sleapc_run_opts, FIELD(sleapc_run_opts, struct_size), FIELD(sleapc_run_opts, video),
+       FIELD(sleapc_run_opts, queue_depth), FIELD(sleapc_run_opts, progress),
+       FIELD(sleapc_run_opts, user))
 STRUCT(sleapc_stage_info, FIELD(sleapc_stage_info, model), FIELD(sleapc_stage_info, backend),
        FIELD(sleapc_stage_info, precision), FIELD(sleapc_stage_info, bf16_error),
        FIELD(sleapc_stage_info, bf16_moved), FIELD(sleapc_stage_info, device),
        FIELD(sleapc_stage_info, device_name))
-STRUCT(sleapc_tracking_opts, FIELD(sleapc_tracking_opts, tracking),
-       FIELD(sleapc_tracking_opts, tracking_window_size),
+STRUCT(sleapc_tracking_opts, FIELD(sleapc_tracking_opts, struct_size),
+       FIELD(sleapc_tracking_opts, tracking), FIELD(sleapc_tracking_opts, tracking_window_size),
        FIELD(sleapc_tracking_opts, candidates_method),
        FIELD(sleapc_tracking_opts, min_new_track_points),
        FIELD(sleapc_tracking_opts, min_match_points), FIELD(sleapc_tracking_opts, features),
-       FIELD(sleapc_tracking_opts, scoring_method),
-       FIELD(sleapc_tracking_opts, scoring_reduction),
+       FIELD(sleapc_tracking_opts, scoring_method), FIELD(sleapc_tracking_opts, scoring_reduction),
        FIELD(sleapc_tracking_opts, robust_best_instance),
-       FIELD(sleapc_tracking_opts, track_matching_method),
-       FIELD(sleapc_tracking_opts, max_tracks), FIELD(sleapc_tracking_opts, oks_stddev),
-       FIELD(sleapc_tracking_opts, use_flow), FIELD(sleapc_tracking_opts, of_img_scale),
-       FIELD(sleapc_tracking_opts, of_window_size), FIELD(sleapc_tracking_opts, of_max_levels),
-       FIELD(sleapc_tracking_opts, use_kalman),
+       FIELD(sleapc_tracking_opts, track_matching_method), FIELD(sleapc_tracking_opts, max_tracks),
+       FIELD(sleapc_tracking_opts, oks_stddev), FIELD(sleapc_tracking_opts, use_flow),
+       FIELD(sleapc_tracking_opts, of_img_scale), FIELD(sleapc_tracking_opts, of_window_size),
+       FIELD(sleapc_tracking_opts, of_max_levels), FIELD(sleapc_tracking_opts, use_kalman),
        FIELD(sleapc_tracking_opts, post_connect_single_breaks),
        FIELD(sleapc_tracking_opts, tracking_target_instance_count),
        FIELD(sleapc_tracking_opts, tracking_pre_cull_to_target),
@@ -78,7 +83,8 @@ STRUCT(sleapc_tracking_opts, FIELD(sleapc_tracking_opts, tracking),
        FIELD(sleapc_tracking_opts, tracking_clean_instance_count),
        FIELD(sleapc_tracking_opts, tracking_clean_iou_threshold),
        FIELD(sleapc_tracking_opts, max_instances))
-STRUCT(sleapc_filter_opts, FIELD(sleapc_filter_opts, filter_overlapping),
+STRUCT(sleapc_filter_opts, FIELD(sleapc_filter_opts, struct_size),
+       FIELD(sleapc_filter_opts, filter_overlapping),
        FIELD(sleapc_filter_opts, filter_overlapping_method),
        FIELD(sleapc_filter_opts, filter_overlapping_threshold),
        FIELD(sleapc_filter_opts, filter_min_visible_nodes),
@@ -86,6 +92,20 @@ STRUCT(sleapc_filter_opts, FIELD(sleapc_filter_opts, filter_overlapping),
        FIELD(sleapc_filter_opts, filter_min_mean_node_score),
        FIELD(sleapc_filter_opts, filter_min_instance_score),
        FIELD(sleapc_filter_opts, filter_min_centroid_distance))
+STRUCT(sleapc_runner_opts, FIELD(sleapc_runner_opts, struct_size),
+       FIELD(sleapc_runner_opts, backend), FIELD(sleapc_runner_opts, n_threads),
+       FIELD(sleapc_runner_opts, precision), FIELD(sleapc_runner_opts, device),
+       FIELD(sleapc_runner_opts, conv))
+STRUCT(sleapc_render_opts, FIELD(sleapc_render_opts, struct_size),
+       FIELD(sleapc_render_opts, video_index), FIELD(sleapc_render_opts, node_radius_px),
+       FIELD(sleapc_render_opts, line_width_px), FIELD(sleapc_render_opts, fps))
+STRUCT(sleapc_eval_opts, FIELD(sleapc_eval_opts, struct_size), FIELD(sleapc_eval_opts, oks_stddev),
+       FIELD(sleapc_eval_opts, oks_scale), FIELD(sleapc_eval_opts, match_threshold),
+       FIELD(sleapc_eval_opts, user_labels_only), FIELD(sleapc_eval_opts, match_method),
+       FIELD(sleapc_eval_opts, anchor_part))
+STRUCT(sleapc_eval_tracking_opts, FIELD(sleapc_eval_tracking_opts, struct_size),
+       FIELD(sleapc_eval_tracking_opts, match), FIELD(sleapc_eval_tracking_opts, match_threshold),
+       FIELD(sleapc_eval_tracking_opts, oks_stddev))
 
 typedef struct layout {
     const char *name;
@@ -97,10 +117,12 @@ typedef struct layout {
 #define LAYOUT(type) { #type, sizeof(type), type##_fields, (int)(sizeof type##_fields / sizeof type##_fields[0]) }
 
 static const layout layouts[] = {
-    LAYOUT(sleapc_field_layout), LAYOUT(sleapc_tensor),        LAYOUT(sleapc_predictor_opts),
-    LAYOUT(sleapc_instance),     LAYOUT(sleapc_video_info),    LAYOUT(sleapc_frame),
-    LAYOUT(sleapc_stream_timing), LAYOUT(sleapc_progress),     LAYOUT(sleapc_run_opts),
-    LAYOUT(sleapc_stage_info),   LAYOUT(sleapc_tracking_opts), LAYOUT(sleapc_filter_opts),
+    LAYOUT(sleapc_field_layout),       LAYOUT(sleapc_tensor),        LAYOUT(sleapc_predictor_opts),
+    LAYOUT(sleapc_skeleton),           LAYOUT(sleapc_video_info),    LAYOUT(sleapc_frame),
+    LAYOUT(sleapc_stream_timing),      LAYOUT(sleapc_progress),      LAYOUT(sleapc_run_opts),
+    LAYOUT(sleapc_stage_info),         LAYOUT(sleapc_tracking_opts), LAYOUT(sleapc_filter_opts),
+    LAYOUT(sleapc_runner_opts),        LAYOUT(sleapc_render_opts),   LAYOUT(sleapc_eval_opts),
+    LAYOUT(sleapc_eval_tracking_opts), LAYOUT(sleapc_results),
 };
 
 sleapc_status sleapc_struct_layout(const char *struct_name, size_t *size, int *n_fields,

@@ -2,6 +2,7 @@
  * pipeline/tracking. */
 #include <math.h>
 
+#include "api/opts_size.h"
 #include "core/error.h"
 #include "pipeline/merge.h"
 #include "pipeline/tracking/retrack.h"
@@ -11,12 +12,15 @@
 
 sleapc_tracking_opts sleapc_tracking_opts_default(void)
 {
-    return sleapc__tracking_opts_default();
+    sleapc_tracking_opts t = sleapc__tracking_opts_default();
+    t.struct_size = sizeof t;
+    return t;
 }
 
-sleapc_filter_opts sleapc_filter_opts_default(void)
+static sleapc_filter_opts filter_defaults(void)
 {
     sleapc_filter_opts f = {
+        .struct_size = sizeof f,
         .filter_overlapping = false,
         .filter_overlapping_method = "iou",
         .filter_overlapping_threshold = 0.8,
@@ -24,16 +28,48 @@ sleapc_filter_opts sleapc_filter_opts_default(void)
     return f;
 }
 
+sleapc_filter_opts sleapc_filter_opts_default(void)
+{
+    return filter_defaults();
+}
+
+/* The caller's tracking and filter options (either may be NULL: off) as this
+ * library's structs, into *t_out / *f_out (NULL when not given). */
+static sleapc_status read_opts(const sleapc_tracking_opts *t, const sleapc_filter_opts *f,
+                               sleapc_tracking_opts *t_buf, sleapc_filter_opts *f_buf,
+                               const sleapc_tracking_opts **t_out, const sleapc_filter_opts **f_out)
+{
+    sleapc_tracking_opts td = sleapc__tracking_opts_default();
+    sleapc_filter_opts fd = filter_defaults();
+    sleapc_status st = SLEAPC__OPTS_READ(t_buf, td, t, sleapc_tracking_opts);
+    if (!st)
+        st = SLEAPC__OPTS_READ(f_buf, fd, f, sleapc_filter_opts);
+    *t_out = t ? t_buf : NULL;
+    *f_out = f ? f_buf : NULL;
+    return st;
+}
+
+/* Declares t2 / f2, the options read, and returns on a refused struct. */
+#define READ_OPTS(t, f)                                                                            \
+    sleapc_tracking_opts t_buf;                                                                    \
+    sleapc_filter_opts f_buf;                                                                      \
+    const sleapc_tracking_opts *t2;                                                                \
+    const sleapc_filter_opts *f2;                                                                  \
+    sleapc_status rd = read_opts(t, f, &t_buf, &f_buf, &t2, &f2);                                  \
+    if (rd)                                                                                        \
+    return rd
+
 sleapc_status sleapc_tracking_opts_check(const sleapc_tracking_opts *t,
                                          const sleapc_filter_opts *f, int n_nodes)
 {
+    READ_OPTS(t, f);
     sleapc_tracker_opts o;
     sleapc_filter_config c;
     sleapc_status st = SLEAPC_OK;
-    if (t && t->tracking)
-        st = sleapc__tracking_resolve(t, n_nodes > 0 ? n_nodes : 0, &o);
+    if (t2 && t2->tracking)
+        st = sleapc__tracking_resolve(t2, n_nodes > 0 ? n_nodes : 0, &o);
     if (!st)
-        st = sleapc__filters_resolve(f, &c);
+        st = sleapc__filters_resolve(f2, &c);
     return st;
 }
 
@@ -42,7 +78,8 @@ sleapc_status sleapc_retrack(const char *in_path, const char *const *out_paths, 
 {
     if (!in_path || !out_paths || n_out < 1)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "retrack: input and output paths required");
-    return sleapc__retrack(in_path, out_paths, n_out, t, f);
+    READ_OPTS(t, f);
+    return sleapc__retrack(in_path, out_paths, n_out, t2, f2);
 }
 
 sleapc_status sleapc_predictions_merge(const char *const *in_paths, int n_in,
@@ -54,7 +91,8 @@ sleapc_status sleapc_predictions_merge(const char *const *in_paths, int n_in,
     for (int i = 0; i < n_in; i++)
         if (!in_paths[i])
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "merge: input path %d is NULL", i);
-    return sleapc__predictions_merge(in_paths, n_in, out_path, t, f);
+    READ_OPTS(t, f);
+    return sleapc__predictions_merge(in_paths, n_in, out_path, t2, f2);
 }
 
 sleapc_status sleapc_writer_set_tracking(sleapc_writer *w, const sleapc_tracking_opts *t,
@@ -62,5 +100,6 @@ sleapc_status sleapc_writer_set_tracking(sleapc_writer *w, const sleapc_tracking
 {
     if (!w)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "set tracking: no writer");
-    return sleapc__writer_set_tracking(w, t, f);
+    READ_OPTS(t, f);
+    return sleapc__writer_set_tracking(w, t2, f2);
 }

@@ -19,14 +19,7 @@ sleapc_status sleapc_writer_add(sleapc_writer *w, const sleapc_predictor *p, int
     return sleapc__writer_add(w, p, video, frame_indices);
 }
 
-sleapc_status sleapc_writer_close(sleapc_writer *w)
-{
-    if (!w)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "close writer: no writer");
-    return sleapc__writer_close(w, NULL);
-}
-
-sleapc_status sleapc_writer_close_counted(sleapc_writer *w, int64_t *n_instances)
+sleapc_status sleapc_writer_close(sleapc_writer *w, int64_t *n_instances)
 {
     if (n_instances)
         *n_instances = 0;

@@ -1,14 +1,14 @@
-/* The caller's stop flag (sleapc_interrupt_flag_set), read by every wait
- * that could otherwise block for ever (live sources, network). */
+/* The caller's abort callback (sleapc_abort_set), read between batches and
+ * frames and by every wait that could otherwise block for ever (live
+ * sources, network). Process-wide. */
 #ifndef SLEAPC_CORE_INTERRUPT_H
 #define SLEAPC_CORE_INTERRUPT_H
 
-#include <signal.h>
 #include <stdbool.h>
 
-void sleapc__interrupt_flag_set(volatile sig_atomic_t *flag);
+void sleapc__abort_set(bool (*fn)(void *user), void *user);
 
-/* True while the caller's flag is set. */
+/* True when the caller's callback asks to stop now. */
 bool sleapc__interrupted(void);
 
 #endif

@@ -42,6 +42,9 @@ int sleapc__model_n_edges(const sleapc_model *m);
 /* (-1, -1) when i is out of range. */
 void sleapc__model_edge(const sleapc_model *m, int i, int *src, int *dst);
 
+/* The whole skeleton at once, pointing into m (sleapc_model_skeleton). */
+void sleapc__model_skeleton(const sleapc_model *m, sleapc_skeleton *out);
+
 /* One line describing cfg's backbone architecture into buf. */
 void sleapc__backbone_describe(const sleapc_model_config *cfg, char *buf, size_t cap);
 

@@ -250,11 +250,8 @@ sleapc_status sleapc__predict_input(sleapc_predictor *p, sleapc_input *in, const
                                 in->path);
         sleapc_frame_reader r = {.ctx = in, .next = input_next, .height = in->height,
                                  .width = in->width, .channels = in->channels};
-        /* A stop request also ends a wait for the next frame (network sources). */
-        in->src->stop = opts ? opts->stop : NULL;
-        sleapc_status st = sleapc__predict_stream(p, &r, NULL, -1, w, opts);
-        in->src->stop = NULL;
-        return st;
+        /* The abort callback also ends a wait for the next frame (io polls it). */
+        return sleapc__predict_stream(p, &r, NULL, -1, w, opts);
     }
     if (!frames) {
         frames = in->defaults;

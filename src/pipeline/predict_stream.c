@@ -25,8 +25,7 @@ typedef struct stream {
     int64_t batch;
     size_t frame_bytes;
     sleapc_queue *free_q, *full_q;
-    volatile sig_atomic_t *stop;
-    atomic_bool aborted;  /* the predictor's abort callback said stop */
+    atomic_bool aborted; /* the abort callback said stop between batches */
     /* The decode thread's failure, carried to the caller's thread. */
     sleapc_status decode_status;
     char decode_error[1024];
@@ -34,7 +33,7 @@ typedef struct stream {
 
 static bool stopped(const stream *s)
 {
-    return (s->stop && *s->stop) || atomic_load(&s->aborted);
+    return atomic_load(&s->aborted);
 }
 
 static void decode_failed(stream *s, sleapc_status st)
@@ -120,8 +119,10 @@ sleapc_status sleapc__predict_stream(sleapc_predictor *p, const sleapc_frame_rea
     }
     int depth = o.queue_depth > 0 ? o.queue_depth : 2;
     int n_slots = depth + 1;
-    stream s = {.reader = reader, .frames = frame_indices, .n_frames = n_frames,
-                .batch = sleapc__predictor_batch_size(p), .stop = o.stop};
+    stream s = {.reader = reader,
+                .frames = frame_indices,
+                .n_frames = n_frames,
+                .batch = sleapc__predictor_batch_size(p)};
     atomic_init(&s.aborted, false);
     s.frame_bytes = (size_t)(reader->height * reader->width * reader->channels);
     batch_slot *slots = sleapc__calloc((size_t)n_slots, sizeof *slots);
@@ -185,7 +186,10 @@ sleapc_status sleapc__predict_stream(sleapc_predictor *p, const sleapc_frame_rea
     sleapc__thread_join(decoder);
     if (!st && s.decode_status)
         st = sleapc__fail(s.decode_status, "%s", s.decode_error);
-    if (!st && (pr.done < n_frames || !frame_indices) && stopped(&s))
+    /* A live source's wait ends on the abort callback too (io polls it): ask
+     * once more here whether that is why the frames ended. */
+    if (!st && (pr.done < n_frames || !frame_indices) &&
+        (stopped(&s) || sleapc__predictor_should_abort(p)))
         st = frame_indices ? sleapc__fail(SLEAPC_ERR_INTERRUPTED,
                                           "predict: interrupted after %lld of %lld frames",
                                           (long long)pr.done, (long long)n_frames)

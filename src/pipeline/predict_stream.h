@@ -4,8 +4,6 @@
 #ifndef SLEAPC_PIPELINE_PREDICT_STREAM_H
 #define SLEAPC_PIPELINE_PREDICT_STREAM_H
 
-#include <signal.h>
-
 #include "sleapc/pipeline.h"
 
 /* Where frames come from: read frame idx into dst as (c, h, w) uint8, the

@@ -8,6 +8,7 @@
 #include "backends/backend.h"
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "pipeline/frame_layout.h"
 #include "pipeline/predictor_impl.h"
 
@@ -332,8 +333,7 @@ sleapc_status sleapc__predictor_warmup(sleapc_predictor *p, int64_t n, int64_t h
         return sleapc__fail(SLEAPC_ERR_NOMEM, "warm up: out of memory");
     memset(blank, 0, bytes);
     sleapc_predictor_stats kept = p->stats;
-    sleapc_abort_fn abort_fn = p->abort;
-    p->abort = NULL;
+    p->warming = true;
     /* Frames as callers hand them (HWC): the batch buffer is sized too. */
     sleapc_status st = sleapc__predictor_run(p, blank, false, n, h, w, c);
     /* Blank pixels read the same in either layout: (b, c, h, w) too. */
@@ -347,7 +347,7 @@ sleapc_status sleapc__predictor_warmup(sleapc_predictor *p, int64_t n, int64_t h
                                          sleapc__predictor_n_classes(p));
     if (!st)
         st = sleapc__results_reserve(&p->results, b, b * per_frame);
-    p->abort = abort_fn;
+    p->warming = false;
     p->stats = kept;
     p->results.n_frames = 0;
     p->results.n_insts = 0;
@@ -355,15 +355,9 @@ sleapc_status sleapc__predictor_warmup(sleapc_predictor *p, int64_t n, int64_t h
     return st ? sleapc__wrap(st, "warm up") : SLEAPC_OK;
 }
 
-void sleapc__predictor_set_abort(sleapc_predictor *p, sleapc_abort_fn fn, void *user)
-{
-    p->abort = fn;
-    p->abort_user = user;
-}
-
 bool sleapc__predictor_should_abort(sleapc_predictor *p)
 {
-    return p->abort && p->abort(p->abort_user);
+    return !p->warming && sleapc__interrupted();
 }
 
 sleapc_predictor_stats sleapc__predictor_get_stats(const sleapc_predictor *p)

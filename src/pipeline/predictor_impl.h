@@ -12,8 +12,7 @@ struct sleapc_predictor {
     sleapc_model *models[2];
     int n_models;
     bool owns_models;            /* false: borrowed from the caller (create_from_models) */
-    sleapc_abort_fn abort;       /* polled between batches; NULL: never */
-    void *abort_user;
+    bool warming;                /* sleapc__predictor_warmup: never aborted */
     const sleapc_model *pose;    /* the model whose skeleton instances use */
     sleapc_layer *layer;
     sleapc_layer_outputs outputs;
@@ -39,7 +38,6 @@ sleapc_status sleapc__predictor_create_from_models(sleapc_model *const *models, 
 void sleapc__predictor_destroy(sleapc_predictor *p);
 sleapc_status sleapc__predictor_warmup(sleapc_predictor *p, int64_t n, int64_t h, int64_t w,
                                        int64_t c);
-void sleapc__predictor_set_abort(sleapc_predictor *p, sleapc_abort_fn fn, void *user);
 /* True when the caller's abort callback asks to stop now. */
 bool sleapc__predictor_should_abort(sleapc_predictor *p);
 /* frames: n uint8 frames, (h, w, c) each, or with chw already in the
@@ -63,14 +61,21 @@ int sleapc__predictor_batch_size(const sleapc_predictor *p);
 sleapc_predictor_stats sleapc__predictor_get_stats(const sleapc_predictor *p);
 void sleapc__predictor_reset_stats(sleapc_predictor *p);
 int sleapc__predictor_n_frames(const sleapc_predictor *p);
+/* One predicted instance, owned by the predictor, valid until the next run. */
+typedef struct sleapc_instance {
+    const float *points;        /* n_nodes (x, y) pairs; NaN = missing */
+    const float *point_scores;  /* n_nodes; NaN = missing */
+    float score;                /* instance score (sleap-nn's, per model type) */
+    int track;                  /* class index for multi-class models, else -1 */
+    float tracking_score;       /* NaN when none */
+    bool has_centroid;          /* top-down: the centroid it was found from */
+    float centroid[2];
+    float centroid_score;
+} sleapc_instance;
 int sleapc__predictor_n_instances(const sleapc_predictor *p, int frame);
 sleapc_status sleapc__predictor_instance(const sleapc_predictor *p, int frame, int i,
                                          sleapc_instance *out);
 
-sleapc_status sleapc__predictor_frame_results(const sleapc_predictor *p, int frame,
-                                              int max_instances, float *points,
-                                              float *point_scores, float *scores, int *tracks,
-                                              int *n_out);
 
 /* Append one layer batch to p->results (outputs.py to_labels). */
 sleapc_status sleapc__predictor_pack(sleapc_predictor *p, const sleapc_layer_outputs *o);

@@ -101,13 +101,6 @@ sleapc_status sleapc__stream_predict(sleapc_stream *s, const sleapc_frame *f, in
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc__stream_results(const sleapc_stream *s, int max_instances, float *points,
-                                     float *point_scores, float *scores, int *tracks, int *n_out)
-{
-    return sleapc__predictor_frame_results(s->p, 0, max_instances, points, point_scores, scores,
-                                           tracks, n_out);
-}
-
 sleapc_stream_timing sleapc__stream_last_timing(const sleapc_stream *s)
 {
     return s->last;

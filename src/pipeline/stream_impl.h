@@ -14,8 +14,6 @@ int64_t sleapc__pixel_format_bytes(sleapc_pixel_format f);
 sleapc_status sleapc__stream_create(sleapc_predictor *p, sleapc_stream **out);
 void sleapc__stream_destroy(sleapc_stream *s);
 sleapc_status sleapc__stream_predict(sleapc_stream *s, const sleapc_frame *f, int *n_instances);
-sleapc_status sleapc__stream_results(const sleapc_stream *s, int max_instances, float *points,
-                                     float *point_scores, float *scores, int *tracks, int *n_out);
 sleapc_stream_timing sleapc__stream_last_timing(const sleapc_stream *s);
 
 #endif

@@ -103,14 +103,16 @@ int main(void)
     /* Odd but valid frames: tiny, odd-sized, RGB into a grayscale model. */
     sleapc_tensor ok = {.dtype = SLEAPC_DTYPE_U8, .ndim = 2, .shape = {1, 1}, .data = px};
     CHECK_OK(sleapc_predictor_run(p, &ok));
-    CHECK(sleapc_predictor_n_frames(p) == 1 && sleapc_predictor_n_instances(p, 0) == 0);
+    int n_inst = -1;
+    CHECK_OK(sleapc_predictor_frame_results(p, 0, NULL, &n_inst));
+    CHECK(sleapc_predictor_n_frames(p) == 1 && n_inst == 0);
     ok.ndim = 3;
     ok.shape[0] = 37;
     ok.shape[1] = 21;
     ok.shape[2] = 3;
     CHECK_OK(sleapc_predictor_run(p, &ok));
-    sleapc_instance in;
-    CHECK(sleapc_predictor_instance(p, 0, 0, &in) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(sleapc_predictor_frame_results(p, 1, &(sleapc_results){.max_instances = 1}, &n_inst) ==
+          SLEAPC_ERR_INVALID_ARG);
     sleapc_predictor_destroy(p);
     return test_finish();
 }

@@ -3,6 +3,7 @@
  * temporaries are) still predicts, and its writer records the backend that
  * was asked for. Options structs not started from their defaults (no
  * struct_size) are refused with a message that says so. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,7 +53,7 @@ int main(void)
     scribble_free(video_name);
     int64_t idx = 0;
     CHECK_OK(sleapc_writer_add(w, p, 0, &idx));
-    CHECK_OK(sleapc_writer_close(w));
+    CHECK_OK(sleapc_writer_close(w, NULL));
 
     sleapc_slp *r = NULL;
     CHECK_OK(sleapc__slp_open(path, &r));
@@ -75,10 +76,19 @@ int main(void)
     CHECK_OK(sleapc_model_load(path2, &m));
     sleapc_runner_opts ro = sleapc_runner_opts_default();
     CHECK(ro.struct_size == sizeof ro);
-    ro.struct_size = 7;
+    ro.struct_size = sizeof ro + 8; /* newer headers than this library */
     sleapc_runner *run = NULL;
     CHECK(sleapc_runner_create(m, &ro, &run) == SLEAPC_ERR_INVALID_ARG && run == NULL);
-    CHECK_MSG(strstr(sleapc_last_error(), "struct_size") != NULL, "%s", sleapc_last_error());
+    CHECK_MSG(strstr(sleapc_last_error(), "struct_size") != NULL &&
+                  strstr(sleapc_last_error(), "larger") != NULL,
+              "%s", sleapc_last_error());
+    /* An older, smaller struct: the fields it lacks take their defaults (a
+     * bogus backend past its end is never read). */
+    ro = sleapc_runner_opts_default();
+    ro.struct_size = (uint32_t)offsetof(sleapc_runner_opts, backend);
+    ro.backend = "no-such-backend";
+    CHECK_OK(sleapc_runner_create(m, &ro, &run));
+    sleapc_runner_destroy(run);
     sleapc_model_destroy(m);
     free(path2);
     return test_finish();

@@ -68,8 +68,11 @@ static sleapc_status predict_all(sleapc_predictor *p, poses *out)
     sleapc_tensor t = frames_tensor(N_FRAMES);
     sleapc_status st = sleapc_predictor_run(p, &t);
     for (int k = 0; !st && k < N_FRAMES; k++)
-        st = sleapc_predictor_frame_results(p, k, MAX_INST, out->points[k], NULL, out->scores[k],
-                                            NULL, &out->n[k]);
+        st = sleapc_predictor_frame_results(p, k,
+                                            &(sleapc_results){.max_instances = MAX_INST,
+                                                              .points = out->points[k],
+                                                              .scores = out->scores[k]},
+                                            &out->n[k]);
     return st;
 }
 
@@ -132,7 +135,9 @@ static void check_shared(const char *const *paths, const poses *want, int n_node
     for (int i = 0; i < 2; i++)
         sleapc_predictor_destroy(jobs[i].p);
     /* The models outlive their predictors and still work alone. */
-    CHECK(sleapc_model_n_nodes(models[1]) == n_nodes);
+    sleapc_skeleton sk = {0};
+    CHECK_OK(sleapc_model_skeleton(models[1], &sk));
+    CHECK(sk.n_nodes == n_nodes);
     sleapc_model *none[1] = {NULL};
     sleapc_predictor *bad = NULL;
     CHECK(sleapc_predictor_create_from_models(none, 1, &o, &bad) == SLEAPC_ERR_INVALID_ARG);
@@ -179,9 +184,13 @@ static void check_warmup(const char *const *paths)
     CHECK(n_cold == n_warm && n_cold >= 1);
     float pc[MAX_INST * MAX_NODES * 2], pw[MAX_INST * MAX_NODES * 2];
     int kc = 0, kw = 0;
-    CHECK_OK(sleapc_stream_results(sc, MAX_INST, pc, NULL, NULL, NULL, &kc));
-    CHECK_OK(sleapc_stream_results(sw, MAX_INST, pw, NULL, NULL, NULL, &kw));
-    int n_nodes = sleapc_predictor_n_nodes(warm);
+    CHECK_OK(sleapc_predictor_frame_results(
+        cold, 0, &(sleapc_results){.max_instances = MAX_INST, .points = pc}, &kc));
+    CHECK_OK(sleapc_predictor_frame_results(
+        warm, 0, &(sleapc_results){.max_instances = MAX_INST, .points = pw}, &kw));
+    sleapc_skeleton sk;
+    CHECK_OK(sleapc_predictor_skeleton(warm, &sk));
+    int n_nodes = sk.n_nodes;
     CHECK(kc == kw && memcmp(pc, pw, sizeof(float) * (size_t)(kc < MAX_INST ? kc : MAX_INST) *
                                          (size_t)n_nodes * 2) == 0);
     /* The frame again on each: what a steady call allocates. */
@@ -219,7 +228,7 @@ static void check_abort(const char *const *paths)
         return;
     /* sleapc_predictor_run: polled before batches 2, 3, ...: stop before the 3rd. */
     abort_after a = {0, 2};
-    sleapc_predictor_set_abort(p, abort_cb, &a);
+    sleapc_abort_set(abort_cb, &a);
     sleapc_tensor t = frames_tensor(N_FRAMES);
     CHECK(sleapc_predictor_run(p, &t) == SLEAPC_ERR_INTERRUPTED);
     CHECK_MSG(sleapc_predictor_n_frames(p) == 2, "%d frames kept", sleapc_predictor_n_frames(p));
@@ -233,7 +242,7 @@ static void check_abort(const char *const *paths)
     a = (abort_after){0, 3};
     CHECK(sleapc_predict_array(p, &t, NULL, 0, w, NULL) == SLEAPC_ERR_INTERRUPTED);
     CHECK(strstr(sleapc_last_error(), "interrupted") != NULL);
-    CHECK_OK(sleapc_writer_close(w));
+    CHECK_OK(sleapc_writer_close(w, NULL));
     sleapc_slp *r = NULL;
     CHECK_OK(sleapc__slp_open(out, &r));
     if (r) {
@@ -243,7 +252,7 @@ static void check_abort(const char *const *paths)
         sleapc__slp_close(r);
     }
     /* Without the callback the same calls run to the end. */
-    sleapc_predictor_set_abort(p, NULL, NULL);
+    sleapc_abort_set(NULL, NULL);
     CHECK_OK(sleapc_predictor_run(p, &t));
     CHECK(sleapc_predictor_n_frames(p) == N_FRAMES);
     sleapc_predictor_destroy(p);
@@ -267,7 +276,10 @@ int main(void)
     sleapc_predictor *own = NULL;
     CHECK_OK(sleapc_predictor_create(paths, 2, &o, &own));
     static poses want;
-    int n_nodes = own ? sleapc_predictor_n_nodes(own) : 0;
+    sleapc_skeleton own_sk = {0};
+    if (own)
+        CHECK_OK(sleapc_predictor_skeleton(own, &own_sk));
+    int n_nodes = own_sk.n_nodes;
     CHECK(n_nodes > 0 && n_nodes <= MAX_NODES);
     if (own)
         CHECK_OK(predict_all(own, &want));

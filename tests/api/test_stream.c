@@ -25,16 +25,20 @@ static poses after_run(sleapc_predictor *p, const uint8_t *px, int64_t h, int64_
     poses r = {0};
     sleapc_tensor t = {SLEAPC_DTYPE_U8, 3, {h, w, c}, (void *)px};
     CHECK_OK(sleapc_predictor_run(p, &t));
-    CHECK_OK(sleapc_predictor_frame_results(p, 0, MAX_INST, r.points, NULL, r.scores, NULL, &r.n));
+    CHECK_OK(sleapc_predictor_frame_results(
+        p, 0, &(sleapc_results){.max_instances = MAX_INST, .points = r.points, .scores = r.scores},
+        &r.n));
     return r;
 }
 
-static poses after_stream(sleapc_stream *s, const sleapc_frame *f)
+static poses after_stream(sleapc_predictor *p, sleapc_stream *s, const sleapc_frame *f)
 {
     poses r = {0};
     int n = -1;
     CHECK_OK(sleapc_stream_predict(s, f, &n));
-    CHECK_OK(sleapc_stream_results(s, MAX_INST, r.points, NULL, r.scores, NULL, &r.n));
+    CHECK_OK(sleapc_predictor_frame_results(
+        p, 0, &(sleapc_results){.max_instances = MAX_INST, .points = r.points, .scores = r.scores},
+        &r.n));
     CHECK(n == r.n);
     return r;
 }
@@ -82,7 +86,9 @@ int main(void)
     CHECK_OK(sleapc_stream_create(p, &s));
     if (!v || !p || !s)
         return test_finish();
-    int n_nodes = sleapc_predictor_n_nodes(p);
+    sleapc_skeleton sk;
+    CHECK_OK(sleapc_predictor_skeleton(p, &sk));
+    int n_nodes = sk.n_nodes;
     CHECK(n_nodes <= MAX_NODES);
     int64_t h, w, c;
     sleapc_video_shape(v, &h, &w, &c);
@@ -97,16 +103,16 @@ int main(void)
     uint8_t *bgr_pad = strided(rgb, h, w, 3, w * 3 + PAD, true);
     uint8_t *bgr = strided(rgb, h, w, 3, w * 3, true);
     sleapc_frame f = {rgb, h, w, w * 3, SLEAPC_PIXEL_FORMAT_RGB24};
-    poses got = after_stream(s, &f);
+    poses got = after_stream(p, s, &f);
     CHECK_MSG(same(&got, &want, n_nodes), "packed RGB");
     f = (sleapc_frame){rgb_pad, h, w, w * 3 + PAD, SLEAPC_PIXEL_FORMAT_RGB24};
-    got = after_stream(s, &f);
+    got = after_stream(p, s, &f);
     CHECK_MSG(same(&got, &want, n_nodes), "RGB with padded rows");
     f = (sleapc_frame){bgr_pad, h, w, w * 3 + PAD, SLEAPC_PIXEL_FORMAT_BGR24};
-    got = after_stream(s, &f);
+    got = after_stream(p, s, &f);
     CHECK_MSG(same(&got, &want, n_nodes), "BGR with padded rows");
     f = (sleapc_frame){bgr, h, w, w * 3, SLEAPC_PIXEL_FORMAT_BGR24};
-    got = after_stream(s, &f);
+    got = after_stream(p, s, &f);
     CHECK_MSG(same(&got, &want, n_nodes), "packed BGR");
     sleapc_stream_timing t = sleapc_stream_last_timing(s);
     CHECK(t.total_ms > 0 && t.convert_ms > 0 && t.convert_ms <= t.total_ms);
@@ -114,7 +120,7 @@ int main(void)
     poses want_gray = after_run(p, gray, h, w, 1);
     uint8_t *gray_pad = strided(gray, h, w, 1, w + PAD, false);
     f = (sleapc_frame){gray_pad, h, w, w + PAD, SLEAPC_PIXEL_FORMAT_GRAY8};
-    got = after_stream(s, &f);
+    got = after_stream(p, s, &f);
     CHECK_MSG(same(&got, &want_gray, n_nodes), "gray with padded rows");
 
     /* Bad frames: clear refusals, nothing predicted. */

@@ -8,13 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sleapc/eval.h"
 #include "sleapc/input.h"
 #include "sleapc/predictor.h"
+#include "sleapc/render.h"
 #include "sleapc/tracking.h"
 #include "test_util.h"
 
-static const char *const headers[] = {"sleapc.h", "tensor.h", "predictor.h", "writer.h",
-                                      "stream.h", "pipeline.h", "tracking.h"};
+static const char *const headers[] = {"sleapc.h",    "tensor.h", "model.h",  "runner.h",
+                                      "predictor.h", "writer.h", "stream.h", "pipeline.h",
+                                      "tracking.h",  "render.h", "eval.h"};
 
 /* Fields the header declares between "typedef struct NAME {" and "} NAME;":
  * one per declarator (int a, b; is two); -1 when not found. */
@@ -64,10 +67,12 @@ static int header_fields(const char *name)
 int main(void)
 {
     static const char *const names[] = {
-        "sleapc_field_layout", "sleapc_tensor",        "sleapc_predictor_opts",
-        "sleapc_instance",     "sleapc_video_info",    "sleapc_frame",
-        "sleapc_stream_timing", "sleapc_progress",     "sleapc_run_opts",
-        "sleapc_stage_info",   "sleapc_tracking_opts", "sleapc_filter_opts"};
+        "sleapc_field_layout",       "sleapc_tensor",        "sleapc_predictor_opts",
+        "sleapc_skeleton",           "sleapc_video_info",    "sleapc_frame",
+        "sleapc_stream_timing",      "sleapc_progress",      "sleapc_run_opts",
+        "sleapc_stage_info",         "sleapc_tracking_opts", "sleapc_filter_opts",
+        "sleapc_runner_opts",        "sleapc_render_opts",   "sleapc_eval_opts",
+        "sleapc_eval_tracking_opts", "sleapc_results"};
     for (size_t s = 0; s < sizeof names / sizeof names[0]; s++) {
         size_t size = 0;
         int n = 0;

@@ -38,7 +38,15 @@ int main(int argc, char **argv)
     size_t frame_bytes = (size_t)(h * w * c);
     uint8_t *pixels = malloc(frame_bytes * (size_t)batch);
     int rc = pixels ? 0 : 1;
-    int n_nodes = sleapc_predictor_n_nodes(p);
+    sleapc_skeleton sk = {0};
+    if (!rc && sleapc_predictor_skeleton(p, &sk) != SLEAPC_OK)
+        rc = fail("skeleton");
+    int n_nodes = sk.n_nodes;
+    enum { MAX_INST = 64 };
+    float *points = malloc(sizeof(float) * MAX_INST * 2 * (size_t)(n_nodes > 0 ? n_nodes : 1));
+    float scores[MAX_INST];
+    if (!points)
+        rc = 1;
     for (int first = 0; !rc && first < n_frames; first += batch) {
         int n = n_frames - first < batch ? n_frames - first : batch;
         for (int k = 0; !rc && k < n; k++)
@@ -48,19 +56,24 @@ int main(int argc, char **argv)
         if (!rc && sleapc_predictor_run(p, &frames) != SLEAPC_OK)
             rc = fail("predict");
         for (int k = 0; !rc && k < sleapc_predictor_n_frames(p); k++) {
-            for (int i = 0; i < sleapc_predictor_n_instances(p, k); i++) {
-                sleapc_instance in;
-                if (sleapc_predictor_instance(p, k, i, &in) != SLEAPC_OK) {
-                    rc = fail("read instance");
-                    break;
-                }
-                printf("%d %d %.9g", first + k, i, in.score);
+            int n_inst = 0;
+            if (sleapc_predictor_frame_results(p, k,
+                                               &(sleapc_results){.max_instances = MAX_INST,
+                                                                 .points = points,
+                                                                 .scores = scores},
+                                               &n_inst) != SLEAPC_OK) {
+                rc = fail("read results");
+                break;
+            }
+            for (int i = 0; i < n_inst && i < MAX_INST; i++) {
+                printf("%d %d %.9g", first + k, i, scores[i]);
                 for (int j = 0; j < 2 * n_nodes; j++)
-                    printf(" %.9g", in.points[j]);
+                    printf(" %.9g", points[(size_t)i * 2 * (size_t)n_nodes + (size_t)j]);
                 printf("\n");
             }
         }
     }
+    free(points);
     free(pixels);
     sleapc_predictor_destroy(p);
     sleapc_video_close(v);

@@ -73,8 +73,9 @@ static void check_good_model(void)
     CHECK(sleapc_model_get_type(m) == SLEAPC_MODEL_TYPE_SINGLE_INSTANCE);
     CHECK(sleapc_model_in_channels(m) == 3);
     CHECK(sleapc_model_max_stride(m) == 4);
-    CHECK(sleapc_model_n_nodes(m) == 2);
-    CHECK(strcmp(sleapc_model_node_name(m, 0), "A") == 0);
+    sleapc_skeleton sk = {0};
+    CHECK_OK(sleapc_model_skeleton(m, &sk));
+    CHECK(sk.n_nodes == 2 && strcmp(sk.node_names[0], "A") == 0);
     CHECK(sleapc_model_n_heads(m) == 1);
     sleapc_head_info h = sleapc_model_head(m, 0);
     CHECK(h.name && strcmp(h.name, "SingleInstanceConfmapsHead") == 0 && h.channels == 2 &&

@@ -160,12 +160,12 @@ static void check_bottomup(void)
                      (long long)r);
             float *sc = read_f32(f, key, &si);
             int64_t n_inst = pk ? pi.shape[0] : -1, n_nodes = pk ? pi.shape[1] : 0;
-            CHECK_MSG(sleapc_predictor_n_instances(p, (int)r) == n_inst,
+            CHECK_MSG(test_n_instances(p, (int)r) == n_inst,
                       "bottomup batch %lld frame %lld: %d instances, golden %lld", (long long)bi,
-                      (long long)r, sleapc_predictor_n_instances(p, (int)r), (long long)n_inst);
-            for (int64_t i = 0; pk && sc && i < n_inst && i < sleapc_predictor_n_instances(p, (int)r); i++) {
-                sleapc_instance in;
-                sleapc_predictor_instance(p, (int)r, (int)i, &in);
+                      (long long)r, test_n_instances(p, (int)r), (long long)n_inst);
+            for (int64_t i = 0; pk && sc && i < n_inst && i < test_n_instances(p, (int)r); i++) {
+                test_instance in;
+                test_read_instance(p, (int)r, (int)i, &in);
                 for (int64_t q = 0; q < n_nodes * 2; q++) {
                     float g = pk[i * n_nodes * 2 + q];
                     CHECK(isnan(g) == isnan(in.points[q]));

@@ -96,10 +96,10 @@ static void check_instances(const char *id, const sleapc_predictor *p, const cha
     CHECK_MSG(sleapc_predictor_n_frames(p) == B, "%s: %d frames", id, sleapc_predictor_n_frames(p));
     for (int64_t b = 0; b < B && b < sleapc_predictor_n_frames(p); b++) {
         const int want = any_point((const float *)peaks->data + b * N * 2, N * 2);
-        CHECK_MSG(sleapc_predictor_n_instances(p, (int)b) == want, "%s: frame %lld: %d instances",
-                  id, (long long)b, sleapc_predictor_n_instances(p, (int)b));
-        sleapc_instance in;
-        if (!want || sleapc_predictor_instance(p, (int)b, 0, &in) != SLEAPC_OK)
+        CHECK_MSG(test_n_instances(p, (int)b) == want, "%s: frame %lld: %d instances", id,
+                  (long long)b, test_n_instances(p, (int)b));
+        test_instance in;
+        if (!want || test_read_instance(p, (int)b, 0, &in) != SLEAPC_OK)
             continue;
         for (int64_t k = 0; k < N; k++) {
             CHECK_MSG(near(in.points[2 * k], f32(peaks, (b * N + k) * 2), ORT_COORD_TOL) &&
@@ -132,7 +132,7 @@ static void check_slots(const char *id, const sleapc_predictor *p, const char *c
     const sleapc_tensor *peaks = topdown ? load(&a, case_dir, "ort.peaks") : NULL;
     if (!cen || !cv || !valid || (topdown && !peaks))
         return free_arrays(&a);
-    const int64_t I = cen->shape[1], N = sleapc_predictor_n_nodes(p);
+    const int64_t I = cen->shape[1], N = test_n_nodes(p);
     /* Valid slots; top-down ones also need a point. */
     bool kept[256] = {false};
     int64_t want = 0;
@@ -140,14 +140,14 @@ static void check_slots(const char *id, const sleapc_predictor *p, const char *c
         kept[i] = u8(valid, i) && (!topdown || any_point((const float *)peaks->data + i * N * 2, 2 * N));
         want += kept[i];
     }
-    CHECK_MSG(want > 0 && sleapc_predictor_n_instances(p, 0) == want, "%s: %d instances, %lld valid",
-              id, sleapc_predictor_n_instances(p, 0), (long long)want);
+    CHECK_MSG(want > 0 && test_n_instances(p, 0) == want, "%s: %d instances, %lld valid", id,
+              test_n_instances(p, 0), (long long)want);
     int got = 0;
-    for (int64_t i = 0; i < I && i < 256 && got < sleapc_predictor_n_instances(p, 0); i++) {
+    for (int64_t i = 0; i < I && i < 256 && got < test_n_instances(p, 0); i++) {
         if (!kept[i])
             continue;
-        sleapc_instance in;
-        if (sleapc_predictor_instance(p, 0, got++, &in) != SLEAPC_OK)
+        test_instance in;
+        if (test_read_instance(p, 0, got++, &in) != SLEAPC_OK)
             continue;
         const float x = f32(cen, 2 * i), y = f32(cen, 2 * i + 1);
         CHECK_MSG(in.has_centroid && near(in.centroid[0], x, ORT_COORD_TOL) &&
@@ -194,11 +194,11 @@ static void check_grouped(const char *id, const sleapc_predictor *p, const char 
     if (!peaks || !mask || !ref)
         return free_arrays(&a);
     const int64_t N = peaks->shape[1], I = ref->shape[1];
-    const int n_got = sleapc_predictor_n_instances(p, 0);
+    const int n_got = test_n_instances(p, 0);
     /* Every predicted point is a graph peak. */
     for (int i = 0; i < n_got; i++) {
-        sleapc_instance in;
-        CHECK_OK(sleapc_predictor_instance(p, 0, i, &in));
+        test_instance in;
+        CHECK_OK(test_read_instance(p, 0, i, &in));
         for (int64_t n = 0; n < N; n++)
             if (!isnan(in.points[2 * n]))
                 CHECK_MSG(nearest_peak(peaks, mask, n, scale, in.points[2 * n],
@@ -220,8 +220,8 @@ static void check_grouped(const char *id, const sleapc_predictor *p, const char 
         int match = -1;
         double match_d = INFINITY;
         for (int i = 0; i < n_got; i++) {
-            sleapc_instance in;
-            CHECK_OK(sleapc_predictor_instance(p, 0, i, &in));
+            test_instance in;
+            CHECK_OK(test_read_instance(p, 0, i, &in));
             if (class_slots && in.track != r)
                 continue;
             double d = 0;
@@ -236,8 +236,8 @@ static void check_grouped(const char *id, const sleapc_predictor *p, const char 
         CHECK_MSG(match >= 0, "%s: reference instance %lld has no counterpart", id, (long long)r);
         if (match < 0)
             continue;
-        sleapc_instance in;
-        CHECK_OK(sleapc_predictor_instance(p, 0, match, &in));
+        test_instance in;
+        CHECK_OK(test_read_instance(p, 0, match, &in));
         for (int64_t n = 0; n < N; n++) {
             if (isnan(rk[2 * n]))
                 continue;
@@ -267,8 +267,8 @@ static void check_combined(const char *id, const sleapc_predictor *p, const char
     int want = 0;
     for (int64_t i = 0; i < I; i++)
         want += u8(valid, i) && any_point((const float *)peaks->data + i * N * 2, 2 * N);
-    CHECK_MSG(sleapc_predictor_n_instances(p, 0) == want, "%s: %d instances, %d expected", id,
-              sleapc_predictor_n_instances(p, 0), want);
+    CHECK_MSG(test_n_instances(p, 0) == want, "%s: %d instances, %d expected", id,
+              test_n_instances(p, 0), want);
     free_arrays(&a);
 }
 

@@ -29,7 +29,7 @@ static void collect(const sleapc_progress *pr, void *user)
     collected *c = user;
     (void)pr;
     for (int k = 0; k < sleapc_predictor_n_frames(c->p); k++, c->next++) {
-        for (int i = 0; i < sleapc_predictor_n_instances(c->p, k); i++) {
+        for (int i = 0; i < test_n_instances(c->p, k); i++) {
             if (c->n_insts == c->cap) {
                 c->cap = c->cap ? 2 * c->cap : 256;
                 c->inst_frame = realloc(c->inst_frame, (size_t)c->cap * sizeof(int64_t));
@@ -37,8 +37,8 @@ static void collect(const sleapc_progress *pr, void *user)
                 c->scores = realloc(c->scores, (size_t)(c->cap * c->n_nodes) * sizeof(float));
                 c->inst_scores = realloc(c->inst_scores, (size_t)c->cap * sizeof(float));
             }
-            sleapc_instance in;
-            sleapc_predictor_instance(c->p, k, i, &in);
+            test_instance in;
+            test_read_instance(c->p, k, i, &in);
             c->inst_frame[c->n_insts] = c->frames[c->next];
             memcpy(c->points + c->n_insts * c->n_nodes * 2, in.points,
                    (size_t)c->n_nodes * 2 * sizeof(float));
@@ -160,11 +160,12 @@ static void run(const char *name, const char *input, const char *m1, const char 
     CHECK(sleapc_input_n_default_frames(in) == want_frames);
     sleapc_video_info vi = sleapc_input_video_info(in);
     CHECK_OK(sleapc_writer_open(out, p, &vi, 1, &w));
-    collected c = {.p = p, .frames = sleapc_input_default_frames(in),
-                   .n_nodes = sleapc_predictor_n_nodes(p)};
-    sleapc_run_opts ro = {.progress = collect, .user = &c};
+    collected c = {.p = p, .frames = sleapc_input_default_frames(in), .n_nodes = test_n_nodes(p)};
+    sleapc_run_opts ro = sleapc_run_opts_default();
+    ro.progress = collect;
+    ro.user = &c;
     CHECK_OK(sleapc_predict_input(p, in, NULL, 0, w, &ro));
-    CHECK_OK(sleapc_writer_close(w));
+    CHECK_OK(sleapc_writer_close(w, NULL));
     CHECK(c.next == want_frames);
     check_read_back(out, &c);
     int n_checked = 0;

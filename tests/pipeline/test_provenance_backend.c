@@ -55,7 +55,7 @@ static void predict_write(sleapc_predictor *p, uint8_t *px, int64_t h, int64_t w
     int64_t idx = 0;
     if (wr) {
         CHECK_OK(sleapc_writer_add(wr, p, 0, &idx));
-        CHECK_OK(sleapc_writer_close(wr));
+        CHECK_OK(sleapc_writer_close(wr, NULL));
     }
 }
 
@@ -163,7 +163,7 @@ int main(void)
     int64_t idx = 0;
     if (wr) {
         CHECK_OK(sleapc_writer_add(wr, p, 0, &idx));
-        CHECK_OK(sleapc_writer_close(wr));
+        CHECK_OK(sleapc_writer_close(wr, NULL));
     }
     sleapc_stage_info si = {0};
     CHECK(sleapc_predictor_n_stages(p) == 1);

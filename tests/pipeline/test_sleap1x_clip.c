@@ -82,11 +82,11 @@ static void collect(const sleapc_progress *pr, void *user)
     collected *c = user;
     (void)pr;
     for (int k = 0; k < sleapc_predictor_n_frames(c->p); k++, c->next++) {
-        for (int i = 0; i < sleapc_predictor_n_instances(c->p, k); i++) {
-            sleapc_instance in;
-            if (sleapc_predictor_instance(c->p, k, i, &in) != SLEAPC_OK)
+        for (int i = 0; i < test_n_instances(c->p, k); i++) {
+            test_instance in;
+            if (test_read_instance(c->p, k, i, &in) != SLEAPC_OK)
                 continue;
-            const char *track = in.track >= 0 ? sleapc_predictor_class_name(c->p, in.track) : "";
+            const char *track = in.track >= 0 ? test_class_name(c->p, in.track) : "";
             push(c, c->frames[c->next], track, in.score, in.tracking_score, in.points,
                  in.point_scores);
         }
@@ -226,9 +226,11 @@ static void check_backend(const char *backend, int64_t n_frames, const char *mod
 
     for (int64_t k = 0; k < n_frames; k++)
         frames[k] = k;
-    collected got = {.p = p, .frames = frames, .n_nodes = sleapc_predictor_n_nodes(p)};
+    collected got = {.p = p, .frames = frames, .n_nodes = test_n_nodes(p)};
     collected want = {.n_nodes = got.n_nodes};
-    sleapc_run_opts ro = {.progress = collect, .user = &got};
+    sleapc_run_opts ro = sleapc_run_opts_default();
+    ro.progress = collect;
+    ro.user = &got;
     CHECK_OK(sleapc_predict_input(p, in, frames, n_frames, NULL, &ro));
     CHECK(got.next == n_frames);
     read_reference(r, n_frames, &want);

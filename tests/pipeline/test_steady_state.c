@@ -45,7 +45,9 @@ static void check(const char *name, const char *video, const char *m1, const cha
     for (int i = 0; i < 48; i++)
         frames[i] = i;
     counts c = {0};
-    sleapc_run_opts ro = {.progress = on_batch, .user = &c};
+    sleapc_run_opts ro = sleapc_run_opts_default();
+    ro.progress = on_batch;
+    ro.user = &c;
     if (p && in)
         CHECK_OK(sleapc_predict_input(p, in, frames, 48, NULL, &ro));
     /* Batches 4..: every buffer is sized by then. */

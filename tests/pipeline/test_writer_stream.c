@@ -88,7 +88,7 @@ static int64_t long_run(sleapc_predictor *p, const char *ext, int n_batches, boo
     /* once started, the writer cannot change what it did to earlier frames */
     CHECK(sleapc_writer_set_drop_empty(w, true) == SLEAPC_ERR_STATE);
     sleapc__alloc_largest_reset();
-    CHECK_OK(sleapc_writer_close(w));
+    CHECK_OK(sleapc_writer_close(w, NULL));
     return sleapc__alloc_largest();
 }
 
@@ -117,7 +117,7 @@ static void allocation_failures(sleapc_predictor *p)
                 st = sleapc_writer_add(w, p, 0, idx);
             }
             if (w && !st) {
-                st = sleapc_writer_close(w);
+                st = sleapc_writer_close(w, NULL);
                 w = NULL;
             }
             sleapc_writer_discard(w);
@@ -179,11 +179,11 @@ static void predict_json(sleapc_predictor *p, const int64_t *frames, int n, bool
     f.filter_min_instance_score = 0.2; /* run as frames are added */
     if (w)
         CHECK_OK(sleapc_writer_set_tracking(w, &t, &f));
-    sleapc_run_opts ro = {0};
+    sleapc_run_opts ro = sleapc_run_opts_default();
     if (w)
         CHECK_OK(sleapc_predict_input(p, in, frames, n, w, &ro));
     if (w)
-        CHECK_OK(sleapc_writer_close(w));
+        CHECK_OK(sleapc_writer_close(w, NULL));
     sleapc_input_close(in);
 }
 

@@ -55,12 +55,17 @@ static latency summarize(double *ms, int n)
 /* Read the poses out as a consumer would; returns the instance count. */
 static int read_poses(const sleapc_predictor *p, double *checksum)
 {
-    int n = sleapc_predictor_n_instances(p, 0);
-    for (int i = 0; i < n; i++) {
-        sleapc_instance in;
-        if (sleapc_predictor_instance(p, 0, i, &in) == SLEAPC_OK && !isnan(in.points[0]))
-            *checksum += in.points[0];
-    }
+    enum { MAX_READ = 64, MAX_NODES = 256 };
+    static float points[MAX_READ * MAX_NODES * 2];
+    sleapc_skeleton sk;
+    int n = 0;
+    if (sleapc_predictor_skeleton(p, &sk) || sk.n_nodes > MAX_NODES ||
+        sleapc_predictor_frame_results(
+            p, 0, &(sleapc_results){.max_instances = MAX_READ, .points = points}, &n))
+        return 0;
+    for (int i = 0; i < n && i < MAX_READ; i++)
+        if (!isnan(points[(size_t)i * (size_t)sk.n_nodes * 2]))
+            *checksum += points[(size_t)i * (size_t)sk.n_nodes * 2];
     return n;
 }
 

@@ -15,6 +15,9 @@
 #include "sleapc/tools.h"
 #include "sleapc/writer.h"
 
+/* The sample model has 3 nodes; room for a few more. */
+#define DEMO_MAX_NODES 16
+
 /* Frame rate recorded in the clip's video file. */
 #define DEMO_FPS 30.0
 
@@ -47,16 +50,20 @@ static void tally_batch(const sleapc_progress *pr, void *user)
     int64_t start = pr->done - n_run, n_nodes = t->truth->shape[1];
     for (int k = 0; k < n_run; k++) {
         const float *gt = (const float *)t->truth->data + (start + k) * n_nodes * 2;
-        sleapc_instance in;
-        bool have = sleapc_predictor_n_instances(t->p, k) > 0 &&
-                    sleapc_predictor_instance(t->p, k, 0, &in) == SLEAPC_OK;
+        float pts[2 * DEMO_MAX_NODES];
+        int n_inst = 0;
+        bool have = n_nodes <= DEMO_MAX_NODES &&
+                    sleapc_predictor_frame_results(
+                        t->p, k, &(sleapc_results){.max_instances = 1, .points = pts}, &n_inst) ==
+                        SLEAPC_OK &&
+                    n_inst > 0;
         for (int64_t n = 0; n < n_nodes; n++) {
             t->n_points++;
-            if (!have || isnan(in.points[2 * n])) {
+            if (!have || isnan(pts[2 * n])) {
                 t->missing++;
                 continue;
             }
-            double e = hypot(in.points[2 * n] - gt[2 * n], in.points[2 * n + 1] - gt[2 * n + 1]);
+            double e = hypot(pts[2 * n] - gt[2 * n], pts[2 * n + 1] - gt[2 * n + 1]);
             t->sum_err += e;
             t->max_err = e > t->max_err ? e : t->max_err;
             t->within_1px += e <= 1.0;
@@ -131,12 +138,14 @@ int cmd_demo(int argc, char **argv)
     }
     sleapc_video_info vi = sleapc_input_video_info(in);
     tally t = {.p = p, .truth = &truth};
-    sleapc_run_opts ro = {.video = 0, .progress = tally_batch, .user = &t};
+    sleapc_run_opts ro = sleapc_run_opts_default();
+    ro.progress = tally_batch;
+    ro.user = &t;
     if (sleapc_writer_open(preds, p, &vi, 1, &w) || sleapc_predict_input(p, in, NULL, 0, w, &ro)) {
         rc = cli_lib_error();
         goto done;
     }
-    sleapc_status st = sleapc_writer_close(w);
+    sleapc_status st = sleapc_writer_close(w, NULL);
     w = NULL;
     const int64_t frame0 = 0;
     if (st || sleapc_render(preds, video, overlay, &frame0, 1, NULL)) {

@@ -106,22 +106,23 @@ int cmd_info(int argc, char **argv)
         printf("size matcher:   %dx%d\n", mh, mw);
     if (sleapc_model_crop_size(m))
         printf("crop size:      %d\n", sleapc_model_crop_size(m));
-    printf("skeleton:       %s (%d nodes, %d edges)\n", sleapc_model_skeleton_name(m),
-           sleapc_model_n_nodes(m), sleapc_model_n_edges(m));
+    sleapc_skeleton sk;
+    sleapc_model_skeleton(m, &sk);
+    printf("skeleton:       %s (%d nodes, %d edges)\n", sk.name, sk.n_nodes, sk.n_edges);
     printf("  nodes:       ");
-    for (int i = 0; i < sleapc_model_n_nodes(m); i++)
-        printf(" %s", sleapc_model_node_name(m, i));
+    for (int i = 0; i < sk.n_nodes; i++)
+        printf(" %s", sk.node_names[i]);
     printf("\n  edges:       ");
-    for (int i = 0; i < sleapc_model_n_edges(m); i++) {
-        int s, d;
-        sleapc_model_edge(m, i, &s, &d);
-        printf(" %s->%s", sleapc_model_node_name(m, s), sleapc_model_node_name(m, d));
+    for (int i = 0; i < sk.n_edges; i++) {
+        int s = sk.edges[2 * i], d = sk.edges[2 * i + 1];
+        bool known = s >= 0 && s < sk.n_nodes && d >= 0 && d < sk.n_nodes;
+        printf(" %s->%s", known ? sk.node_names[s] : "?", known ? sk.node_names[d] : "?");
     }
     printf("\n");
-    if (sleapc_model_n_classes(m) > 0) {
-        printf("classes:        %d\n  names:       ", sleapc_model_n_classes(m));
-        for (int i = 0; i < sleapc_model_n_classes(m); i++)
-            printf(" %s", sleapc_model_class_name(m, i));
+    if (sk.n_classes > 0) {
+        printf("classes:        %d\n  names:       ", sk.n_classes);
+        for (int i = 0; i < sk.n_classes; i++)
+            printf(" %s", sk.class_names[i]);
         printf("\n");
     }
     if (sleapc_model_is_exported(m)) {

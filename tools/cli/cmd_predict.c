@@ -26,6 +26,14 @@ static void on_stop_signal(int sig)
     interrupted = sig;
 }
 
+/* The library's abort callback: the flag the handler above (or a failed
+ * write, predict_run.c) sets. */
+static bool stop_requested(void *user)
+{
+    (void)user;
+    return interrupted != 0;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -274,14 +282,14 @@ int cmd_predict(int argc, char **argv)
      * network connection, a stalled read). */
     signal(SIGINT, on_stop_signal);
     signal(SIGTERM, on_stop_signal);
-    sleapc_interrupt_flag_set(&interrupted);
+    sleapc_abort_set(stop_requested, NULL);
     cli_predict_args a;
     for (int i = 1; i < argc; i++)
         cli_gui = cli_gui || strcmp(argv[i], "--gui") == 0;
     int rc = cli_predict_parse(argc, argv, &a);
     if (rc) {
         cli_predict_args_free(&a);
-        sleapc_interrupt_flag_set(NULL);
+        sleapc_abort_set(NULL, NULL);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         return rc < 0 ? 0 : 1;
@@ -380,7 +388,7 @@ int cmd_predict(int argc, char **argv)
     if (rc == 0 && failed)
         rc = 1;
 done:
-    sleapc_interrupt_flag_set(NULL);
+    sleapc_abort_set(NULL, NULL);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     sleapc_predictor_destroy(p);

@@ -45,6 +45,13 @@ static void on_render_stop(int sig)
     render_stop = sig;
 }
 
+/* The library's abort callback: the flag the handler above sets. */
+static bool render_stop_requested(void *user)
+{
+    (void)user;
+    return render_stop != 0;
+}
+
 static bool parse_positive(const char *s, double hi, double *out)
 {
     char *end = NULL;
@@ -147,9 +154,9 @@ int cmd_render(int argc, char **argv)
         return 1;
 
     /* Ctrl-C or SIGTERM: the video so far is closed and kept (exit 130/143). */
-    o.stop = &render_stop;
     signal(SIGINT, on_render_stop);
     signal(SIGTERM, on_render_stop);
+    sleapc_abort_set(render_stop_requested, NULL);
     int64_t *idx = NULL, n_idx = 0;
     if (frames_spec) {
         int64_t n_frames = count_frames(labels, video, o.video_index);
@@ -180,6 +187,7 @@ int cmd_render(int argc, char **argv)
     int rc = 0;
     bool drawn_tmp = tmp[0] != 0;
     sleapc_status st = sleapc_render(drawn, video, out, idx, n_idx, &o);
+    sleapc_abort_set(NULL, NULL);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     if (tmp[0])

@@ -32,8 +32,11 @@ static void on_batch(const sleapc_progress *pr, void *user)
 {
     run_ctx *c = user;
     int n = sleapc_predictor_n_frames(c->p);
-    for (int k = 0; k < n; k++)
-        c->instances += sleapc_predictor_n_instances(c->p, k);
+    for (int k = 0; k < n; k++) {
+        int n_inst = 0;
+        sleapc_predictor_frame_results(c->p, k, NULL, &n_inst);
+        c->instances += n_inst;
+    }
     const int64_t *batch = c->frames ? c->frames + c->done : c->numbers;
     for (int k = 0; !c->frames && k < n; k++)
         c->numbers[k] = c->done + k;
@@ -202,7 +205,9 @@ int cli_predict_input(const cli_predict_args *a, sleapc_predictor *p, const char
     }
     c.frames = frames;
     cli_progress_init(&c.progress, a->progress_mode, a->progress_interval, input);
-    sleapc_run_opts ro = {.video = 0, .progress = on_batch, .user = &c, .stop = stop};
+    sleapc_run_opts ro = sleapc_run_opts_default();
+    ro.progress = on_batch;
+    ro.user = &c;
     if (a->queue_maxsize > 0) {
         int bs = a->o.batch_size > 0 ? a->o.batch_size : 4;
         ro.queue_depth = (a->queue_maxsize + bs - 1) / bs;
@@ -225,7 +230,7 @@ int cli_predict_input(const cli_predict_args *a, sleapc_predictor *p, const char
     int64_t held = -1;
     for (int i = 0; i < c.n_writers; i++) {
         int64_t in_file = 0;
-        sleapc_status cs = sleapc_writer_close_counted(c.writers[i], &in_file);
+        sleapc_status cs = sleapc_writer_close(c.writers[i], &in_file);
         if (!cs && (held < 0 || !has_ext(outs.paths[i], ".h5")))
             held = in_file;
         c.writers[i] = NULL;

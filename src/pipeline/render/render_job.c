@@ -6,6 +6,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/suffix.h"
 #include "io/slp/slp_images.h"
 #include "io/slp/slp_read.h"
@@ -231,13 +232,13 @@ static sleapc_status render_frame(job *j, int64_t idx)
 /* Frames drawn into a video; a stop request ends it after the current frame,
  * the video closed with what was drawn (nothing drawn: no file). */
 static sleapc_status render_video(job *j, const int64_t *frames, int64_t n_frames, double fps,
-                                  bool lossless, volatile sig_atomic_t *stop)
+                                  bool lossless)
 {
     sleapc_video_writer *w = NULL;
     sleapc_status st =
         sleapc__video_writer_open(j->out_path, j->height, j->width, 3, fps, lossless, &w);
     int64_t k = 0;
-    for (; !st && k < n_frames && !(stop && *stop); k++) {
+    for (; !st && k < n_frames && !sleapc__interrupted(); k++) {
         st = render_frame(j, frames[k]);
         if (!st)
             st = sleapc__video_writer_write(w, j->rgb);
@@ -306,7 +307,7 @@ static sleapc_status render_frames(job *j, const int64_t *frames, int64_t n_fram
         fps = sleapc__video_probe_fps(j->video_file);
     if (!(fps > 0))
         fps = DEFAULT_FPS;
-    return render_video(j, frames, n_frames, fps, kind == OUT_LOSSLESS, o->stop);
+    return render_video(j, frames, n_frames, fps, kind == OUT_LOSSLESS);
 }
 
 sleapc_status sleapc__render(const char *labels_path, const char *video_path, const char *out_path,
