@@ -1,8 +1,9 @@
 /* Runs the graph IR with Vulkan compute shaders. The weights go up once at
  * create; for each input shape (warmup, or the first forward of a new shape)
  * a plan allocates the buffers and records one command buffer
- * (vulkan_plan.c). A forward then only converts the input into the mapped
- * staging buffer, submits the recorded commands, waits, applies the shared
+ * (vulkan_plan.c). A forward then only puts the input into the mapped
+ * input buffer (uint8 frames as they are, normalised on the device:
+ * vulkan_input.h), submits the recorded commands, waits, applies the shared
  * sigmoid to the sigmoid heads and hands out views of the mapped output
  * buffers: no allocation, no recording. */
 #include "backends/vulkan/vulkan_backend.h"
@@ -13,6 +14,7 @@
 
 #include "backends/sigmoid.h"
 #include "backends/vulkan/vulkan_impl.h"
+#include "backends/vulkan/vulkan_input.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "model/graph_input.h"
@@ -45,7 +47,7 @@ static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
         if (st)
             return st;
     }
-    st = sleapc__graph_input_prepare(x, g->in_channels, vs->plan.in.map);
+    st = sleapc__vk_input_fill(vs->plan.in.map, x, g->in_channels);
     if (!st)
         st = sleapc__vk_submit_wait(&vs->ctx, vs->plan.cmd, vs->plan.fence);
     for (int o = 0; o < g->n_outputs && !st; o++) {

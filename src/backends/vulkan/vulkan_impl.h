@@ -78,6 +78,7 @@ typedef enum vk_kernel {
     VK_K_DWCONV,
     VK_K_LAYERNORM,
     VK_K_SCALE_ADD,
+    VK_K_INPUT_U8,
     VK_K_COUNT
 } vk_kernel;
 
@@ -115,12 +116,12 @@ void sleapc__vk_weights_destroy(vk_context *ctx, const sleapc_graph *g, vk_weigh
 
 /* Everything for one input shape: a buffer per node, staging for the input
  * and each output, one descriptor set per node and one command buffer that
- * copies the input up, runs every node and copies the outputs down. */
+ * normalises the input, runs every node and copies the outputs down. */
 typedef struct vk_plan {
     int64_t shape[4]; /* (B, C, H, W); all zero: no plan */
     int64_t (*shapes)[4];
     vk_buffer *node;  /* per node */
-    vk_buffer in;     /* host-visible input */
+    vk_buffer in;     /* host-visible input (vulkan_input.h) */
     vk_buffer out[SLEAPC_GRAPH_MAX_OUTPUTS]; /* host-visible outputs */
     VkDescriptorPool desc_pool;
     VkDescriptorSet *sets;

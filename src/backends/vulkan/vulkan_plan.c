@@ -1,13 +1,15 @@
 /* The plan for one input shape: a buffer per node, staging for the input and
  * each output, a descriptor set per node, and one command buffer recorded
- * here once and replayed by every forward of that shape: copy the input up,
- * run the nodes in order with a barrier after each, copy the outputs down.
+ * here once and replayed by every forward of that shape: normalise the input
+ * (shaders/input_u8.comp), run the nodes in order with a barrier after each,
+ * copy the outputs down.
  * Concats and same-size resizes are buffer copies; the rest are dispatches
  * of the shaders in shaders/. */
 #include <string.h>
 
 #include "backends/sigmoid.h"
 #include "backends/vulkan/vulkan_impl.h"
+#include "backends/vulkan/vulkan_input.h"
 #include "core/alloc.h"
 #include "core/error.h"
 
@@ -222,14 +224,14 @@ static sleapc_status alloc_buffers(vk_context *ctx, const sleapc_graph *g, vk_pl
         st = sleapc__vk_buffer_create(ctx, (VkDeviceSize)numel(p->shapes[i]) * sizeof(float),
                                       false, &p->node[i]);
     if (!st)
-        st = sleapc__vk_buffer_create(ctx, (VkDeviceSize)numel(p->shapes[0]) * sizeof(float),
+        st = sleapc__vk_buffer_create(ctx, (VkDeviceSize)sleapc__vk_input_bytes(p->shapes[0]),
                                       true, &p->in);
     for (int o = 0; o < g->n_outputs && !st; o++)
         st = sleapc__vk_buffer_create(
             ctx, (VkDeviceSize)numel(p->shapes[g->outputs[o].node]) * sizeof(float), true,
             &p->out[o]);
-    if (!st)
-        memset(p->in.map, 0, (size_t)p->in.size); /* warmup runs on zeros */
+    if (!st) /* warmup runs on zeros */
+        sleapc__vk_input_init(p->in.map, (uint64_t)p->in.size, g->in_channels);
     return st;
 }
 
@@ -262,7 +264,9 @@ static sleapc_status alloc_sets(vk_context *ctx, const vk_pipelines *pl, const v
         const sleapc_node *nd = &g->nodes[i];
         VkBuffer bufs[VK_N_BINDINGS] = {
             p->node[i].buf,
-            nd->n_inputs > 0 ? p->node[nd->inputs[0]].buf : w->dummy.buf,
+            i == 0             ? p->in.buf /* input_u8.comp reads the input buffer */
+            : nd->n_inputs > 0 ? p->node[nd->inputs[0]].buf
+                               : w->dummy.buf,
             nd->n_inputs > 1 ? p->node[nd->inputs[1]].buf : w->dummy.buf,
             w->w[i].buf ? w->w[i].buf : w->dummy.buf,
             w->b[i].buf ? w->b[i].buf : w->dummy.buf,
@@ -307,7 +311,12 @@ static sleapc_status record(vk_context *ctx, const vk_pipelines *pl, const sleap
     if (st)
         return st;
     recorder r = {.ctx = ctx, .pl = pl, .g = g, .p = p, .cmd = p->cmd};
-    copy(&r, p->in.buf, 0, p->node[0].buf, 0, (VkDeviceSize)numel(p->shapes[0]) * sizeof(float));
+    /* The host's writes to the mapped input are visible to the first shader
+     * (the submission makes them so); it normalises them into node 0. */
+    const int64_t *s0 = p->shapes[0];
+    int32_t in_pc[2] = {(int32_t)s0[1], (int32_t)(s0[2] * s0[3])};
+    dispatch(&r, 0, VK_K_INPUT_U8, in_pc, sizeof in_pc, div_up(s0[2] * s0[3], 64),
+             (uint32_t)s0[0], 1);
     barrier(p->cmd);
     for (int i = 1; i < g->n_nodes; i++) {
         record_node(&r, i);
