@@ -7,6 +7,7 @@
  * of SingleInstancePredictor, the sum of every node's peak value, those
  * below the threshold included. */
 #include <math.h>
+#include <string.h>
 
 #include "core/alloc.h"
 #include "core/error.h"
@@ -23,32 +24,56 @@ typedef struct global_layer {
     const char *head;   /* confidence-map head name */
     double threshold;
     int refine_k;
+    bool device_peaks;  /* the backend finds the peaks (backend.h) */
 } global_layer;
+
+/* Peaks (in map cells) of the maps the last run brought back. */
+static sleapc_status host_peaks(global_layer *g, int64_t b, sleapc_layer_outputs *out)
+{
+    const sleapc_tensor *cms = NULL;
+    sleapc_status st = sleapc__stage_head(&g->stage, g->head, false, &cms);
+    if (!st)
+        st = sleapc__layer_outputs_reset(out, b, 1, cms->shape[1], 0);
+    if (st)
+        return st;
+    int64_t n = cms->shape[1];
+    if (g->legacy)
+        return sleapc__peaks_sleap1_find_global(cms->data, b, n, cms->shape[2], cms->shape[3],
+                                                g->threshold, g->refine_k, out->keypoints,
+                                                out->peak_values);
+    return sleapc__peaks_find_global(cms->data, b, n, cms->shape[2], cms->shape[3],
+                                     g->threshold, g->refine_k, out->keypoints,
+                                     out->peak_values);
+}
+
+/* The peaks the backend found (map cells, as host_peaks finds them). */
+static sleapc_status device_peaks(global_layer *g, int64_t b, sleapc_layer_outputs *out)
+{
+    const sleapc_tensor *pk = sleapc__tensor_map_get(&g->stage.out, "peaks");
+    const sleapc_tensor *v = sleapc__tensor_map_get(&g->stage.out, "peak_vals");
+    if (!pk || !v || pk->ndim != 3 || pk->shape[0] != b || pk->shape[2] != 2 || v->ndim != 2 ||
+        v->shape[0] != b || v->shape[1] != pk->shape[1])
+        return sleapc__fail(SLEAPC_ERR_BACKEND, "%s: the backend returned no (%lld, N, 2) peaks",
+                            g->head, (long long)b);
+    int64_t n = pk->shape[1];
+    sleapc_status st = sleapc__layer_outputs_reset(out, b, 1, n, 0);
+    if (st)
+        return st;
+    memcpy(out->keypoints, pk->data, (size_t)(b * n * 2) * sizeof(float));
+    memcpy(out->peak_values, v->data, (size_t)(b * n) * sizeof(float));
+    return SLEAPC_OK;
+}
 
 static sleapc_status global_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
                                 int64_t h, int64_t w, sleapc_layer_outputs *out)
 {
     global_layer *g = l->impl;
     sleapc_status st = sleapc__stage_run(&g->stage, frames, b, c, h, w);
-    const sleapc_tensor *cms = NULL;
     if (!st)
-        st = sleapc__stage_head(&g->stage, g->head, false, &cms);
+        st = g->device_peaks ? device_peaks(g, b, out) : host_peaks(g, b, out);
     if (st)
         return st;
-    int64_t n = cms->shape[1];
-    st = sleapc__layer_outputs_reset(out, b, 1, n, 0);
-    if (st)
-        return st;
-    if (g->legacy)
-        st = sleapc__peaks_sleap1_find_global(cms->data, b, n, cms->shape[2], cms->shape[3],
-                                              g->threshold, g->refine_k, out->keypoints,
-                                              out->peak_values);
-    else
-        st = sleapc__peaks_find_global(cms->data, b, n, cms->shape[2], cms->shape[3],
-                                       g->threshold, g->refine_k, out->keypoints,
-                                       out->peak_values);
-    if (st)
-        return st;
+    int64_t n = out->n_nodes;
     /* Ladder (ops/coord.py): stride, input scale, eff scale. */
     const sleapc_preprocess_plan *pl = &g->stage.plan;
     sleapc__coords_undo_stride(out->keypoints, b * n, sleapc__stage_head_stride(&g->stage, g->head));
@@ -115,6 +140,10 @@ static sleapc_status create(const sleapc_model *m, const sleapc_predictor_opts *
         global_destroy(&g->base);
         return st;
     }
+    /* A backend that can find the peaks as peaks.c does keeps the maps
+     * (legacy models refine otherwise: peaks_sleap1.c). */
+    g->device_peaks = !g->legacy && sleapc__backend_device_global_peaks(
+                                        g->stage.be, head, g->threshold, g->refine_k) == SLEAPC_OK;
     *out = &g->base;
     return SLEAPC_OK;
 }

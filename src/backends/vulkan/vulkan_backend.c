@@ -25,12 +25,52 @@ typedef struct vulkan_state {
     vk_pipelines pl;
     vk_weights w;
     vk_plan plan;
+    vk_peaks peaks; /* device peak finding asked for (output -1: none) */
 } vulkan_state;
 
 static sleapc_status plan(vulkan_state *vs, const int64_t shape[4])
 {
     sleapc__vk_plan_destroy(&vs->ctx, vs->g, &vs->plan);
-    return sleapc__vk_plan_create(&vs->ctx, &vs->pl, &vs->w, vs->g, shape, &vs->plan);
+    return sleapc__vk_plan_create(&vs->ctx, &vs->pl, &vs->w, vs->g, shape, &vs->peaks,
+                                  &vs->plan);
+}
+
+/* The views of a head's peaks found on the device. */
+static sleapc_status peaks_outputs(const vk_plan *p, const int64_t *s, sleapc_tensor_map *out)
+{
+    float *data = p->peaks.buf.map;
+    sleapc_tensor pk = {.dtype = SLEAPC_DTYPE_F32, .ndim = 3, .shape = {s[0], s[1], 2},
+                        .data = data};
+    sleapc_tensor vals = {.dtype = SLEAPC_DTYPE_F32, .ndim = 2, .shape = {s[0], s[1]},
+                          .data = data + s[0] * s[1] * 2};
+    sleapc_status st = sleapc__tensor_map_set(out, "peaks", &pk);
+    return st ? st : sleapc__tensor_map_set(out, "peak_vals", &vals);
+}
+
+/* Find the head's global peaks on the device from now on (the contract's
+ * device_global_peaks): a warmed-up shape is planned again at once, so the
+ * next forward allocates nothing. */
+static sleapc_status vulkan_device_global_peaks(sleapc_backend *be, const char *head,
+                                                double threshold, int refine_k)
+{
+    vulkan_state *vs = be->impl;
+    const sleapc_graph *g = vs->g;
+    int o = 0;
+    while (o < g->n_outputs && strcmp(g->outputs[o].name, head) != 0)
+        o++;
+    /* A sigmoid the host applies would round otherwise on the device. */
+    if (o == g->n_outputs || refine_k < 0 || refine_k > VK_PEAKS_MAX_PATCH ||
+        sleapc__sigmoid_on_host(g, g->outputs[o].node) || vs->peaks.output >= 0)
+        return SLEAPC_ERR_UNSUPPORTED;
+    vs->peaks = (vk_peaks){.output = o, .threshold = (float)threshold, .refine_k = refine_k};
+    int64_t shape[4];
+    memcpy(shape, vs->plan.shape, sizeof shape);
+    if (shape[0] == 0)
+        return SLEAPC_OK;
+    sleapc_status st = plan(vs, shape);
+    if (st)
+        vs->peaks.output = -1;
+    return st;
 }
 
 static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
@@ -53,6 +93,10 @@ static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
     for (int o = 0; o < g->n_outputs && !st; o++) {
         const sleapc_graph_output *go = &g->outputs[o];
         const int64_t *s = vs->plan.shapes[go->node];
+        if (o == vs->plan.peaks.output) {
+            st = peaks_outputs(&vs->plan, s, out);
+            continue;
+        }
         float *data = vs->plan.out[o].map;
         if (sleapc__sigmoid_on_host(g, go->node))
             sleapc__sigmoid_apply(data, s[2] ? s[0] * s[1] * s[2] * s[3] : s[0] * s[1]);
@@ -101,6 +145,7 @@ static const struct sleapc_backend_ops vulkan_ops = {
     .forward = vulkan_forward,
     .warmup = vulkan_warmup,
     .destroy = vulkan_destroy,
+    .device_global_peaks = vulkan_device_global_peaks,
 };
 
 static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_opts *opts,
@@ -122,6 +167,7 @@ static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_o
     be->ops = &vulkan_ops;
     be->impl = vs;
     vs->g = g;
+    vs->peaks.output = -1;
     vk_device_query q = {.spec = opts->device, .allow_software = !opts->from_auto};
     st = sleapc__vk_context_create(&q, &vs->ctx);
     if (!st)

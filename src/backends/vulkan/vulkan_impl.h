@@ -79,6 +79,7 @@ typedef enum vk_kernel {
     VK_K_LAYERNORM,
     VK_K_SCALE_ADD,
     VK_K_INPUT_U8,
+    VK_K_PEAKS_GLOBAL,
     VK_K_COUNT
 } vk_kernel;
 
@@ -114,6 +115,20 @@ typedef struct vk_weights {
 sleapc_status sleapc__vk_weights_create(vk_context *ctx, const sleapc_graph *g, vk_weights *out);
 void sleapc__vk_weights_destroy(vk_context *ctx, const sleapc_graph *g, vk_weights *w);
 
+/* Device peak finding (the contract's device_global_peaks): output `output`
+ * (-1: none) becomes its global peaks, computed by shaders/peaks_global.comp
+ * into a host-visible buffer of (B, C, 2) peaks then (B, C) values, in place
+ * of the maps (vulkan_peaks.c). */
+#define VK_PEAKS_MAX_PATCH 22 /* SLEAPC_PEAKS_MAX_PATCH: Torch's summation order holds */
+
+typedef struct vk_peaks {
+    int output;
+    float threshold;
+    int refine_k;
+    vk_buffer buf;
+    VkDescriptorSet set;
+} vk_peaks;
+
 /* Everything for one input shape: a buffer per node, staging for the input
  * and each output, one descriptor set per node and one command buffer that
  * normalises the input, runs every node and copies the outputs down. */
@@ -127,11 +142,21 @@ typedef struct vk_plan {
     VkDescriptorSet *sets;
     VkCommandBuffer cmd;
     VkFence fence;
+    vk_peaks peaks;   /* the request, copied in at create */
 } vk_plan;
 
+/* peaks: the device peak finding to record (NULL or output -1: none). */
 sleapc_status sleapc__vk_plan_create(vk_context *ctx, const vk_pipelines *pl,
                                      const vk_weights *w, const sleapc_graph *g,
-                                     const int64_t shape[4], vk_plan *out);
+                                     const int64_t shape[4], const vk_peaks *peaks,
+                                     vk_plan *out);
+
+/* vulkan_peaks.c: the peaks buffer and its descriptor set (one more set in
+ * the plan's pool), and the dispatch that fills it from head's buffer. */
+sleapc_status sleapc__vk_peaks_alloc(vk_context *ctx, const vk_pipelines *pl,
+                                     const sleapc_graph *g, vk_plan *p);
+void sleapc__vk_peaks_record(VkCommandBuffer cmd, const vk_pipelines *pl,
+                             const sleapc_graph *g, const vk_plan *p);
 void sleapc__vk_plan_destroy(vk_context *ctx, const sleapc_graph *g, vk_plan *p);
 
 #endif

@@ -29,6 +29,7 @@ static shader_code shader_of(vk_kernel k)
     case VK_K_LAYERNORM: return CODE(layernorm);
     case VK_K_SCALE_ADD: return CODE(scale_add);
     case VK_K_INPUT_U8: return CODE(input_u8);
+    case VK_K_PEAKS_GLOBAL: return CODE(peaks_global);
     case VK_K_COUNT: break;
     }
 #undef CODE

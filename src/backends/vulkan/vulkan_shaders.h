@@ -23,6 +23,7 @@ SLEAPC_VK_SHADER(dwconv)
 SLEAPC_VK_SHADER(layernorm)
 SLEAPC_VK_SHADER(scale_add)
 SLEAPC_VK_SHADER(input_u8)
+SLEAPC_VK_SHADER(peaks_global)
 
 #undef SLEAPC_VK_SHADER
 
