@@ -25,6 +25,7 @@ typedef struct global_layer {
     double threshold;
     int refine_k;
     bool device_peaks;  /* the backend finds the peaks (backend.h) */
+    int64_t n_nodes;    /* the head's channels, for device_peaks */
 } global_layer;
 
 /* Peaks (in map cells) of the maps the last run brought back. */
@@ -49,18 +50,15 @@ static sleapc_status host_peaks(global_layer *g, int64_t b, sleapc_layer_outputs
 /* The peaks the backend found (map cells, as host_peaks finds them). */
 static sleapc_status device_peaks(global_layer *g, int64_t b, sleapc_layer_outputs *out)
 {
-    const sleapc_tensor *pk = sleapc__tensor_map_get(&g->stage.out, "peaks");
-    const sleapc_tensor *v = sleapc__tensor_map_get(&g->stage.out, "peak_vals");
-    if (!pk || !v || pk->ndim != 3 || pk->shape[0] != b || pk->shape[2] != 2 || v->ndim != 2 ||
-        v->shape[0] != b || v->shape[1] != pk->shape[1])
-        return sleapc__fail(SLEAPC_ERR_BACKEND, "%s: the backend returned no (%lld, N, 2) peaks",
-                            g->head, (long long)b);
-    int64_t n = pk->shape[1];
-    sleapc_status st = sleapc__layer_outputs_reset(out, b, 1, n, 0);
+    const float *pk = NULL, *v = NULL;
+    int64_t n = g->n_nodes;
+    sleapc_status st = sleapc__stage_device_peaks(&g->stage, b, n, &pk, &v);
+    if (!st)
+        st = sleapc__layer_outputs_reset(out, b, 1, n, 0);
     if (st)
         return st;
-    memcpy(out->keypoints, pk->data, (size_t)(b * n * 2) * sizeof(float));
-    memcpy(out->peak_values, v->data, (size_t)(b * n) * sizeof(float));
+    memcpy(out->keypoints, pk, (size_t)(b * n * 2) * sizeof(float));
+    memcpy(out->peak_values, v, (size_t)(b * n) * sizeof(float));
     return SLEAPC_OK;
 }
 
@@ -140,10 +138,15 @@ static sleapc_status create(const sleapc_model *m, const sleapc_predictor_opts *
         global_destroy(&g->base);
         return st;
     }
-    /* A backend that can find the peaks as peaks.c does keeps the maps
-     * (legacy models refine otherwise: peaks_sleap1.c). */
-    g->device_peaks = !g->legacy && sleapc__backend_device_global_peaks(
-                                        g->stage.be, head, g->threshold, g->refine_k) == SLEAPC_OK;
+    /* A backend that can find the peaks as peaks.c does keeps the maps. */
+    const sleapc_tensor *cms = NULL;
+    st = sleapc__stage_head(&g->stage, head, false, &cms);
+    if (st) {
+        global_destroy(&g->base);
+        return st;
+    }
+    g->n_nodes = cms->shape[1];
+    g->device_peaks = sleapc__stage_device_global_peaks(&g->stage, head, g->threshold, g->refine_k);
     *out = &g->base;
     return SLEAPC_OK;
 }

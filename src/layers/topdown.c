@@ -31,6 +31,7 @@ typedef struct topdown_layer {
     sleapc_stage ci;             /* stage 2 */
     bool multiclass;
     bool ci_legacy;              /* stage 2 is a SLEAP 1.x model */
+    bool ci_device_peaks;        /* stage 2's backend finds its peaks (backend.h) */
     int64_t n_nodes, n_classes;
     int64_t crop_size;
     int64_t max_crops;           /* crops per stage-2 network call (--batch_size) */
@@ -191,6 +192,8 @@ static sleapc_status cut_crops(topdown_layer *t, const sized_frames *sf, int64_t
                                     t->crop_sample + k0, m, ch, cw, t->crops);
 }
 
+static sleapc_status finish_stage2(topdown_layer *t, int64_t k0, int64_t m, float *peaks);
+
 /* Stage 2 on crops k0 .. k0 + m - 1 (in t->crops): peaks in t->peaks
  * (crop-local, original scale) and t->vals, class vectors in t->vecs. */
 static sleapc_status run_stage2(topdown_layer *t, const sized_frames *sf, int64_t k0, int64_t m,
@@ -199,6 +202,15 @@ static sleapc_status run_stage2(topdown_layer *t, const sized_frames *sf, int64_
     const int64_t N = t->n_nodes;
     float *peaks = t->peaks + k0 * N * 2, *vals = t->vals + k0 * N;
     sleapc_status st = sleapc__stage_run(&t->ci, t->crops, m, sf->c, ch, cw);
+    if (!st && t->ci_device_peaks) {
+        const float *pk = NULL, *v = NULL;
+        st = sleapc__stage_device_peaks(&t->ci, m, N, &pk, &v);
+        if (st)
+            return st;
+        memcpy(peaks, pk, (size_t)(m * N * 2) * sizeof(float));
+        memcpy(vals, v, (size_t)(m * N) * sizeof(float));
+        return finish_stage2(t, k0, m, peaks);
+    }
     const sleapc_tensor *cms = NULL;
     if (!st)
         st = sleapc__stage_head(&t->ci, CI_HEAD, false, &cms);
@@ -212,8 +224,15 @@ static sleapc_status run_stage2(topdown_layer *t, const sized_frames *sf, int64_
     else if (!st)
         st = sleapc__peaks_find_global(cms->data, m, N, cms->shape[2], cms->shape[3], t->threshold,
                                        t->refine_k, peaks, vals);
-    if (st)
-        return st;
+    return st ? st : finish_stage2(t, k0, m, peaks);
+}
+
+/* Stage 2's peaks of crops k0 .. k0 + m - 1 into crop pixels; the class
+ * vectors. */
+static sleapc_status finish_stage2(topdown_layer *t, int64_t k0, int64_t m, float *peaks)
+{
+    const int64_t N = t->n_nodes;
+    sleapc_status st = SLEAPC_OK;
     sleapc__coords_undo_stride(peaks, m * N, sleapc__stage_head_stride(&t->ci, CI_HEAD));
     if (t->ci_legacy)
         sleapc__coords_undo_input_scale_sleap1(peaks, m * N, t->ci.plan.opts.scale);
@@ -506,6 +525,8 @@ sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const s
         topdown_destroy(&t->base);
         return st;
     }
+    t->ci_device_peaks =
+        sleapc__stage_device_global_peaks(&t->ci, CI_HEAD, t->threshold, t->refine_k);
     t->sized_pp.max_height = t->finder.stage.pp.max_height;
     t->sized_pp.max_width = t->finder.stage.pp.max_width;
     t->sized_pp.scale = 1.0;
