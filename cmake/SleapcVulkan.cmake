@@ -35,8 +35,9 @@ function(sleapc_vulkan_backend)
       COMMENT "glslc ${name}.comp" VERBATIM)
     list(APPEND spvs ${gen}/${name}.spv)
     # The fp16-storage variant (--precision fp16) of each shader written for
-    # it (its stores go through to_store, common.glsl).
-    file(STRINGS ${shader} fp16_ready REGEX "to_store\\(")
+    # it (its stores go through to_store, common.glsl, or it reads
+    # SLEAPC_FP16 itself).
+    file(STRINGS ${shader} fp16_ready REGEX "to_store\\(|SLEAPC_FP16")
     if(fp16_ready)
       add_custom_command(OUTPUT ${gen}/${name}_f16.spv
         COMMAND ${SLEAPC_GLSLC} --target-env=vulkan1.1 -O -DSLEAPC_FP16=1

@@ -254,6 +254,14 @@ sleapc_status sleapc__backend_set_n_threads(sleapc_backend *be, int n_threads)
     return be->ops->set_n_threads(be, n_threads);
 }
 
+sleapc_status sleapc__backend_device_global_peaks(sleapc_backend *be, const char *head,
+                                                  double threshold, int refine_k)
+{
+    if (!be || !head || !be->ops->device_global_peaks)
+        return SLEAPC_ERR_UNSUPPORTED;
+    return be->ops->device_global_peaks(be, head, threshold, refine_k);
+}
+
 const char *sleapc__backend_name(const sleapc_backend *be)
 {
     if (!be)

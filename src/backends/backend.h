@@ -33,6 +33,16 @@ struct sleapc_backend_ops {
     void (*destroy)(sleapc_backend *be);
     /* Optional (NULL: the thread count is fixed at creation). */
     sleapc_status (*set_n_threads)(sleapc_backend *be, int n_threads);
+    /* Optional (NULL: peaks are found on the host). Device peak finding, a
+     * step short of baked post-processing: the backend finds the global
+     * peaks of head `head` as sleapc__peaks_find_global (layers/ops/peaks.h)
+     * would on its maps, in map cells, so only they come back. From the call
+     * on, forward's out holds "peaks" (B, C, 2) and "peak_vals" (B, C) in
+     * place of that head. The backend refuses (SLEAPC_ERR_UNSUPPORTED) what
+     * it cannot compute as the host does (a head it hands the host to finish,
+     * a patch side out of range); the layer then finds them on the host. */
+    sleapc_status (*device_global_peaks)(sleapc_backend *be, const char *head, double threshold,
+                                         int refine_k);
 };
 
 struct sleapc_backend {
@@ -120,6 +130,10 @@ void sleapc__backend_run_end(void);
 int64_t sleapc__backend_run_samples(void);
 uint64_t sleapc__backend_run_id(void);
 sleapc_status sleapc__backend_set_n_threads(sleapc_backend *be, int n_threads);
+/* Ask be to find head's global peaks itself (device_global_peaks above);
+ * SLEAPC_ERR_UNSUPPORTED, with no error recorded, when it cannot. */
+sleapc_status sleapc__backend_device_global_peaks(sleapc_backend *be, const char *head,
+                                                  double threshold, int refine_k);
 void sleapc__backend_destroy(sleapc_backend *be);
 /* The name of the backend that runs be's forwards: be's own, or for "auto"
  * the one it chose (the best-scoring one until it has measured). */

@@ -129,4 +129,5 @@ const sleapc_convention sleapc__convention_sleap_nn = {
     .classify_peaks = sleapc__identity_classify_peaks,
     .bottomup_keep = bottomup_keep,
     .multiclass_max_instances = true,
+    .device_global_peaks = true,
 };

@@ -163,4 +163,5 @@ const sleapc_convention sleapc__convention_sleap1 = {
     .classify_peaks = sleapc__identity_classify_peaks_sleap1,
     .bottomup_keep = bottomup_keep,
     .multiclass_max_instances = false,
+    .device_global_peaks = false,
 };

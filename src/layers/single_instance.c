@@ -6,7 +6,10 @@
  * SingleInstanceInferenceLayer / FindInstancePeaks in sleap/nn/inference.py:
  * SLEAP's refinement, "+ 0.5" after the input scale, and the instance score
  * of SingleInstancePredictor, the sum of every node's peak value, those
- * below the threshold included). */
+ * below the threshold included). A backend that finds global peaks as
+ * sleap-nn's peaks.c does (backend.h: device_global_peaks) returns the peaks
+ * instead of the maps. */
+#include <string.h>
 
 #include "core/alloc.h"
 #include "core/error.h"
@@ -20,27 +23,50 @@ typedef struct global_layer {
     const char *head;   /* confidence-map head name */
     double threshold;
     int refine_k;
+    bool device_peaks;  /* the backend finds the peaks (backend.h) */
+    int64_t n_nodes;    /* the head's channels, for device_peaks */
 } global_layer;
+
+/* Peaks (in map cells) of the maps the last run brought back. */
+static sleapc_status host_peaks(global_layer *g, int64_t b, sleapc_layer_outputs *out)
+{
+    const sleapc_tensor *cms = NULL;
+    sleapc_status st = sleapc__stage_head(&g->stage, g->head, false, &cms);
+    if (!st)
+        st = sleapc__layer_outputs_reset(out, b, 1, cms->shape[1], 0);
+    if (st)
+        return st;
+    return g->stage.convention->find_global(cms->data, b, cms->shape[1], cms->shape[2],
+                                            cms->shape[3], g->threshold, g->refine_k,
+                                            out->keypoints, out->peak_values);
+}
+
+/* The peaks the backend found (map cells, as host_peaks finds them). */
+static sleapc_status device_peaks(global_layer *g, int64_t b, sleapc_layer_outputs *out)
+{
+    const float *pk = NULL, *v = NULL;
+    int64_t n = g->n_nodes;
+    sleapc_status st = sleapc__stage_device_peaks(&g->stage, b, n, &pk, &v);
+    if (!st)
+        st = sleapc__layer_outputs_reset(out, b, 1, n, 0);
+    if (st)
+        return st;
+    memcpy(out->keypoints, pk, (size_t)(b * n * 2) * sizeof(float));
+    memcpy(out->peak_values, v, (size_t)(b * n) * sizeof(float));
+    return SLEAPC_OK;
+}
 
 static sleapc_status global_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
                                 int64_t h, int64_t w, sleapc_layer_outputs *out)
 {
     global_layer *g = l->impl;
     sleapc_status st = sleapc__stage_run(&g->stage, frames, b, c, h, w);
-    const sleapc_tensor *cms = NULL;
     if (!st)
-        st = sleapc__stage_head(&g->stage, g->head, false, &cms);
+        st = g->device_peaks ? device_peaks(g, b, out) : host_peaks(g, b, out);
     if (st)
         return st;
-    int64_t n = cms->shape[1];
-    st = sleapc__layer_outputs_reset(out, b, 1, n, 0);
-    if (st)
-        return st;
+    int64_t n = out->n_nodes;
     const sleapc_convention *cv = g->stage.convention;
-    st = cv->find_global(cms->data, b, n, cms->shape[2], cms->shape[3], g->threshold, g->refine_k,
-                         out->keypoints, out->peak_values);
-    if (st)
-        return st;
     /* Ladder (ops/coord.py): stride, input scale, eff scale. */
     const sleapc_preprocess_plan *pl = &g->stage.plan;
     sleapc__coords_undo_stride(out->keypoints, b * n, sleapc__stage_head_stride(&g->stage, g->head));
@@ -90,6 +116,15 @@ static sleapc_status create(const sleapc_model *m, const sleapc_predictor_opts *
         global_destroy(&g->base);
         return st;
     }
+    /* A backend that can find the peaks as peaks.c does keeps the maps. */
+    const sleapc_tensor *cms = NULL;
+    st = sleapc__stage_head(&g->stage, head, false, &cms);
+    if (st) {
+        global_destroy(&g->base);
+        return st;
+    }
+    g->n_nodes = cms->shape[1];
+    g->device_peaks = sleapc__stage_device_global_peaks(&g->stage, head, g->threshold, g->refine_k);
     *out = &g->base;
     return SLEAPC_OK;
 }

@@ -63,6 +63,32 @@ sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m,
     return SLEAPC_OK;
 }
 
+bool sleapc__stage_device_global_peaks(sleapc_stage *s, const char *head, double threshold,
+                                       int refine_k)
+{
+    if (!s->convention->device_global_peaks ||
+        sleapc__backend_device_global_peaks(s->be, head, threshold, refine_k) != SLEAPC_OK)
+        return false;
+    sleapc__tensor_map_clear(&s->out); /* views of buffers a new plan replaced */
+    return true;
+}
+
+sleapc_status sleapc__stage_device_peaks(const sleapc_stage *s, int64_t b, int64_t n,
+                                         const float **peaks, const float **vals)
+{
+    const sleapc_tensor *pk = sleapc__tensor_map_get(&s->out, "peaks");
+    const sleapc_tensor *v = sleapc__tensor_map_get(&s->out, "peak_vals");
+    if (!pk || !v || pk->ndim != 3 || pk->shape[0] != b || pk->shape[1] != n ||
+        pk->shape[2] != 2 || v->ndim != 2 || v->shape[0] != b || v->shape[1] != n)
+        return sleapc__fail(SLEAPC_ERR_BACKEND,
+                            "backend %s returned no (%lld, %lld, 2) peaks for %s",
+                            sleapc__backend_name(s->be), (long long)b, (long long)n,
+                            s->model->dir);
+    *peaks = pk->data;
+    *vals = v->data;
+    return SLEAPC_OK;
+}
+
 void sleapc__stage_free(sleapc_stage *s)
 {
     if (!s)

@@ -59,6 +59,20 @@ sleapc_status sleapc__stage_forward_input(sleapc_stage *s, int64_t b, int64_t c,
 sleapc_status sleapc__stage_head(const sleapc_stage *s, const char *name, bool vector,
                                  const sleapc_tensor **out);
 
+/* Ask the stage's backend to find head's global peaks itself, as
+ * sleapc__peaks_find_global would (backend.h's device_global_peaks): true
+ * when it will (the head's maps then stay on the device), false when the
+ * layer finds them on the host. Legacy stages never ask (SLEAP 1.x refines
+ * otherwise). */
+bool sleapc__stage_device_global_peaks(sleapc_stage *s, const char *head, double threshold,
+                                       int refine_k);
+
+/* The peaks the backend found in the last run of b samples of n channels:
+ * (b, n, 2) map cells and (b, n) values, as sleapc__peaks_find_global writes
+ * them. SLEAPC_ERR_BACKEND when it returned none of that shape. */
+sleapc_status sleapc__stage_device_peaks(const sleapc_stage *s, int64_t b, int64_t n,
+                                         const float **peaks, const float **vals);
+
 /* What the stage runs on now (the layers' stages op). */
 sleapc_stage_info sleapc__stage_info(const sleapc_stage *s);
 

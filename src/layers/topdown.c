@@ -26,6 +26,7 @@ typedef struct topdown_layer {
     sleapc_centroid_finder finder;
     sleapc_stage ci;             /* stage 2 */
     bool multiclass;
+    bool ci_device_peaks;        /* stage 2's backend finds its peaks (backend.h) */
     int64_t n_nodes, n_classes;
     int64_t crop_size;
     int64_t max_crops;           /* crops per stage-2 network call (--batch_size) */
@@ -145,6 +146,8 @@ static sleapc_status cut_crops(topdown_layer *t, const sized_frames *sf, int64_t
     return st;
 }
 
+static sleapc_status finish_stage2(topdown_layer *t, int64_t k0, int64_t m, float *peaks);
+
 /* Stage 2 on crops k0 .. k0 + m - 1 (in t->crops): peaks in t->peaks
  * (crop-local, original scale) and t->vals, class vectors in t->vecs. */
 static sleapc_status run_stage2(topdown_layer *t, const sized_frames *sf, int64_t k0, int64_t m,
@@ -153,6 +156,15 @@ static sleapc_status run_stage2(topdown_layer *t, const sized_frames *sf, int64_
     const int64_t N = t->n_nodes;
     float *peaks = t->peaks + k0 * N * 2, *vals = t->vals + k0 * N;
     sleapc_status st = sleapc__stage_run(&t->ci, t->crops, m, sf->c, ch, cw);
+    if (!st && t->ci_device_peaks) {
+        const float *pk = NULL, *v = NULL;
+        st = sleapc__stage_device_peaks(&t->ci, m, N, &pk, &v);
+        if (st)
+            return st;
+        memcpy(peaks, pk, (size_t)(m * N * 2) * sizeof(float));
+        memcpy(vals, v, (size_t)(m * N) * sizeof(float));
+        return finish_stage2(t, k0, m, peaks);
+    }
     const sleapc_tensor *cms = NULL;
     if (!st)
         st = sleapc__stage_head(&t->ci, CI_HEAD, false, &cms);
@@ -160,12 +172,19 @@ static sleapc_status run_stage2(topdown_layer *t, const sized_frames *sf, int64_
         st = sleapc__fail(SLEAPC_ERR_BACKEND,
                           "centered-instance head has %lld channels, the skeleton %lld nodes",
                           (long long)cms->shape[1], (long long)N);
-    const sleapc_convention *cv = t->ci.convention;
     if (!st)
-        st = cv->find_global(cms->data, m, N, cms->shape[2], cms->shape[3], t->threshold,
-                             t->refine_k, peaks, vals);
-    if (st)
-        return st;
+        st = t->ci.convention->find_global(cms->data, m, N, cms->shape[2], cms->shape[3],
+                                           t->threshold, t->refine_k, peaks, vals);
+    return st ? st : finish_stage2(t, k0, m, peaks);
+}
+
+/* Stage 2's peaks of crops k0 .. k0 + m - 1 into crop pixels; the class
+ * vectors. */
+static sleapc_status finish_stage2(topdown_layer *t, int64_t k0, int64_t m, float *peaks)
+{
+    const int64_t N = t->n_nodes;
+    const sleapc_convention *cv = t->ci.convention;
+    sleapc_status st = SLEAPC_OK;
     sleapc__coords_undo_stride(peaks, m * N, sleapc__stage_head_stride(&t->ci, CI_HEAD));
     cv->undo_input_scale(peaks, m * N, t->ci.plan.opts.scale);
     if (t->multiclass) {
@@ -387,6 +406,8 @@ sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const s
     /* SLEAP 1.x's TopDownMultiClassPredictor takes no max_instances. */
     if (t->multiclass && !t->ci.convention->multiclass_max_instances)
         t->finder.max_instances = 0;
+    t->ci_device_peaks =
+        sleapc__stage_device_global_peaks(&t->ci, CI_HEAD, t->threshold, t->refine_k);
     *out = &t->base;
     return SLEAPC_OK;
 }

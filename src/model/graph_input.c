@@ -50,16 +50,21 @@ sleapc_status sleapc__graph_input_prepare(const sleapc_tensor *x, int in_channel
         float *out = dst + bi * in_channels * hw;
         /* Source planes of this sample, normalised one value at a time. */
         for (int64_t p = 0; p < hw; p++) {
-            float v[4];
+            /* Only a conversion reads them (c is 1 or 3 then); a model of
+             * more channels takes its own count as it is. */
+            float v[3];
             for (int64_t ci = 0; ci < c; ci++) {
                 int64_t idx = (bi * c + ci) * hw + p;
                 float f = x->dtype == SLEAPC_DTYPE_U8 ? (float)((const uint8_t *)x->data)[idx]
                                                       : ((const float *)x->data)[idx];
-                v[ci] = divide ? f / 255.0f : f;
+                f = divide ? f / 255.0f : f;
+                if (c == in_channels)
+                    out[ci * hw + p] = f;
+                else
+                    v[ci] = f;
             }
             if (c == in_channels) {
-                for (int64_t ci = 0; ci < c; ci++)
-                    out[ci * hw + p] = v[ci];
+                continue;
             } else if (c == 1) {
                 out[p] = out[hw + p] = out[2 * hw + p] = v[0];
             } else {

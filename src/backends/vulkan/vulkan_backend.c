@@ -1,8 +1,9 @@
 /* Runs the graph IR with Vulkan compute shaders. The weights go up once at
  * create; for each input shape (warmup, or the first forward of a new shape)
  * a plan allocates the buffers and records one command buffer
- * (vulkan_plan.c). A forward then only converts the input into the mapped
- * staging buffer, submits the recorded commands, waits, applies the shared
+ * (vulkan_plan.c). A forward then only puts the input into the mapped
+ * input buffer (uint8 frames as they are, normalised on the device:
+ * vulkan_input.h), submits the recorded commands, waits, applies the shared
  * sigmoid to the sigmoid heads and hands out views of the mapped output
  * buffers: no allocation, no recording. */
 #include "backends/vulkan/vulkan_backend.h"
@@ -13,6 +14,7 @@
 
 #include "backends/sigmoid.h"
 #include "backends/vulkan/vulkan_impl.h"
+#include "backends/vulkan/vulkan_input.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "model/graph_input.h"
@@ -24,13 +26,53 @@ typedef struct vulkan_state {
     vk_weights w;
     vk_plan plan;
     bool fp16; /* binary16 buffers, float32 arithmetic (--precision fp16) */
+    vk_peaks peaks; /* device peak finding asked for (output -1: none) */
 } vulkan_state;
 
 static sleapc_status plan(vulkan_state *vs, const int64_t shape[4])
 {
     sleapc__vk_plan_destroy(&vs->ctx, vs->g, &vs->plan);
     return sleapc__vk_plan_create(&vs->ctx, &vs->pl, &vs->w, vs->g, shape,
-                                  vs->fp16 ? sizeof(uint16_t) : sizeof(float), &vs->plan);
+                                  vs->fp16 ? sizeof(uint16_t) : sizeof(float), &vs->peaks,
+                                  &vs->plan);
+}
+
+/* The views of a head's peaks found on the device. */
+static sleapc_status peaks_outputs(const vk_plan *p, const int64_t *s, sleapc_tensor_map *out)
+{
+    float *data = p->peaks.buf.map;
+    sleapc_tensor pk = {.dtype = SLEAPC_DTYPE_F32, .ndim = 3, .shape = {s[0], s[1], 2},
+                        .data = data};
+    sleapc_tensor vals = {.dtype = SLEAPC_DTYPE_F32, .ndim = 2, .shape = {s[0], s[1]},
+                          .data = data + s[0] * s[1] * 2};
+    sleapc_status st = sleapc__tensor_map_set(out, "peaks", &pk);
+    return st ? st : sleapc__tensor_map_set(out, "peak_vals", &vals);
+}
+
+/* Find the head's global peaks on the device from now on (the contract's
+ * device_global_peaks): a warmed-up shape is planned again at once, so the
+ * next forward allocates nothing. */
+static sleapc_status vulkan_device_global_peaks(sleapc_backend *be, const char *head,
+                                                double threshold, int refine_k)
+{
+    vulkan_state *vs = be->impl;
+    const sleapc_graph *g = vs->g;
+    int o = 0;
+    while (o < g->n_outputs && strcmp(g->outputs[o].name, head) != 0)
+        o++;
+    /* A sigmoid the host applies would round otherwise on the device. */
+    if (o == g->n_outputs || refine_k < 0 || refine_k > VK_PEAKS_MAX_PATCH ||
+        sleapc__sigmoid_on_host(g, g->outputs[o].node) || vs->peaks.output >= 0)
+        return SLEAPC_ERR_UNSUPPORTED;
+    vs->peaks = (vk_peaks){.output = o, .threshold = (float)threshold, .refine_k = refine_k};
+    int64_t shape[4];
+    memcpy(shape, vs->plan.shape, sizeof shape);
+    if (shape[0] == 0)
+        return SLEAPC_OK;
+    sleapc_status st = plan(vs, shape);
+    if (st)
+        vs->peaks.output = -1;
+    return st;
 }
 
 static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
@@ -47,15 +89,16 @@ static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
         if (st)
             return st;
     }
-    st = sleapc__graph_input_prepare(x, g->in_channels, vs->plan.in.map);
-    if (!st && vs->fp16)
-        sleapc__vk_half_from_float(vs->plan.in.map, x->shape[0] * g->in_channels *
-                                                        x->shape[2] * x->shape[3]);
+    st = sleapc__vk_input_fill(vs->plan.in.map, x, g->in_channels);
     if (!st)
         st = sleapc__vk_submit_wait(&vs->ctx, vs->plan.cmd, vs->plan.fence);
     for (int o = 0; o < g->n_outputs && !st; o++) {
         const sleapc_graph_output *go = &g->outputs[o];
         const int64_t *s = vs->plan.shapes[go->node];
+        if (o == vs->plan.peaks.output) {
+            st = peaks_outputs(&vs->plan, s, out);
+            continue;
+        }
         float *data = vs->plan.out[o].map;
         if (vs->fp16)
             sleapc__vk_half_to_float(data, s[2] ? s[0] * s[1] * s[2] * s[3] : s[0] * s[1]);
@@ -106,6 +149,7 @@ static const struct sleapc_backend_ops vulkan_ops = {
     .forward = vulkan_forward,
     .warmup = vulkan_warmup,
     .destroy = vulkan_destroy,
+    .device_global_peaks = vulkan_device_global_peaks,
 };
 
 static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_opts *opts,
@@ -128,6 +172,7 @@ static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_o
     be->impl = vs;
     vs->g = g;
     vs->fp16 = opts->precision == SLEAPC_PRECISION_FP16;
+    vs->peaks.output = -1;
     vk_device_query q = {.spec = opts->device, .allow_software = !opts->from_auto};
     st = sleapc__vk_context_create(&q, &vs->ctx);
     if (!st && vs->fp16 && !vs->ctx.storage16)

@@ -79,6 +79,8 @@ typedef enum vk_kernel {
     VK_K_DWCONV,
     VK_K_LAYERNORM,
     VK_K_SCALE_ADD,
+    VK_K_INPUT_U8,
+    VK_K_PEAKS_GLOBAL,
     VK_K_COUNT
 } vk_kernel;
 
@@ -117,27 +119,51 @@ sleapc_status sleapc__vk_weights_create(vk_context *ctx, const sleapc_graph *g, 
                                         vk_weights *out);
 void sleapc__vk_weights_destroy(vk_context *ctx, const sleapc_graph *g, vk_weights *w);
 
+/* Device peak finding (the contract's device_global_peaks): output `output`
+ * (-1: none) becomes its global peaks, computed by shaders/peaks_global.comp
+ * into a host-visible buffer of (B, C, 2) peaks then (B, C) values, in place
+ * of the maps (vulkan_peaks.c). */
+#define VK_PEAKS_MAX_PATCH 22 /* SLEAPC_PEAKS_MAX_PATCH: Torch's summation order holds */
+
+typedef struct vk_peaks {
+    int output;
+    float threshold;
+    int refine_k;
+    vk_buffer buf;
+    VkDescriptorSet set;
+} vk_peaks;
+
 /* Everything for one input shape: a buffer per node, staging for the input
  * and each output, one descriptor set per node and one command buffer that
- * copies the input up, runs every node and copies the outputs down. */
+ * normalises the input, runs every node and copies the outputs down. */
 typedef struct vk_plan {
     int64_t shape[4]; /* (B, C, H, W); all zero: no plan */
     size_t elem;      /* bytes per element of the node buffers: 4, or 2 in fp16 */
     int64_t (*shapes)[4];
     vk_buffer *node;  /* per node */
-    vk_buffer in;     /* host-visible input */
+    vk_buffer in;     /* host-visible input (vulkan_input.h) */
     vk_buffer out[SLEAPC_GRAPH_MAX_OUTPUTS]; /* host-visible outputs */
     VkDescriptorPool desc_pool;
     VkDescriptorSet *sets;
     VkCommandBuffer cmd;
     VkFence fence;
+    vk_peaks peaks;   /* the request, copied in at create */
 } vk_plan;
 
-/* elem: 4 (float32) or 2 (fp16 storage: the staging buffers keep float32's
- * size, the host converts in place, sleapc__vk_half_*). */
+/* elem: 4 (float32) or 2 (fp16 storage: the output staging buffers keep
+ * float32's size, the host widens in place, sleapc__vk_half_*); peaks: the
+ * device peak finding to record (NULL or output -1: none). */
 sleapc_status sleapc__vk_plan_create(vk_context *ctx, const vk_pipelines *pl,
                                      const vk_weights *w, const sleapc_graph *g,
-                                     const int64_t shape[4], size_t elem, vk_plan *out);
+                                     const int64_t shape[4], size_t elem, const vk_peaks *peaks,
+                                     vk_plan *out);
+
+/* vulkan_peaks.c: the peaks buffer and its descriptor set (one more set in
+ * the plan's pool), and the dispatch that fills it from head's buffer. */
+sleapc_status sleapc__vk_peaks_alloc(vk_context *ctx, const vk_pipelines *pl,
+                                     const sleapc_graph *g, vk_plan *p);
+void sleapc__vk_peaks_record(VkCommandBuffer cmd, const vk_pipelines *pl,
+                             const sleapc_graph *g, const vk_plan *p);
 void sleapc__vk_plan_destroy(vk_context *ctx, const sleapc_graph *g, vk_plan *p);
 
 /* IEEE binary16 <-> float32 on the host, in place in a buffer of n floats:

@@ -32,6 +32,8 @@ static shader_code shader_of(vk_kernel k, bool fp16)
     case VK_K_DWCONV: return CODE(dwconv);
     case VK_K_LAYERNORM: return CODE(layernorm);
     case VK_K_SCALE_ADD: return CODE(scale_add);
+    case VK_K_INPUT_U8: return CODE(input_u8);
+    case VK_K_PEAKS_GLOBAL: return CODE(peaks_global);
     case VK_K_COUNT: break;
     }
 #undef CODE

@@ -1,13 +1,15 @@
 /* The plan for one input shape: a buffer per node, staging for the input and
  * each output, a descriptor set per node, and one command buffer recorded
- * here once and replayed by every forward of that shape: copy the input up,
- * run the nodes in order with a barrier after each, copy the outputs down.
+ * here once and replayed by every forward of that shape: normalise the input
+ * (shaders/input_u8.comp), run the nodes in order with a barrier after each,
+ * copy the outputs down (or find a head's peaks: vulkan_peaks.c).
  * Concats and same-size resizes are buffer copies; the rest are dispatches
  * of the shaders in shaders/. */
 #include <string.h>
 
 #include "backends/sigmoid.h"
 #include "backends/vulkan/vulkan_impl.h"
+#include "backends/vulkan/vulkan_input.h"
 #include "core/alloc.h"
 #include "core/error.h"
 
@@ -222,21 +224,22 @@ static sleapc_status alloc_buffers(vk_context *ctx, const sleapc_graph *g, vk_pl
         st = sleapc__vk_buffer_create(ctx, (VkDeviceSize)numel(p->shapes[i]) * p->elem, false,
                                       &p->node[i]);
     if (!st)
-        st = sleapc__vk_buffer_create(ctx, (VkDeviceSize)numel(p->shapes[0]) * sizeof(float),
+        st = sleapc__vk_buffer_create(ctx, (VkDeviceSize)sleapc__vk_input_bytes(p->shapes[0]),
                                       true, &p->in);
     for (int o = 0; o < g->n_outputs && !st; o++)
-        st = sleapc__vk_buffer_create(
-            ctx, (VkDeviceSize)numel(p->shapes[g->outputs[o].node]) * sizeof(float), true,
-            &p->out[o]);
-    if (!st)
-        memset(p->in.map, 0, (size_t)p->in.size); /* warmup runs on zeros */
+        if (o != p->peaks.output) /* its peaks come back instead */
+            st = sleapc__vk_buffer_create(
+                ctx, (VkDeviceSize)numel(p->shapes[g->outputs[o].node]) * sizeof(float), true,
+                &p->out[o]);
+    if (!st) /* warmup runs on zeros */
+        sleapc__vk_input_init(p->in.map, (uint64_t)p->in.size, g->in_channels);
     return st;
 }
 
 static sleapc_status alloc_sets(vk_context *ctx, const vk_pipelines *pl, const vk_weights *w,
                                 const sleapc_graph *g, vk_plan *p)
 {
-    int n = g->n_nodes;
+    int n = g->n_nodes + 1; /* the last for the peaks (vulkan_peaks.c) */
     VkDescriptorPoolSize size = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  .descriptorCount = (uint32_t)(n * VK_N_BINDINGS)};
     VkDescriptorPoolCreateInfo dpci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
@@ -252,6 +255,7 @@ static sleapc_status alloc_sets(vk_context *ctx, const vk_pipelines *pl, const v
         return sleapc__fail(SLEAPC_ERR_NOMEM, "vulkan: out of memory");
     for (int i = 0; i < n; i++)
         layouts[i] = pl->set_layout;
+    n = g->n_nodes;
     VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
                                       .descriptorPool = p->desc_pool,
                                       .descriptorSetCount = (uint32_t)n,
@@ -262,7 +266,9 @@ static sleapc_status alloc_sets(vk_context *ctx, const vk_pipelines *pl, const v
         const sleapc_node *nd = &g->nodes[i];
         VkBuffer bufs[VK_N_BINDINGS] = {
             p->node[i].buf,
-            nd->n_inputs > 0 ? p->node[nd->inputs[0]].buf : w->dummy.buf,
+            i == 0             ? p->in.buf /* input_u8.comp reads the input buffer */
+            : nd->n_inputs > 0 ? p->node[nd->inputs[0]].buf
+                               : w->dummy.buf,
             nd->n_inputs > 1 ? p->node[nd->inputs[1]].buf : w->dummy.buf,
             w->w[i].buf ? w->w[i].buf : w->dummy.buf,
             w->b[i].buf ? w->b[i].buf : w->dummy.buf,
@@ -307,7 +313,12 @@ static sleapc_status record(vk_context *ctx, const vk_pipelines *pl, const sleap
     if (st)
         return st;
     recorder r = {.ctx = ctx, .pl = pl, .g = g, .p = p, .cmd = p->cmd};
-    copy(&r, p->in.buf, 0, p->node[0].buf, 0, (VkDeviceSize)numel(p->shapes[0]) * p->elem);
+    /* The host's writes to the mapped input are visible to the first shader
+     * (the submission makes them so); it normalises them into node 0. */
+    const int64_t *s0 = p->shapes[0];
+    int32_t in_pc[2] = {(int32_t)s0[1], (int32_t)(s0[2] * s0[3])};
+    dispatch(&r, 0, VK_K_INPUT_U8, in_pc, sizeof in_pc, div_up(s0[2] * s0[3], 64),
+             (uint32_t)s0[0], 1);
     barrier(p->cmd);
     for (int i = 1; i < g->n_nodes; i++) {
         record_node(&r, i);
@@ -315,23 +326,34 @@ static sleapc_status record(vk_context *ctx, const vk_pipelines *pl, const sleap
     }
     for (int o = 0; o < g->n_outputs; o++) {
         int node = g->outputs[o].node;
+        if (o == p->peaks.output) {
+            sleapc__vk_peaks_record(p->cmd, pl, g, p);
+            continue;
+        }
         copy(&r, p->node[node].buf, 0, p->out[o].buf, 0,
              (VkDeviceSize)numel(p->shapes[node]) * p->elem);
     }
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                          .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                          .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
                           .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-    vkCmdPipelineBarrier(p->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
-                         &mb, 0, NULL, 0, NULL);
+    vkCmdPipelineBarrier(p->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                         VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
     return vk_check(vkEndCommandBuffer(p->cmd), "end commands");
 }
 
 sleapc_status sleapc__vk_plan_create(vk_context *ctx, const vk_pipelines *pl,
                                      const vk_weights *w, const sleapc_graph *g,
-                                     const int64_t shape[4], size_t elem, vk_plan *out)
+                                     const int64_t shape[4], size_t elem, const vk_peaks *peaks,
+                                     vk_plan *out)
 {
     memset(out, 0, sizeof *out);
     out->elem = elem;
+    out->peaks.output = -1;
+    if (peaks && peaks->output >= 0) {
+        out->peaks.output = peaks->output;
+        out->peaks.threshold = peaks->threshold;
+        out->peaks.refine_k = peaks->refine_k;
+    }
     int n = g->n_nodes;
     out->shapes = sleapc__malloc((size_t)n * sizeof *out->shapes);
     out->node = sleapc__calloc((size_t)n, sizeof *out->node);
@@ -347,6 +369,8 @@ sleapc_status sleapc__vk_plan_create(vk_context *ctx, const vk_pipelines *pl,
         st = alloc_buffers(ctx, g, out);
     if (!st)
         st = alloc_sets(ctx, pl, w, g, out);
+    if (!st && out->peaks.output >= 0)
+        st = sleapc__vk_peaks_alloc(ctx, pl, g, out);
     if (!st)
         st = record(ctx, pl, g, out);
     if (st) {
@@ -369,6 +393,7 @@ void sleapc__vk_plan_destroy(vk_context *ctx, const sleapc_graph *g, vk_plan *p)
     for (int i = 0; p->node && i < g->n_nodes; i++)
         sleapc__vk_buffer_destroy(ctx, &p->node[i]);
     sleapc__vk_buffer_destroy(ctx, &p->in);
+    sleapc__vk_buffer_destroy(ctx, &p->peaks.buf);
     for (int o = 0; o < SLEAPC_GRAPH_MAX_OUTPUTS; o++)
         sleapc__vk_buffer_destroy(ctx, &p->out[o]);
     sleapc__free(p->shapes);

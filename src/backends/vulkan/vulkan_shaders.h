@@ -24,6 +24,8 @@ SLEAPC_VK_SHADER(patches)
 SLEAPC_VK_SHADER(dwconv)
 SLEAPC_VK_SHADER(layernorm)
 SLEAPC_VK_SHADER(scale_add)
+SLEAPC_VK_SHADER(input_u8)
+SLEAPC_VK_SHADER(peaks_global)
 
 SLEAPC_VK_SHADER(conv2d_f16)
 SLEAPC_VK_SHADER(conv_transpose2d_f16)
