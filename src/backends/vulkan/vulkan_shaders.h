@@ -38,6 +38,8 @@ SLEAPC_VK_SHADER(patches_f16)
 SLEAPC_VK_SHADER(dwconv_f16)
 SLEAPC_VK_SHADER(layernorm_f16)
 SLEAPC_VK_SHADER(scale_add_f16)
+SLEAPC_VK_SHADER(input_u8_f16)
+SLEAPC_VK_SHADER(peaks_global_f16)
 
 #undef SLEAPC_VK_SHADER
 
