@@ -78,6 +78,7 @@ typedef enum vk_kernel {
     VK_K_DWCONV,
     VK_K_LAYERNORM,
     VK_K_SCALE_ADD,
+    VK_K_WINDOW_ATTENTION,
     VK_K_COUNT
 } vk_kernel;
 

@@ -28,6 +28,7 @@ static shader_code shader_of(vk_kernel k)
     case VK_K_DWCONV: return CODE(dwconv);
     case VK_K_LAYERNORM: return CODE(layernorm);
     case VK_K_SCALE_ADD: return CODE(scale_add);
+    case VK_K_WINDOW_ATTENTION: return CODE(window_attention);
     case VK_K_COUNT: break;
     }
 #undef CODE

@@ -22,6 +22,7 @@ SLEAPC_VK_SHADER(patches)
 SLEAPC_VK_SHADER(dwconv)
 SLEAPC_VK_SHADER(layernorm)
 SLEAPC_VK_SHADER(scale_add)
+SLEAPC_VK_SHADER(window_attention)
 
 #undef SLEAPC_VK_SHADER
 

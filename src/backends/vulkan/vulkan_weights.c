@@ -21,6 +21,7 @@ sleapc_status sleapc__vk_check_graph(const sleapc_graph *g)
         case SLEAPC_OP_PATCHES:
         case SLEAPC_OP_LAYERNORM:
         case SLEAPC_OP_SCALE_ADD:
+        case SLEAPC_OP_WINDOW_ATTENTION:
             break;
         case SLEAPC_OP_DWCONV:
             if (n->act == SLEAPC_ACT_SOFTMAX)
@@ -77,6 +78,8 @@ static int64_t weight_numel(const sleapc_node *n)
     case SLEAPC_OP_DWCONV: return (int64_t)n->c_out * n->kernel * n->kernel;
     case SLEAPC_OP_LAYERNORM: return n->c_out;
     case SLEAPC_OP_SCALE_ADD: return n->weight ? n->c_in : 0;
+    case SLEAPC_OP_WINDOW_ATTENTION:
+        return (int64_t)(2 * n->kernel - 1) * (2 * n->kernel - 1) * n->heads;
     default: return 0;
     }
 }
@@ -105,7 +108,9 @@ sleapc_status sleapc__vk_weights_create(vk_context *ctx, const sleapc_graph *g, 
             break;
         }
         VkDeviceSize wb = (VkDeviceSize)nw * sizeof(float);
-        VkDeviceSize bb = (VkDeviceSize)n->c_out * sizeof(float);
+        /* A window attention's bias is the qkv bias (3C). */
+        int64_t nb = n->op == SLEAPC_OP_WINDOW_ATTENTION ? 3 * (int64_t)n->c_in : n->c_out;
+        VkDeviceSize bb = (VkDeviceSize)nb * sizeof(float);
         if (n->weight) {
             st = sleapc__vk_buffer_create(ctx, wb, false, &out->w[i]);
             if (!st)
@@ -120,7 +125,7 @@ sleapc_status sleapc__vk_weights_create(vk_context *ctx, const sleapc_graph *g, 
         if (n->bias) {
             st = sleapc__vk_buffer_upload(ctx, &out->b[i], n->bias, bb);
         } else {
-            float *z = sleapc__calloc((size_t)n->c_out, sizeof *z);
+            float *z = sleapc__calloc((size_t)nb, sizeof *z);
             st = z ? sleapc__vk_buffer_upload(ctx, &out->b[i], z, bb)
                    : sleapc__fail(SLEAPC_ERR_NOMEM, "vulkan: out of memory");
             sleapc__free(z);
