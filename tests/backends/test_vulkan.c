@@ -562,8 +562,9 @@ int main(void)
     /* 44 / 4 = 11 (odd, so the merge pads) and 36 / 4 = 9. */
     const int64_t convnext_shapes[][4] = {{2, 3, 44, 36}, {1, 3, 32, 32}};
     check_graph(&convnext.g, convnext_shapes, 2, "convnext ops");
-    /* 10 x 7: every window padded, shifted on both axes; 3 x 13: the shift
-     * dropped on the rows (one window tall); 5 x 5: one window, no padding. */
+    /* 10 x 7: windows padded, shifted on both axes; 3 x 13: the shift
+     * dropped on the rows (one window tall); 5 x 5: the last attention one
+     * window without padding. */
     const int64_t swin_shapes[][4] = {{2, 3, 10, 7}, {1, 3, 3, 13}, {1, 3, 5, 5}};
     check_graph(&swin.g, swin_shapes, 3, "window attention");
 
