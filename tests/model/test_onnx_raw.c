@@ -9,7 +9,12 @@
  *    float32 rounding would be an import error.
  *  - vs onnxruntime's output of the same file (cases/<id>/ort_raw.<head>.npy):
  *    1e-4, as for sleap-nn's own outputs in test_forward_reference: float32
- *    summation order alone gives up to ~3e-5. */
+ *    summation order alone gives up to ~3e-5.
+ *
+ * SLEAPC_TEST_BACKEND=NAME runs both graphs on that backend instead of the
+ * native one (ctest's test_onnx_raw_vulkan); on a software device (lavapipe,
+ * about 1 GFLOP/s) only the cases of at most SOFTWARE_GFLOP unless
+ * SLEAPC_TEST_FULL is set. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
@@ -24,6 +29,25 @@
 #define REL_L2_VS_CKPT 1e-5
 #define REL_L2_VS_ORT 1e-4
 #define MAX_NAMES 64
+#define SOFTWARE_GFLOP 2.0
+
+static int n_compared, n_left_out;
+
+/* The backend under test: SLEAPC_TEST_BACKEND or the native one. */
+static const char *backend_name(void)
+{
+    const char *only = getenv("SLEAPC_TEST_BACKEND");
+    return only && *only ? only : "native";
+}
+
+/* A case too slow for a software device (see the top). */
+static bool left_out(const sleapc_graph *g, const sleapc_tensor *x)
+{
+    const char *full = getenv("SLEAPC_TEST_FULL");
+    if ((full && *full && strcmp(full, "0") != 0) || !test_backend_software_only(backend_name()))
+        return false;
+    return sleapc__graph_flops(g, x->shape[0], x->shape[2], x->shape[3]) * 1e-9 > SOFTWARE_GFLOP;
+}
 
 static cJSON *read_json(const char *path)
 {
@@ -91,10 +115,15 @@ static void check_case(const char *export_dir, const char *case_id, sleapc_model
         x.shape[d] = x.shape[d + 1];
     x.ndim = 4;
 
+    if (left_out(&ckpt->graph, &x)) {
+        n_left_out++;
+        free(x.data);
+        return;
+    }
     sleapc_backend_opts opts = {.n_threads = 2};
     sleapc_backend *be_onnx = NULL, *be_ckpt = NULL;
-    CHECK_OK(sleapc__backend_create("native", &onnx->graph, &opts, &be_onnx));
-    CHECK_OK(sleapc__backend_create("native", &ckpt->graph, &opts, &be_ckpt));
+    CHECK_OK(sleapc__backend_create(backend_name(), &onnx->graph, &opts, &be_onnx));
+    CHECK_OK(sleapc__backend_create(backend_name(), &ckpt->graph, &opts, &be_ckpt));
     sleapc_tensor_map out_onnx = {0}, out_ckpt = {0};
     if (be_onnx && be_ckpt) {
         CHECK_OK(sleapc__backend_forward(be_onnx, &x, &out_onnx));
@@ -113,6 +142,7 @@ static void check_case(const char *export_dir, const char *case_id, sleapc_model
         double err = test_rel_l2(a->data, b->data, sleapc_tensor_numel(b));
         CHECK_MSG(err <= REL_L2_VS_CKPT, "%s %s: relative L2 vs checkpoint %.3g > %.0e", case_id,
                   head, err, REL_L2_VS_CKPT);
+        n_compared++;
         snprintf(path, sizeof path, "%s/ort_raw.%s.npy", case_dir, head);
         sleapc_tensor ort = {0};
         CHECK_OK(sleapc__npy_read(path, &ort));
@@ -124,7 +154,8 @@ static void check_case(const char *export_dir, const char *case_id, sleapc_model
                                  : INFINITY;
             CHECK_MSG(err_ort <= REL_L2_VS_ORT, "%s %s: relative L2 vs onnxruntime %.3g > %.0e",
                       case_id, head, err_ort, REL_L2_VS_ORT);
-            printf("%-40s %-30s vs ckpt %.2e  vs ort %.2e\n", case_id, head, err, err_ort);
+            printf("%-40s %-30s %-8s vs ckpt %.2e  vs ort %.2e\n", case_id, head,
+                   backend_name(), err, err_ort);
         }
         free(ort.data);
     }
@@ -263,6 +294,17 @@ static void check_load_errors(void)
 int main(void)
 {
     test_require_data();
+    const char *only = getenv("SLEAPC_TEST_BACKEND");
+    if (only && *only) {
+        bool runs = false;
+        for (int i = 0; i < sleapc__backend_count(); i++)
+            runs = runs || (strcmp(sleapc__backend_factory(i)->name, only) == 0 &&
+                            sleapc__backend_factory(i)->score() > 0);
+        if (!runs) {
+            printf("skipped: backend %s is not built or cannot run here\n", only);
+            return 77;
+        }
+    }
     char *names[MAX_NAMES];
     int n = test_list_dir(test_data_path("onnx"), names, MAX_NAMES);
     int n_exports = 0;
@@ -272,6 +314,11 @@ int main(void)
     }
     /* One raw export per single-model type: six in the data folder. */
     CHECK_MSG(n_exports >= 6, "only %d exports with model_raw.onnx found", n_exports);
+    CHECK_MSG(n_compared > 0, "no head compared");
+    if (n_left_out)
+        printf("%d cases above %.1f GFLOP left out on a software device (SLEAPC_TEST_FULL=1 "
+               "runs them)\n",
+               n_left_out, SOFTWARE_GFLOP);
     check_load_errors();
     return test_finish();
 }

@@ -17,7 +17,13 @@
  *   largest value) — the bound is taken from this very run's head errors;
  * - keypoints: 0.02 px; peak values: 1e-4 relative.
  * The other backends run each frame once; the sanitizer build runs the
- * native backend and one case through the CLI. */
+ * native backend and one case through the CLI.
+ *
+ * SLEAPC_TEST_BACKEND=NAME checks that backend alone, a software device
+ * included (ctest's test_predict_tiled_vulkan on lavapipe, about 1 GFLOP/s):
+ * every frame once, or unless SLEAPC_TEST_FULL is set only the small_robot
+ * cases (8 tiles of 96 px, 0.4 GFLOP a frame; a centered_pair frame is 16
+ * tiles of 144 px, 7 GFLOP). */
 #include <float.h>
 
 #define REF_DIR "reference-tiled"
@@ -357,12 +363,35 @@ done:
     cJSON_Delete(m);
 }
 
+/* SLEAPC_TEST_BACKEND: that backend alone (see the top). */
+static int check_one_backend(const ref_cases *cases, const char *name)
+{
+    bool known = false;
+    for (int b = 0; b < sleapc__backend_count(); b++)
+        known = known || (strcmp(sleapc__backend_factory(b)->name, name) == 0 &&
+                          sleapc__backend_factory(b)->score() > 0);
+    if (!known) {
+        printf("skipped: backend %s is not built or cannot run here\n", name);
+        return 77;
+    }
+    const char *full = getenv("SLEAPC_TEST_FULL");
+    bool all = full && *full && strcmp(full, "0") != 0;
+    for (int i = 0; i < cases->n; i++)
+        if (all || strstr(cases->ids[i], "small_robot"))
+            check_case(cases->ids[i], name, false);
+    CHECK_MSG(n_checked >= (all ? 4 : 2), "only %d cases ran", n_checked);
+    return test_finish();
+}
+
 int main(void)
 {
     test_require_data();
     static ref_cases cases;
     ref_list_cases(&cases);
     CHECK_MSG(cases.n == 4, "%d reference-tiled cases, want 4", cases.n);
+    const char *only = getenv("SLEAPC_TEST_BACKEND");
+    if (only && *only)
+        return check_one_backend(&cases, only);
     for (int i = 0; i < cases.n; i++)
         check_case(cases.ids[i], "native", true);
     if (cases.n > 0)

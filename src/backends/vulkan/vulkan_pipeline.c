@@ -34,6 +34,7 @@ static shader_code shader_of(vk_kernel k, bool fp16)
     case VK_K_SCALE_ADD: return CODE(scale_add);
     case VK_K_INPUT_U8: return CODE(input_u8);
     case VK_K_PEAKS_GLOBAL: return CODE(peaks_global);
+    case VK_K_WINDOW_ATTENTION: return CODE(window_attention);
     case VK_K_COUNT: break;
     }
 #undef CODE

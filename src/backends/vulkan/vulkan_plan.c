@@ -179,6 +179,16 @@ static void record_node(recorder *r, int i)
                  (uint32_t)(d[0] * d[1]), 1);
         break;
     }
+    case SLEAPC_OP_WINDOW_ATTENTION: {
+        int64_t ph, pw;
+        int sh, sw;
+        sleapc__window_geometry(n, s[2], s[3], &ph, &pw, &sh, &sw);
+        int32_t pc[10] = {n->c_in, n->heads, n->kernel, (int32_t)s[2], (int32_t)s[3],
+                          (int32_t)ph, (int32_t)pw, sh, sw, sh + sw > 0};
+        dispatch(r, i, VK_K_WINDOW_ATTENTION, pc, sizeof pc, div_up(n->kernel * n->kernel, 64),
+                 (uint32_t)((ph / n->kernel) * (pw / n->kernel)), (uint32_t)(d[0] * n->heads));
+        break;
+    }
     default:
         break; /* INPUT: copied up; other ops are refused at create */
     }
@@ -198,6 +208,15 @@ static sleapc_status check_sizes(const vk_context *ctx, const sleapc_graph *g,
              (uint64_t)s[0] * (uint64_t)s[1] <= max[2] && div_up(s[0] * s[1], 64) <= max[0] &&
              (uint64_t)s[0] * (uint64_t)s[1] <= max[1] &&
              (s[2] ? div_up(s[2] * s[3], 64) <= max[0] : true);
+        const sleapc_node *n = &g->nodes[i];
+        if (ok && n->op == SLEAPC_OP_WINDOW_ATTENTION) {
+            int64_t ph, pw;
+            int sh, sw;
+            sleapc__window_geometry(n, s[2], s[3], &ph, &pw, &sh, &sw);
+            ok = ph <= MAX_ELEMS && pw <= MAX_ELEMS &&
+                 (uint64_t)(ph / n->kernel) * (uint64_t)(pw / n->kernel) <= max[1] &&
+                 (uint64_t)s[0] * (uint64_t)n->heads <= max[2];
+        }
         if (!ok)
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                                 "vulkan: node %s: (%lld, %lld, %lld, %lld) is too large for %s",

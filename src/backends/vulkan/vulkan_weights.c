@@ -21,6 +21,7 @@ sleapc_status sleapc__vk_check_graph(const sleapc_graph *g)
         case SLEAPC_OP_PATCHES:
         case SLEAPC_OP_LAYERNORM:
         case SLEAPC_OP_SCALE_ADD:
+        case SLEAPC_OP_WINDOW_ATTENTION:
             break;
         case SLEAPC_OP_DWCONV:
             if (n->act == SLEAPC_ACT_SOFTMAX)
@@ -77,6 +78,8 @@ static int64_t weight_numel(const sleapc_node *n)
     case SLEAPC_OP_DWCONV: return (int64_t)n->c_out * n->kernel * n->kernel;
     case SLEAPC_OP_LAYERNORM: return n->c_out;
     case SLEAPC_OP_SCALE_ADD: return n->weight ? n->c_in : 0;
+    case SLEAPC_OP_WINDOW_ATTENTION:
+        return (int64_t)(2 * n->kernel - 1) * (2 * n->kernel - 1) * n->heads;
     default: return 0;
     }
 }
@@ -125,12 +128,14 @@ sleapc_status sleapc__vk_weights_create(vk_context *ctx, const sleapc_graph *g, 
             st = sleapc__fail(SLEAPC_ERR_FORMAT, "vulkan: node %s has no weight", n->name);
             break;
         }
+        /* A window attention's bias is the qkv bias (3C). */
+        int64_t nb = n->op == SLEAPC_OP_WINDOW_ATTENTION ? 3 * (int64_t)n->c_in : n->c_out;
         if (n->weight)
             st = upload(ctx, n->weight, nw, fp16, &out->w[i]);
         if (n->op == SLEAPC_OP_SCALE_ADD)
             continue; /* no bias */
-        if (!st)
-            st = upload(ctx, n->bias, n->c_out, fp16, &out->b[i]);
+        if (!st) /* no bias: zeros */
+            st = upload(ctx, n->bias, nb, fp16, &out->b[i]);
     }
     if (st)
         sleapc__vk_weights_destroy(ctx, g, out);
