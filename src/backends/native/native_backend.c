@@ -177,8 +177,11 @@ static sleapc_status plan(native_state *ns, const int64_t shape[4])
         last_use[ns->home[g->outputs[o].node]] = n;  /* live until the next forward */
 
     int n_threads = sleapc__threadpool_n_threads(ns->tp);
-    char key_prefix[512];
-    sleapc__native_conv_key_prefix(g, ns->conv_how, n_threads, key_prefix, sizeof key_prefix);
+    /* The graph's hash reads every weight: only when a conv may be timed. */
+    char key_prefix[512] = "";
+    if (ns->conv_how != NATIVE_CONV_DIRECT && !ns->bf16.n && !ns->wino_tile)
+        sleapc__native_conv_key_prefix(g, ns->conv_how, n_threads, key_prefix,
+                                       sizeof key_prefix);
     size_t scratch = 0;
     for (int i = 0; i < n; i++) {
         bool owns = ns->buf_of[i] != -1 && ns->home[i] == i;
@@ -217,7 +220,7 @@ static sleapc_status plan(native_state *ns, const int64_t shape[4])
         if (ns->convs[i] && !ns->bf16.n &&
             (st = sleapc__native_conv_choose(ns->convs[i], g->nodes[i].c_in, g->nodes[i].c_out,
                                              ns->tp, ns->conv_how, ns->wino_tile,
-                                             ns->wino_tile ? NULL : key_prefix, i, s0[0], s0[2],
+                                             *key_prefix ? key_prefix : NULL, i, s0[0], s0[2],
                                              s0[3])))
             goto done;
         if (ns->convs[i])
