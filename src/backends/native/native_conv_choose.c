@@ -36,7 +36,7 @@
 /* Batch items timed: both methods' time grows linearly with the batch, and
  * every item timed adds about ten conv runs per item to a plan. */
 #define TIMED_ITEMS 1
-/* Below this many FLOPs a conv stays direct untimed: the time is too short
+/* Below this many FLOPs per batch item a conv stays direct untimed: the time is too short
  * to tell the methods apart, and too small to matter. */
 #define MIN_TIMED_FLOP 4e6
 /* A later candidate (direct, then F(2), F(4), F(6): less accurate) is
@@ -151,8 +151,8 @@ sleapc_status sleapc__native_conv_choose(native_conv *conv, int c_in, int c_out,
         return sleapc__native_conv_set_winograd(conv, cand[pick]);
 
     double best[4];
-    sleapc_status st = time_candidates(conv, c_in, c_out, tp, cand, n, b < TIMED_ITEMS ? b : TIMED_ITEMS,
-                                       h, w, best);
+    int64_t bt = b < TIMED_ITEMS ? b : TIMED_ITEMS;
+    sleapc_status st = time_candidates(conv, c_in, c_out, tp, cand, n, bt, h, w, best);
     if (st)
         return st;
     pick = 0;
