@@ -43,7 +43,7 @@ typedef struct sleapc_predictor_opts {
     const char *device;              /* "auto" (NULL): the fastest backend, a GPU among
                                         them; "cpu": the CPU backends; "cuda[:N]",
                                         "mps", "gpu[:N]": that GPU (Vulkan backend) */
-    sleapc_conv_method conv;         /* DIRECT (native backend, see runner.h) */
+    sleapc_conv_method conv;         /* AUTO (native backend, see runner.h) */
 } sleapc_predictor_opts;
 
 SLEAPC_API sleapc_predictor_opts sleapc_predictor_opts_default(void);

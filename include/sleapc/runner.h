@@ -26,13 +26,16 @@ typedef enum sleapc_precision {
 /* How the native backend computes its 3x3 stride-1 float32 convolutions;
  * other backends ignore it. */
 typedef enum sleapc_conv_method {
-    /* the default: results the same bits on every run */
+    /* the packed direct method everywhere */
     SLEAPC_CONV_DIRECT = 0,
     /* per layer, the faster of the accurate Winograd tile sizes (timed) */
     SLEAPC_CONV_WINOGRAD,
-    /* per layer, the faster of the direct method and the Winograd tile sizes
-     * accurate enough for it, timed when a shape is planned; the choice, and
-     * so the last bits of the results, can differ from run to run */
+    /* the default: per layer, the faster of the direct method and the
+     * Winograd tile sizes accurate enough for it, timed when a shape is first
+     * planned and kept in the cache (README "Winograd convolutions"), so later
+     * runs repeat the choice and the results bit for bit; where no cache is
+     * kept (SLEAPC_NO_CACHE) each run times again. SLEAPC_CONV=direct or
+     * winograd pins what auto means. */
     SLEAPC_CONV_AUTO
 } sleapc_conv_method;
 
@@ -45,7 +48,7 @@ typedef struct sleapc_runner_opts {
     int n_threads;               /* <= 0: one per core */
     sleapc_precision precision;  /* FP32 */
     const char *device;          /* as sleapc_predictor_opts.device; NULL: "auto" */
-    sleapc_conv_method conv;     /* DIRECT */
+    sleapc_conv_method conv;     /* AUTO */
 } sleapc_runner_opts;
 
 /* Backends compiled into this build, by index: name ("native", ...) and

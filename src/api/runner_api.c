@@ -17,7 +17,8 @@ struct sleapc_runner {
 
 sleapc_runner_opts sleapc_runner_opts_default(void)
 {
-    sleapc_runner_opts o = {.struct_size = sizeof o, .backend = "auto", .n_threads = 0};
+    sleapc_runner_opts o = {
+        .struct_size = sizeof o, .backend = "auto", .n_threads = 0, .conv = SLEAPC_CONV_AUTO};
     return o;
 }
 

@@ -1,4 +1,4 @@
-/* mkdir, stat, getenv. */
+/* mkdir, stat, getenv, link. */
 #define _POSIX_C_SOURCE 200809L
 #include "backends/auto_cache.h"
 
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -170,23 +171,57 @@ static sleapc_status make_dirs(const char *dir)
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc__auto_cache_store(const char *key, const sleapc_auto_entry *e)
+/* The entry's file written whole to a temporary file beside path. */
+static sleapc_status write_tmp(const char *key, const sleapc_auto_entry *e, char *path,
+                               size_t cap, sleapc_atomic_file *af)
 {
-    char dir[4096], path[4200];
-    if (!sleapc__auto_cache_dir(dir, sizeof dir) || !sleapc__auto_cache_path(key, path, sizeof path))
+    char dir[4096];
+    if (!sleapc__auto_cache_dir(dir, sizeof dir) || !sleapc__auto_cache_path(key, path, cap))
         return sleapc__fail(SLEAPC_ERR_IO, "no cache folder (SLEAPC_NO_CACHE, or no HOME)");
     if (strlen(key) + 5 >= LINE_CAP || strchr(key, '\n') || !plain_name(e->chosen))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "cache entry: bad key or name");
     sleapc_status st = make_dirs(dir);
     if (st)
         return st;
-    sleapc_atomic_file af;
-    st = sleapc__atomic_open(path, &af);
+    st = sleapc__atomic_open(path, af);
     if (st)
         return st;
-    fprintf(af.f, "%s\nkey %s\nchosen %s\n", MAGIC, key, e->chosen);
+    fprintf(af->f, "%s\nkey %s\nchosen %s\n", MAGIC, key, e->chosen);
     for (int i = 0; i < e->n; i++)
-        fprintf(af.f, "time %s %.3f\n", e->name[i], e->ms[i]);
-    fprintf(af.f, "end\n");
-    return sleapc__atomic_commit(&af);
+        fprintf(af->f, "time %s %.3f\n", e->name[i], e->ms[i]);
+    fprintf(af->f, "end\n");
+    if (fflush(af->f) != 0 || ferror(af->f) || fsync(fileno(af->f)) != 0) {
+        sleapc__atomic_abort(af);
+        return sleapc__fail(SLEAPC_ERR_IO, "cache file %s: %s", path, strerror(errno));
+    }
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__auto_cache_store(const char *key, const sleapc_auto_entry *e)
+{
+    char path[4200];
+    sleapc_atomic_file af;
+    sleapc_status st = write_tmp(key, e, path, sizeof path, &af);
+    return st ? st : sleapc__atomic_commit(&af);
+}
+
+bool sleapc__auto_cache_store_first(const char *key, const sleapc_auto_entry *e,
+                                    sleapc_auto_entry *kept)
+{
+    char path[4200];
+    sleapc_atomic_file af;
+    if (write_tmp(key, e, path, sizeof path, &af) != SLEAPC_OK) {
+        sleapc__clear_error();
+        return sleapc__auto_cache_load(key, kept);
+    }
+    /* link() fails when path exists: a file another run kept first stays. */
+    bool linked = link(af.tmp, path) == 0;
+    sleapc__atomic_abort(&af);
+    if (sleapc__auto_cache_load(key, kept))
+        return true;
+    if (linked || sleapc__auto_cache_store(key, e) != SLEAPC_OK) {
+        sleapc__clear_error();
+        return false;
+    }
+    return sleapc__auto_cache_load(key, kept);
 }

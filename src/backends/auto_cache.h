@@ -41,6 +41,14 @@ bool sleapc__auto_cache_load(const char *key, sleapc_auto_entry *e);
  * report and go on: a cache that cannot be written costs only time. */
 sleapc_status sleapc__auto_cache_store(const char *key, const sleapc_auto_entry *e);
 
+/* Keep e for key unless a file for key is already there (the first of
+ * concurrent writers wins: the file is linked into place, never renamed over
+ * another), then load what is kept into *kept. false (and *kept zeroed) when
+ * nothing for key can be kept or read back: the caller then uses e. A file
+ * there that does not parse for key is replaced by e. */
+bool sleapc__auto_cache_store_first(const char *key, const sleapc_auto_entry *e,
+                                    sleapc_auto_entry *kept);
+
 /* e's time for name; false when it has none. */
 bool sleapc__auto_entry_get(const sleapc_auto_entry *e, const char *name, double *ms);
 /* Set (or add) name's time. */

@@ -36,6 +36,7 @@ sleapc_predictor_opts sleapc__predictor_opts_default(void)
         .ensure_rgb = -1,
         .ensure_grayscale = -1,
         .precision = SLEAPC_PRECISION_FP32,
+        .conv = SLEAPC_CONV_AUTO,
     };
     return o;
 }

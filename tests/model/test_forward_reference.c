@@ -45,6 +45,7 @@
 
 #define REL_L2_TOL 1e-4
 #define N_WINOGRAD_RUNS 4
+static int n_wino_runs[N_WINOGRAD_RUNS];
 
 static int native_index(void)
 {
@@ -77,6 +78,24 @@ static bool uses_transformer_ops(const sleapc_graph *g)
             return true;
     return false;
 }
+
+#ifdef SLEAPC_SANITIZED
+/* Whether no stage of this kind ran yet (the Winograd runs under the
+ * sanitizers: with them they took most of the test's time). */
+static bool first_of_kind(const char *stage, bool transformer)
+{
+    static char seen[32][64];
+    static int n_seen;
+    char kind[64];
+    snprintf(kind, sizeof kind, "%s/%d", stage, transformer);
+    for (int i = 0; i < n_seen; i++)
+        if (strcmp(seen[i], kind) == 0)
+            return false;
+    if (n_seen < 32)
+        snprintf(seen[n_seen++], sizeof seen[0], "%s", kind);
+    return true;
+}
+#endif
 
 static cJSON *read_json(const char *path)
 {
@@ -131,8 +150,17 @@ static void check_stage(const char *case_dir, const char *case_id, const char *m
                                                                                 : EXPECT_MATCH;
     n_legacy_differ += ex == EXPECT_DIFFER;
     /* The native backend also with Winograd on every 3x3 conv: F(2), F(4),
-     * F(6) forced, then as --conv winograd chooses (accurate sizes only). */
-    for (int run = 0; m && run < sleapc__backend_count() + N_WINOGRAD_RUNS; run++) {
+     * F(6) forced, then as --conv auto (the default) chooses per layer among
+     * direct and the accurate sizes (its timing costs some ten conv runs
+     * per layer). Under the sanitizers only on the first stage of each kind
+     * (stage name, UNet or transformer backbone): every tile size still
+     * runs on every model type. */
+    int n_runs = sleapc__backend_count() + N_WINOGRAD_RUNS;
+#ifdef SLEAPC_SANITIZED
+    if (m && !first_of_kind(stage, uses_transformer_ops(&m->graph)))
+        n_runs = sleapc__backend_count();
+#endif
+    for (int run = 0; m && run < n_runs; run++) {
         int bi = run < sleapc__backend_count() ? run : native_index();
         int wino = run - sleapc__backend_count(); /* >= 0: a Winograd run */
         const struct sleapc_backend_factory *f = sleapc__backend_factory(bi);
@@ -157,11 +185,12 @@ static void check_stage(const char *case_dir, const char *case_id, const char *m
         char label[32];
         snprintf(label, sizeof label, "%s", f->name);
         if (wino >= 0) {
-            opts.conv = SLEAPC_CONV_WINOGRAD;
+            opts.conv = wino < 3 ? SLEAPC_CONV_WINOGRAD : SLEAPC_CONV_AUTO;
             opts.winograd_tile = wino < 3 ? 2 * wino + 2 : 0;
             snprintf(label, sizeof label, "native/F(%d)", opts.winograd_tile);
             if (!opts.winograd_tile)
-                snprintf(label, sizeof label, "native/wino");
+                snprintf(label, sizeof label, "native/auto");
+            n_wino_runs[wino]++;
         } else {
             opts.conv = SLEAPC_CONV_DIRECT;
         }
@@ -332,6 +361,8 @@ static void check_folder(const char *folder)
 int main(void)
 {
     test_require_data();
+    /* auto as the user gets it: the tests' SLEAPC_CONV=direct pin off. */
+    unsetenv("SLEAPC_CONV");
     const char *only = getenv("SLEAPC_TEST_BACKEND");
     if (only && *only) {
         bool runs = false;
@@ -375,5 +406,10 @@ int main(void)
                "runs them)\n",
                n_small_skipped, SOFTWARE_GFLOP);
     CHECK_MSG(n_heads_compared > 0, "no head compared");
+    /* Every Winograd tile size, and auto, ran on some stage of every
+     * checkpoint model type at least (the folder's first cases). */
+    for (int k = 0; k < N_WINOGRAD_RUNS && selected("native"); k++)
+        CHECK_MSG(n_wino_runs[k] >= 6, "Winograd run %d ran on only %d stages", k,
+                  n_wino_runs[k]);
     return test_finish();
 }

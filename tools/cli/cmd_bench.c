@@ -30,7 +30,7 @@ static int usage(void)
         "  --batch 1,4,8         batch sizes (1)\n"
         "  --precision fp32,bf16 precisions: fp32, bf16, fp16 (vulkan) (fp32; --video: one of\n"
         "                        fp32, bf16, bf16-emulated)\n"
-        "  --conv direct,winograd,auto  the native backend's 3x3 convs (direct; --video: one)\n"
+        "  --conv direct,winograd,auto  the native backend's 3x3 convs (auto; --video: one)\n"
         "  --threads N           threads (one per core)\n"
         "  --runs N              timed runs after warm-up, >= 10 (10)\n"
         "  --nodes N             nodes for a config without a skeleton (13)\n"
@@ -275,7 +275,7 @@ done:
 int cmd_bench(int argc, char **argv)
 {
     const char *models[2] = {NULL, NULL}, *config = NULL, *video = NULL, *frames_spec = NULL;
-    const char *backend_arg = NULL, *batch_arg = "1", *prec_arg = "fp32", *conv_arg = "direct";
+    const char *backend_arg = NULL, *batch_arg = "1", *prec_arg = "fp32", *conv_arg = "auto";
     int n_models = 0, runs = 10, nodes = 13, threads = 0;
     bool runs_given = false;
     bool random_weights = false, json = false, peak_only = false, latency = false;

@@ -177,6 +177,11 @@ static sleapc_status plan(native_state *ns, const int64_t shape[4])
         last_use[ns->home[g->outputs[o].node]] = n;  /* live until the next forward */
 
     int n_threads = sleapc__threadpool_n_threads(ns->tp);
+    /* The graph's hash reads every weight: only when a conv may be timed. */
+    char key_prefix[512] = "";
+    if (ns->conv_how != NATIVE_CONV_DIRECT && !ns->bf16.n && !ns->wino_tile)
+        sleapc__native_conv_key_prefix(g, ns->conv_how, n_threads, key_prefix,
+                                       sizeof key_prefix);
     size_t scratch = 0;
     for (int i = 0; i < n; i++) {
         bool owns = ns->buf_of[i] != -1 && ns->home[i] == i;
@@ -214,7 +219,8 @@ static sleapc_status plan(native_state *ns, const int64_t shape[4])
         /* bf16 (emulated or not) keeps the direct method it rounds like. */
         if (ns->convs[i] && !ns->bf16.n &&
             (st = sleapc__native_conv_choose(ns->convs[i], g->nodes[i].c_in, g->nodes[i].c_out,
-                                             ns->tp, ns->conv_how, ns->wino_tile, s0[0], s0[2],
+                                             ns->tp, ns->conv_how, ns->wino_tile,
+                                             *key_prefix ? key_prefix : NULL, i, s0[0], s0[2],
                                              s0[3])))
             goto done;
         if (ns->convs[i])
@@ -518,9 +524,7 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
     be->impl = ns;
     strcpy(be->device, "cpu");
     ns->g = g;
-    ns->conv_how = opts->conv == SLEAPC_CONV_AUTO       ? NATIVE_CONV_AUTO
-                   : opts->conv == SLEAPC_CONV_WINOGRAD ? NATIVE_CONV_WINOGRAD
-                                                        : NATIVE_CONV_DIRECT;
+    ns->conv_how = sleapc__native_conv_method_of(opts->conv);
     ns->wino_tile = opts->winograd_tile;
     sleapc_status st = sleapc__threadpool_create(opts->n_threads, &ns->tp);
     if (st)

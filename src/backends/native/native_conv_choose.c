@@ -5,14 +5,28 @@
  * CPU time and the best pass counts: on a machine shared with other jobs
  * wall time mostly measures the others (measured at a load of 10 per core,
  * wall-time choices left a UNet's convs 1.24x slower than the best
- * choice), while CPU time is the work each method costs. */
+ * choice), while CPU time is the work each method costs.
+ *
+ * A timing is not repeatable, and two methods differ in the last bits, so
+ * near-ties go to the direct method (or the smaller tile) and each choice is
+ * kept in the auto cache (auto_cache.h) under the graph, the node, its
+ * input, the threads, the CPU and the version: the first run measures, later
+ * runs (and concurrent ones that find the entry) use the kept choice, and of
+ * concurrent first runs the first to keep its choice wins for all. */
 #include "backends/native/native_conv_choose.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
+#include "backends/auto_cache.h"
 #include "backends/native/native_winograd.h"
 #include "core/alloc.h"
+#include "core/cpu_id.h"
 #include "core/error.h"
+#include "model/graph_hash.h"
 
 /* Timing passes per candidate after a warmup pass (faults the transformed
  * weights and scratch in); after the first, only for candidates within
@@ -22,9 +36,13 @@
 /* Batch items timed: both methods' time grows linearly with the batch, and
  * every item timed adds about ten conv runs per item to a plan. */
 #define TIMED_ITEMS 1
-/* Below this many FLOPs a conv stays direct untimed: the time is too short
+/* Below this many FLOPs per batch item a conv stays direct untimed: the time is too short
  * to tell the methods apart, and too small to matter. */
 #define MIN_TIMED_FLOP 4e6
+/* A later candidate (direct, then F(2), F(4), F(6): less accurate) is
+ * chosen over an earlier one only when this much faster: a near-tie, which
+ * a timing decides by chance, keeps the more accurate method. */
+#define PICK_MARGIN 1.10
 
 /* F(m)'s float32 error bound over the direct method's, on c_in input
  * channels: gain(m) (the transforms' absolute sums over the direct 9
@@ -36,6 +54,20 @@
  * conv, bound or not, every reference head stayed within 3.4e-5 of
  * sleap-nn (README "Winograd convolutions"). */
 #define WINO_BOUND_RATIO 256.0
+
+native_conv_method sleapc__native_conv_method_of(sleapc_conv_method conv)
+{
+    if (conv == SLEAPC_CONV_DIRECT)
+        return NATIVE_CONV_DIRECT;
+    if (conv == SLEAPC_CONV_WINOGRAD)
+        return NATIVE_CONV_WINOGRAD;
+    const char *pin = getenv("SLEAPC_CONV");
+    if (pin && strcmp(pin, "direct") == 0)
+        return NATIVE_CONV_DIRECT;
+    if (pin && strcmp(pin, "winograd") == 0)
+        return NATIVE_CONV_WINOGRAD;
+    return NATIVE_CONV_AUTO;
+}
 
 bool sleapc__native_wino_accurate(int m, int c_in)
 {
@@ -59,9 +91,38 @@ static unsigned next_rand(unsigned *s)
     return *s >> 8;
 }
 
+void sleapc__native_conv_key_prefix(const sleapc_graph *g, native_conv_method how,
+                                    int n_threads, char *out, size_t cap)
+{
+    char cpu[256];
+    sleapc__cpu_id(cpu, sizeof cpu);
+    snprintf(out, cap, "native conv %s graph %016" PRIx64 " threads %d sleapc %s cpu %s",
+             how == NATIVE_CONV_AUTO ? "auto" : "winograd", sleapc__graph_hash(g), n_threads,
+             sleapc__version(), cpu);
+}
+
+static const char *cand_name(int m)
+{
+    return m == 0 ? "direct" : m == 2 ? "f2" : m == 4 ? "f4" : "f6";
+}
+
+/* The candidate e names, or -1. */
+static int kept_pick(const sleapc_auto_entry *e, const int *cand, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (strcmp(e->chosen, cand_name(cand[k])) == 0)
+            return k;
+    return -1;
+}
+
+static sleapc_status time_candidates(native_conv *conv, int c_in, int c_out,
+                                     sleapc_threadpool *tp, const int *cand, int n, int64_t bt,
+                                     int64_t h, int64_t w, double *best);
+
 sleapc_status sleapc__native_conv_choose(native_conv *conv, int c_in, int c_out,
                                          sleapc_threadpool *tp, native_conv_method how,
-                                         int force_m, int64_t b, int64_t h, int64_t w)
+                                         int force_m, const char *key_prefix, int node,
+                                         int64_t b, int64_t h, int64_t w)
 {
     if (how == NATIVE_CONV_DIRECT || !sleapc__native_conv_winograd_ok(conv))
         return sleapc__native_conv_set_winograd(conv, 0);
@@ -73,12 +134,50 @@ sleapc_status sleapc__native_conv_choose(native_conv *conv, int c_in, int c_out,
     for (int m = 2; m <= 6; m += 2)
         if (sleapc__native_wino_accurate(m, c_in))
             cand[n++] = m;
-    if (n == 0 || 18.0 * c_in * c_out * (double)(b * h * w) < MIN_TIMED_FLOP)
+    /* Per batch item: timing uses one, so the choice (and the key) does not
+     * depend on the batch, and a short last batch runs as the others. */
+    if (n == 0 || 18.0 * c_in * c_out * (double)(h * w) < MIN_TIMED_FLOP)
         return sleapc__native_conv_set_winograd(conv, 0);
     if (n == 1)
         return sleapc__native_conv_set_winograd(conv, cand[0]);
 
+    char key[1024] = "";
+    sleapc_auto_entry e;
+    if (key_prefix)
+        snprintf(key, sizeof key, "%s node %d input %dx%lldx%lld", key_prefix, node, c_in,
+                 (long long)h, (long long)w);
+    int pick = *key && sleapc__auto_cache_load(key, &e) ? kept_pick(&e, cand, n) : -1;
+    if (pick >= 0)
+        return sleapc__native_conv_set_winograd(conv, cand[pick]);
+
+    double best[4];
     int64_t bt = b < TIMED_ITEMS ? b : TIMED_ITEMS;
+    sleapc_status st = time_candidates(conv, c_in, c_out, tp, cand, n, bt, h, w, best);
+    if (st)
+        return st;
+    pick = 0;
+    for (int k = 1; k < n; k++)
+        if (PICK_MARGIN * best[k] < best[pick])
+            pick = k;
+    if (*key) {
+        memset(&e, 0, sizeof e);
+        snprintf(e.chosen, sizeof e.chosen, "%s", cand_name(cand[pick]));
+        for (int k = 0; k < n; k++)
+            sleapc__auto_entry_set(&e, cand_name(cand[k]), best[k] < 1e299 ? 1e3 * best[k] : -1);
+        sleapc_auto_entry kept;
+        int k = sleapc__auto_cache_store_first(key, &e, &kept) ? kept_pick(&kept, cand, n) : -1;
+        if (k >= 0)
+            pick = k;
+    }
+    return sleapc__native_conv_set_winograd(conv, cand[pick]);
+}
+
+/* best[k]: candidate k's best pass in seconds of CPU time (1e300: not timed
+ * after the first round). */
+static sleapc_status time_candidates(native_conv *conv, int c_in, int c_out,
+                                     sleapc_threadpool *tp, const int *cand, int n, int64_t bt,
+                                     int64_t h, int64_t w, double *best)
+{
     int n_threads = sleapc__threadpool_n_threads(tp);
     size_t scratch_bytes = 0;
     for (int k = 0; k < n; k++) {
@@ -102,7 +201,6 @@ sleapc_status sleapc__native_conv_choose(native_conv *conv, int c_in, int c_out,
     for (size_t i = 0; i < n_in; i++)
         src[i] = (float)(next_rand(&seed) & 0xffff) / 65536.0f;
 
-    double best[4];
     for (int k = 0; k < n; k++) {
         sleapc__native_conv_set_winograd(conv, cand[k]);
         sleapc__native_conv_run(conv, tp, src, bt, h, w, dst, scratch);
@@ -123,11 +221,6 @@ sleapc_status sleapc__native_conv_choose(native_conv *conv, int c_in, int c_out,
                 best[k] = t;
         }
     }
-    int pick = 0;
-    for (int k = 1; k < n; k++)
-        if (best[k] < best[pick])
-            pick = k;
-    st = sleapc__native_conv_set_winograd(conv, cand[pick]);
 done:
     sleapc__aligned_free(src);
     sleapc__aligned_free(dst);
