@@ -176,12 +176,15 @@ static bf16_verdict bf16_judge(const sleapc_stage *s, const sleapc_tensor_map *b
     return v;
 }
 
+/* The check's name: "bf16" for bf16 and its emulation (the log callers and
+ * tests read this prefix), "fp16" for fp16. */
 static void bf16_log(const sleapc_stage *s, const char *split, const bf16_verdict *v)
 {
     sleapc__log(SLEAPC_LOG_INFO,
                 "%s: %s, %s: heads %.2f%% from float32 (relative L2), %lld peaks: %.2f%% "
                 "expected to move a grid cell, %.2f%% to cross the threshold",
-                sleapc__precision_name(s->precision), s->model->dir, split, 100 * v->worst,
+                s->precision == SLEAPC_PRECISION_FP16 ? "fp16" : "bf16", s->model->dir, split,
+                100 * v->worst,
                 (long long)v->fr.peaks, 100 * v->fr.moved,
                 100 * v->fr.crossed);
 }
