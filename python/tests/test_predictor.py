@@ -113,7 +113,7 @@ def test_bad_calls_raise_clear_errors(data, tmp_path):
     predictor = sleapc.Predictor(models)
     with pytest.raises(TypeError, match="uint8"):
         predictor.predict(np.zeros((1, 64, 64, 1), dtype=np.float32))
-    with pytest.raises(sleapc.SleapcError, match="channels"):
+    with pytest.raises(ValueError, match="channels"):
         predictor.predict(np.zeros((1, 64, 64, 4), dtype=np.uint8))
     with pytest.raises(sleapc.SleapcError):
         predictor.predict_video(str(tmp_path / "missing.mp4"))
