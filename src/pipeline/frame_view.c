@@ -1,3 +1,4 @@
+/* Checks and reads of the public frame descriptor (frame_view.h). */
 #include "pipeline/frame_view.h"
 
 #include <string.h>
