@@ -248,8 +248,12 @@ static int run_case(const bench_case *c, const char *data, long max_frames, cons
         int64_t b = n - f0 < BATCH ? n - f0 : BATCH;
         for (int64_t k = 0; k < b && !st; k++)
             st = sleapc_video_read(v, f0 + k, buf + (size_t)(k * h * w * ch));
-        sleapc_tensor x = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {b, h, w, ch},
-                           .data = buf};
+        sleapc_frame x = {.data = buf,
+                          .n_frames = b,
+                          .height = h,
+                          .width = w,
+                          .format =
+                              ch == 3 ? SLEAPC_PIXEL_FORMAT_RGB24 : SLEAPC_PIXEL_FORMAT_GRAY8};
         double t0 = now_s();
         if (!st)
             st = sleapc_predictor_run(p32, &x);

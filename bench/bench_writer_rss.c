@@ -52,7 +52,13 @@ int main(int argc, char **argv)
     for (int64_t i = 0; px && i < n_px; i++)
         px[i] = clip.dtype == SLEAPC_DTYPE_U8 ? ((const uint8_t *)clip.data)[i]
                                               : (uint8_t)((const float *)clip.data)[i];
-    sleapc_tensor frames = {SLEAPC_DTYPE_U8, 4, {BATCH, clip.shape[1], clip.shape[2], clip.shape[3]}, px};
+    sleapc_frame frames = {px,
+                           BATCH,
+                           clip.shape[1],
+                           clip.shape[2],
+                           0,
+                           clip.shape[3] == 3 ? SLEAPC_PIXEL_FORMAT_RGB24
+                                              : SLEAPC_PIXEL_FORMAT_GRAY8};
     const char *models[1] = {model};
     sleapc_predictor_opts po = sleapc_predictor_opts_default();
     po.batch_size = BATCH;

@@ -73,3 +73,22 @@ sleapc_status test_read_instance(const sleapc_predictor *p, int frame, int i, te
     free(tracks);
     return st;
 }
+
+sleapc_frame test_frames(const sleapc_tensor *t)
+{
+    const int64_t *s = t->shape;
+    int64_t off = t->ndim == 4 ? 1 : 0, c = t->ndim >= 3 ? s[off + 2] : 1;
+    return (sleapc_frame){.data = t->data,
+                          .n_frames = t->ndim == 4 ? s[0] : 1,
+                          .height = s[off],
+                          .width = s[off + 1],
+                          .format = c == 1   ? SLEAPC_PIXEL_FORMAT_GRAY8
+                                    : c == 3 ? SLEAPC_PIXEL_FORMAT_RGB24
+                                             : (sleapc_pixel_format)-1};
+}
+
+sleapc_status test_run_array(sleapc_predictor *p, const sleapc_tensor *t)
+{
+    sleapc_frame f = test_frames(t);
+    return sleapc_predictor_run(p, &f);
+}

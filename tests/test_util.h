@@ -104,4 +104,10 @@ int test_n_instances(const sleapc_predictor *p, int frame);
  * more than TEST_MAX_NODES nodes. */
 sleapc_status test_read_instance(const sleapc_predictor *p, int frame, int i, test_instance *out);
 
+/* The frames a uint8 array (H,W), (H,W,C) or (N,H,W,C) holds, C 1 (gray) or
+ * 3 (RGB); another C gives a format the library rejects. */
+sleapc_frame test_frames(const sleapc_tensor *t);
+/* sleapc_predictor_run on the frames of such an array. */
+sleapc_status test_run_array(sleapc_predictor *p, const sleapc_tensor *t);
+
 #endif

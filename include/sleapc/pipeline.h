@@ -33,12 +33,12 @@ typedef struct sleapc_run_opts {
 
 SLEAPC_API sleapc_run_opts sleapc_run_opts_default(void);
 
-/* Predict on frames held in memory: (N,H,W,C), (H,W,C) or (H,W) uint8.
- * frame_indices: which of the N frames (in this order), or NULL for all;
+/* Predict on frames held in memory (sleapc_frame: gray, RGB or BGR rows).
+ * frame_indices: which of the frames->n_frames frames (in this order), or NULL for all;
  * they are recorded in w (may be NULL) as frame indices of video opts->video.
  * Returns SLEAPC_OK, SLEAPC_ERR_INTERRUPTED (stopped; the frames done are in
  * w), or the first failure. */
-SLEAPC_API sleapc_status sleapc_predict_array(sleapc_predictor *p, const sleapc_tensor *frames,
+SLEAPC_API sleapc_status sleapc_predict_array(sleapc_predictor *p, const sleapc_frame *frames,
                                               const int64_t *frame_indices, int64_t n_indices,
                                               sleapc_writer *w, const sleapc_run_opts *opts);
 

@@ -3,6 +3,7 @@
 #ifndef SLEAPC_PREDICTOR_H
 #define SLEAPC_PREDICTOR_H
 
+#include "sleapc/frame.h"
 #include "sleapc/model.h"
 #include "sleapc/runner.h"
 
@@ -89,10 +90,10 @@ SLEAPC_API sleapc_status sleapc_predictor_skeleton(const sleapc_predictor *p,
                                                    sleapc_skeleton *out);
 SLEAPC_API int sleapc_predictor_batch_size(const sleapc_predictor *p);
 
-/* Predict on a batch of equally sized frames: (N,H,W,C), (H,W,C) or (H,W)
- * uint8, C = 1 or 3. Results replace the previous run's. Returns SLEAPC_OK or
- * SLEAPC_ERR_INVALID_ARG (bad frames) and others. */
-SLEAPC_API sleapc_status sleapc_predictor_run(sleapc_predictor *p, const sleapc_tensor *frames);
+/* Predict on frames->n_frames equally sized frames (gray, RGB or BGR rows,
+ * padded or not: sleapc_frame). Results replace the previous run's. Returns
+ * SLEAPC_OK or SLEAPC_ERR_INVALID_ARG (bad frames) and others. */
+SLEAPC_API sleapc_status sleapc_predictor_run(sleapc_predictor *p, const sleapc_frame *frames);
 
 /* Where time went since the predictor was created (or stats were reset):
  * frames predicted, seconds in network forward passes, seconds in

@@ -10,21 +10,6 @@
 extern "C" {
 #endif
 
-typedef enum sleapc_pixel_format {
-    SLEAPC_PIXEL_FORMAT_GRAY8 = 0,  /* 1 byte per pixel */
-    SLEAPC_PIXEL_FORMAT_RGB24,      /* 3 bytes per pixel, R G B */
-    SLEAPC_PIXEL_FORMAT_BGR24       /* 3 bytes per pixel, B G R (OpenCV's order) */
-} sleapc_pixel_format;
-
-/* One frame as it lies in the caller's memory: row y starts at
- * data + y * row_stride_bytes (>= width * bytes per pixel). Not kept. */
-typedef struct sleapc_frame {
-    const uint8_t *data;
-    int64_t height, width;
-    int64_t row_stride_bytes;
-    sleapc_pixel_format format;
-} sleapc_frame;
-
 /* Time one sleapc_stream_predict call took, in milliseconds: the whole call,
  * and the part spent converting the frame to the predictor's layout. */
 typedef struct sleapc_stream_timing {
@@ -41,7 +26,7 @@ SLEAPC_API sleapc_status sleapc_stream_create(sleapc_predictor *p, sleapc_stream
 /* Accepts NULL. */
 SLEAPC_API void sleapc_stream_destroy(sleapc_stream *s);
 
-/* Predict one frame; *n_instances (may be NULL) is the number of instances
+/* Predict one frame (frame->n_frames 0 or 1); *n_instances (may be NULL) is the number of instances
  * found. The poses are then read as frame 0 of the predictor's last run
  * (sleapc_predictor_frame_results). After the first frame of a size, a call
  * allocates nothing in the stream. Returns SLEAPC_OK,

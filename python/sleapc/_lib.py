@@ -136,7 +136,8 @@ class VideoInfo(ctypes.Structure):
 
 
 class Frame(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("height", ctypes.c_int64), ("width", ctypes.c_int64),
+    _fields_ = [("data", ctypes.c_void_p), ("n_frames", ctypes.c_int64),
+                ("height", ctypes.c_int64), ("width", ctypes.c_int64),
                 ("row_stride_bytes", ctypes.c_int64), ("format", ctypes.c_int)]
 
 
@@ -281,7 +282,7 @@ _protos = {
     "sleapc_predictor_layer_name": (ctypes.c_char_p, [_P]),
     "sleapc_predictor_skeleton": (_S, [_P, ctypes.POINTER(Skeleton)]),
     "sleapc_predictor_batch_size": (ctypes.c_int, [_P]),
-    "sleapc_predictor_run": (_S, [_P, ctypes.POINTER(Tensor)]),
+    "sleapc_predictor_run": (_S, [_P, ctypes.POINTER(Frame)]),
     "sleapc_predictor_n_frames": (ctypes.c_int, [_P]),
     "sleapc_predictor_frame_results": (_S, [_P, ctypes.c_int, ctypes.POINTER(Results),
                                             ctypes.POINTER(ctypes.c_int)]),

@@ -10,8 +10,8 @@ from typing import Any, Callable, List, Optional, Sequence, Union
 import numpy as np
 
 from . import _run
-from ._lib import (DTYPE_U8, PIXEL_FORMATS, PROGRESS_FN, STATUS_INTERRUPTED, Frame, Results,
-                   Skeleton, SleapcFileNotFoundError, Tensor, check, error, lib)
+from ._lib import (PIXEL_FORMATS, PROGRESS_FN, STATUS_INTERRUPTED, Frame, Results,
+                   Skeleton, SleapcFileNotFoundError, check, error, lib)
 from ._predictions import Predictions
 from ._tracking import FILTER_OPTIONS, TRACKING_OPTIONS, tracking_opts
 
@@ -96,12 +96,22 @@ def _ptr(a, ctype):
 
 
 def _as_frames(frames):
+    """uint8 (N,H,W,C), (H,W,C) or (H,W) -> a packed (N,H,W,C) array, C 1 or 3."""
     a = np.asarray(frames)
     if a.dtype != np.uint8:
         raise TypeError(f"frames must be uint8, got {a.dtype}")
     if a.ndim not in (2, 3, 4):
         raise ValueError(f"frames must be (H,W), (H,W,C) or (N,H,W,C), got shape {a.shape}")
+    a = a.reshape((1,) * (4 - a.ndim) + a.shape if a.ndim > 2 else (1,) + a.shape + (1,))
+    if a.shape[3] not in (1, 3):
+        raise ValueError(f"frames must have 1 or 3 channels, got {a.shape[3]}")
     return np.ascontiguousarray(a)
+
+
+def _frame(a, fmt, row_stride=0):
+    """The sleapc_frame describing (N,H,W,C) or (H,W[,C]) array a (rows at row_stride)."""
+    n, h, w = (a.shape[0], a.shape[1], a.shape[2]) if a.ndim == 4 else (1, a.shape[0], a.shape[1])
+    return Frame(a.ctypes.data, n, h, w, row_stride, PIXEL_FORMATS[fmt])
 
 
 class Model:
@@ -252,19 +262,22 @@ class Predictor:
             rows.append([(pts[i], scores[i], inst_scores[i], tracks[i]) for i in range(n)])
         return rows
 
-    def predict(self, frames) -> Predictions:
-        """Predict uint8 frames (N,H,W,C), (H,W,C) or (H,W), C 1 or 3 (RGB) -> Predictions.
+    def predict(self, frames, pixel_format=None) -> Predictions:
+        """Predict uint8 frames (N,H,W,C), (H,W,C) or (H,W), C 1 or 3 -> Predictions.
 
+        pixel_format: "rgb" (default for 3 channels), "bgr" (OpenCV) or "gray".
         Ctrl-C stops after the current batch and raises sleapc.Interrupted with the frames done.
         """
         if not self._p:
             raise ValueError("Predictor is closed")
         a = _as_frames(frames)
-        t = Tensor(DTYPE_U8, a.ndim, (ctypes.c_int64 * 6)(*a.shape),
-                   a.ctypes.data_as(ctypes.c_void_p))
+        fmt = pixel_format or ("gray" if a.shape[3] == 1 else "rgb")
+        if fmt not in PIXEL_FORMATS or (fmt == "gray") != (a.shape[3] == 1):
+            raise ValueError(f"pixel_format {fmt!r} does not fit frames of shape {a.shape}")
+        f = _frame(a, fmt)
         stop = ctypes.c_int(0)
         with _run.StopOnSigint(stop) as sigint, _run.AbortOn(stop):
-            st = lib.sleapc_predictor_run(self._p, ctypes.byref(t))
+            st = lib.sleapc_predictor_run(self._p, ctypes.byref(f))
         if st not in (0, STATUS_INTERRUPTED):
             raise error(st)
         rows = self._collect()
@@ -298,8 +311,7 @@ class Predictor:
         if not getattr(self, "_stream", None):
             self._stream = ctypes.c_void_p()
             check(lib.sleapc_stream_create(self._p, ctypes.byref(self._stream)))
-        f = Frame(a.ctypes.data, a.shape[0], a.shape[1], max(a.strides[0], a.shape[1] * pixel_bytes),
-                  PIXEL_FORMATS[fmt])
+        f = _frame(a, fmt, max(a.strides[0], a.shape[1] * pixel_bytes))
         check(lib.sleapc_stream_predict(self._stream, ctypes.byref(f), None))
         t = lib.sleapc_stream_last_timing(self._stream)
         self.last_timing = {"total_ms": t.total_ms, "convert_ms": t.convert_ms}

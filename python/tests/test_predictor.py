@@ -113,7 +113,7 @@ def test_bad_calls_raise_clear_errors(data, tmp_path):
     predictor = sleapc.Predictor(models)
     with pytest.raises(TypeError, match="uint8"):
         predictor.predict(np.zeros((1, 64, 64, 1), dtype=np.float32))
-    with pytest.raises(sleapc.SleapcError, match="channels"):
+    with pytest.raises(ValueError, match="channels"):
         predictor.predict(np.zeros((1, 64, 64, 4), dtype=np.uint8))
     with pytest.raises(sleapc.SleapcError):
         predictor.predict_video(str(tmp_path / "missing.mp4"))
@@ -136,7 +136,8 @@ def test_progress_exception_stops_and_keeps_the_file(data, tmp_path):
 
 
 def test_predict_frame_takes_camera_layouts(data):
-    """One frame at a time, from a padded BGR buffer and as gray: the poses of predict()."""
+    """One frame at a time, from a padded BGR buffer and as gray: the poses of predict();
+    predict() of BGR frames too."""
     video = data(CASES["single_instance"][1])
     rgb = sleapc.read_frames(video, [3])[0]
     predictor = sleapc.Predictor(models_of(data, "single_instance"))
@@ -153,6 +154,8 @@ def test_predict_frame_takes_camera_layouts(data):
                                   predictor.predict(gray).points)
     with pytest.raises(ValueError, match="pixel_format"):
         predictor.predict_frame(rgb, pixel_format="gray")
+    bgr = predictor.predict(np.stack([rgb[:, :, ::-1]] * 2), pixel_format="bgr")
+    np.testing.assert_array_equal(bgr.points, np.concatenate([want.points] * 2))
 
 
 def test_shared_model_on_two_threads_matches_own_loads(data):

@@ -1,9 +1,11 @@
 /* Public predictor functions: check arguments, call the pipeline. */
 #include "api/opts_size.h"
 #include "backends/backend.h"
+#include "core/alloc.h"
 #include "core/dtype.h"
 #include "core/error.h"
 #include "model/model_impl.h"
+#include "pipeline/frame_view.h"
 #include "pipeline/predictor_impl.h"
 
 sleapc_predictor_opts sleapc_predictor_opts_default(void)
@@ -97,25 +99,28 @@ int sleapc_predictor_batch_size(const sleapc_predictor *p)
     return p ? sleapc__predictor_batch_size(p) : 0;
 }
 
-sleapc_status sleapc_predictor_run(sleapc_predictor *p, const sleapc_tensor *frames)
+sleapc_status sleapc_predictor_run(sleapc_predictor *p, const sleapc_frame *frames)
 {
-    if (!p || !frames || !frames->data)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predict: predictor and frames are required");
-    if (frames->dtype != SLEAPC_DTYPE_U8)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predict: frames must be uint8, got %s",
-                            sleapc__dtype_name(frames->dtype));
-    int64_t n, h, w, c;
-    const int64_t *s = frames->shape;
-    switch (frames->ndim) {
-    case 2: n = 1; h = s[0]; w = s[1]; c = 1; break;
-    case 3: n = 1; h = s[0]; w = s[1]; c = s[2]; break;
-    case 4: n = s[0]; h = s[1]; w = s[2]; c = s[3]; break;
-    default:
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "predict: frames must be (H,W), (H,W,C) or (N,H,W,C), got %d dimensions",
-                            frames->ndim);
-    }
-    return sleapc__predictor_run(p, frames->data, false, n, h, w, c);
+    if (!p)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predict: predictor is required");
+    sleapc_frame f;
+    sleapc_status st = sleapc__frame_resolve(frames, "predict", &f);
+    if (st)
+        return st;
+    int64_t c = sleapc__frame_channels(&f);
+    if (sleapc__frame_is_packed(&f))
+        return sleapc__predictor_run(p, f.data, false, f.n_frames, f.height, f.width, c);
+    /* Padded or BGR rows: packed into RGB / gray first, as the stream does. */
+    size_t frame_bytes = (size_t)(f.height * f.width * c);
+    uint8_t *packed = sleapc__malloc(frame_bytes * (size_t)f.n_frames);
+    if (!packed)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "predict: out of memory for %lld frames",
+                            (long long)f.n_frames);
+    for (int64_t i = 0; i < f.n_frames; i++)
+        sleapc__frame_pack(&f, i, packed + (size_t)i * frame_bytes);
+    st = sleapc__predictor_run(p, packed, false, f.n_frames, f.height, f.width, c);
+    sleapc__free(packed);
+    return st;
 }
 
 sleapc_predictor_stats sleapc_predictor_get_stats(const sleapc_predictor *p)

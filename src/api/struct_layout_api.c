@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "sleapc/eval.h"
+#include "sleapc/frame.h"
 #include "sleapc/input.h"
 #include "sleapc/pipeline.h"
 #include "sleapc/predictor.h"
@@ -51,9 +52,9 @@ STRUCT(sleapc_video_info, FIELD(sleapc_video_info, filename), FIELD(sleapc_video
        FIELD(sleapc_video_info, height), FIELD(sleapc_video_info, width),
        FIELD(sleapc_video_info, channels), FIELD(sleapc_video_info, dataset),
        FIELD(sleapc_video_info, source_json))
-STRUCT(sleapc_frame, FIELD(sleapc_frame, data), FIELD(sleapc_frame, height),
-       FIELD(sleapc_frame, width), FIELD(sleapc_frame, row_stride_bytes),
-       FIELD(sleapc_frame, format))
+STRUCT(sleapc_frame, FIELD(sleapc_frame, data), FIELD(sleapc_frame, n_frames),
+       FIELD(sleapc_frame, height), FIELD(sleapc_frame, width),
+       FIELD(sleapc_frame, row_stride_bytes), FIELD(sleapc_frame, format))
 STRUCT(sleapc_stream_timing, FIELD(sleapc_stream_timing, total_ms),
        FIELD(sleapc_stream_timing, convert_ms))
 STRUCT(sleapc_progress, FIELD(sleapc_progress, done), FIELD(sleapc_progress, total),

@@ -2,23 +2,17 @@
  * a reader that copies each frame from the array into the network's layout. */
 #include "core/alloc.h"
 #include "core/error.h"
-#include "pipeline/frame_layout.h"
+#include "pipeline/frame_view.h"
 #include "pipeline/predict_stream.h"
-
-typedef struct array_ctx {
-    const uint8_t *data;
-    int64_t n;
-    int64_t h, w, c;
-    size_t frame_bytes;
-} array_ctx;
 
 static sleapc_status array_read(void *ctx, int64_t idx, uint8_t *dst)
 {
-    const array_ctx *a = ctx;
-    if (idx < 0 || idx >= a->n)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "frame %lld is beyond the last frame (%lld frames)",
-                            (long long)idx, (long long)a->n);
-    sleapc__frame_to_chw(a->data + (size_t)idx * a->frame_bytes, a->h, a->w, a->c, dst);
+    const sleapc_frame *f = ctx;
+    if (idx < 0 || idx >= f->n_frames)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "frame %lld is beyond the last frame (%lld frames)", (long long)idx,
+                            (long long)f->n_frames);
+    sleapc__frame_to_planes(f, idx, dst);
     return SLEAPC_OK;
 }
 
@@ -33,20 +27,15 @@ static sleapc_status all_indices(int64_t n, int64_t **out)
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc__predict_array(sleapc_predictor *p, const sleapc_tensor *frames,
+sleapc_status sleapc__predict_array(sleapc_predictor *p, const sleapc_frame *frames,
                                     const int64_t *frame_indices, int64_t n_indices,
                                     sleapc_writer *w, const sleapc_run_opts *opts)
 {
-    const int64_t *s = frames->shape;
-    int64_t n = frames->ndim == 4 ? s[0] : 1;
-    int64_t off = frames->ndim == 4 ? 1 : 0;
-    sleapc_frame_reader r = {.height = s[off], .width = s[off + 1],
-                             .channels = frames->ndim == 2 ? 1 : s[off + 2]};
-    if (n < 1 || r.height < 1 || r.width < 1 || r.channels < 1)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predict: empty frames");
-    array_ctx ctx = {.data = frames->data, .n = n, .h = r.height, .w = r.width, .c = r.channels,
-                     .frame_bytes = (size_t)(r.height * r.width * r.channels)};
-    r.ctx = &ctx;
+    int64_t n = frames->n_frames;
+    sleapc_frame_reader r = {.ctx = (void *)frames,
+                             .height = frames->height,
+                             .width = frames->width,
+                             .channels = sleapc__frame_channels(frames)};
     r.read = array_read;
     int64_t *all = NULL;
     if (!frame_indices) {

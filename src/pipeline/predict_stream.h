@@ -23,9 +23,9 @@ sleapc_status sleapc__predict_stream(sleapc_predictor *p, const sleapc_frame_rea
                                      const int64_t *frame_indices, int64_t n_frames,
                                      sleapc_writer *w, const sleapc_run_opts *opts);
 
-/* Body of sleapc_predict_array (predict_array.c): frames is a uint8 tensor of
- * 2 to 4 dimensions, checked by the public function. */
-sleapc_status sleapc__predict_array(sleapc_predictor *p, const sleapc_tensor *frames,
+/* Body of sleapc_predict_array (predict_array.c): frames resolved by
+ * sleapc__frame_resolve (frame_view.h) in the public function. */
+sleapc_status sleapc__predict_array(sleapc_predictor *p, const sleapc_frame *frames,
                                     const int64_t *frame_indices, int64_t n_indices,
                                     sleapc_writer *w, const sleapc_run_opts *opts);
 

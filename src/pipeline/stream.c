@@ -1,11 +1,11 @@
 /* Real-time prediction of one frame at a time: strided gray / RGB / BGR
  * frames are packed into the predictor's HWC layout (in a buffer kept
  * between calls), predicted as a batch of one, and timed. */
-#include <string.h>
 #include <time.h>
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "pipeline/frame_view.h"
 #include "pipeline/predictor_impl.h"
 #include "pipeline/stream_impl.h"
 
@@ -53,11 +53,10 @@ void sleapc__stream_destroy(sleapc_stream *s)
 /* Packed gray or RGB rows are used in place; anything else is packed first. */
 static sleapc_status pack(sleapc_stream *s, const sleapc_frame *f, const uint8_t **pixels)
 {
-    int64_t row = f->width * sleapc__pixel_format_bytes(f->format);
     *pixels = f->data;
-    if (f->row_stride_bytes == row && f->format != SLEAPC_PIXEL_FORMAT_BGR24)
+    if (sleapc__frame_is_packed(f))
         return SLEAPC_OK;
-    size_t need = (size_t)(f->height * row);
+    size_t need = (size_t)(f->height * f->width * sleapc__frame_channels(f));
     if (need > s->packed_cap) {
         sleapc__free(s->packed);
         s->packed = sleapc__malloc(need);
@@ -65,19 +64,7 @@ static sleapc_status pack(sleapc_stream *s, const sleapc_frame *f, const uint8_t
         if (!s->packed)
             return sleapc__fail(SLEAPC_ERR_NOMEM, "stream predict: out of memory");
     }
-    for (int64_t y = 0; y < f->height; y++) {
-        const uint8_t *src = f->data + y * f->row_stride_bytes;
-        uint8_t *dst = s->packed + y * row;
-        if (f->format != SLEAPC_PIXEL_FORMAT_BGR24) {
-            memcpy(dst, src, (size_t)row);
-            continue;
-        }
-        for (int64_t x = 0; x < f->width; x++) {
-            dst[3 * x] = src[3 * x + 2];
-            dst[3 * x + 1] = src[3 * x + 1];
-            dst[3 * x + 2] = src[3 * x];
-        }
-    }
+    sleapc__frame_pack(f, 0, s->packed);
     *pixels = s->packed;
     return SLEAPC_OK;
 }

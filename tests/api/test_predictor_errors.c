@@ -30,10 +30,10 @@ static void expect_create_fails(const char *what, const char *const *paths, int 
               sleapc_last_error(), msg);
 }
 
-static void expect_run_fails(sleapc_predictor *p, const char *what, sleapc_tensor *t,
+static void expect_run_fails(sleapc_predictor *p, const char *what, const sleapc_frame *f,
                              const char *msg)
 {
-    sleapc_status st = sleapc_predictor_run(p, t);
+    sleapc_status st = sleapc_predictor_run(p, f);
     CHECK_MSG(st == SLEAPC_ERR_INVALID_ARG, "%s: %s (%s)", what, sleapc_status_str(st),
               sleapc_last_error());
     CHECK_MSG(strstr(sleapc_last_error(), msg) != NULL, "%s: \"%s\" lacks \"%s\"", what,
@@ -81,38 +81,42 @@ int main(void)
     if (!p)
         return test_finish();
     uint8_t px[2 * 64 * 64 * 3] = {0};
-    sleapc_tensor t = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {1, 64, 64, 2}, .data = px};
-    expect_run_fails(p, "2 channels", &t, "channels");
-    t.shape[3] = 4;
-    expect_run_fails(p, "4 channels", &t, "channels");
-    t.shape[3] = 1;
-    t.shape[0] = 0;
-    expect_run_fails(p, "no frames", &t, "empty");
-    t.shape[0] = 1;
-    t.shape[1] = 0;
-    t.shape[2] = 0;
-    expect_run_fails(p, "0x0 frame", &t, "empty");
-    t.shape[1] = t.shape[2] = 64;
-    t.dtype = SLEAPC_DTYPE_F32;
-    expect_run_fails(p, "float frames", &t, "uint8");
-    t.dtype = SLEAPC_DTYPE_U8;
-    t.ndim = 5;
-    expect_run_fails(p, "5-D frames", &t, "dimensions");
+    sleapc_frame t = {.data = px, .n_frames = 1, .height = 64, .width = 64, .format = 3};
+    expect_run_fails(p, "unknown pixel format", &t, "pixel format");
+    t.format = SLEAPC_PIXEL_FORMAT_GRAY8;
+    t.n_frames = -1;
+    expect_run_fails(p, "-1 frames", &t, "-1 frames");
+    t.n_frames = (int64_t)1 << 62;
+    expect_run_fails(p, "2^62 frames", &t, "too many");
+    t.n_frames = 1;
+    t.height = t.width = 0;
+    expect_run_fails(p, "0x0 frame", &t, "frame size");
+    t.height = t.width = 64;
+    t.row_stride_bytes = 63;
+    expect_run_fails(p, "rows shorter than the width", &t, "row stride");
+    t.row_stride_bytes = 0;
+    t.data = NULL;
+    expect_run_fails(p, "no pixels", &t, "required");
     CHECK(sleapc_predictor_run(p, NULL) == SLEAPC_ERR_INVALID_ARG);
 
-    /* Odd but valid frames: tiny, odd-sized, RGB into a grayscale model. */
-    sleapc_tensor ok = {.dtype = SLEAPC_DTYPE_U8, .ndim = 2, .shape = {1, 1}, .data = px};
+    /* Odd but valid frames: tiny, odd-sized, RGB into a grayscale model, two
+     * BGR frames with padded rows. */
+    sleapc_frame ok = {.data = px, .height = 1, .width = 1};
     CHECK_OK(sleapc_predictor_run(p, &ok));
     int n_inst = -1;
     CHECK_OK(sleapc_predictor_frame_results(p, 0, NULL, &n_inst));
     CHECK(sleapc_predictor_n_frames(p) == 1 && n_inst == 0);
-    ok.ndim = 3;
-    ok.shape[0] = 37;
-    ok.shape[1] = 21;
-    ok.shape[2] = 3;
+    ok.height = 37;
+    ok.width = 21;
+    ok.format = SLEAPC_PIXEL_FORMAT_RGB24;
     CHECK_OK(sleapc_predictor_run(p, &ok));
     CHECK(sleapc_predictor_frame_results(p, 1, &(sleapc_results){.max_instances = 1}, &n_inst) ==
           SLEAPC_ERR_INVALID_ARG);
+    ok.n_frames = 2;
+    ok.format = SLEAPC_PIXEL_FORMAT_BGR24;
+    ok.row_stride_bytes = 21 * 3 + 5;
+    CHECK_OK(sleapc_predictor_run(p, &ok));
+    CHECK(sleapc_predictor_n_frames(p) == 2);
     sleapc_predictor_destroy(p);
     return test_finish();
 }

@@ -41,7 +41,8 @@ int main(void)
         return test_finish();
 
     uint8_t px[64 * 64 * 3] = {0};
-    sleapc_tensor frames = {SLEAPC_DTYPE_U8, 3, {64, 64, 3}, px};
+    sleapc_frame frames = {
+        .data = px, .height = 64, .width = 64, .format = SLEAPC_PIXEL_FORMAT_RGB24};
     CHECK_OK(sleapc_predictor_run(p, &frames));
 
     char path[1024];

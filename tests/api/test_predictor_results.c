@@ -38,7 +38,8 @@ int main(void)
     uint8_t *px = malloc((size_t)(N_FRAMES * h * w * c));
     for (int k = 0; k < N_FRAMES; k++)
         CHECK_OK(sleapc_video_read(v, k, px + (size_t)(k * h * w * c)));
-    sleapc_tensor frames = {SLEAPC_DTYPE_U8, 4, {N_FRAMES, h, w, c}, px};
+    sleapc_frame frames =
+        test_frames(&(sleapc_tensor){SLEAPC_DTYPE_U8, 4, {N_FRAMES, h, w, c}, px});
     CHECK_OK(sleapc_predictor_run(p, &frames));
 
     sleapc_skeleton sk;

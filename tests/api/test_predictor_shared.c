@@ -56,16 +56,15 @@ static bool load_frames(void)
     return ok;
 }
 
-static sleapc_tensor frames_tensor(int64_t n)
+static sleapc_frame frames_of(int64_t n)
 {
-    sleapc_tensor t = {SLEAPC_DTYPE_U8, 4, {n, fh, fw, fc}, frames};
-    return t;
+    return test_frames(&(sleapc_tensor){SLEAPC_DTYPE_U8, 4, {n, fh, fw, fc}, frames});
 }
 
 static sleapc_status predict_all(sleapc_predictor *p, poses *out)
 {
     memset(out, 0, sizeof *out);
-    sleapc_tensor t = frames_tensor(N_FRAMES);
+    sleapc_frame t = frames_of(N_FRAMES);
     sleapc_status st = sleapc_predictor_run(p, &t);
     for (int k = 0; !st && k < N_FRAMES; k++)
         st = sleapc_predictor_frame_results(p, k,
@@ -151,7 +150,11 @@ done:
 /* Allocations of one stream call on frame k. */
 static int64_t stream_call(sleapc_stream *s, int k, int *n)
 {
-    sleapc_frame f = {frames + (size_t)k * (size_t)(fh * fw * fc), fh, fw, fw * fc,
+    sleapc_frame f = {frames + (size_t)k * (size_t)(fh * fw * fc),
+                      1,
+                      fh,
+                      fw,
+                      fw * fc,
                       fc == 1 ? SLEAPC_PIXEL_FORMAT_GRAY8 : SLEAPC_PIXEL_FORMAT_RGB24};
     int64_t before = sleapc__alloc_count();
     CHECK_OK(sleapc_stream_predict(s, &f, n));
@@ -229,7 +232,7 @@ static void check_abort(const char *const *paths)
     /* sleapc_predictor_run: polled before batches 2, 3, ...: stop before the 3rd. */
     abort_after a = {0, 2};
     sleapc_abort_set(abort_cb, &a);
-    sleapc_tensor t = frames_tensor(N_FRAMES);
+    sleapc_frame t = frames_of(N_FRAMES);
     CHECK(sleapc_predictor_run(p, &t) == SLEAPC_ERR_INTERRUPTED);
     CHECK_MSG(sleapc_predictor_n_frames(p) == 2, "%d frames kept", sleapc_predictor_n_frames(p));
 

@@ -15,9 +15,9 @@
 #include "sleapc/tracking.h"
 #include "test_util.h"
 
-static const char *const headers[] = {"sleapc.h",    "tensor.h", "model.h",  "runner.h",
-                                      "predictor.h", "writer.h", "stream.h", "pipeline.h",
-                                      "tracking.h",  "render.h", "eval.h"};
+static const char *const headers[] = {"sleapc.h",    "tensor.h",   "model.h",  "runner.h",
+                                      "predictor.h", "writer.h",   "frame.h",  "stream.h",
+                                      "pipeline.h",  "tracking.h", "render.h", "eval.h"};
 
 /* Fields the header declares between "typedef struct NAME {" and "} NAME;":
  * one per declarator (int a, b; is two); -1 when not found. */

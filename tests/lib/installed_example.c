@@ -52,7 +52,8 @@ int main(int argc, char **argv)
         for (int k = 0; !rc && k < n; k++)
             if (sleapc_video_read(v, first + k, pixels + (size_t)k * frame_bytes) != SLEAPC_OK)
                 rc = fail("read frame");
-        sleapc_tensor frames = {SLEAPC_DTYPE_U8, 4, {n, h, w, c}, pixels};
+        sleapc_frame frames = {
+            pixels, n, h, w, 0, c == 3 ? SLEAPC_PIXEL_FORMAT_RGB24 : SLEAPC_PIXEL_FORMAT_GRAY8};
         if (!rc && sleapc_predictor_run(p, &frames) != SLEAPC_OK)
             rc = fail("predict");
         for (int k = 0; !rc && k < sleapc_predictor_n_frames(p); k++) {

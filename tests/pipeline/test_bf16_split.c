@@ -71,7 +71,7 @@ int main(void)
     sleapc_log_set(on_log, NULL);
     if (p && px) {
         sleapc_tensor frames = {SLEAPC_DTYPE_U8, 4, {1, h, w, c}, px};
-        CHECK_OK(sleapc_predictor_run(p, &frames));
+        CHECK_OK(test_run_array(p, &frames));
     }
     sleapc_log_set(NULL, NULL);
 

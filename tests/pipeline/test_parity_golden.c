@@ -85,7 +85,7 @@ static void check_topdown(const char *golden, const char *ci_model, bool multicl
         for (int64_t r = 0; r < rows; r++) {
             sleapc_tensor frame = {.dtype = SLEAPC_DTYPE_U8, .ndim = 2, .shape = {h, w},
                                    .data = (uint8_t *)img + r * h * w};
-            CHECK_OK(sleapc_predictor_run(p, &frame));
+            CHECK_OK(test_run_array(p, &frame));
             /* The instance whose centroid is this crop's centroid. */
             const float *gc = cent + r * 2;
             const sleapc_layer_outputs *o = &p->outputs;
@@ -150,7 +150,7 @@ static void check_bottomup(void)
         int64_t rows = info.shape[0], h = info.shape[3], w = info.shape[4];
         sleapc_tensor frames = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {rows, h, w, 1},
                                 .data = img};
-        CHECK_OK(sleapc_predictor_run(p, &frames));
+        CHECK_OK(test_run_array(p, &frames));
         for (int64_t r = 0; r < rows; r++) {
             sleapc_h5_info pi, si;
             snprintf(key, sizeof key, "/batch%03lld/pred_instance_peaks/%03lld", (long long)bi,
@@ -249,7 +249,7 @@ static void check_single_instance(void)
                         hwc[(k * h * w + q) * c + ch] = ((uint8_t *)img)[(k * c + ch) * h * w + q];
             sleapc_tensor t = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {b, h, w, c},
                                .data = hwc};
-            CHECK_OK(sleapc_predictor_run(p, &t));
+            CHECK_OK(test_run_array(p, &t));
             const sleapc_layer_outputs *out = &p->outputs;
             for (int64_t k = 0; k < b * nodes; k++) {
                 for (int d = 0; d < 2; d++) {
@@ -307,7 +307,7 @@ static void check_video_golden(const char *golden, const char *video, const char
             size_t fb = (size_t)(shape[1] * shape[2] * shape[3]);
             sleapc_tensor t = {.dtype = SLEAPC_DTYPE_U8, .ndim = 3,
                                .shape = {shape[1], shape[2], shape[3]}, .data = px + frame * fb};
-            CHECK_OK(sleapc_predictor_run(p, &t));
+            CHECK_OK(test_run_array(p, &t));
             /* Points: a dense (rows, N, 2) array, or one (slots, N, 2) per frame. */
             sleapc_h5_info pi;
             snprintf(key, sizeof key, "/batch%03lld/pred_instance_peaks", (long long)bi);

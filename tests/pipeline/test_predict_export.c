@@ -324,7 +324,7 @@ static void check_case(const char *dir, const char *type, const cJSON *meta, con
     const char *paths[1] = {dir};
     CHECK_OK(sleapc_predictor_create(paths, 1, &o, &p));
     sleapc_tensor frames = x.data && x.ndim == 4 ? to_frames(&x) : (sleapc_tensor){0};
-    if (p && frames.data && sleapc_predictor_run(p, &frames) == SLEAPC_OK) {
+    if (p && frames.data && test_run_array(p, &frames) == SLEAPC_OK) {
         float scale = (float)cJSON_GetNumberValue(cJSON_GetObjectItem(meta, "input_scale"));
         double thr = cJSON_GetNumberValue(cJSON_GetObjectItem(meta, "peak_threshold"));
         if (!strcmp(type, "single_instance") || !strcmp(type, "centered_instance"))

@@ -344,8 +344,7 @@ static void check_bf16_with(const char *id, const char *const *paths, int n_dirs
     o.precision = SLEAPC_PRECISION_FP32;
     CHECK_OK(sleapc_predictor_create(paths, n_dirs, &o, &p32));
     long warned0 = bf16_warned;
-    if (p32 && sleapc_predictor_run(p32, frame) == SLEAPC_OK &&
-        sleapc_predictor_run(p16, frame) == SLEAPC_OK) {
+    if (p32 && test_run_array(p32, frame) == SLEAPC_OK && test_run_array(p16, frame) == SLEAPC_OK) {
         const sleapc_layer_outputs *a = &p32->outputs, *b = &p16->outputs;
         CHECK_MSG(a->n_slots == b->n_slots, "%s bf16 (%s): %lld instances vs %lld", id, backend,
                   (long long)b->n_slots, (long long)a->n_slots);
@@ -416,7 +415,7 @@ static void check_winograd(const char *id, const char *const *paths, int n_dirs,
     CHECK_OK(sleapc_predictor_create(paths, n_dirs, &o, &p));
     if (p) {
         int failed = test_n_failed;
-        CHECK_OK(sleapc_predictor_run(p, frame));
+        CHECK_OK(test_run_array(p, frame));
         check_outputs(id, &p->outputs, 0, reliable);
         CHECK_MSG(test_n_failed == failed, "%s: the failures above are with --conv winograd",
                   id);
@@ -457,7 +456,7 @@ static void check_case(const char *id)
     }
     sleapc_tensor frame = {0};
     if (p && ref_load(id, "frame", &frame)) {
-        CHECK_OK(sleapc_predictor_run(p, &frame));
+        CHECK_OK(test_run_array(p, &frame));
         check_outputs(id, &p->outputs, 0, reliable);
     }
     /* The same frame twice in one batch gives the same results. */
@@ -469,7 +468,7 @@ static void check_case(const char *id)
         two.data = malloc((size_t)px * 2);
         memcpy(two.data, frame.data, (size_t)px);
         memcpy((uint8_t *)two.data + px, frame.data, (size_t)px);
-        CHECK_OK(sleapc_predictor_run(p, &two));
+        CHECK_OK(test_run_array(p, &two));
         CHECK(sleapc_predictor_n_frames(p) == 2);
         check_outputs(id, &p->outputs, 1, reliable);
         free(two.data);

@@ -207,7 +207,7 @@ static void check_case(const char *id, const char *backend, bool batch_two)
     CHECK(strcmp(p->layer->ops->name, "TiledLayer") == 0);
     probe_state ps = {.id = id, .input = &input, .heads = &heads};
     CHECK_OK(sleapc__tiled_layer_set_probe(p->layer, on_tiles, &ps));
-    CHECK_OK(sleapc_predictor_run(p, &frame));
+    CHECK_OK(test_run_array(p, &frame));
     check_points(id, &p->outputs, 0, backend);
     sleapc_tiled_view v;
     CHECK_OK(sleapc__tiled_layer_view(p->layer, &v));
@@ -224,7 +224,7 @@ static void check_case(const char *id, const char *backend, bool batch_two)
         two.data = sleapc__malloc((size_t)px * 2);
         memcpy(two.data, frame.data, (size_t)px);
         memcpy((uint8_t *)two.data + px, frame.data, (size_t)px);
-        CHECK_OK(sleapc_predictor_run(p, &two));
+        CHECK_OK(test_run_array(p, &two));
         check_points(id, &p->outputs, 0, backend);
         check_points(id, &p->outputs, 1, backend);
         sleapc__free(two.data);
@@ -275,7 +275,7 @@ static void check_small_frame(const char *id)
     sleapc_predictor *p = NULL;
     CHECK_OK(sleapc_predictor_create(paths, 1, &o, &p));
     sleapc_tiled_view v;
-    if (p && sleapc_predictor_run(p, &crop) == SLEAPC_OK &&
+    if (p && test_run_array(p, &crop) == SLEAPC_OK &&
         sleapc__tiled_layer_view(p->layer, &v) == SLEAPC_OK) {
         CHECK(v.n_tiles == 1 && v.origins[0] == 0 && v.origins[1] == 0);
         const int64_t mt = v.map_tile, n = v.n_nodes;
@@ -284,7 +284,7 @@ static void check_small_frame(const char *id)
         one_tile ot = {.head = sleapc__malloc((size_t)(n * mt * mt) * sizeof(float)),
                        .n = n * mt * mt};
         sleapc__tiled_layer_set_probe(p->layer, keep_head, &ot);
-        CHECK_OK(sleapc_predictor_run(p, &crop));
+        CHECK_OK(test_run_array(p, &crop));
         CHECK(ot.calls == 1);
         double worst = 0;
         for (int64_t k = 0; k < n; k++)

@@ -48,7 +48,7 @@ static void predict_write(sleapc_predictor *p, uint8_t *px, int64_t h, int64_t w
                           const char *path)
 {
     sleapc_tensor frames = {SLEAPC_DTYPE_U8, 4, {1, h, w, c}, px};
-    CHECK_OK(sleapc_predictor_run(p, &frames));
+    CHECK_OK(test_run_array(p, &frames));
     sleapc_video_info info = {"centered_pair_small.mp4", 1, h, w, c, NULL, NULL};
     sleapc_writer *wr = NULL;
     CHECK_OK(sleapc_writer_open(path, p, &info, 1, &wr));
@@ -149,7 +149,7 @@ int main(void)
     CHECK_OK(sleapc_predictor_create(models, 1, &o, &p));
     sleapc_tensor frames = {SLEAPC_DTYPE_U8, 4, {1, h, w, c}, px};
     if (p && px)
-        CHECK_OK(sleapc_predictor_run(p, &frames));
+        CHECK_OK(test_run_array(p, &frames));
     sleapc_log_set(NULL, NULL);
     CHECK_MSG(chosen[0] != '\0' && strcmp(chosen, "auto") != 0, "auto logged no choice: \"%s\"",
               chosen);

@@ -38,7 +38,7 @@ static int64_t largest_block(const sleapc_tensor *frame, double centroid_thresho
     CHECK_OK(sleapc_predictor_create(paths, 2, &o, &p));
     *n = 0;
     if (p) {
-        CHECK_OK(sleapc_predictor_run(p, frame));
+        CHECK_OK(test_run_array(p, frame));
         *n = test_n_instances(p, 0);
     }
     int64_t largest = sleapc__alloc_largest();

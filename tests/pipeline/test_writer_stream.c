@@ -49,7 +49,7 @@ static sleapc_predictor *sample_predictor(void)
     po.batch_size = BATCH;
     CHECK_OK(sleapc_predictor_create(models, 1, &po, &p));
     if (p)
-        CHECK_OK(sleapc_predictor_run(p, &frames));
+        CHECK_OK(test_run_array(p, &frames));
     free(px);
     sleapc_tensor_free(&clip);
     return p;

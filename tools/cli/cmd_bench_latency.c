@@ -115,7 +115,10 @@ int cmd_bench_latency(const char **models, int n_models, const char *video_path,
         rc = cli_lib_error();
         goto done;
     }
-    sleapc_tensor x = {.dtype = SLEAPC_DTYPE_U8, .ndim = 3, .shape = {fh, fw, fc}, .data = frame};
+    sleapc_frame x = {.data = frame,
+                      .height = fh,
+                      .width = fw,
+                      .format = fc == 3 ? SLEAPC_PIXEL_FORMAT_RGB24 : SLEAPC_PIXEL_FORMAT_GRAY8};
     double checksum = 0;
     int64_t instances = 0;
     for (int k = 0; k < WARMUP_FRAMES + runs; k++) {
