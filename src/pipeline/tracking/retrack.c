@@ -53,6 +53,13 @@ static sleapc_status retrack_streamed(sleapc_predictions_reader *r, const char *
 sleapc_status sleapc__retrack(const char *in_path, const char *const *out_paths, int n_out,
                               const sleapc_tracking_opts *t, const sleapc_filter_opts *f)
 {
+    return sleapc__retrack_blocks(in_path, out_paths, n_out, t, f, SLEAPC_PRED_BLOCK_FRAMES);
+}
+
+sleapc_status sleapc__retrack_blocks(const char *in_path, const char *const *out_paths, int n_out,
+                                     const sleapc_tracking_opts *t, const sleapc_filter_opts *f,
+                                     int64_t block_frames)
+{
     const sleapc_pred_format *fmt;
     for (int i = 0; i < n_out; i++) {
         sleapc_status st = sleapc__pred_format_for_output(out_paths[i], &fmt);
@@ -68,7 +75,7 @@ sleapc_status sleapc__retrack(const char *in_path, const char *const *out_paths,
     if (st)
         return st;
     sleapc_predictions_reader r;
-    if ((st = sleapc__predictions_open(in_path, &r)))
+    if ((st = sleapc__predictions_open_blocks(in_path, block_frames, &r)))
         return st;
     if (r.n_user_frames > 0)
         sleapc__log(SLEAPC_LOG_WARN,
