@@ -21,4 +21,29 @@ static inline long bench_rss_kib(void)
     return kib;
 }
 
+/* Peak resident set size in KiB since the start or the last
+ * bench_rss_peak_reset, from /proc/self/status (VmHWM); -1 when unknown. */
+static inline long bench_rss_peak_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmHWM:", 6) == 0)
+            kib = strtol(line + 6, NULL, 10);
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+/* Sets the peak back to the current RSS (Linux: "5" to clear_refs). */
+static inline void bench_rss_peak_reset(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (f) {
+        fputs("5", f);
+        fclose(f);
+    }
+}
+
 #endif

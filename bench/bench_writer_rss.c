@@ -5,7 +5,10 @@
  * again under new frame indices, as a long run does, and prints the
  * process's resident memory every --every frames and after the file is
  * closed. The baseline is the RSS measured before the first frame was added,
- * in the same run; the figure that matters is the growth per frame.
+ * in the same run; the figure that matters is the growth per frame. A .slp
+ * written is then converted (to .slp and .json) and tracked (to .slp), and
+ * the peak RSS of each printed against the RSS before it: reading the file
+ * a block at a time keeps these flat too.
  * Usage: bench_writer_rss [OUT.slp|.h5|.csv|.json (a temp .slp)] [frames (108000: one hour
  *        at 30 fps)] [every (10000)] */
 #include <stdio.h>
@@ -16,6 +19,7 @@
 #include "bench_rss.h"
 #include "sleapc/tools.h"
 #include "sleapc/predictor.h"
+#include "sleapc/tracking.h"
 #include "sleapc/writer.h"
 
 #define BATCH 4
@@ -24,6 +28,30 @@ static int fail(const char *what)
 {
     fprintf(stderr, "bench_writer_rss: %s: %s\n", what, sleapc_last_error());
     return 1;
+}
+
+/* Converts (or with tracking, retracks) in to out; prints the peak RSS. */
+static int reread(const char *what, const char *in, const char *out, bool track)
+{
+    long before = bench_rss_kib();
+    bench_rss_peak_reset();
+    sleapc_status st;
+    if (track) {
+        sleapc_tracking_opts t = sleapc_tracking_opts_default();
+        t.tracking = true;
+        sleapc_filter_opts fo = sleapc_filter_opts_default();
+        const char *outs[1] = {out};
+        st = sleapc_retrack(in, outs, 1, &t, &fo);
+    } else {
+        st = sleapc_predictions_convert(in, out);
+    }
+    if (st)
+        return fail(what);
+    long peak = bench_rss_peak_kib();
+    printf("%-22s RSS before %.1f MiB, peak %.1f MiB (%+.1f MiB), after %.1f MiB\n", what,
+           before / 1024.0, peak / 1024.0, (peak - before) / 1024.0, bench_rss_kib() / 1024.0);
+    unlink(out);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -99,6 +127,19 @@ int main(int argc, char **argv)
     if (sleapc_writer_close(w, NULL))
         return fail("close writer");
     printf("after close: RSS %.1f MiB\n", bench_rss_kib() / 1024.0);
+    size_t n_out = strlen(out);
+    if (n_out > 4 && strcmp(out + n_out - 4, ".slp") == 0) {
+        char conv[600];
+        snprintf(conv, sizeof conv, "%s/conv.slp", dir);
+        if (reread("convert .slp -> .slp", out, conv, false))
+            return 1;
+        snprintf(conv, sizeof conv, "%s/conv.json", dir);
+        if (reread("convert .slp -> .json", out, conv, false))
+            return 1;
+        snprintf(conv, sizeof conv, "%s/tracked.slp", dir);
+        if (reread("track .slp -> .slp", out, conv, true))
+            return 1;
+    }
     sleapc_predictor_destroy(p);
     sleapc_tensor_free(&clip);
     free(px);

@@ -7,59 +7,24 @@
 #include "core/results.h"
 #include "core/results_spill.h"
 #include "pipeline/tracking/predictions_track.h"
-#include "pipeline/tracking/track_stream.h"
+#include "pipeline/tracking/track_source.h"
 #include "pipeline/writer_impl.h"
 #include "pipeline/writer_state.h"
-
-static void set_track_names(sleapc_predictions *pr, char **names, int n)
-{
-    for (int i = 0; pr->track_names && i < pr->n_tracks; i++)
-        sleapc__free(pr->track_names[i]);
-    sleapc__free(pr->track_names);
-    pr->track_names = names;
-    pr->n_tracks = n;
-    pr->multiclass = false;
-}
 
 /* Frames added in (video, frame index) order: tracked block by block from
  * the spill into a second spill (empty frames dropped when asked), which
  * *out then owns. */
 static sleapc_status track_streamed(sleapc_writer *w, sleapc_results_spill **out)
 {
-    *out = NULL;
-    const char *near = w->pr.n_videos > 0 ? w->pr.videos[0].filename : NULL;
-    sleapc_track_stream *ts = NULL;
-    sleapc_results_spill *tracked = NULL;
-    sleapc_predictions blk = {.n_nodes = w->pr.n_nodes};
+    const sleapc_track_source_opts o = {
+        .tracking = &w->tracking,
+        .drop_empty = w->drop_empty,
+        .near_path = w->pr.n_videos > 0 ? w->pr.videos[0].filename : NULL,
+        .spill_near = w->path,
+    };
     sleapc_results_source src;
     sleapc__spill_source(w->spill, &w->pr, &src);
-    sleapc_status st = sleapc__track_stream_create(&w->tracking, &w->pr, near, &ts);
-    if (!st)
-        st = sleapc__spill_open(w->path, w->pr.n_nodes, &tracked);
-    const sleapc_predictions *b = NULL;
-    if (!st)
-        st = src.rewind(src.ctx);
-    if (!st)
-        st = src.next(src.ctx, &b);
-    while (!st && b->n_frames > 0) {
-        st = sleapc__track_stream_block(ts, b, w->drop_empty, &blk);
-        if (!st)
-            st = sleapc__spill_append(tracked, &blk);
-        if (!st)
-            st = src.next(src.ctx, &b);
-    }
-    char **names = NULL;
-    int n = 0;
-    if (!st && !(st = sleapc__track_stream_names(ts, &names, &n)))
-        set_track_names(&w->pr, names, n);
-    sleapc__track_stream_destroy(ts);
-    sleapc__predictions_free(&blk);
-    if (st) {
-        sleapc__spill_close(tracked);
-        return st;
-    }
-    *out = tracked;
-    return SLEAPC_OK;
+    return sleapc__track_source(&o, &w->pr, &src, out);
 }
 
 /* Frames added out of order: sleap-nn tracks them in (video, frame index)

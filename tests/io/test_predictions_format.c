@@ -94,38 +94,73 @@ static bool same_predictions(const sleapc_predictions *a, const sleapc_predictio
     return true;
 }
 
+/* Whether two files hold the same bytes. */
+static bool same_file(const char *a, const char *b)
+{
+    size_t na = 0, nb = 0;
+    unsigned char *x = test_read_file(a, &na), *y = test_read_file(b, &nb);
+    bool same = x && y && na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* A .slp read 7 frames at a time (many blocks in a short file) writes
+ * the same bytes as the file read whole, in every format. */
+static void check_blocks(const char *ref, const sleapc_predictions *whole)
+{
+    static const char *const names[] = {"whole.slp", "whole.json", "whole.csv", "whole.h5"};
+    for (int i = 0; i < 4; i++) {
+        char a[512], b[512];
+        snprintf(a, sizeof a, "%s", tmp_path(names[i]));
+        snprintf(b, sizeof b, "%s.blocks%s", a, strrchr(names[i], '.'));
+        CHECK_OK(sleapc__predictions_write_path(whole, a));
+        sleapc_predictions_reader r;
+        CHECK_OK(sleapc__predictions_open_blocks(ref, 7, &r));
+        CHECK(r.blocks && r.pr.n_frames == 0 && r.in_order);
+        CHECK(r.src.n_frames == whole->n_frames && r.src.n_insts == whole->n_insts);
+        CHECK_OK(sleapc__predictions_write(&r.pr, &r.src, b, NULL));
+        CHECK(same_file(a, b));
+        sleapc__predictions_reader_close(&r);
+    }
+}
+
 static void check_round_trip(void)
 {
     sleapc_predictions_reader r;
     const char *ref = test_data_path("sleap-assets/tracks/clip.predictions.slp");
+    sleapc_predictions whole;
+    CHECK_OK(sleapc__predictions_read(ref, &whole, NULL));
     CHECK_OK(sleapc__predictions_open(ref, &r));
-    CHECK(r.pr.n_frames > 0 && r.pr.n_insts > 0 && r.src.n_frames == r.pr.n_frames);
+    CHECK(whole.n_frames > 0 && whole.n_insts > 0 && r.src.n_frames == whole.n_frames);
     char out[512];
     snprintf(out, sizeof out, "%s", tmp_path("round.slp"));
     int64_t left_out = -1;
     CHECK_OK(sleapc__predictions_write(&r.pr, &r.src, out, &left_out));
     CHECK(left_out == 0);
+    sleapc__predictions_reader_close(&r);
     sleapc_predictions back;
     CHECK_OK(sleapc__predictions_read(out, &back, NULL));
-    CHECK(same_predictions(&r.pr, &back));
+    CHECK(same_predictions(&whole, &back));
     sleapc__predictions_free(&back);
+    check_blocks(ref, &whole);
 
     /* A write that fails (a frame naming a video the file lacks) leaves the
      * file that was there as it was. */
     size_t n_before = 0, n_after = 0;
     unsigned char *before = test_read_file(out, &n_before);
-    int saved = r.pr.frames[0].video;
-    r.pr.frames[0].video = r.pr.n_videos;
-    CHECK(sleapc__predictions_write_path(&r.pr, out) == SLEAPC_ERR_INVALID_ARG);
-    CHECK(sleapc__predictions_write_path(&r.pr, tmp_path("round.csv")) == SLEAPC_ERR_INVALID_ARG);
-    r.pr.frames[0].video = saved;
+    int saved = whole.frames[0].video;
+    whole.frames[0].video = whole.n_videos;
+    CHECK(sleapc__predictions_write_path(&whole, out) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(sleapc__predictions_write_path(&whole, tmp_path("round.csv")) == SLEAPC_ERR_INVALID_ARG);
+    whole.frames[0].video = saved;
     unsigned char *after = test_read_file(out, &n_after);
     CHECK(before && after && n_before == n_after && memcmp(before, after, n_before) == 0);
     free(before);
     free(after);
     struct stat none;
     CHECK(stat(tmp_path("round.csv"), &none) != 0);
-    sleapc__predictions_reader_close(&r);
+    sleapc__predictions_free(&whole);
 }
 
 int main(void)

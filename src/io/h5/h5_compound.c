@@ -79,9 +79,11 @@ static sleapc_status memory_compound(sleapc_h5 *f, const char *dset, hid_t ftype
     return SLEAPC_OK;
 }
 
-sleapc_status sleapc__h5_read_compound(sleapc_h5 *f, const char *dset,
-                                       const sleapc_h5_field *fields, int n_fields,
-                                       size_t record_size, void **rows, int64_t *n_rows)
+/* Rows [first, first + count) of a 1-D compound table into buf (count = -1:
+ * to the end; *n_total gets the table's length either way). */
+static sleapc_status read_rows(sleapc_h5 *f, const char *dset, const sleapc_h5_field *fields,
+                               int n_fields, size_t record_size, int64_t first, int64_t count,
+                               void **rows, int64_t *n_rows, int64_t *n_total)
 {
     *rows = NULL;
     *n_rows = 0;
@@ -89,6 +91,7 @@ sleapc_status sleapc__h5_read_compound(sleapc_h5 *f, const char *dset,
     if (d < 0)
         return sleapc__h5_fail(SLEAPC_ERR_FORMAT, f, "read", dset, "no such dataset");
     hid_t ftype = H5Dget_type(d), space = H5Dget_space(d), mem = H5I_INVALID_HID;
+    hid_t mspace = H5I_INVALID_HID;
     sleapc_h5_info info;
     sleapc_status st = SLEAPC_OK;
     void *buf = NULL;
@@ -100,22 +103,47 @@ sleapc_status sleapc__h5_read_compound(sleapc_h5 *f, const char *dset,
         st = sleapc__h5_fail(SLEAPC_ERR_FORMAT, f, "read", dset, "not a 1-D compound table");
     else
         st = memory_compound(f, dset, ftype, fields, n_fields, record_size, &mem, &n_present);
-    if (!st && !sleapc__h5_nbytes(1, &info.n_elems, record_size, &nbytes))
+    if (!st) {
+        *n_total = info.n_elems;
+        if (count < 0)
+            count = info.n_elems - first;
+        if (first < 0 || count < 0 || first > info.n_elems || count > info.n_elems - first)
+            st = sleapc__h5_fail(SLEAPC_ERR_FORMAT, f, "read", dset,
+                                 "rows [%lld, %lld) outside the %lld rows", (long long)first,
+                                 (long long)(first + count), (long long)info.n_elems);
+    }
+    if (!st && !sleapc__h5_nbytes(1, &count, record_size, &nbytes))
         st = sleapc__h5_fail(SLEAPC_ERR_FORMAT, f, "read", dset, "table too large");
     if (!st && !(buf = sleapc__calloc(1, nbytes ? nbytes : 1)))
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "read HDF5: %s: %s: out of memory (%zu bytes)", f->path,
                           dset, nbytes);
     if (!st && nbytes && n_present > 0) {
+        hsize_t start = (hsize_t)first, n = (hsize_t)count;
+        mspace = H5Screate_simple(1, &n, NULL);
+        if (mspace < 0 || H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, NULL, &n, NULL) < 0)
+            st = sleapc__h5_fail(SLEAPC_ERR_FORMAT, f, "read", dset, "cannot select the rows");
+    }
+    if (!st && nbytes && n_present > 0) {
         /* Abort on any out-of-range member instead of clamping silently. */
         bool aborted = false;
         hid_t x = sleapc__h5_checked_xfer(true, &aborted);
-        if (x < 0 || H5Dread(d, mem, H5S_ALL, H5S_ALL, x, buf) < 0)
+        /* The conversion buffer sized to the rows (HDF5 takes 1 MiB for any
+         * read otherwise, which small slices pay for on every call). */
+        const size_t fsize = H5Tget_size(ftype);
+        const size_t tconv = (size_t)count * (fsize > record_size ? fsize : record_size);
+        if (x >= 0 && tconv < ((size_t)1 << 20) && H5Pset_buffer(x, tconv, NULL, NULL) < 0) {
+            H5Pclose(x);
+            x = H5I_INVALID_HID;
+        }
+        if (x < 0 || H5Dread(d, mem, mspace, space, x, buf) < 0)
             st = sleapc__h5_fail(SLEAPC_ERR_FORMAT, f, "read", dset, "%s",
                                  aborted ? "a value is out of range of its field"
                                          : "cannot read the table");
         if (x >= 0)
             H5Pclose(x);
     }
+    if (mspace >= 0)
+        H5Sclose(mspace);
     if (mem >= 0)
         H5Tclose(mem);
     if (ftype >= 0)
@@ -128,8 +156,26 @@ sleapc_status sleapc__h5_read_compound(sleapc_h5 *f, const char *dset,
         return st;
     }
     *rows = buf;
-    *n_rows = info.n_elems;
+    *n_rows = count;
     return SLEAPC_OK;
+}
+
+sleapc_status sleapc__h5_read_compound(sleapc_h5 *f, const char *dset,
+                                       const sleapc_h5_field *fields, int n_fields,
+                                       size_t record_size, void **rows, int64_t *n_rows)
+{
+    int64_t total = 0;
+    return read_rows(f, dset, fields, n_fields, record_size, 0, -1, rows, n_rows, &total);
+}
+
+sleapc_status sleapc__h5_read_compound_rows(sleapc_h5 *f, const char *dset,
+                                            const sleapc_h5_field *fields, int n_fields,
+                                            size_t record_size, int64_t first, int64_t count,
+                                            void **rows, int64_t *n_total)
+{
+    int64_t n = 0;
+    *n_total = 0;
+    return read_rows(f, dset, fields, n_fields, record_size, first, count, rows, &n, n_total);
 }
 
 /* The packed file type and the caller's memory type of a record layout. */

@@ -221,6 +221,14 @@ sleapc_status sleapc__h5_read_compound(sleapc_h5 *f, const char *dset,
                                        const sleapc_h5_field *fields, int n_fields,
                                        size_t record_size, void **rows, int64_t *n_rows);
 
+/* The same for rows [first, first + count) only (count -1: to the end),
+ * into *rows (count records); *n_total gets the table's length. Rows
+ * outside the table are SLEAPC_ERR_FORMAT. */
+sleapc_status sleapc__h5_read_compound_rows(sleapc_h5 *f, const char *dset,
+                                            const sleapc_h5_field *fields, int n_fields,
+                                            size_t record_size, int64_t first, int64_t count,
+                                            void **rows, int64_t *n_total);
+
 /* ---- Writing ---------------------------------------------------------- */
 
 typedef struct sleapc_h5_write_opts {

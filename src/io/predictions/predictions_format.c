@@ -177,17 +177,38 @@ sleapc_status sleapc__predictions_read(const char *path, sleapc_predictions *pr,
     return st;
 }
 
-sleapc_status sleapc__predictions_open(const char *path, sleapc_predictions_reader *r)
+sleapc_status sleapc__predictions_open_blocks(const char *path, int64_t block_frames,
+                                              sleapc_predictions_reader *r)
 {
     memset(r, 0, sizeof *r);
-    sleapc_status st = sleapc__predictions_read(path, &r->pr, &r->n_user_frames);
-    if (!st)
-        sleapc__results_source_memory(&r->pr, &r->mem, &r->src);
+    if (!sleapc__pred_path_is_slp(path)) {
+        sleapc_status st = sleapc__predictions_read(path, &r->pr, &r->n_user_frames);
+        if (!st)
+            sleapc__results_source_memory(&r->pr, &r->mem, &r->src);
+        r->in_order = true;
+        for (int64_t k = 1; k < r->pr.n_frames; k++) {
+            const sleapc_pred_frame *a = &r->pr.frames[k - 1], *b = &r->pr.frames[k];
+            if (b->video < a->video || (b->video == a->video && b->frame_idx < a->frame_idx))
+                r->in_order = false;
+        }
+        return st;
+    }
+    sleapc_status st = sleapc__pred_slp_blocks_open(path, block_frames, &r->pr, &r->n_user_frames,
+                                                    &r->in_order, &r->blocks, &r->src);
+    if (st)
+        sleapc__predictions_free(&r->pr);
     return st;
+}
+
+sleapc_status sleapc__predictions_open(const char *path, sleapc_predictions_reader *r)
+{
+    return sleapc__predictions_open_blocks(path, SLEAPC_PRED_BLOCK_FRAMES, r);
 }
 
 void sleapc__predictions_reader_close(sleapc_predictions_reader *r)
 {
+    sleapc__pred_slp_blocks_close(r->blocks);
+    r->blocks = NULL;
     sleapc__predictions_free(&r->pr);
 }
 

@@ -56,16 +56,29 @@ bool sleapc__pred_path_is_slp(const char *path);
 sleapc_status sleapc__predictions_read(const char *path, sleapc_predictions *pr,
                                        int64_t *n_user_frames);
 
-/* A predictions file opened as a block source. Readers read whole files
- * today, so the source is one block: pr, which the reader owns. The reader
- * must not move while src is in use (src points into it). */
+/* A predictions file opened as a block source. A .slp is read a block of
+ * frames at a time (its tables are sliced), so what reads it needs no more
+ * memory than a block whatever the file's length; the other formats are
+ * read whole, the source then being one block (pr): the analysis .h5
+ * (frame-major matrices that could be sliced the same way; not done yet)
+ * and the .json (the JSON library parses a whole document). pr holds the
+ * header, and for those formats the frames. The reader must not move while
+ * src is in use (src points into it). */
+typedef struct sleapc_slp_blocks sleapc_slp_blocks;
 typedef struct sleapc_predictions_reader {
-    sleapc_predictions pr; /* the header, and the frames of the one block */
+    sleapc_predictions pr; /* the header; the frames too when read whole */
     int64_t n_user_frames; /* frames that also hold user instances (left out) */
+    bool in_order;         /* frames in (video, frame index) order (as trackers need) */
     sleapc_results_memory mem;
+    sleapc_slp_blocks *blocks; /* a .slp's block reader, else NULL */
     sleapc_results_source src;
 } sleapc_predictions_reader;
 sleapc_status sleapc__predictions_open(const char *path, sleapc_predictions_reader *r);
+/* The same with blocks of block_frames frames (tests cross many blocks in
+ * a short file with a small one). */
+#define SLEAPC_PRED_BLOCK_FRAMES 4096
+sleapc_status sleapc__predictions_open_blocks(const char *path, int64_t block_frames,
+                                              sleapc_predictions_reader *r);
 void sleapc__predictions_reader_close(sleapc_predictions_reader *r);
 
 /* Write head's header with src's frames to path in the format of its

@@ -8,23 +8,15 @@
 #include "io/predictions/predictions_read_impl.h"
 #include "io/slp/slp_read.h"
 
-sleapc_status sleapc__pred_read_slp(const char *path, sleapc_predictions *pr,
-                                    int64_t *n_user_frames)
+/* See predictions_read_impl.h. */
+sleapc_status sleapc__pred_slp_header(const sleapc_slp *r, sleapc_predictions *pr, int64_t frames,
+                                      int64_t insts)
 {
-    sleapc_slp *r = NULL;
-    sleapc_status st = sleapc__slp_open(path, &r);
-    if (st)
-        return st;
-    if (r->n_skeletons < 1) {
-        sleapc__slp_close(r);
-        return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: no skeleton", path);
-    }
+    if (r->n_skeletons < 1)
+        return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: no skeleton", r->path);
     const sleapc_slp_skeleton *sk = &r->skeletons[0];
-    int64_t n_pred = 0;
-    for (int64_t i = 0; i < r->n_instances; i++)
-        n_pred += r->instances[i].predicted && r->instances[i].skeleton == 0;
-    st = sleapc__pred_read_alloc(pr, sk->n_nodes, sk->n_edges, sk->n_symmetries, r->n_tracks,
-                                 r->n_videos, r->n_frames, n_pred);
+    sleapc_status st = sleapc__pred_read_alloc(pr, sk->n_nodes, sk->n_edges, sk->n_symmetries,
+                                               r->n_tracks, r->n_videos, frames, insts);
     if (!st && !(pr->skeleton_name = sleapc__strdup(sk->name ? sk->name : "")))
         st = sleapc__pred_read_nomem();
     for (int i = 0; !st && i < sk->n_nodes; i++)
@@ -37,11 +29,24 @@ sleapc_status sleapc__pred_read_slp(const char *path, sleapc_predictions *pr,
     for (int i = 0; !st && i < r->n_tracks; i++)
         if (!(pr->track_names[i] = sleapc__strdup(r->track_names[i])))
             st = sleapc__pred_read_nomem();
-    for (int i = 0; !st && i < r->n_videos; i++) {
+    for (int i = 0; !st && i < r->n_videos; i++)
         st = sleapc__slp_pred_video(r, i, &pr->videos[i]);
-    }
     if (!st && r->provenance && !(pr->provenance = sleapc__strdup(r->provenance)))
         st = sleapc__pred_read_nomem();
+    return st;
+}
+
+sleapc_status sleapc__pred_read_slp(const char *path, sleapc_predictions *pr,
+                                    int64_t *n_user_frames)
+{
+    sleapc_slp *r = NULL;
+    sleapc_status st = sleapc__slp_open(path, &r);
+    if (st)
+        return st;
+    int64_t n_pred = 0;
+    for (int64_t i = 0; i < r->n_instances; i++)
+        n_pred += r->instances[i].predicted && r->instances[i].skeleton == 0;
+    st = sleapc__pred_slp_header(r, pr, r->n_frames, n_pred);
     for (int64_t k = 0; !st && k < r->n_frames; k++) {
         const sleapc_slp_frame *f = &r->frames[k];
         sleapc_pred_frame *d = &pr->frames[pr->n_frames++];

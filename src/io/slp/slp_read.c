@@ -93,7 +93,7 @@ static sleapc_status read_metadata(sleapc_slp *r, sleapc_h5 *f)
 /* Old package files number frames.video by their video<N> group instead of
  * the videos_json row (formats D.7): map id N to the video whose dataset is
  * "video<N>/...". Applied only when some id is not a row index. */
-static sleapc_status map_video_id(sleapc_slp *r, uint64_t id, bool sparse, int *out)
+static sleapc_status map_video_id(const sleapc_slp *r, uint64_t id, bool sparse, int *out)
 {
     if (!sparse) {
         *out = (int)id;
@@ -226,7 +226,7 @@ static sleapc_status read_tables(sleapc_slp *r, sleapc_h5 *f)
     return st;
 }
 
-sleapc_status sleapc__slp_open(const char *path, sleapc_slp **out)
+static sleapc_status open_labels(const char *path, bool tables, sleapc_slp **out)
 {
     *out = NULL;
     if (!path)
@@ -243,7 +243,7 @@ sleapc_status sleapc__slp_open(const char *path, sleapc_slp **out)
         st = read_metadata(r, f);
     if (!st)
         st = read_lists(r, f);
-    if (!st)
+    if (!st && tables)
         st = read_tables(r, f);
     if (st) {
         sleapc__slp_close(r);
@@ -251,6 +251,21 @@ sleapc_status sleapc__slp_open(const char *path, sleapc_slp **out)
     }
     *out = r;
     return SLEAPC_OK;
+}
+
+sleapc_status sleapc__slp_open(const char *path, sleapc_slp **out)
+{
+    return open_labels(path, true, out);
+}
+
+sleapc_status sleapc__slp_open_header(const char *path, sleapc_slp **out)
+{
+    return open_labels(path, false, out);
+}
+
+sleapc_status sleapc__slp_map_video(const sleapc_slp *r, uint64_t id, bool sparse, int *out)
+{
+    return map_video_id(r, id, sparse, out);
 }
 
 static void free_video(sleapc_slp_video *v)

@@ -101,6 +101,16 @@ typedef struct sleapc_slp {
  * inconsistent tables, bad JSON, out-of-range ids) / SLEAPC_ERR_NOMEM. */
 sleapc_status sleapc__slp_open(const char *path, sleapc_slp **out);
 
+/* The same without the four tables (n_frames, n_instances and n_points
+ * stay 0): the header of a file whose rows are read a slice at a time
+ * from its open HDF5 file (r->h5, a sleapc_h5). */
+sleapc_status sleapc__slp_open_header(const char *path, sleapc_slp **out);
+
+/* The video of a /frames row's video id: the id itself, or with sparse
+ * (some id is not a row of videos_json: old package files) the video whose
+ * dataset is "video<id>/...". SLEAPC_ERR_FORMAT naming r's path when none. */
+sleapc_status sleapc__slp_map_video(const sleapc_slp *r, uint64_t id, bool sparse, int *out);
+
 /* Free everything. Accepts NULL. */
 void sleapc__slp_close(sleapc_slp *r);
 

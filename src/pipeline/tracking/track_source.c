@@ -1,0 +1,87 @@
+/* Filters and tracking from a block source into a spill (see
+ * track_source.h). */
+#include "pipeline/tracking/track_source.h"
+
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+#include "pipeline/tracking/predictions_track.h"
+#include "pipeline/tracking/track_stream.h"
+
+static void set_track_names(sleapc_predictions *pr, char **names, int n)
+{
+    for (int i = 0; pr->track_names && i < pr->n_tracks; i++)
+        sleapc__free(pr->track_names[i]);
+    sleapc__free(pr->track_names);
+    pr->track_names = names;
+    pr->n_tracks = n;
+    pr->multiclass = false;
+}
+
+/* b's frames copied into dst's own arrays (the filters change them). */
+static sleapc_status copy_block(const sleapc_predictions *b, sleapc_predictions *dst)
+{
+    const int64_t N = b->n_nodes;
+    dst->n_frames = dst->n_insts = 0;
+    sleapc_status st = sleapc__results_reserve(dst, b->n_frames, b->n_insts);
+    if (st)
+        return st;
+    memcpy(dst->frames, b->frames, (size_t)b->n_frames * sizeof *b->frames);
+    memcpy(dst->insts, b->insts, (size_t)b->n_insts * sizeof *b->insts);
+    memcpy(dst->points, b->points, (size_t)(b->n_insts * N * 2) * sizeof(float));
+    memcpy(dst->point_scores, b->point_scores, (size_t)(b->n_insts * N) * sizeof(float));
+    dst->n_frames = b->n_frames;
+    dst->n_insts = b->n_insts;
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__track_source(const sleapc_track_source_opts *o, sleapc_predictions *head,
+                                   sleapc_results_source *src, sleapc_results_spill **out)
+{
+    *out = NULL;
+    sleapc_track_stream *ts = NULL;
+    sleapc_results_spill *spill = NULL;
+    sleapc_predictions filtered = {.n_nodes = head->n_nodes};
+    sleapc_predictions tracked = {.n_nodes = head->n_nodes};
+    sleapc_status st = SLEAPC_OK;
+    if (o->tracking)
+        st = sleapc__track_stream_create(o->tracking, head, o->near_path, &ts);
+    if (!st)
+        st = sleapc__spill_open(o->spill_near, head->n_nodes, &spill);
+    const sleapc_predictions *b = NULL;
+    if (!st)
+        st = src->rewind(src->ctx);
+    if (!st)
+        st = src->next(src->ctx, &b);
+    while (!st && b->n_frames > 0) {
+        const sleapc_predictions *cur = b;
+        if (o->filters) {
+            st = copy_block(b, &filtered);
+            if (!st)
+                st = sleapc__predictions_filter(&filtered, o->filters);
+            cur = &filtered;
+        }
+        if (!st && ts) {
+            st = sleapc__track_stream_block(ts, cur, o->drop_empty, &tracked);
+            cur = &tracked;
+        }
+        if (!st)
+            st = sleapc__spill_append(spill, cur);
+        if (!st)
+            st = src->next(src->ctx, &b);
+    }
+    char **names = NULL;
+    int n = 0;
+    if (!st && ts && !(st = sleapc__track_stream_names(ts, &names, &n)))
+        set_track_names(head, names, n);
+    sleapc__track_stream_destroy(ts);
+    sleapc__predictions_free(&filtered);
+    sleapc__predictions_free(&tracked);
+    if (st) {
+        sleapc__spill_close(spill);
+        return st;
+    }
+    *out = spill;
+    return SLEAPC_OK;
+}
