@@ -18,6 +18,7 @@
 #include "core/alloc.h"
 #include "model/graph_input.h"
 #include "test_util.h"
+#include "vulkan_test_device.h"
 
 #if !SLEAPC_HAVE_VULKAN
 int main(void)
@@ -113,14 +114,9 @@ static void check_case(int src_c, int in_c, int64_t b, int64_t h, int64_t w)
 
 int main(void)
 {
-    for (int i = 0; i < sleapc__backend_count(); i++)
-        if (strcmp(sleapc__backend_factory(i)->name, "vulkan") == 0)
-            vk_f = sleapc__backend_factory(i);
-    if (!vk_f || vk_f->score() <= 0) {
-        printf("skipped: the vulkan backend is not built or finds no Vulkan device\n");
+    vk_f = vulkan_test_factory();
+    if (!vk_f)
         return 77;
-    }
-    setenv("SLEAPC_VULKAN_VALIDATION", "1", 1);
     check_case(1, 1, 1, 17, 19);
     check_case(3, 3, 3, 13, 11);
     check_case(1, 3, 3, 9, 23);

@@ -28,6 +28,7 @@
 #include "core/alloc.h"
 #include "layers/ops/peaks.h"
 #include "test_util.h"
+#include "vulkan_test_device.h"
 
 #if !SLEAPC_HAVE_VULKAN
 int main(void)
@@ -170,14 +171,9 @@ static void check_case(int64_t h, int64_t w, int k, float thr)
 
 int main(void)
 {
-    for (int i = 0; i < sleapc__backend_count(); i++)
-        if (strcmp(sleapc__backend_factory(i)->name, "vulkan") == 0)
-            vk_f = sleapc__backend_factory(i);
-    if (!vk_f || vk_f->score() <= 0) {
-        printf("skipped: the vulkan backend is not built or finds no Vulkan device\n");
+    vk_f = vulkan_test_factory();
+    if (!vk_f)
         return 77;
-    }
-    setenv("SLEAPC_VULKAN_VALIDATION", "1", 1);
     check_case(23, 19, 5, 0.3f);
     check_case(23, 19, 0, 0.3f);
     check_case(40, 33, 4, 0.3f);
