@@ -9,130 +9,8 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
-#include "pipeline/tracking/track_cull.h"
-#include "pipeline/tracking/track_flow.h"
-#include "pipeline/tracking/track_match.h"
 #include "pipeline/tracking/track_score.h"
-
-/* Instances of one frame: the current one, a fixed-window slot, or (n = 1
- * each) the entries of a local queue. */
-typedef struct inst_set {
-    int n, cap;
-    int64_t frame_idx;
-    int64_t seq;    /* the call that brought this frame: names its image */
-    int64_t *track; /* -1 = None */
-    int *valid;     /* visible points */
-    double *kp;     /* (cap, n_nodes, 2) */
-    double *feat;   /* (cap, fdim) */
-    uint8_t *gray;  /* flow: the frame (height * width), else NULL */
-} inst_set;
-
-typedef struct local_queue {
-    inst_set *entries; /* ring of window_size single-instance sets */
-    int head, n;
-} local_queue;
-
-struct sleapc_tracker {
-    sleapc_tracker_opts o;
-    int n_nodes, fdim, swidth;
-    int64_t height, width; /* flow frame size, 0 until the first frame */
-    int64_t next_id;       /* 1 + the largest id created */
-    int64_t seq;           /* frames tracked so far */
-    /* fixed window: ring of window_size frames */
-    inst_set *window;
-    int win_head, win_n;
-    /* local queues */
-    local_queue *queues;
-    int n_queues, queues_cap;
-    /* current frame */
-    inst_set cur;
-    int *cur_src;     /* input index of each current instance */
-    double *cur_tscore;
-    /* scratch */
-    int64_t *col_track;
-    int cols_cap;
-    double *cost, *vals, *shifted, *shift_feat;
-    int64_t cost_cap, vals_cap, shifted_cap;
-    int *rows, *cols, *out_tracks;
-    int pairs_cap;
-    bool *keep;
-    int keep_cap;
-    double *node_work;            /* n_nodes: feature and OKS scratch */
-    double *clean_pts, *clean_sc; /* pairs_cap instances: post-tracking cull */
-    sleapc_track_cull_ws cull;
-    sleapc_track_match_ws mws;
-    sleapc_track_connect connect;
-    sleapc_track_flow *flow;
-};
-
-sleapc_tracker_opts sleapc__tracker_opts_default(void)
-{
-    sleapc_tracker_opts o = {
-        .window_size = 5,
-        .candidates = SLEAPC_TRACK_FIXED_WINDOW,
-        .features = SLEAPC_TRACK_KEYPOINTS,
-        .scoring = SLEAPC_TRACK_OKS,
-        .reduction = SLEAPC_TRACK_MEAN,
-        .robust_best_instance = 1.0,
-        .oks_stddev = 0.025,
-        .matching = SLEAPC_TRACK_HUNGARIAN,
-        .min_new_track_points = 0,
-        .min_match_points = 0,
-        .max_tracks = -1,
-        .target_instance_count = 0,
-        .pre_cull_to_target = false,
-        .pre_cull_iou_threshold = 0.0,
-        .clean_instance_count = 0,
-        .clean_iou_threshold = 0.0,
-        .post_connect_single_breaks = false,
-        .use_flow = false,
-        .of_img_scale = 1.0,
-        .of_window_size = 21,
-        .of_max_levels = 3,
-    };
-    return o;
-}
-
-sleapc_status sleapc__tracker_opts_check(const sleapc_tracker_opts *o, int n_nodes)
-{
-    if (!o || n_nodes < 1)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "tracker: no options or no nodes");
-    if (o->window_size < 1)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "--tracking_window_size must be at least 1 (got %d)",
-                            o->window_size);
-    if (o->scoring == SLEAPC_TRACK_OKS && o->features != SLEAPC_TRACK_KEYPOINTS)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "--scoring_method oks needs --features keypoints");
-    if (o->scoring == SLEAPC_TRACK_IOU && o->features != SLEAPC_TRACK_BBOXES)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "--scoring_method iou needs --features bboxes");
-    if (o->scoring == SLEAPC_TRACK_COSINE_SIM && o->features == SLEAPC_TRACK_KEYPOINTS &&
-        n_nodes != 2)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "--scoring_method cosine_sim on --features keypoints is defined "
-                            "by sleap-nn only for 2-node skeletons (this one has %d); use "
-                            "--features centroids or bboxes",
-                            n_nodes);
-    if (!(o->robust_best_instance >= 0 && o->robust_best_instance <= 1))
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "--robust_best_instance must be in [0, 1] (got %g)",
-                            o->robust_best_instance);
-    if (!(o->oks_stddev > 0))
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "--oks_stddev must be positive (got %g)",
-                            o->oks_stddev);
-    if ((o->post_connect_single_breaks || o->pre_cull_to_target) &&
-        o->target_instance_count <= 0)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "--post_connect_single_breaks and --tracking_pre_cull_to_target "
-                            "need --tracking_target_instance_count (or --max_instances)");
-    if (o->use_flow && (!(o->of_img_scale > 0) || o->of_window_size < 3 ||
-                        o->of_max_levels < 0 || o->of_max_levels > 16))
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "--of_img_scale must be positive, --of_window_size at least 3 "
-                            "and --of_max_levels in 0..16");
-    return SLEAPC_OK;
-}
+#include "pipeline/tracking/tracker_impl.h"
 
 /* Grows an instance set to hold cap instances. */
 static sleapc_status set_reserve(inst_set *s, int cap, int n_nodes, int fdim)
@@ -168,7 +46,7 @@ static void set_free(inst_set *s)
 }
 
 /* Copies instance i of src (or all when i < 0) into dst, and the image. */
-static sleapc_status set_copy(sleapc_tracker *t, inst_set *dst, const inst_set *src, int i)
+sleapc_status sleapc__tracker_set_copy(sleapc_tracker *t, inst_set *dst, const inst_set *src, int i)
 {
     const int lo = i < 0 ? 0 : i, n = i < 0 ? src->n : 1;
     sleapc_status st = set_reserve(dst, n > 0 ? n : 1, t->n_nodes, t->fdim);
@@ -225,8 +103,8 @@ sleapc_status sleapc__tracker_create(const sleapc_tracker_opts *opts, int n_node
         }
     }
     if (t->o.use_flow) {
-        st = sleapc__track_flow_create(t->o.of_window_size, t->o.of_max_levels,
-                                       t->o.of_img_scale, t->o.window_size + 2, &t->flow);
+        st = sleapc__track_flow_create(t->o.of_window_size, t->o.of_max_levels, t->o.of_img_scale,
+                                       t->o.window_size + 2, &t->flow);
         if (st) {
             sleapc__tracker_destroy(t);
             return st;
@@ -277,7 +155,7 @@ int sleapc__tracker_n_tracks(const sleapc_tracker *t)
     return t ? (int)t->next_id : 0;
 }
 
-static sleapc_status grow(void **p, int64_t *cap, int64_t need, size_t elem)
+sleapc_status sleapc__tracker_grow(void **p, int64_t *cap, int64_t need, size_t elem)
 {
     if (need <= *cap)
         return SLEAPC_OK;
@@ -300,39 +178,6 @@ typedef struct cand {
     int i;
 } cand;
 
-/* Columns of the fixed window: list(set(track ids)) over the window, None
- * (-1) placed last (CPython hashes None by address; not reproducible). */
-static sleapc_status window_columns(sleapc_tracker *t, int *n_cols)
-{
-    int total = 0;
-    for (int k = 0; k < t->win_n; k++)
-        total += t->window[(t->win_head + k) % t->o.window_size].n;
-    int64_t need = total + 1, cap = t->cols_cap;
-    sleapc_status st = grow((void **)&t->col_track, &cap, 2 * need, sizeof *t->col_track);
-    if (st)
-        return st;
-    t->cols_cap = (int)cap;
-    int64_t *keys = t->col_track + need;
-    int nk = 0;
-    bool none = false;
-    for (int k = 0; k < t->win_n; k++) {
-        const inst_set *f = &t->window[(t->win_head + k) % t->o.window_size];
-        for (int i = 0; i < f->n; i++) {
-            if (f->track[i] < 0)
-                none = true;
-            else
-                keys[nk++] = f->track[i];
-        }
-    }
-    const int m = sleapc__pyset_order(keys, nk, &t->mws, t->col_track);
-    if (m < 0)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "tracker: out of memory");
-    *n_cols = m;
-    if (none)
-        t->col_track[(*n_cols)++] = -1;
-    return SLEAPC_OK;
-}
-
 /* Shifts every instance of a stored set onto the current frame with optical
  * flow; shifted points and their features go to t->shifted / t->shift_feat
  * (at offset base instances). */
@@ -340,10 +185,9 @@ static sleapc_status flow_shift(sleapc_tracker *t, const inst_set *s, const uint
                                 int64_t base)
 {
     const int64_t kpn = (int64_t)t->n_nodes * 2;
-    sleapc_status st = sleapc__track_flow_points(t->flow, s->gray, s->seq, gray, t->seq,
-                                                 t->height, t->width, s->kp,
-                                                 (int64_t)s->n * t->n_nodes,
-                                                 t->shifted + base * kpn);
+    sleapc_status st =
+        sleapc__track_flow_points(t->flow, s->gray, s->seq, gray, t->seq, t->height, t->width,
+                                  s->kp, (int64_t)s->n * t->n_nodes, t->shifted + base * kpn);
     if (st)
         return st;
     for (int i = 0; i < s->n; i++)
@@ -354,12 +198,12 @@ static sleapc_status flow_shift(sleapc_tracker *t, const inst_set *s, const uint
 
 /* scores -> cost: cost[r][c] = -reduce(similarities of instance r with the
  * candidates of column c that have more than min_match_points). */
-static sleapc_status score_columns(sleapc_tracker *t, int n_cols, const uint8_t *gray)
+sleapc_status sleapc__tracker_score_columns(sleapc_tracker *t, int n_cols, const uint8_t *gray)
 {
     const int n = t->cur.n;
     const bool fixed = t->o.candidates == SLEAPC_TRACK_FIXED_WINDOW;
-    sleapc_status st = grow((void **)&t->cost, &t->cost_cap, (int64_t)n * n_cols + 1,
-                            sizeof *t->cost);
+    sleapc_status st = sleapc__tracker_grow((void **)&t->cost, &t->cost_cap,
+                                            (int64_t)n * n_cols + 1, sizeof *t->cost);
     if (st)
         return st;
     /* stored instances in store order, and their flow-shifted features */
@@ -373,12 +217,12 @@ static sleapc_status score_columns(sleapc_tracker *t, int n_cols, const uint8_t 
     }
     if (t->o.use_flow) {
         int64_t cap = t->shifted_cap;
-        st = grow((void **)&t->shifted, &cap, (n_stored + 1) * t->n_nodes * 2,
-                  sizeof *t->shifted);
+        st = sleapc__tracker_grow((void **)&t->shifted, &cap, (n_stored + 1) * t->n_nodes * 2,
+                                  sizeof *t->shifted);
         if (!st) {
             cap = t->shifted_cap;
-            st = grow((void **)&t->shift_feat, &cap, (n_stored + 1) * t->fdim,
-                      sizeof *t->shift_feat);
+            st = sleapc__tracker_grow((void **)&t->shift_feat, &cap, (n_stored + 1) * t->fdim,
+                                      sizeof *t->shift_feat);
         }
         if (st)
             return st;
@@ -387,8 +231,8 @@ static sleapc_status score_columns(sleapc_tracker *t, int n_cols, const uint8_t 
     int64_t base = 0;
     /* per column, the (set, index, shifted-offset) candidates */
     const int64_t max_c = n_stored + 1;
-    st = grow((void **)&t->vals, &t->vals_cap, max_c * t->swidth * 2 + 3 * max_c,
-              sizeof *t->vals);
+    st = sleapc__tracker_grow((void **)&t->vals, &t->vals_cap, max_c * t->swidth * 2 + 3 * max_c,
+                              sizeof *t->vals);
     if (st)
         return st;
     if (t->o.use_flow) {
@@ -446,11 +290,11 @@ static sleapc_status score_columns(sleapc_tracker *t, int n_cols, const uint8_t 
             for (int k = 0; k < nc; k++) {
                 if (cands[k].set->valid[cands[k].i] <= t->o.min_match_points)
                     continue;
-                const double *fb = t->o.use_flow ? t->shift_feat + offs[k] * t->fdim
-                                                 : cands[k].set->feat +
-                                                       (int64_t)cands[k].i * t->fdim;
-                sleapc__track_similarity(&t->o, t->n_nodes, t->cur.feat + (int64_t)r * t->fdim,
-                                         fb, v + nv, t->node_work);
+                const double *fb = t->o.use_flow
+                                       ? t->shift_feat + offs[k] * t->fdim
+                                       : cands[k].set->feat + (int64_t)cands[k].i * t->fdim;
+                sleapc__track_similarity(&t->o, t->n_nodes, t->cur.feat + (int64_t)r * t->fdim, fb,
+                                         v + nv, t->node_work);
                 nv += t->swidth;
             }
             const double s = sleapc__track_reduce(&t->o, v, nv);
@@ -461,168 +305,13 @@ static sleapc_status score_columns(sleapc_tracker *t, int n_cols, const uint8_t 
     return SLEAPC_OK;
 }
 
-/* ---- the two stores --------------------------------------------------- */
-
-static void window_push(sleapc_tracker *t, sleapc_status *st)
-{
-    const int w = t->o.window_size;
-    int slot;
-    if (t->win_n < w) {
-        slot = (t->win_head + t->win_n) % w;
-        t->win_n++;
-    } else {
-        slot = t->win_head;
-        t->win_head = (t->win_head + 1) % w;
-    }
-    *st = set_copy(t, &t->window[slot], &t->cur, -1);
-}
-
-/* FixedWindowCandidates.add_new_tracks over the current frame. */
-static bool window_add_new(sleapc_tracker *t)
-{
-    bool any = false;
-    for (int i = 0; i < t->cur.n; i++) {
-        if (t->cur.valid[i] > t->o.min_new_track_points && t->cur.track[i] < 0) {
-            t->cur.track[i] = t->next_id++;
-            t->cur_tscore[i] = 1.0;
-            any = true;
-        }
-    }
-    return any;
-}
-
-static sleapc_status track_window(sleapc_tracker *t, const uint8_t *gray, int *order,
-                                  int *n_order)
-{
-    sleapc_status st = SLEAPC_OK;
-    const int n = t->cur.n;
-    if (t->win_n == 0) {
-        if (window_add_new(t))
-            window_push(t, &st);
-    } else {
-        int n_cols = 0, n_pairs = 0;
-        if ((st = window_columns(t, &n_cols)) || (st = score_columns(t, n_cols, gray)))
-            return st;
-        st = sleapc__track_match(t->o.matching, t->cost, n, n_cols, &t->mws, t->rows, t->cols,
-                                 &n_pairs);
-        if (st)
-            return st;
-        for (int k = 0; k < n_pairs; k++) {
-            t->cur.track[t->rows[k]] = t->col_track[t->cols[k]];
-            t->cur_tscore[t->rows[k]] = -t->cost[(int64_t)t->rows[k] * n_cols + t->cols[k]];
-        }
-        if (n_pairs < n) /* an unmatched row: every None instance may spawn */
-            window_add_new(t);
-        window_push(t, &st); /* the queued frame is the same object in sleap-nn */
-    }
-    *n_order = 0;
-    for (int i = 0; i < n; i++)
-        if (t->cur.track[i] >= 0)
-            order[(*n_order)++] = i;
-    return st;
-}
-
-/* LocalQueueCandidates.get_new_track_id; -1 = refused by max_tracks. */
-static int64_t queue_new_id(sleapc_tracker *t, sleapc_status *st)
-{
-    if (t->n_queues > 0 && t->o.max_tracks >= 0 && t->n_queues >= t->o.max_tracks)
-        return -1;
-    if (t->n_queues == t->queues_cap) {
-        const int cap = t->queues_cap ? 2 * t->queues_cap : 8;
-        local_queue *q = sleapc__realloc(t->queues, (size_t)cap * sizeof *q);
-        if (!q) {
-            *st = sleapc__fail(SLEAPC_ERR_NOMEM, "tracker: out of memory");
-            return -1;
-        }
-        t->queues = q;
-        t->queues_cap = cap;
-    }
-    local_queue *q = &t->queues[t->n_queues];
-    memset(q, 0, sizeof *q);
-    q->entries = sleapc__calloc((size_t)t->o.window_size, sizeof *q->entries);
-    if (!q->entries) {
-        *st = sleapc__fail(SLEAPC_ERR_NOMEM, "tracker: out of memory");
-        return -1;
-    }
-    t->next_id = t->n_queues + 1;
-    return t->n_queues++;
-}
-
-static sleapc_status queue_push(sleapc_tracker *t, int i)
-{
-    local_queue *q = &t->queues[t->cur.track[i]];
-    const int w = t->o.window_size;
-    int slot;
-    if (q->n < w) {
-        slot = (q->head + q->n) % w;
-        q->n++;
-    } else {
-        slot = q->head;
-        q->head = (q->head + 1) % w;
-    }
-    return set_copy(t, &q->entries[slot], &t->cur, i);
-}
-
-/* LocalQueueCandidates.add_new_tracks for instance i: 1 = keep it in the
- * output list (tracked, or too few points), 0 = refused by max_tracks. */
-static int queue_add_new(sleapc_tracker *t, int i, sleapc_status *st)
-{
-    if (t->cur.valid[i] <= t->o.min_new_track_points)
-        return 1;
-    const int64_t id = queue_new_id(t, st);
-    if (id < 0)
-        return 0;
-    t->cur.track[i] = id;
-    t->cur_tscore[i] = 1.0;
-    *st = queue_push(t, i);
-    return 1;
-}
-
-static sleapc_status track_queues(sleapc_tracker *t, const uint8_t *gray, int *order,
-                                  int *n_order)
-{
-    sleapc_status st = SLEAPC_OK;
-    const int n = t->cur.n;
-    *n_order = 0;
-    if (t->n_queues == 0) {
-        for (int i = 0; i < n && !st; i++)
-            if (queue_add_new(t, i, &st))
-                order[(*n_order)++] = i;
-        return st;
-    }
-    const int n_cols = t->n_queues;
-    int n_pairs = 0;
-    if ((st = score_columns(t, n_cols, gray)))
-        return st;
-    st = sleapc__track_match(t->o.matching, t->cost, n, n_cols, &t->mws, t->rows, t->cols,
-                             &n_pairs);
-    if (st)
-        return st;
-    for (int k = 0; k < n_pairs; k++) {
-        t->cur.track[t->rows[k]] = t->cols[k];
-        t->cur_tscore[t->rows[k]] = -t->cost[(int64_t)t->rows[k] * n_cols + t->cols[k]];
-        order[(*n_order)++] = t->rows[k];
-    }
-    for (int i = 0; i < n && !st; i++)
-        if (t->cur.track[i] >= 0)
-            st = queue_push(t, i);
-    for (int i = 0; i < n && !st; i++) {
-        bool matched = false;
-        for (int k = 0; k < n_pairs && !matched; k++)
-            matched = t->rows[k] == i;
-        if (!matched && queue_add_new(t, i, &st) && t->cur.track[i] >= 0)
-            order[(*n_order)++] = i;
-    }
-    return st;
-}
-
 /* ---- per frame -------------------------------------------------------- */
 
 sleapc_status sleapc__tracker_track_frame(sleapc_tracker *t, const sleapc_track_frame_in *in,
                                           sleapc_track_frame_out *out)
 {
-    if (!t || !in || !out || in->n_insts < 0 || (in->n_insts > 0 && !in->points) ||
-        !out->out || !out->track || !out->tracking_score)
+    if (!t || !in || !out || in->n_insts < 0 || (in->n_insts > 0 && !in->points) || !out->out ||
+        !out->track || !out->tracking_score)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "tracker: bad frame arguments");
     const int n_in = in->n_insts, nn = t->n_nodes;
     if (t->o.use_flow) {
@@ -635,8 +324,8 @@ sleapc_status sleapc__tracker_track_frame(sleapc_tracker *t, const sleapc_track_
         } else if (t->height != in->height || t->width != in->width) {
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                                 "tracker: frame size changed from %lldx%lld to %lldx%lld",
-                                (long long)t->width, (long long)t->height,
-                                (long long)in->width, (long long)in->height);
+                                (long long)t->width, (long long)t->height, (long long)in->width,
+                                (long long)in->height);
         }
     }
     const int cap = n_in > 0 ? n_in : 1;
@@ -684,8 +373,8 @@ sleapc_status sleapc__tracker_track_frame(sleapc_tracker *t, const sleapc_track_
     for (int i = 0; i < n_in; i++)
         keep[i] = true;
     if (t->o.target_instance_count > 0 && t->o.pre_cull_to_target && in->scores)
-        sleapc__track_cull(&t->cull, in->points, in->scores, n_in, nn,
-                           t->o.target_instance_count, t->o.pre_cull_iou_threshold, keep);
+        sleapc__track_cull(&t->cull, in->points, in->scores, n_in, nn, t->o.target_instance_count,
+                           t->o.pre_cull_iou_threshold, keep);
     int n = 0;
     for (int i = 0; i < n_in; i++) {
         if (!keep[i])
@@ -706,9 +395,9 @@ sleapc_status sleapc__tracker_track_frame(sleapc_tracker *t, const sleapc_track_
     int *order = out->out;
     int n_order = 0;
     if (t->o.candidates == SLEAPC_TRACK_FIXED_WINDOW)
-        st = track_window(t, in->gray, order, &n_order);
+        st = sleapc__tracker_track_window(t, in->gray, order, &n_order);
     else
-        st = track_queues(t, in->gray, order, &n_order);
+        st = sleapc__tracker_track_queues(t, in->gray, order, &n_order);
     t->cur.gray = NULL;
     if (st)
         return st;
