@@ -11,262 +11,13 @@
 #include "backends/bf16_policy.h"
 #include "backends/native/native_bf16.h"
 #include "backends/native/native_conv_choose.h"
+#include "backends/native/native_impl.h"
 #include "backends/native/native_kernels.h"
 #include "backends/native/native_ukernel.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/threadpool.h"
 #include "model/graph_input.h"
-
-typedef struct native_state {
-    const sleapc_graph *g;  /* borrowed: the model outlives the backend */
-    sleapc_threadpool *tp;
-    native_conv **convs;    /* per node, CONV2D only */
-    native_convt **convts;  /* per node, CONV_TRANSPOSE2D only */
-    native_wattn **wattns;  /* per node, WINDOW_ATTENTION only */
-    native_conv_method conv_how; /* 3x3 convs: direct or Winograd, chosen per plan */
-    int wino_tile;               /* sleapc_backend_opts.winograd_tile */
-
-    /* The plan, for input shape `planned`. */
-    int64_t planned[4];
-    int64_t (*shapes)[4];
-    int *buf_of;            /* node -> buffer index; -1: no buffer (virtual concat) */
-    int *home;              /* node -> the node whose buffer holds its value */
-    float **bufs;           /* distinct activation buffers */
-    int n_bufs;
-    void *scratch;
-    size_t scratch_bytes;
-
-    sleapc_native_node_fn node_hook;  /* profiling; NULL: off */
-    void *node_hook_ctx;
-
-    /* --precision bf16-emulated (n == 0 otherwise): oneDNN's bf16 path in
-     * float32 arithmetic, rounding weights and values where it rounds them
-     * (bf16_policy.h). Every concat and resize then has its own buffer, so
-     * each value can be rounded where it is written. */
-    sleapc_bf16_plan bf16;
-    /* --precision bf16 (AVX512-BF16): the convs that round what they read as
-     * they stage it, and the values only they read, which therefore need
-     * no rounding pass (rounding twice is rounding once). */
-    bool *hw16;
-    bool *lazy;
-    const native_ukernels *hw_uk; /* the bf16 set, or NULL */
-    float *stage;          /* rounded copy of a float32 value a bf16 conv reads */
-    int64_t stage_numel;
-} native_state;
-
-static int64_t node_numel(const int64_t *s)
-{
-    return s[2] ? s[0] * s[1] * s[2] * s[3] : s[0] * s[1];
-}
-
-static void plan_free(native_state *ns)
-{
-    for (int i = 0; i < ns->n_bufs; i++)
-        sleapc__aligned_free(ns->bufs[i]);
-    sleapc__free(ns->bufs);
-    sleapc__free(ns->buf_of);
-    sleapc__free(ns->home);
-    sleapc__free(ns->shapes);
-    sleapc__aligned_free(ns->scratch);
-    sleapc__aligned_free(ns->stage);
-    ns->stage = NULL;
-    ns->stage_numel = 0;
-    ns->bufs = NULL;
-    ns->buf_of = NULL;
-    ns->home = NULL;
-    ns->shapes = NULL;
-    ns->scratch = NULL;
-    ns->n_bufs = 0;
-    ns->scratch_bytes = 0;
-    memset(ns->planned, 0, sizeof ns->planned);
-}
-
-/* A concat every consumer of which is a conv, so they can read its parts
- * where they are (native_conv_src) and it needs no buffer. */
-static bool concat_is_virtual(const native_state *ns, int i)
-{
-    const sleapc_graph *g = ns->g;
-    const sleapc_node *n = &g->nodes[i];
-    if (n->op != SLEAPC_OP_CONCAT || n->n_inputs < 1 || n->n_inputs > NATIVE_CONV_MAX_PARTS)
-        return false;
-    for (int o = 0; o < g->n_outputs; o++)
-        if (g->outputs[o].node == i)
-            return false;
-    int consumers = 0;
-    for (int j = i + 1; j < g->n_nodes; j++)
-        for (int k = 0; k < g->nodes[j].n_inputs; k++)
-            if (g->nodes[j].inputs[k] == i) {
-                /* Emulated bf16 rounds each value where it is written, so
-                 * every concat has its buffer, except where only bf16
-                 * kernels read it: they round as they stage its parts. */
-                if (g->nodes[j].op != SLEAPC_OP_CONV2D || (ns->bf16.n && !ns->hw16[j]))
-                    return false;
-                consumers++;
-            }
-    return consumers > 0;
-}
-
-/* The nodes whose buffers node i reads: the homes of its inputs, or of a
- * virtual concat's parts. Returns their count (at most
- * SLEAPC_NODE_MAX_INPUTS * NATIVE_CONV_MAX_PARTS). */
-#define MAX_SOURCES (SLEAPC_NODE_MAX_INPUTS * NATIVE_CONV_MAX_PARTS)
-static int node_sources(const native_state *ns, int i, int *src)
-{
-    const sleapc_node *n = &ns->g->nodes[i];
-    int count = 0;
-    for (int k = 0; k < n->n_inputs; k++) {
-        int in = n->inputs[k];
-        if (ns->buf_of[in] == -1) {
-            const sleapc_node *c = &ns->g->nodes[in];
-            for (int m = 0; m < c->n_inputs; m++)
-                src[count++] = ns->home[c->inputs[m]];
-        } else {
-            src[count++] = ns->home[in];
-        }
-    }
-    return count;
-}
-
-/* Greedy liveness packing: a buffer whose value is dead is reused by the next
- * node that fits in it (the smallest such buffer). */
-static sleapc_status plan(native_state *ns, const int64_t shape[4])
-{
-    const sleapc_graph *g = ns->g;
-    int n = g->n_nodes;
-    plan_free(ns);
-    ns->shapes = sleapc__malloc((size_t)n * sizeof *ns->shapes);
-    ns->buf_of = sleapc__malloc((size_t)n * sizeof *ns->buf_of);
-    ns->home = sleapc__malloc((size_t)n * sizeof *ns->home);
-    ns->bufs = sleapc__calloc((size_t)n, sizeof *ns->bufs);
-    int *last_use = sleapc__malloc((size_t)n * sizeof *last_use);
-    int64_t *buf_cap = sleapc__calloc((size_t)n, sizeof *buf_cap);
-    bool *buf_busy = sleapc__calloc((size_t)n, sizeof *buf_busy);
-    sleapc_status st = SLEAPC_OK;
-    if (!ns->shapes || !ns->buf_of || !ns->home || !ns->bufs || !last_use || !buf_cap ||
-        !buf_busy) {
-        st = sleapc__fail(SLEAPC_ERR_NOMEM, "plan: out of memory");
-        goto done;
-    }
-    st = sleapc__graph_infer_shapes(g, shape[0], shape[2], shape[3], ns->shapes);
-    if (st)
-        goto done;
-    /* Which nodes own a buffer (buf_of 0 for now), share their input's
-     * (an identity resize) or have none (a virtual concat). */
-    for (int i = 0; i < n; i++) {
-        const sleapc_node *nd = &g->nodes[i];
-        ns->home[i] = i;
-        ns->buf_of[i] = 0;
-        if (nd->op == SLEAPC_OP_RESIZE_LIKE && !ns->bf16.n && ns->buf_of[nd->inputs[0]] != -1 &&
-            ns->shapes[nd->inputs[0]][2] == ns->shapes[i][2] &&
-            ns->shapes[nd->inputs[0]][3] == ns->shapes[i][3])
-            ns->home[i] = ns->home[nd->inputs[0]];
-        else if (concat_is_virtual(ns, i))
-            ns->buf_of[i] = -1;
-    }
-    int src[MAX_SOURCES];
-    for (int i = 0; i < n; i++)
-        last_use[i] = i;
-    for (int i = 0; i < n; i++) {
-        int n_src = node_sources(ns, i, src);
-        for (int k = 0; k < n_src; k++)
-            if (last_use[src[k]] < i)
-                last_use[src[k]] = i;
-    }
-    for (int o = 0; o < g->n_outputs; o++)
-        last_use[ns->home[g->outputs[o].node]] = n;  /* live until the next forward */
-
-    int n_threads = sleapc__threadpool_n_threads(ns->tp);
-    /* The graph's hash reads every weight: only when a conv may be timed. */
-    char key_prefix[512] = "";
-    if (ns->conv_how != NATIVE_CONV_DIRECT && !ns->bf16.n && !ns->wino_tile)
-        sleapc__native_conv_key_prefix(g, ns->conv_how, n_threads, key_prefix,
-                                       sizeof key_prefix);
-    size_t scratch = 0;
-    for (int i = 0; i < n; i++) {
-        bool owns = ns->buf_of[i] != -1 && ns->home[i] == i;
-        int pick = -1;
-        if (owns) {
-            int64_t need = node_numel(ns->shapes[i]);
-            for (int bi = 0; bi < ns->n_bufs; bi++)
-                if (!buf_busy[bi] && buf_cap[bi] >= need &&
-                    (pick < 0 || buf_cap[bi] < buf_cap[pick]))
-                    pick = bi;
-            if (pick < 0) {
-                /* No free buffer fits: grow the largest free one, else add one. */
-                for (int bi = 0; bi < ns->n_bufs; bi++)
-                    if (!buf_busy[bi] && (pick < 0 || buf_cap[bi] > buf_cap[pick]))
-                        pick = bi;
-                if (pick < 0)
-                    pick = ns->n_bufs++;
-                buf_cap[pick] = need;
-            }
-            buf_busy[pick] = true;
-            ns->buf_of[i] = pick;
-        } else if (ns->home[i] != i) {
-            ns->buf_of[i] = ns->buf_of[ns->home[i]];
-        }
-        /* Free the inputs whose last use is this node (after choosing the
-         * output buffer: a node never writes over its own inputs). */
-        int n_src = node_sources(ns, i, src);
-        for (int k = 0; k < n_src; k++)
-            if (last_use[src[k]] == i)
-                buf_busy[ns->buf_of[src[k]]] = false;
-        if (owns && last_use[i] == i)
-            buf_busy[pick] = false;
-        const int64_t *s0 = g->nodes[i].n_inputs ? ns->shapes[g->nodes[i].inputs[0]] : NULL;
-        size_t sb = 0;
-        /* bf16 (emulated or not) keeps the direct method it rounds like. */
-        if (ns->convs[i] && !ns->bf16.n &&
-            (st = sleapc__native_conv_choose(ns->convs[i], g->nodes[i].c_in, g->nodes[i].c_out,
-                                             ns->tp, ns->conv_how, ns->wino_tile,
-                                             *key_prefix ? key_prefix : NULL, i, s0[0], s0[2],
-                                             s0[3])))
-            goto done;
-        if (ns->convs[i])
-            sb = sleapc__native_conv_scratch_size(ns->convs[i], s0[2], s0[3], n_threads);
-        else if (ns->convts[i])
-            sb = sleapc__native_convt_scratch_size(ns->convts[i], s0[2], s0[3], n_threads);
-        else if (ns->wattns[i])
-            sb = sleapc__native_wattn_scratch_size(ns->wattns[i], n_threads);
-        if (sb > scratch)
-            scratch = sb;
-        if (ns->bf16.n && ns->bf16.compute[i] && !ns->bf16.rounded[g->nodes[i].inputs[0]] &&
-            !ns->hw16[i] && node_numel(s0) > ns->stage_numel)
-            ns->stage_numel = node_numel(s0);
-    }
-    for (int bi = 0; bi < ns->n_bufs; bi++) {
-        ns->bufs[bi] = sleapc__aligned_alloc((size_t)buf_cap[bi] * sizeof(float));
-        if (!ns->bufs[bi]) {
-            st = sleapc__fail(SLEAPC_ERR_NOMEM, "plan: out of memory for %lld floats",
-                              (long long)buf_cap[bi]);
-            goto done;
-        }
-    }
-    if (ns->stage_numel) {
-        ns->stage = sleapc__aligned_alloc((size_t)ns->stage_numel * sizeof(float));
-        if (!ns->stage) {
-            st = sleapc__fail(SLEAPC_ERR_NOMEM, "plan: out of memory for bf16 staging");
-            goto done;
-        }
-    }
-    ns->scratch_bytes = scratch;
-    if (scratch) {
-        ns->scratch = sleapc__aligned_alloc(scratch);
-        if (!ns->scratch) {
-            st = sleapc__fail(SLEAPC_ERR_NOMEM, "plan: out of memory for scratch");
-            goto done;
-        }
-    }
-    memcpy(ns->planned, shape, sizeof ns->planned);
-done:
-    sleapc__free(last_use);
-    sleapc__free(buf_cap);
-    sleapc__free(buf_busy);
-    if (st)
-        plan_free(ns);
-    return st;
-}
 
 static float *node_buf(native_state *ns, int i)
 {
@@ -278,8 +29,7 @@ static void conv_source(native_state *ns, int in, native_conv_src *out)
 {
     const sleapc_node *c = &ns->g->nodes[in];
     if (ns->buf_of[in] != -1) {
-        *out = (native_conv_src){.n = 1, .data = {node_buf(ns, in)},
-                                 .c = {(int)ns->shapes[in][1]}};
+        *out = (native_conv_src){.n = 1, .data = {node_buf(ns, in)}, .c = {(int)ns->shapes[in][1]}};
         return;
     }
     out->n = c->n_inputs;
@@ -296,7 +46,7 @@ static const float *bf16_source(native_state *ns, int i, const float *src)
     int in = ns->g->nodes[i].inputs[0];
     if (!ns->bf16.n || !ns->bf16.compute[i] || ns->bf16.rounded[in] || ns->hw16[i])
         return src;
-    int64_t numel = node_numel(ns->shapes[in]);
+    int64_t numel = native_node_numel(ns->shapes[in]);
     memcpy(ns->stage, src, (size_t)numel * sizeof(float));
     sleapc__bf16_round_array(ns->stage, numel);
     return ns->stage;
@@ -310,9 +60,8 @@ static void run_node(native_state *ns, int i)
         return;
     const int64_t *d = ns->shapes[i];
     const int64_t *s = n->n_inputs ? ns->shapes[n->inputs[0]] : NULL;
-    const float *src = n->n_inputs && ns->buf_of[n->inputs[0]] != -1
-                           ? node_buf(ns, n->inputs[0])
-                           : NULL;
+    const float *src =
+        n->n_inputs && ns->buf_of[n->inputs[0]] != -1 ? node_buf(ns, n->inputs[0]) : NULL;
     float *dst = node_buf(ns, i);
     switch (n->op) {
     case SLEAPC_OP_INPUT:
@@ -325,9 +74,9 @@ static void run_node(native_state *ns, int i)
         sleapc__native_conv_run_parts(ns->convs[i], ns->tp, &parts, s[0], s[2], s[3], dst,
                                       ns->scratch);
         if (n->act == SLEAPC_ACT_SIGMOID)
-            sleapc__native_sigmoid(dst, node_numel(d));
+            sleapc__native_sigmoid(dst, native_node_numel(d));
         else if (n->act == SLEAPC_ACT_GELU)
-            sleapc__native_gelu(ns->tp, dst, node_numel(d));
+            sleapc__native_gelu(ns->tp, dst, native_node_numel(d));
         break;
     }
     case SLEAPC_OP_CONV_TRANSPOSE2D:
@@ -339,12 +88,12 @@ static void run_node(native_state *ns, int i)
         break;
     case SLEAPC_OP_UPSAMPLE2X:
         /* nn.Upsample(scale_factor=2): PyTorch maps with 1/scale_factor. */
-        sleapc__native_resize_bilinear(ns->tp, src, s[0], s[1], s[2], s[3], dst, d[2], d[3],
-                                       0.5f, 0.5f);
+        sleapc__native_resize_bilinear(ns->tp, src, s[0], s[1], s[2], s[3], dst, d[2], d[3], 0.5f,
+                                       0.5f);
         break;
     case SLEAPC_OP_RESIZE_LIKE:
         if (s[2] == d[2] && s[3] == d[3])
-            memcpy(dst, src, (size_t)node_numel(d) * sizeof(float));
+            memcpy(dst, src, (size_t)native_node_numel(d) * sizeof(float));
         else
             sleapc__native_resize_bilinear(ns->tp, src, s[0], s[1], s[2], s[3], dst, d[2], d[3],
                                            (float)s[2] / (float)d[2], (float)s[3] / (float)d[3]);
@@ -371,7 +120,7 @@ static void run_node(native_state *ns, int i)
         if (n->act == SLEAPC_ACT_SOFTMAX)
             sleapc__native_softmax(dst, d[0], d[1]);
         else if (n->act == SLEAPC_ACT_SIGMOID)
-            sleapc__native_sigmoid(dst, node_numel(d));
+            sleapc__native_sigmoid(dst, native_node_numel(d));
         break;
     case SLEAPC_OP_PATCHES:
         sleapc__native_patches(ns->tp, src, s[0], s[1], s[2], s[3], n->kernel, n->stride, n->pad,
@@ -403,7 +152,7 @@ static void round_value(native_state *ns, int i)
     if (ns->bf16.n && ns->bf16.rounded[i] && !ns->lazy[i] && ns->buf_of[i] != -1 &&
         ns->home[i] == i)
         sleapc__native_bf16_round(ns->tp, ns->hw_uk, node_buf(ns, i),
-                                  node_numel(ns->shapes[i]));
+                                  native_node_numel(ns->shapes[i]));
 }
 
 static sleapc_status native_forward(sleapc_backend *be, const sleapc_tensor *x,
@@ -415,7 +164,7 @@ static sleapc_status native_forward(sleapc_backend *be, const sleapc_tensor *x,
         return st;
     int64_t shape[4] = {x->shape[0], ns->g->in_channels, x->shape[2], x->shape[3]};
     if (memcmp(shape, ns->planned, sizeof shape) != 0) {
-        st = plan(ns, shape);
+        st = sleapc__native_plan(ns, shape);
         if (st)
             return st;
     }
@@ -439,8 +188,10 @@ static sleapc_status native_forward(sleapc_backend *be, const sleapc_tensor *x,
     for (int o = 0; o < ns->g->n_outputs; o++) {
         const sleapc_graph_output *go = &ns->g->outputs[o];
         const int64_t *s = ns->shapes[go->node];
-        sleapc_tensor t = {.dtype = SLEAPC_DTYPE_F32, .ndim = s[2] ? 4 : 2,
-                           .shape = {s[0], s[1], s[2], s[3]}, .data = node_buf(ns, go->node)};
+        sleapc_tensor t = {.dtype = SLEAPC_DTYPE_F32,
+                           .ndim = s[2] ? 4 : 2,
+                           .shape = {s[0], s[1], s[2], s[3]},
+                           .data = node_buf(ns, go->node)};
         st = sleapc__tensor_map_set(out, go->name, &t);
         if (st)
             return st;
@@ -454,7 +205,7 @@ static sleapc_status native_warmup(sleapc_backend *be, const int64_t shape[4])
     int64_t s[4] = {shape[0], ns->g->in_channels, shape[2], shape[3]};
     if (memcmp(s, ns->planned, sizeof s) == 0)
         return SLEAPC_OK;
-    sleapc_status st = plan(ns, s);
+    sleapc_status st = sleapc__native_plan(ns, s);
     if (st)
         return st;
     /* Run once on zeros, as the contract says: the first pass faults in every
@@ -471,7 +222,7 @@ static void native_destroy(sleapc_backend *be)
         return;
     native_state *ns = be->impl;
     if (ns) {
-        plan_free(ns);
+        sleapc__native_plan_free(ns);
         for (int i = 0; i < ns->g->n_nodes; i++) {
             if (ns->convs)
                 sleapc__native_conv_destroy(ns->convs[i]);
@@ -561,8 +312,7 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
         }
         /* bf16: the 3x3 convs of the plan on AVX512-BF16's kernels, which
          * round as the emulation does; the rest emulated. */
-        ns->hw16[i] = n->op == SLEAPC_OP_CONV2D && hw_bf16 && ns->bf16.compute[i] &&
-                      n->kernel == 3;
+        ns->hw16[i] = n->op == SLEAPC_OP_CONV2D && hw_bf16 && ns->bf16.compute[i] && n->kernel == 3;
         if (ns->hw16[i])
             st = sleapc__native_conv_create_bf16(n->c_in, n->c_out, w, n->bias,
                                                  n->act == SLEAPC_ACT_RELU, &ns->convs[i]);
@@ -593,8 +343,7 @@ fail:
     return st;
 }
 
-void sleapc__native_backend_set_node_hook(sleapc_backend *be, sleapc_native_node_fn fn,
-                                          void *ctx)
+void sleapc__native_backend_set_node_hook(sleapc_backend *be, sleapc_native_node_fn fn, void *ctx)
 {
     if (!be || be->ops != &native_ops)
         return;
@@ -605,7 +354,7 @@ void sleapc__native_backend_set_node_hook(sleapc_backend *be, sleapc_native_node
 
 static int native_score(void)
 {
-    return 2;  /* runs anywhere; faster backends score higher */
+    return 2; /* runs anywhere; faster backends score higher */
 }
 
 const struct sleapc_backend_factory sleapc__native_factory = {

@@ -1,0 +1,70 @@
+/* Private to the native backend (native_backend.c runs, native_plan.c plans):
+ * its state, and the plan of buffers for one input shape. */
+#ifndef SLEAPC_BACKENDS_NATIVE_IMPL_H
+#define SLEAPC_BACKENDS_NATIVE_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/bf16_policy.h"
+#include "backends/native/native_backend.h"
+#include "backends/native/native_kernels.h"
+#include "backends/native/native_ukernel.h"
+#include "core/threadpool.h"
+#include "model/graph.h"
+
+typedef struct native_state {
+    const sleapc_graph *g; /* borrowed: the model outlives the backend */
+    sleapc_threadpool *tp;
+    native_conv **convs;         /* per node, CONV2D only */
+    native_convt **convts;       /* per node, CONV_TRANSPOSE2D only */
+    native_wattn **wattns;       /* per node, WINDOW_ATTENTION only */
+    native_conv_method conv_how; /* 3x3 convs: direct or Winograd, chosen per plan */
+    int wino_tile;               /* sleapc_backend_opts.winograd_tile */
+
+    /* The plan, for input shape `planned`. */
+    int64_t planned[4];
+    int64_t (*shapes)[4];
+    int *buf_of;  /* node -> buffer index; -1: no buffer (virtual concat) */
+    int *home;    /* node -> the node whose buffer holds its value */
+    float **bufs; /* distinct activation buffers */
+    int n_bufs;
+    void *scratch;
+    size_t scratch_bytes;
+
+    sleapc_native_node_fn node_hook; /* profiling; NULL: off */
+    void *node_hook_ctx;
+
+    /* --precision bf16-emulated (n == 0 otherwise): oneDNN's bf16 path in
+     * float32 arithmetic, rounding weights and values where it rounds them
+     * (bf16_policy.h). Every concat and resize then has its own buffer, so
+     * each value can be rounded where it is written. */
+    sleapc_bf16_plan bf16;
+    /* --precision bf16 (AVX512-BF16): the convs that round what they read as
+     * they stage it, and the values only they read, which therefore need
+     * no rounding pass (rounding twice is rounding once). */
+    bool *hw16;
+    bool *lazy;
+    const native_ukernels *hw_uk; /* the bf16 set, or NULL */
+    float *stage;                 /* rounded copy of a float32 value a bf16 conv reads */
+    int64_t stage_numel;
+} native_state;
+
+static inline int64_t native_node_numel(const int64_t *s)
+{
+    return s[2] ? s[0] * s[1] * s[2] * s[3] : s[0] * s[1];
+}
+
+/* Plans buffers for input shape (B,C,H,W): liveness packing, virtual
+ * concats, scratch, the bf16 staging; frees the old plan first. */
+sleapc_status sleapc__native_plan(native_state *ns, const int64_t shape[4]);
+/* Frees the plan; ns->planned becomes zero. */
+void sleapc__native_plan_free(native_state *ns);
+
+/* The nodes whose buffers node i reads: the homes of its inputs, or of a
+ * virtual concat's parts. Returns their count (at most MAX_SOURCES). */
+#define MAX_SOURCES (SLEAPC_NODE_MAX_INPUTS * NATIVE_CONV_MAX_PARTS)
+int sleapc__native_node_sources(const native_state *ns, int i, int *src);
+
+#endif
