@@ -23,7 +23,7 @@ jobs=$(nproc 2>/dev/null || echo 4)
 echo "== build ($build)"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSLEAPC_BUILD_TESTS=ON >/dev/null
 cmake --build "$build" -j "$jobs" --target sleapc_cli test_vulkan test_forward_reference \
-  test_predict_reference >/dev/null
+  test_predict_reference test_vulkan_async bench_vulkan_overlap >/dev/null
 sleapc="$build/sleapc"
 "$sleapc" info --devices
 
@@ -36,6 +36,7 @@ export SLEAPC_DATA_DIR="$data"
 # test_vulkan needs the validation layer (vulkan-validationlayers).
 if ls /usr/share/vulkan/explicit_layer.d/*validation* >/dev/null 2>&1 || [ -n "${VK_LAYER_PATH:-}" ]; then
   "$build/tests/test_vulkan" | tail -1
+  "$build/tests/test_vulkan_async" | tail -1
 else
   echo "test_vulkan: skipped (no Khronos validation layer here)"
 fi
@@ -63,6 +64,10 @@ for cfg in "$data"/bench_configs/*.yaml; do
   echo "-- $(basename "$cfg")"
   "$sleapc" bench --config "$cfg" --random-weights --backend native --batch 1,8,32 --runs 10
 done
+
+echo "== two batches in flight (submit/collect) against forward, host peaks as the host's work"
+"$build/bench/bench_vulkan_overlap" "$data/sleap-nn-assets/model_ckpts/minimal_instance_bottomup" \
+  --device "$device" --batch 8 --size 384 --batches 30 --host-reps 4
 
 echo "== predict end to end ($device)"
 models="$data/sleap-nn-assets/model_ckpts"

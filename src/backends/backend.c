@@ -47,6 +47,9 @@ sleapc_status sleapc__backend_check(const sleapc_backend *be)
         return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s: no warmup function", name);
     if (!ops->destroy)
         return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s: no destroy function", name);
+    if (!ops->submit != !ops->collect)
+        return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s: submit without collect or the reverse",
+                            name);
     if (memchr(be->device, '\0', sizeof be->device) == NULL || !device_parses(be->device))
         return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s: device string \"%.*s\" does not parse",
                             name, (int)sizeof be->device, be->device);
@@ -213,12 +216,20 @@ static sleapc_status check_memory(sleapc_backend *be, const int64_t shape[4])
     return st;
 }
 
+static sleapc_status in_flight_error(const sleapc_backend *be, const char *what)
+{
+    return sleapc__fail(SLEAPC_ERR_STATE, "%s (%s backend): %d submitted forward%s not collected",
+                        what, be->ops->name, be->in_flight, be->in_flight == 1 ? "" : "s");
+}
+
 sleapc_status sleapc__backend_forward(sleapc_backend *be, const sleapc_tensor *x,
                                       sleapc_tensor_map *out)
 {
     if (!be || !x || !out)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "forward: backend, input and output are required");
     sleapc__tensor_map_clear(out);
+    if (be->in_flight)
+        return in_flight_error(be, "forward");
     if (x->ndim == 4) {
         sleapc_status st = check_memory(be, x->shape);
         if (st)
@@ -236,6 +247,8 @@ sleapc_status sleapc__backend_warmup(sleapc_backend *be, const int64_t shape[4])
 {
     if (!be || !shape)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "warmup: backend and shape are required");
+    if (be->in_flight)
+        return in_flight_error(be, "warmup");
     sleapc_status st = check_memory(be, shape);
     if (st)
         return st;
@@ -259,7 +272,54 @@ sleapc_status sleapc__backend_device_global_peaks(sleapc_backend *be, const char
 {
     if (!be || !head || !be->ops->device_global_peaks)
         return SLEAPC_ERR_UNSUPPORTED;
+    if (be->in_flight)
+        return in_flight_error(be, "device peaks");
     return be->ops->device_global_peaks(be, head, threshold, refine_k);
+}
+
+bool sleapc__backend_can_submit(const sleapc_backend *be)
+{
+    return be && be->ops->submit && be->ops->collect;
+}
+
+sleapc_status sleapc__backend_submit(sleapc_backend *be, const sleapc_tensor *x)
+{
+    if (!be || !x)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "submit: backend and input are required");
+    if (!sleapc__backend_can_submit(be))
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "submit: the %s backend runs forward only",
+                            be->ops->name);
+    if (be->in_flight >= SLEAPC_BACKEND_MAX_IN_FLIGHT)
+        return in_flight_error(be, "submit");
+    if (x->ndim == 4) {
+        sleapc_status st = check_memory(be, x->shape);
+        if (st)
+            return st;
+    }
+    int64_t t0 = now_ns(), setup0 = setup_ns;
+    sleapc_status st = be->ops->submit(be, x);
+    forward_ns += now_ns() - t0 - (setup_ns - setup0);
+    if (st)
+        return sleapc__wrap(st, "submit (%s backend)", be->ops->name);
+    be->in_flight++;
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__backend_collect(sleapc_backend *be, sleapc_tensor_map *out)
+{
+    if (!be || !out)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "collect: backend and output are required");
+    sleapc__tensor_map_clear(out);
+    if (!sleapc__backend_can_submit(be) || be->in_flight == 0)
+        return sleapc__fail(SLEAPC_ERR_STATE, "collect (%s backend): nothing was submitted",
+                            be->ops->name);
+    int64_t t0 = now_ns();
+    sleapc_status st = be->ops->collect(be, out);
+    forward_ns += now_ns() - t0;
+    be->in_flight--; /* collected, or lost with its error */
+    if (st)
+        return sleapc__wrap(st, "collect (%s backend)", be->ops->name);
+    return SLEAPC_OK;
 }
 
 const char *sleapc__backend_name(const sleapc_backend *be)

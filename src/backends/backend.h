@@ -43,7 +43,18 @@ struct sleapc_backend_ops {
      * a patch side out of range); the layer then finds them on the host. */
     sleapc_status (*device_global_peaks)(sleapc_backend *be, const char *head, double threshold,
                                          int refine_k);
+    /* Optional, both or neither (NULL: forward only). A forward in two
+     * steps, so that the host prepares the next batch and finishes the last
+     * while the device runs: submit starts x's forward (x is not kept) and
+     * returns; collect waits for the oldest forward submitted and not yet
+     * collected and fills out as forward would, valid until the next submit,
+     * collect, forward or destroy. At most SLEAPC_BACKEND_MAX_IN_FLIGHT are
+     * in flight; a steady run of one shape allocates nothing. */
+    sleapc_status (*submit)(sleapc_backend *be, const sleapc_tensor *x);
+    sleapc_status (*collect)(sleapc_backend *be, sleapc_tensor_map *out);
 };
+
+#define SLEAPC_BACKEND_MAX_IN_FLIGHT 2
 
 struct sleapc_backend {
     const struct sleapc_backend_ops *ops;  /* first member */
@@ -56,6 +67,7 @@ struct sleapc_backend {
     const sleapc_graph *graph;
     int64_t mem_checked[4];
     char device_name[64];                  /* the accelerator's name; "" on the CPU */
+    int in_flight;                         /* submitted, not yet collected (the wrappers count) */
 };
 
 typedef struct sleapc_backend_opts {
@@ -134,6 +146,13 @@ sleapc_status sleapc__backend_set_n_threads(sleapc_backend *be, int n_threads);
  * SLEAPC_ERR_UNSUPPORTED, with no error recorded, when it cannot. */
 sleapc_status sleapc__backend_device_global_peaks(sleapc_backend *be, const char *head,
                                                   double threshold, int refine_k);
+/* The two-step forward (submit/collect above). Whether be has it: a caller
+ * without it calls forward. submit refuses (SLEAPC_ERR_STATE) a third
+ * forward in flight, collect one with none; forward, warmup and
+ * device_global_peaks refuse while any is in flight. */
+bool sleapc__backend_can_submit(const sleapc_backend *be);
+sleapc_status sleapc__backend_submit(sleapc_backend *be, const sleapc_tensor *x);
+sleapc_status sleapc__backend_collect(sleapc_backend *be, sleapc_tensor_map *out);
 void sleapc__backend_destroy(sleapc_backend *be);
 /* The name of the backend that runs be's forwards: be's own, or for "auto"
  * the one it chose (the best-scoring one until it has measured). */

@@ -152,6 +152,12 @@ static sleapc_status fake_warmup(sleapc_backend *be, const int64_t shape[4])
 {
     return SLEAPC_OK;
 }
+static sleapc_status fake_submit(sleapc_backend *be, const sleapc_tensor *x)
+{
+    (void)be;
+    (void)x;
+    return SLEAPC_OK;
+}
 static void fake_destroy(sleapc_backend *be)
 {
     n_destroyed++;
@@ -207,6 +213,13 @@ static void check_nonconforming(void)
     sleapc_backend *be = NULL;
     sleapc_graph g = {0};
     CHECK_OK(sleapc__backend_create_from(&f, &g, NULL, &be));
+    /* Without submit/collect: the two-step forward is refused, forward serves. */
+    uint8_t px[4] = {0};
+    sleapc_tensor x = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {1, 1, 2, 2}, .data = px};
+    sleapc_tensor_map out = {0};
+    CHECK(be && !sleapc__backend_can_submit(be));
+    CHECK(sleapc__backend_submit(be, &x) == SLEAPC_ERR_UNSUPPORTED);
+    CHECK(sleapc__backend_collect(be, &out) == SLEAPC_ERR_STATE);
     sleapc__backend_destroy(be);
 
     fake_ops.abi = SLEAPC_BACKEND_ABI + 1;
@@ -220,6 +233,9 @@ static void check_nonconforming(void)
     fake_ops = good;
     fake_ops.name = NULL;
     check_refused("no name", "name");
+    fake_ops = good;
+    fake_ops.submit = fake_submit; /* submit/collect: both or neither */
+    check_refused("submit without collect", "collect");
     fake_ops = good;
     const char *bad_devices[] = {"", "tpu", "cuda:", "cuda:x", "cpu0", "CPU", "gpu:"};
     for (size_t i = 0; i < sizeof bad_devices / sizeof bad_devices[0]; i++) {

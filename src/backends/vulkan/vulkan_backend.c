@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "backends/sigmoid.h"
+#include "backends/vulkan/vulkan_async.h"
 #include "backends/vulkan/vulkan_impl.h"
 #include "backends/vulkan/vulkan_input.h"
 #include "core/alloc.h"
@@ -27,14 +28,21 @@ typedef struct vulkan_state {
     vk_plan plan;
     bool fp16; /* binary16 buffers, float32 arithmetic (--precision fp16) */
     vk_peaks peaks; /* device peak finding asked for (output -1: none) */
+    vk_async async; /* submit/collect: the spare plan and the runs in flight */
 } vulkan_state;
 
+static sleapc_status plan_into(vulkan_state *vs, const int64_t shape[4], vk_plan *p)
+{
+    sleapc__vk_plan_destroy(&vs->ctx, vs->g, p);
+    return sleapc__vk_plan_create(&vs->ctx, &vs->pl, &vs->w, vs->g, shape,
+                                  vs->fp16 ? sizeof(uint16_t) : sizeof(float), &vs->peaks, p);
+}
+
+/* A new plan of the backend's own; the spare goes with the old one. */
 static sleapc_status plan(vulkan_state *vs, const int64_t shape[4])
 {
-    sleapc__vk_plan_destroy(&vs->ctx, vs->g, &vs->plan);
-    return sleapc__vk_plan_create(&vs->ctx, &vs->pl, &vs->w, vs->g, shape,
-                                  vs->fp16 ? sizeof(uint16_t) : sizeof(float), &vs->peaks,
-                                  &vs->plan);
+    sleapc__vk_async_reset(&vs->ctx, vs->g, &vs->async, &vs->plan);
+    return plan_into(vs, shape, &vs->plan);
 }
 
 /* The views of a head's peaks found on the device. */
@@ -75,6 +83,8 @@ static sleapc_status vulkan_device_global_peaks(sleapc_backend *be, const char *
     return st;
 }
 
+static sleapc_status plan_outputs(vulkan_state *vs, vk_plan *p, sleapc_tensor_map *out);
+
 static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
                                     sleapc_tensor_map *out)
 {
@@ -92,14 +102,22 @@ static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
     st = sleapc__vk_input_fill(vs->plan.in.map, x, g->in_channels);
     if (!st)
         st = sleapc__vk_submit_wait(&vs->ctx, vs->plan.cmd, vs->plan.fence);
+    return st ? st : plan_outputs(vs, &vs->plan, out);
+}
+
+/* The outputs of a run of plan p, waited for, into out. */
+static sleapc_status plan_outputs(vulkan_state *vs, vk_plan *p, sleapc_tensor_map *out)
+{
+    const sleapc_graph *g = vs->g;
+    sleapc_status st = SLEAPC_OK;
     for (int o = 0; o < g->n_outputs && !st; o++) {
         const sleapc_graph_output *go = &g->outputs[o];
-        const int64_t *s = vs->plan.shapes[go->node];
-        if (o == vs->plan.peaks.output) {
-            st = peaks_outputs(&vs->plan, s, out);
+        const int64_t *s = p->shapes[go->node];
+        if (o == p->peaks.output) {
+            st = peaks_outputs(p, s, out);
             continue;
         }
-        float *data = vs->plan.out[o].map;
+        float *data = p->out[o].map;
         if (vs->fp16)
             sleapc__vk_half_to_float(data, s[2] ? s[0] * s[1] * s[2] * s[3] : s[0] * s[1]);
         if (sleapc__sigmoid_on_host(g, go->node))
@@ -111,6 +129,40 @@ static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
         st = sleapc__tensor_map_set(out, go->name, &t);
     }
     return st;
+}
+
+/* The two-step forward (vulkan_async.h): plans for x's shape, the spare
+ * made once, then the input goes up and the run starts. */
+static sleapc_status vulkan_submit(sleapc_backend *be, const sleapc_tensor *x)
+{
+    vulkan_state *vs = be->impl;
+    const sleapc_graph *g = vs->g;
+    sleapc_status st = sleapc__graph_input_check(x, g->in_channels);
+    if (st)
+        return st;
+    int64_t shape[4] = {x->shape[0], g->in_channels, x->shape[2], x->shape[3]};
+    if (memcmp(shape, vs->plan.shape, sizeof shape) != 0) {
+        if (vs->async.n > 0)
+            return sleapc__fail(SLEAPC_ERR_STATE,
+                                "vulkan: submit: a new input shape while runs are in flight");
+        st = plan(vs, shape);
+        if (st)
+            return st;
+    }
+    if (memcmp(shape, vs->async.spare.shape, sizeof shape) != 0) {
+        st = plan_into(vs, shape, &vs->async.spare);
+        if (st)
+            return st;
+    }
+    return sleapc__vk_async_submit(&vs->ctx, &vs->async, &vs->plan, x, g->in_channels);
+}
+
+static sleapc_status vulkan_collect(sleapc_backend *be, sleapc_tensor_map *out)
+{
+    vulkan_state *vs = be->impl;
+    vk_plan *p = NULL;
+    sleapc_status st = sleapc__vk_async_collect(&vs->ctx, &vs->async, &vs->plan, &p);
+    return st ? st : plan_outputs(vs, p, out);
 }
 
 /* Plan, then run once on zeros: the first submission pays for the driver's
@@ -133,6 +185,7 @@ static void vulkan_destroy(sleapc_backend *be)
     if (vs) {
         if (vs->ctx.dev) {
             vkDeviceWaitIdle(vs->ctx.dev);
+            sleapc__vk_async_reset(&vs->ctx, vs->g, &vs->async, &vs->plan);
             sleapc__vk_plan_destroy(&vs->ctx, vs->g, &vs->plan);
             sleapc__vk_weights_destroy(&vs->ctx, vs->g, &vs->w);
             sleapc__vk_pipelines_destroy(&vs->ctx, &vs->pl);
@@ -150,6 +203,8 @@ static const struct sleapc_backend_ops vulkan_ops = {
     .warmup = vulkan_warmup,
     .destroy = vulkan_destroy,
     .device_global_peaks = vulkan_device_global_peaks,
+    .submit = vulkan_submit,
+    .collect = vulkan_collect,
 };
 
 static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_opts *opts,
