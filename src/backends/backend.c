@@ -262,6 +262,21 @@ sleapc_status sleapc__backend_device_global_peaks(sleapc_backend *be, const char
     return be->ops->device_global_peaks(be, head, threshold, refine_k);
 }
 
+sleapc_status sleapc__backend_device_paf_scores(sleapc_backend *be, const char *head,
+                                                const sleapc_backend_paf_lines *lines,
+                                                float *scores)
+{
+    if (!be || !head || !lines || !be->ops->device_paf_scores)
+        return SLEAPC_ERR_UNSUPPORTED;
+    if (lines->n < 0 || (lines->n && (!lines->sample || !lines->edge || !lines->src ||
+                                      !lines->dst || !scores)) ||
+        lines->n_points < 1 || !lines->t || lines->paf_stride < 1)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "device PAF scores: bad arguments");
+    if (lines->n == 0)
+        return SLEAPC_OK;
+    return be->ops->device_paf_scores(be, head, lines, scores);
+}
+
 const char *sleapc__backend_name(const sleapc_backend *be)
 {
     if (!be)

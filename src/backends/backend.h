@@ -18,6 +18,21 @@
 
 typedef struct sleapc_backend sleapc_backend;
 
+/* One batch's candidate connections for device_paf_scores, with the
+ * options of sleapc__paf_score_lines. */
+typedef struct sleapc_backend_paf_lines {
+    int64_t n;                    /* candidates */
+    const int32_t *sample;        /* (n) sample in the last forward's batch */
+    const int32_t *edge;          /* (n) edge k: the head's channels 2k (x), 2k + 1 (y) */
+    const float (*src)[2];        /* (n) source peak (x, y), input pixels */
+    const float (*dst)[2];        /* (n) destination peak (x, y) */
+    const float *t;               /* (n_points) the line positions, sleapc__paf_linspace */
+    int n_points;                 /* >= 1 */
+    int paf_stride;               /* >= 1 */
+    float max_edge_length;        /* float32 of sleapc__paf_max_edge_length */
+    float dist_penalty_weight;
+} sleapc_backend_paf_lines;
+
 struct sleapc_backend_ops {
     uint32_t abi;      /* SLEAPC_BACKEND_ABI; checked at construction */
     const char *name;  /* "native", "onednn", "xnnpack", ... */
@@ -43,7 +58,19 @@ struct sleapc_backend_ops {
      * a patch side out of range); the layer then finds them on the host. */
     sleapc_status (*device_global_peaks)(sleapc_backend *be, const char *head, double threshold,
                                          int refine_k);
+    /* Optional (NULL: PAF lines are scored on the host). Device PAF line
+     * scoring: the backend scores `lines` against head `head`'s maps of the
+     * last forward, where they still are, as sleapc__paf_score_lines
+     * (layers/ops/paf.h, sleap-nn's scoring, not SLEAP 1.x's) scores them,
+     * into scores (lines->n), so only the scores come back. Within a few ulp
+     * of the host's (the division and square root of a GPU may be off by
+     * Vulkan's 2.5 ulp). The backend refuses (SLEAPC_ERR_UNSUPPORTED) what it
+     * cannot compute as the host does (a head it hands the host to finish,
+     * too many points per line); the layer then scores on the host. */
+    sleapc_status (*device_paf_scores)(sleapc_backend *be, const char *head,
+                                       const sleapc_backend_paf_lines *lines, float *scores);
 };
+
 
 struct sleapc_backend {
     const struct sleapc_backend_ops *ops;  /* first member */
@@ -134,6 +161,11 @@ sleapc_status sleapc__backend_set_n_threads(sleapc_backend *be, int n_threads);
  * SLEAPC_ERR_UNSUPPORTED, with no error recorded, when it cannot. */
 sleapc_status sleapc__backend_device_global_peaks(sleapc_backend *be, const char *head,
                                                   double threshold, int refine_k);
+/* Score PAF lines on the device (device_paf_scores above); SLEAPC_ERR_UNSUPPORTED,
+ * with no error recorded, when be cannot. */
+sleapc_status sleapc__backend_device_paf_scores(sleapc_backend *be, const char *head,
+                                                const sleapc_backend_paf_lines *lines,
+                                                float *scores);
 void sleapc__backend_destroy(sleapc_backend *be);
 /* The name of the backend that runs be's forwards: be's own, or for "auto"
  * the one it chose (the best-scoring one until it has measured). */

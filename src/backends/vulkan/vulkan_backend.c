@@ -15,6 +15,7 @@
 #include "backends/sigmoid.h"
 #include "backends/vulkan/vulkan_impl.h"
 #include "backends/vulkan/vulkan_input.h"
+#include "backends/vulkan/vulkan_paf.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "model/graph_input.h"
@@ -27,6 +28,7 @@ typedef struct vulkan_state {
     vk_plan plan;
     bool fp16; /* binary16 buffers, float32 arithmetic (--precision fp16) */
     vk_peaks peaks; /* device peak finding asked for (output -1: none) */
+    vk_paf paf;     /* device PAF line scoring (vulkan_paf.h) */
 } vulkan_state;
 
 static sleapc_status plan(vulkan_state *vs, const int64_t shape[4])
@@ -73,6 +75,25 @@ static sleapc_status vulkan_device_global_peaks(sleapc_backend *be, const char *
     if (st)
         vs->peaks.output = -1;
     return st;
+}
+
+/* Score PAF lines against the head's maps of the last forward, still in
+ * its node buffer (the contract's device_paf_scores). */
+static sleapc_status vulkan_device_paf_scores(sleapc_backend *be, const char *head,
+                                              const sleapc_backend_paf_lines *lines,
+                                              float *scores)
+{
+    vulkan_state *vs = be->impl;
+    const sleapc_graph *g = vs->g;
+    int o = 0;
+    while (o < g->n_outputs && strcmp(g->outputs[o].name, head) != 0)
+        o++;
+    if (o == g->n_outputs || vs->plan.shape[0] == 0 || o == vs->plan.peaks.output ||
+        sleapc__sigmoid_on_host(g, g->outputs[o].node))
+        return SLEAPC_ERR_UNSUPPORTED;
+    int node = g->outputs[o].node;
+    return sleapc__vk_paf_score(&vs->ctx, &vs->pl, &vs->paf, vs->plan.node[node].buf,
+                                vs->plan.shapes[node], lines, scores);
 }
 
 static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
@@ -134,6 +155,7 @@ static void vulkan_destroy(sleapc_backend *be)
         if (vs->ctx.dev) {
             vkDeviceWaitIdle(vs->ctx.dev);
             sleapc__vk_plan_destroy(&vs->ctx, vs->g, &vs->plan);
+            sleapc__vk_paf_destroy(&vs->ctx, &vs->paf);
             sleapc__vk_weights_destroy(&vs->ctx, vs->g, &vs->w);
             sleapc__vk_pipelines_destroy(&vs->ctx, &vs->pl);
         }
@@ -150,6 +172,7 @@ static const struct sleapc_backend_ops vulkan_ops = {
     .warmup = vulkan_warmup,
     .destroy = vulkan_destroy,
     .device_global_peaks = vulkan_device_global_peaks,
+    .device_paf_scores = vulkan_device_paf_scores,
 };
 
 static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_opts *opts,
