@@ -99,6 +99,10 @@ sleapc_status sleapc__paf_scorer_run(sleapc_paf_scorer *ps, sleapc_stage *stage,
     if (ps->device && !opts->sleap1 && cand_off[b] > 0) {
         sleapc_status st = on_device(ps, stage, head, pafs, n_edges, pk, peak_off, cand_off, b,
                                      edge_inds, edge_peak_inds, opts, scores);
+        if (!st && !ps->told)
+            sleapc__log(SLEAPC_LOG_DEBUG, "bottom-up: PAF lines scored on the %s device",
+                        sleapc__backend_name(stage->be));
+        ps->told = ps->told || !st;
         if (!st)
             return SLEAPC_OK;
         if (st != SLEAPC_ERR_UNSUPPORTED)

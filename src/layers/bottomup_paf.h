@@ -14,6 +14,7 @@
 /* The device's request buffers, reused from batch to batch. */
 typedef struct sleapc_paf_scorer {
     bool device;      /* try the device (cleared after a refusal or failure) */
+    bool told;        /* the first device scoring was logged */
     int64_t cap;
     int32_t *sample;
     float (*src)[2], (*dst)[2];

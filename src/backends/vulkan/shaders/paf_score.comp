@@ -10,11 +10,12 @@
 // ((dst - src) / (1 + eps)) * t_j, each looked up at the nearest cell
 // (round half to even, clipped to the map), dotted with the unit vector,
 // summed in Torch's order (torch_row_sum), averaged, plus the distance
-// penalty. Every step as the host takes it, without fused multiply-adds
-// (precise) except the one the host fuses. Only division and square root are
-// not correctly rounded on every GPU (Vulkan allows 2.5 ulp; lavapipe's are
-// IEEE): the unit vector, the slope and the penalty may then differ from the
-// host's by a few ulp, the score by as much of its terms.
+// penalty. Every step as the host takes it, in its order, without fused
+// multiply-adds (precise) except the one the host fuses. Vulkan does not make
+// a GPU round division (2.5 ulp; Mesa divides as a * (1 / b)), square root
+// or fma (which may run unfused, as on lavapipe) as IEEE does: the unit
+// vector, the slope, the mean and the penalty may then differ from the
+// host's by an ulp or two, the score by a few ulp of its terms.
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 layout(std430, set = 0, binding = 0) buffer Dst { float scores[]; };
 // fp16: the maps are binary16, each widened as the host widens them.
