@@ -63,8 +63,8 @@ struct sleapc_backend_ops {
      * last forward, where they still are, as sleapc__paf_score_lines
      * (layers/ops/paf.h, sleap-nn's scoring, not SLEAP 1.x's) scores them,
      * into scores (lines->n), so only the scores come back. Within a few ulp
-     * of the host's (the division and square root of a GPU may be off by
-     * Vulkan's 2.5 ulp). The backend refuses (SLEAPC_ERR_UNSUPPORTED) what it
+     * of the host's: a GPU may round division, square root and fma more
+     * loosely than IEEE (Vulkan allows it). The backend refuses (SLEAPC_ERR_UNSUPPORTED) what it
      * cannot compute as the host does (a head it hands the host to finish,
      * too many points per line); the layer then scores on the host. */
     sleapc_status (*device_paf_scores)(sleapc_backend *be, const char *head,
