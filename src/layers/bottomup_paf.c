@@ -65,8 +65,7 @@ static sleapc_status on_device(sleapc_paf_scorer *ps, sleapc_stage *stage, const
             const int64_t i = edge_peak_inds[c][0], j = edge_peak_inds[c][1];
             if (i < 0 || i >= np || j < 0 || j >= np)
                 return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                                    "PAF scores: candidate %lld: peaks out of range",
-                                    (long long)c);
+                                    "PAF scores: candidate %lld: peaks out of range", (long long)c);
             ps->sample[c] = (int32_t)s;
             memcpy(ps->src[c], peaks + 2 * i, sizeof ps->src[c]);
             memcpy(ps->dst[c], peaks + 2 * j, sizeof ps->dst[c]);
@@ -91,8 +90,7 @@ static sleapc_status on_device(sleapc_paf_scorer *ps, sleapc_stage *stage, const
 sleapc_status sleapc__paf_scorer_run(sleapc_paf_scorer *ps, sleapc_stage *stage, const char *head,
                                      const sleapc_tensor *pafs, int64_t n_edges,
                                      const sleapc_peak_list *pk, const int64_t *peak_off,
-                                     const int64_t *cand_off, int64_t b,
-                                     const int32_t *edge_inds,
+                                     const int64_t *cand_off, int64_t b, const int32_t *edge_inds,
                                      const int64_t (*edge_peak_inds)[2],
                                      const sleapc_paf_score_opts *opts, float *scores)
 {
@@ -106,8 +104,9 @@ sleapc_status sleapc__paf_scorer_run(sleapc_paf_scorer *ps, sleapc_stage *stage,
         if (!st)
             return SLEAPC_OK;
         if (st != SLEAPC_ERR_UNSUPPORTED)
-            sleapc__log(SLEAPC_LOG_WARN, "PAF scores on the device failed (%s); scoring on "
-                                         "the host from now on",
+            sleapc__log(SLEAPC_LOG_WARN,
+                        "PAF scores on the device failed (%s); scoring on "
+                        "the host from now on",
                         sleapc__last_error());
         sleapc__clear_error();
         ps->device = false;

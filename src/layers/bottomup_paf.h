@@ -13,8 +13,8 @@
 
 /* The device's request buffers, reused from batch to batch. */
 typedef struct sleapc_paf_scorer {
-    bool device;      /* try the device (cleared after a refusal or failure) */
-    bool told;        /* the first device scoring was logged */
+    bool device; /* try the device (cleared after a refusal or failure) */
+    bool told;   /* the first device scoring was logged */
     int64_t cap;
     int32_t *sample;
     float (*src)[2], (*dst)[2];
@@ -36,8 +36,7 @@ void sleapc__paf_scorer_free(sleapc_paf_scorer *ps);
 sleapc_status sleapc__paf_scorer_run(sleapc_paf_scorer *ps, sleapc_stage *stage, const char *head,
                                      const sleapc_tensor *pafs, int64_t n_edges,
                                      const sleapc_peak_list *pk, const int64_t *peak_off,
-                                     const int64_t *cand_off, int64_t b,
-                                     const int32_t *edge_inds,
+                                     const int64_t *cand_off, int64_t b, const int32_t *edge_inds,
                                      const int64_t (*edge_peak_inds)[2],
                                      const sleapc_paf_score_opts *opts, float *scores);
 

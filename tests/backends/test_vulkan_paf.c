@@ -36,14 +36,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../layers/ops_bottomup_case.h"
 #include "backends/backend.h"
 #include "core/alloc.h"
-#include "sleapc/tools.h"
 #include "layers/ops/paf.h"
 #include "sleapc/predictor.h"
+#include "sleapc/tools.h"
 #include "test_util.h"
 #include "vulkan_test_device.h"
-#include "../layers/ops_bottomup_case.h"
 
 #if !SLEAPC_HAVE_VULKAN
 int main(void)
@@ -128,13 +128,17 @@ static void compare(sleapc_backend *be, const char *head, const float *maps, int
     if (!t || !dev)
         abort();
     sleapc__paf_linspace(o->n_points, t);
-    sleapc_backend_paf_lines req = {
-        .n = l->n, .sample = l->frame, .edge = l->edge,
-        .src = (const float(*)[2])l->src, .dst = (const float(*)[2])l->dst, .t = t,
-        .n_points = o->n_points, .paf_stride = o->paf_stride,
-        .max_edge_length = (float)sleapc__paf_max_edge_length(o->max_edge_length_ratio, n_edges,
-                                                               h, w, o->paf_stride),
-        .dist_penalty_weight = (float)o->dist_penalty_weight};
+    sleapc_backend_paf_lines req = {.n = l->n,
+                                    .sample = l->frame,
+                                    .edge = l->edge,
+                                    .src = (const float(*)[2])l->src,
+                                    .dst = (const float(*)[2])l->dst,
+                                    .t = t,
+                                    .n_points = o->n_points,
+                                    .paf_stride = o->paf_stride,
+                                    .max_edge_length = (float)sleapc__paf_max_edge_length(
+                                        o->max_edge_length_ratio, n_edges, h, w, o->paf_stride),
+                                    .dist_penalty_weight = (float)o->dist_penalty_weight};
     CHECK_OK(sleapc__backend_device_paf_scores(be, head, &req, dev));
     float max_paf = 0;
     int64_t n_bits = 0;
@@ -155,8 +159,9 @@ static void compare(sleapc_backend *be, const char *head, const float *maps, int
         bool ok = isnan(host) ? isnan(dev[c]) : fabs((double)dev[c] - host) <= tol;
         if (!isnan(host))
             worst = fmax(worst, fabs((double)dev[c] - host));
-        CHECK_MSG(ok, "%s: line %lld (frame %d, edge %d, (%.9g, %.9g) -> (%.9g, %.9g)): "
-                      "device %.9g, host %.9g",
+        CHECK_MSG(ok,
+                  "%s: line %lld (frame %d, edge %d, (%.9g, %.9g) -> (%.9g, %.9g)): "
+                  "device %.9g, host %.9g",
                   what, (long long)c, l->frame[c], l->edge[c], l->src[c][0], l->src[c][1],
                   l->dst[c][0], l->dst[c][1], dev[c], host);
     }
@@ -174,8 +179,13 @@ static void synthetic_lines(lines *l, int64_t h, int64_t w, int stride)
     for (int s = 0; s < B; s++) {
         for (int k = 0; k < E; k++) {
             /* corners and borders, and beyond them */
-            const float pts[][2] = {{0, 0}, {W - 1, 0}, {0, H - 1}, {W - 1, H - 1},
-                                    {-7.5f, H * 0.5f}, {W + 9, -3}, {W * 0.5f, H + 20},
+            const float pts[][2] = {{0, 0},
+                                    {W - 1, 0},
+                                    {0, H - 1},
+                                    {W - 1, H - 1},
+                                    {-7.5f, H * 0.5f},
+                                    {W + 9, -3},
+                                    {W * 0.5f, H + 20},
                                     {(float)stride * 2.5f, (float)stride * 3.5f}};
             const int np = (int)(sizeof pts / sizeof pts[0]);
             for (int i = 0; i < np; i++)
@@ -191,8 +201,8 @@ static void synthetic_lines(lines *l, int64_t h, int64_t w, int stride)
                          sy + (rnd() - 0.5f) * H * sc);
             }
             /* half cells along the line */
-            add_line(l, s, k, (float)stride * 0.5f, (float)stride * 1.5f,
-                     (float)stride * 9.5f, (float)stride * 1.5f);
+            add_line(l, s, k, (float)stride * 0.5f, (float)stride * 1.5f, (float)stride * 9.5f,
+                     (float)stride * 1.5f);
         }
     }
 }
@@ -225,25 +235,28 @@ static void check_synthetic(int64_t h, int64_t w, int stride, bool fp16)
     sleapc_paf_score_opts o = sleapc__paf_score_opts_default();
     o.paf_stride = stride;
     float t1[1];
-    sleapc_backend_paf_lines none = {.n = 1, .sample = l.frame, .edge = l.edge,
+    sleapc_backend_paf_lines none = {.n = 1,
+                                     .sample = l.frame,
+                                     .edge = l.edge,
                                      .src = (const float(*)[2])l.src,
-                                     .dst = (const float(*)[2])l.dst, .t = t1, .n_points = 1,
+                                     .dst = (const float(*)[2])l.dst,
+                                     .t = t1,
+                                     .n_points = 1,
                                      .paf_stride = stride};
     CHECK(sleapc__backend_device_paf_scores(be, "Pafs", &none, t1) == SLEAPC_ERR_UNSUPPORTED);
-    sleapc_tensor x = {.dtype = SLEAPC_DTYPE_F32, .ndim = 4, .shape = {B, 2 * E, h, w},
-                       .data = maps};
+    sleapc_tensor x = {
+        .dtype = SLEAPC_DTYPE_F32, .ndim = 4, .shape = {B, 2 * E, h, w}, .data = maps};
     sleapc_tensor_map out = {0};
     CHECK_OK(sleapc__backend_forward(be, &x, &out));
     const sleapc_tensor *back = sleapc__tensor_map_get(&out, "Pafs");
     CHECK(back && back->ndim == 4 && back->shape[1] == 2 * E);
     if (back) {
-        CHECK(sleapc__backend_device_paf_scores(be, "Nope", &none, t1) ==
-              SLEAPC_ERR_UNSUPPORTED);
+        CHECK(sleapc__backend_device_paf_scores(be, "Nope", &none, t1) == SLEAPC_ERR_UNSUPPORTED);
         const int points[] = {10, 1, 7, 20, 64};
         for (size_t i = 0; i < sizeof points / sizeof points[0]; i++) {
             o.n_points = points[i];
-            snprintf(what, sizeof what, "%s %lldx%lld stride %d, %d points",
-                     fp16 ? "fp16" : "fp32", (long long)h, (long long)w, stride, points[i]);
+            snprintf(what, sizeof what, "%s %lldx%lld stride %d, %d points", fp16 ? "fp16" : "fp32",
+                     (long long)h, (long long)w, stride, points[i]);
             compare(be, "Pafs", back->data, E, h, w, &l, &o, what);
         }
         float t65[65];
@@ -251,8 +264,7 @@ static void check_synthetic(int64_t h, int64_t w, int stride, bool fp16)
         sleapc_backend_paf_lines many = none;
         many.t = t65;
         many.n_points = 65;
-        CHECK(sleapc__backend_device_paf_scores(be, "Pafs", &many, t1) ==
-              SLEAPC_ERR_UNSUPPORTED);
+        CHECK(sleapc__backend_device_paf_scores(be, "Pafs", &many, t1) == SLEAPC_ERR_UNSUPPORTED);
     }
     lines_free(&l);
     free(maps);
@@ -277,8 +289,8 @@ static void check_reference(const char *id)
     float *host = malloc((size_t)(k + 1) * sizeof *host);
     if (!ei || !epi || !host)
         abort();
-    CHECK_OK(sleapc__paf_candidates(c.peak_channel_inds.data, np, c.n_nodes, c.edges, c.n_edges,
-                                    k, ei, epi, &n));
+    CHECK_OK(sleapc__paf_candidates(c.peak_channel_inds.data, np, c.n_nodes, c.edges, c.n_edges, k,
+                                    ei, epi, &n));
     /* The maps as the device gets them: float32 above 1 would be rescaled. */
     float *maps = c.pafs.data;
     int64_t n_maps = 2 * c.n_edges * h * w;
@@ -294,8 +306,8 @@ static void check_reference(const char *id)
     sleapc_backend *be = NULL;
     sleapc_backend_opts bo = {.n_threads = 1};
     CHECK_OK(sleapc__backend_create_from(vk_f, &g, &bo, &be));
-    sleapc_tensor x = {.dtype = SLEAPC_DTYPE_F32, .ndim = 4, .shape = {1, 2 * c.n_edges, h, w},
-                       .data = maps};
+    sleapc_tensor x = {
+        .dtype = SLEAPC_DTYPE_F32, .ndim = 4, .shape = {1, 2 * c.n_edges, h, w}, .data = maps};
     sleapc_tensor_map out = {0};
     if (be && n > 0) {
         CHECK_OK(sleapc__backend_forward(be, &x, &out));
@@ -315,12 +327,16 @@ static void check_reference(const char *id)
                 abort();
             sleapc__paf_linspace(c.score_opts.n_points, t);
             sleapc_backend_paf_lines req = {
-                .n = n, .sample = l.frame, .edge = l.edge, .src = (const float(*)[2])l.src,
-                .dst = (const float(*)[2])l.dst, .t = t, .n_points = c.score_opts.n_points,
+                .n = n,
+                .sample = l.frame,
+                .edge = l.edge,
+                .src = (const float(*)[2])l.src,
+                .dst = (const float(*)[2])l.dst,
+                .t = t,
+                .n_points = c.score_opts.n_points,
                 .paf_stride = c.score_opts.paf_stride,
                 .max_edge_length = (float)sleapc__paf_max_edge_length(
-                    c.score_opts.max_edge_length_ratio, c.n_edges, h, w,
-                    c.score_opts.paf_stride),
+                    c.score_opts.max_edge_length_ratio, c.n_edges, h, w, c.score_opts.paf_stride),
                 .dist_penalty_weight = (float)c.score_opts.dist_penalty_weight};
             CHECK_OK(sleapc__backend_device_paf_scores(be, "Pafs", &req, host));
             ref_diff d = {0};
@@ -394,8 +410,8 @@ static void check_layer(void)
     CHECK_MSG(told_device, "the layer did not score its PAF lines on the device");
     sleapc_predictor *host = predict("native", &crop);
     int n_dev = dev ? test_n_instances(dev, 0) : -1, n_host = host ? test_n_instances(host, 0) : -2;
-    CHECK_MSG(n_dev == n_host && n_host >= 1, "%d instances on the device, %d on the host",
-              n_dev, n_host);
+    CHECK_MSG(n_dev == n_host && n_host >= 1, "%d instances on the device, %d on the host", n_dev,
+              n_host);
     double worst = 0;
     sleapc_skeleton sk = {0};
     if (host)
@@ -408,8 +424,8 @@ static void check_layer(void)
             bool both_nan = isnan(a.points[k]) && isnan(b.points[k]);
             double d = both_nan ? 0 : fabs((double)a.points[k] - b.points[k]);
             if (!(d <= 0.02))
-                CHECK_MSG(false, "instance %d point %d: %c %.4f on the device, %.4f on the host",
-                          i, k / 2, "xy"[k % 2], a.points[k], b.points[k]);
+                CHECK_MSG(false, "instance %d point %d: %c %.4f on the device, %.4f on the host", i,
+                          k / 2, "xy"[k % 2], a.points[k], b.points[k]);
             else
                 worst = fmax(worst, d);
         }

@@ -74,8 +74,8 @@ static sleapc_status reserve(vk_context *ctx, vk_paf *pf, int64_t n, int n_point
         pf->cap = 0;
         st = sleapc__vk_buffer_create(ctx, (VkDeviceSize)n * sizeof(float), true, &pf->scores);
         if (!st)
-            st = sleapc__vk_buffer_create(ctx, (VkDeviceSize)n * sizeof(paf_line), true,
-                                          &pf->lines);
+            st =
+                sleapc__vk_buffer_create(ctx, (VkDeviceSize)n * sizeof(paf_line), true, &pf->lines);
         if (!st)
             pf->cap = n;
     }
@@ -90,8 +90,7 @@ static sleapc_status reserve(vk_context *ctx, vk_paf *pf, int64_t n, int n_point
     return st;
 }
 
-static sleapc_status pack(const sleapc_backend_paf_lines *ln, const int64_t shape[4],
-                          paf_line *dst)
+static sleapc_status pack(const sleapc_backend_paf_lines *ln, const int64_t shape[4], paf_line *dst)
 {
     for (int64_t c = 0; c < ln->n; c++) {
         if (ln->sample[c] < 0 || ln->sample[c] >= shape[0] || ln->edge[c] < 0 ||
@@ -101,8 +100,8 @@ static sleapc_status pack(const sleapc_backend_paf_lines *ln, const int64_t shap
                                 "range for a (%lld, %lld) head",
                                 (long long)c, (int)ln->sample[c], (int)ln->edge[c],
                                 (long long)shape[0], (long long)shape[1]);
-        dst[c] = (paf_line){ln->sample[c], ln->edge[c], ln->src[c][0], ln->src[c][1],
-                            ln->dst[c][0], ln->dst[c][1]};
+        dst[c] = (paf_line){ln->sample[c], ln->edge[c],   ln->src[c][0],
+                            ln->src[c][1], ln->dst[c][0], ln->dst[c][1]};
     }
     return SLEAPC_OK;
 }
@@ -151,19 +150,25 @@ static VkResult record(const vk_pipelines *pl, vk_paf *pf, const int64_t shape[4
     struct {
         int32_t n, n_points, c, h, w, stride;
         float max_len, weight, inv_stride;
-    } pc = {(int32_t)ln->n, ln->n_points, (int32_t)shape[1], (int32_t)shape[2],
-            (int32_t)shape[3], ln->paf_stride, ln->max_edge_length, ln->dist_penalty_weight,
+    } pc = {(int32_t)ln->n,
+            ln->n_points,
+            (int32_t)shape[1],
+            (int32_t)shape[2],
+            (int32_t)shape[3],
+            ln->paf_stride,
+            ln->max_edge_length,
+            ln->dist_penalty_weight,
             power_of_two(ln->paf_stride) ? 1.0f / (float)ln->paf_stride : 0.0f};
     vkCmdBindPipeline(pf->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pl->pipe[VK_K_PAF_SCORE]);
-    vkCmdBindDescriptorSets(pf->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pl->layout, 0, 1, &pf->set,
-                            0, NULL);
+    vkCmdBindDescriptorSets(pf->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pl->layout, 0, 1, &pf->set, 0,
+                            NULL);
     vkCmdPushConstants(pf->cmd, pl->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
     vkCmdDispatch(pf->cmd, (uint32_t)((ln->n + LOCAL_SIZE - 1) / LOCAL_SIZE), 1, 1);
     VkMemoryBarrier after = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                              .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
                              .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-    vkCmdPipelineBarrier(pf->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                         VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, NULL, 0, NULL);
+    vkCmdPipelineBarrier(pf->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                         0, 1, &after, 0, NULL, 0, NULL);
     return vkEndCommandBuffer(pf->cmd);
 }
 
@@ -172,8 +177,7 @@ sleapc_status sleapc__vk_paf_score(vk_context *ctx, const vk_pipelines *pl, vk_p
                                    const sleapc_backend_paf_lines *ln, float *scores)
 {
     /* The shader indexes the head and the lines in 32 bits. */
-    int64_t max_lines =
-        (int64_t)ctx->props.limits.maxComputeWorkGroupCount[0] * LOCAL_SIZE;
+    int64_t max_lines = (int64_t)ctx->props.limits.maxComputeWorkGroupCount[0] * LOCAL_SIZE;
     if (ln->n_points > VK_PAF_MAX_POINTS || shape[2] < 1 || shape[3] < 1 || shape[1] < 2 ||
         shape[0] * shape[1] > UINT32_MAX / (shape[2] * shape[3]) || ln->n > INT32_MAX ||
         ln->n > max_lines)

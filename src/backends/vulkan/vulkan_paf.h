@@ -13,8 +13,8 @@
 /* Buffers grown on demand, kept from call to call; zeroed: none yet. */
 typedef struct vk_paf {
     vk_buffer scores, lines, t;
-    int64_t cap;       /* lines the buffers hold */
-    int t_cap;         /* points t holds */
+    int64_t cap; /* lines the buffers hold */
+    int t_cap;   /* points t holds */
     VkDescriptorPool pool;
     VkDescriptorSet set;
     VkCommandBuffer cmd;
