@@ -320,6 +320,21 @@ sleapc_status sleapc__backend_collect(sleapc_backend *be, sleapc_tensor_map *out
     if (st)
         return sleapc__wrap(st, "collect (%s backend)", be->ops->name);
     return SLEAPC_OK;
+sleapc_status sleapc__backend_device_paf_scores(sleapc_backend *be, const char *head,
+                                                const sleapc_backend_paf_lines *lines,
+                                                float *scores)
+{
+    if (!be || !head || !lines || !be->ops->device_paf_scores)
+        return SLEAPC_ERR_UNSUPPORTED;
+    if (lines->n < 0 || (lines->n && (!lines->sample || !lines->edge || !lines->src ||
+                                      !lines->dst || !scores)) ||
+        lines->n_points < 1 || !lines->t || lines->paf_stride < 1)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "device PAF scores: bad arguments");
+    if (be->in_flight) /* the maps scored are the last forward's */
+        return in_flight_error(be, "device PAF scores");
+    if (lines->n == 0)
+        return SLEAPC_OK;
+    return be->ops->device_paf_scores(be, head, lines, scores);
 }
 
 const char *sleapc__backend_name(const sleapc_backend *be)

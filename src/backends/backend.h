@@ -18,6 +18,21 @@
 
 typedef struct sleapc_backend sleapc_backend;
 
+/* One batch's candidate connections for device_paf_scores, with the
+ * options of sleapc__paf_score_lines. */
+typedef struct sleapc_backend_paf_lines {
+    int64_t n;                    /* candidates */
+    const int32_t *sample;        /* (n) sample in the last forward's batch */
+    const int32_t *edge;          /* (n) edge k: the head's channels 2k (x), 2k + 1 (y) */
+    const float (*src)[2];        /* (n) source peak (x, y), input pixels */
+    const float (*dst)[2];        /* (n) destination peak (x, y) */
+    const float *t;               /* (n_points) the line positions, sleapc__paf_linspace */
+    int n_points;                 /* >= 1 */
+    int paf_stride;               /* >= 1 */
+    float max_edge_length;        /* float32 of sleapc__paf_max_edge_length */
+    float dist_penalty_weight;
+} sleapc_backend_paf_lines;
+
 struct sleapc_backend_ops {
     uint32_t abi;      /* SLEAPC_BACKEND_ABI; checked at construction */
     const char *name;  /* "native", "onednn", "xnnpack", ... */
@@ -52,6 +67,17 @@ struct sleapc_backend_ops {
      * in flight; a steady run of one shape allocates nothing. */
     sleapc_status (*submit)(sleapc_backend *be, const sleapc_tensor *x);
     sleapc_status (*collect)(sleapc_backend *be, sleapc_tensor_map *out);
+    /* Optional (NULL: PAF lines are scored on the host). Device PAF line
+     * scoring: the backend scores `lines` against head `head`'s maps of the
+     * last forward, where they still are, as sleapc__paf_score_lines
+     * (layers/ops/paf.h, sleap-nn's scoring, not SLEAP 1.x's) scores them,
+     * into scores (lines->n), so only the scores come back. Within a few ulp
+     * of the host's: a GPU may round division, square root and fma more
+     * loosely than IEEE (Vulkan allows it). The backend refuses (SLEAPC_ERR_UNSUPPORTED) what it
+     * cannot compute as the host does (a head it hands the host to finish,
+     * too many points per line); the layer then scores on the host. */
+    sleapc_status (*device_paf_scores)(sleapc_backend *be, const char *head,
+                                       const sleapc_backend_paf_lines *lines, float *scores);
 };
 
 #define SLEAPC_BACKEND_MAX_IN_FLIGHT 2
@@ -148,11 +174,16 @@ sleapc_status sleapc__backend_device_global_peaks(sleapc_backend *be, const char
                                                   double threshold, int refine_k);
 /* The two-step forward (submit/collect above). Whether be has it: a caller
  * without it calls forward. submit refuses (SLEAPC_ERR_STATE) a third
- * forward in flight, collect one with none; forward, warmup and
- * device_global_peaks refuse while any is in flight. */
+ * forward in flight, collect one with none; forward, warmup,
+ * device_global_peaks and device_paf_scores refuse while any is in flight. */
 bool sleapc__backend_can_submit(const sleapc_backend *be);
 sleapc_status sleapc__backend_submit(sleapc_backend *be, const sleapc_tensor *x);
 sleapc_status sleapc__backend_collect(sleapc_backend *be, sleapc_tensor_map *out);
+/* Score PAF lines on the device (device_paf_scores above); SLEAPC_ERR_UNSUPPORTED,
+ * with no error recorded, when be cannot. */
+sleapc_status sleapc__backend_device_paf_scores(sleapc_backend *be, const char *head,
+                                                const sleapc_backend_paf_lines *lines,
+                                                float *scores);
 void sleapc__backend_destroy(sleapc_backend *be);
 /* The name of the backend that runs be's forwards: be's own, or for "auto"
  * the one it chose (the best-scoring one until it has measured). */

@@ -11,6 +11,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "layers/bottomup_common.h"
+#include "layers/bottomup_paf.h"
 #include "layers/layer.h"
 #include "layers/ops/grouping.h"
 #include "layers/ops/paf.h"
@@ -36,6 +37,10 @@ typedef struct bottomup_layer {
     float *line_scores;
     sleapc_grouping_result *frames; /* (frames_cap) reused by every batch */
     int64_t frames_cap;
+    /* Per frame of a batch: where its peaks and candidates start (b + 1 each). */
+    int64_t *offsets;
+    int64_t offsets_cap;
+    sleapc_paf_scorer scorer; /* the line scores, on the device where it can */
 } bottomup_layer;
 
 static sleapc_status grow_candidates(bottomup_layer *bu, int64_t n)
@@ -60,6 +65,16 @@ static sleapc_status grow_candidates(bottomup_layer *bu, int64_t n)
     return SLEAPC_OK;
 }
 
+static sleapc_status grow_offsets(bottomup_layer *bu, int64_t b)
+{
+    if (2 * (b + 1) <= bu->offsets_cap)
+        return SLEAPC_OK;
+    sleapc__free(bu->offsets);
+    bu->offsets = sleapc__malloc((size_t)(2 * (b + 1)) * sizeof *bu->offsets);
+    bu->offsets_cap = bu->offsets ? 2 * (b + 1) : 0;
+    return bu->offsets ? SLEAPC_OK : sleapc__fail(SLEAPC_ERR_NOMEM, "bottom-up: out of memory");
+}
+
 static sleapc_status bottomup_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
                                   int64_t h, int64_t w, sleapc_layer_outputs *out)
 {
@@ -72,40 +87,54 @@ static sleapc_status bottomup_run(sleapc_layer *l, const uint8_t *frames, int64_
         st = sleapc__bottomup_frames_reserve(&bu->frames, &bu->frames_cap, b, "bottom-up");
     if (st)
         return st;
-    int64_t hp = pafs->shape[2], wp = pafs->shape[3];
     const sleapc_peak_list *pk = &bu->peaks;
-    int64_t start = 0;
+    st = grow_offsets(bu, b);
+    if (st)
+        return st;
+    /* Candidates of every frame first, so that the device scores the batch
+     * in one submission. */
+    int64_t *peak_off = bu->offsets, *cand_off = bu->offsets + (b + 1);
+    peak_off[0] = cand_off[0] = 0;
     for (int64_t s = 0; s < b && !st; s++) {
-        int64_t end = start;
+        int64_t end = peak_off[s], n_cand = 0;
         while (end < pk->n && pk->sample_inds[end] == s)
             end++;
-        int64_t np = end - start, n_cand = 0, n_written = 0;
-        const int32_t *chan = pk->channel_inds + start;
-        st = sleapc__paf_count_candidates(chan, np, bu->n_nodes, (const int(*)[2])bu->edges,
-                                          bu->n_edges, &n_cand);
+        peak_off[s + 1] = end;
+        st = sleapc__paf_count_candidates(pk->channel_inds + peak_off[s], end - peak_off[s],
+                                          bu->n_nodes, (const int(*)[2])bu->edges, bu->n_edges,
+                                          &n_cand);
+        if (!st && n_cand > INT64_MAX - cand_off[s])
+            st = sleapc__fail(SLEAPC_ERR_INVALID_ARG, "bottom-up: too many candidates");
         if (!st)
-            st = grow_candidates(bu, n_cand > 0 ? n_cand : 1);
-        if (!st)
-            st = sleapc__paf_candidates(chan, np, bu->n_nodes, (const int(*)[2])bu->edges,
-                                        bu->n_edges, bu->cand_cap, bu->edge_inds,
-                                        bu->edge_peak_inds, &n_written);
-        if (!st)
-            st = sleapc__paf_score_lines((const float *)pafs->data + s * pafs->shape[1] * hp * wp,
-                                         bu->n_edges, hp, wp, pk->peaks + start * 2, np,
-                                         bu->edge_inds, (const int64_t(*)[2])bu->edge_peak_inds,
-                                         n_written, &bu->score_opts, bu->line_scores);
+            cand_off[s + 1] = cand_off[s] + n_cand;
+    }
+    if (!st)
+        st = grow_candidates(bu, cand_off[b] > 0 ? cand_off[b] : 1);
+    for (int64_t s = 0; s < b && !st; s++) {
+        int64_t n_written = 0;
+        st = sleapc__paf_candidates(pk->channel_inds + peak_off[s], peak_off[s + 1] - peak_off[s],
+                                    bu->n_nodes, (const int(*)[2])bu->edges, bu->n_edges,
+                                    cand_off[s + 1] - cand_off[s], bu->edge_inds + cand_off[s],
+                                    bu->edge_peak_inds + cand_off[s], &n_written);
+    }
+    if (!st)
+        st = sleapc__paf_scorer_run(&bu->scorer, &bu->stage, "PartAffinityFieldsHead", pafs,
+                                    bu->n_edges, pk, peak_off, cand_off, b, bu->edge_inds,
+                                    (const int64_t(*)[2])bu->edge_peak_inds, &bu->score_opts,
+                                    bu->line_scores);
+    for (int64_t s = 0; s < b && !st; s++) {
         /* frames[s] is reused from batch to batch: grouping overwrites it
          * and keeps its arrays and scratch (freed in bottomup_destroy). */
         sleapc_grouping_skeleton sk = {.n_nodes = bu->n_nodes, .n_edges = bu->n_edges,
                                        .edges = (const int(*)[2])bu->edges,
                                        .n_order = bu->n_order, .order = bu->order};
-        if (!st)
-            st = sleapc__grouping_group_frame(&sk, pk->peaks + start * 2, pk->vals + start, chan,
-                                              np, bu->edge_inds,
-                                              (const int64_t(*)[2])bu->edge_peak_inds,
-                                              bu->line_scores, n_written, &bu->group_opts,
-                                              &bu->frames[s]);
-        start = end;
+        const int64_t p0 = peak_off[s], c0 = cand_off[s];
+        st = sleapc__grouping_group_frame(&sk, pk->peaks + p0 * 2, pk->vals + p0,
+                                          pk->channel_inds + p0, peak_off[s + 1] - p0,
+                                          bu->edge_inds + c0,
+                                          (const int64_t(*)[2])bu->edge_peak_inds + c0,
+                                          bu->line_scores + c0, cand_off[s + 1] - c0,
+                                          &bu->group_opts, &bu->frames[s]);
     }
     if (st)
         return st;
@@ -131,6 +160,8 @@ static void bottomup_destroy(sleapc_layer *l)
     sleapc__free(bu->edge_peak_inds);
     sleapc__free(bu->line_scores);
     sleapc__free(bu->order);
+    sleapc__free(bu->offsets);
+    sleapc__paf_scorer_free(&bu->scorer);
     sleapc__free(bu);
 }
 
@@ -176,6 +207,8 @@ sleapc_status sleapc__bottomup_layer_create(const sleapc_model *m, const sleapc_
         return st;
     }
     bu->score_opts.sleap1 = bu->stage.convention->paf_sleap1;
+    /* The device scores as sleap-nn does; SLEAP 1.x's scoring stays on the host. */
+    sleapc__paf_scorer_init(&bu->scorer, !bu->score_opts.sleap1);
     *out = &bu->base;
     return SLEAPC_OK;
 }

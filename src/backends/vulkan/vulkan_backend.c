@@ -16,6 +16,7 @@
 #include "backends/vulkan/vulkan_async.h"
 #include "backends/vulkan/vulkan_impl.h"
 #include "backends/vulkan/vulkan_input.h"
+#include "backends/vulkan/vulkan_paf.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "model/graph_input.h"
@@ -29,6 +30,7 @@ typedef struct vulkan_state {
     bool fp16; /* binary16 buffers, float32 arithmetic (--precision fp16) */
     vk_peaks peaks; /* device peak finding asked for (output -1: none) */
     vk_async async; /* submit/collect: the spare plan and the runs in flight */
+    vk_paf paf;     /* device PAF line scoring (vulkan_paf.h) */
 } vulkan_state;
 
 static sleapc_status plan_into(vulkan_state *vs, const int64_t shape[4], vk_plan *p)
@@ -84,6 +86,24 @@ static sleapc_status vulkan_device_global_peaks(sleapc_backend *be, const char *
 }
 
 static sleapc_status plan_outputs(vulkan_state *vs, vk_plan *p, sleapc_tensor_map *out);
+/* Score PAF lines against the head's maps of the last forward, still in
+ * its node buffer (the contract's device_paf_scores). */
+static sleapc_status vulkan_device_paf_scores(sleapc_backend *be, const char *head,
+                                              const sleapc_backend_paf_lines *lines,
+                                              float *scores)
+{
+    vulkan_state *vs = be->impl;
+    const sleapc_graph *g = vs->g;
+    int o = 0;
+    while (o < g->n_outputs && strcmp(g->outputs[o].name, head) != 0)
+        o++;
+    if (o == g->n_outputs || vs->plan.shape[0] == 0 || o == vs->plan.peaks.output ||
+        sleapc__sigmoid_on_host(g, g->outputs[o].node))
+        return SLEAPC_ERR_UNSUPPORTED;
+    int node = g->outputs[o].node;
+    return sleapc__vk_paf_score(&vs->ctx, &vs->pl, &vs->paf, vs->plan.node[node].buf,
+                                vs->plan.shapes[node], lines, scores);
+}
 
 static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
                                     sleapc_tensor_map *out)
@@ -187,6 +207,7 @@ static void vulkan_destroy(sleapc_backend *be)
             vkDeviceWaitIdle(vs->ctx.dev);
             sleapc__vk_async_reset(&vs->ctx, vs->g, &vs->async, &vs->plan);
             sleapc__vk_plan_destroy(&vs->ctx, vs->g, &vs->plan);
+            sleapc__vk_paf_destroy(&vs->ctx, &vs->paf);
             sleapc__vk_weights_destroy(&vs->ctx, vs->g, &vs->w);
             sleapc__vk_pipelines_destroy(&vs->ctx, &vs->pl);
         }
@@ -205,6 +226,7 @@ static const struct sleapc_backend_ops vulkan_ops = {
     .device_global_peaks = vulkan_device_global_peaks,
     .submit = vulkan_submit,
     .collect = vulkan_collect,
+    .device_paf_scores = vulkan_device_paf_scores,
 };
 
 static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_opts *opts,

@@ -35,6 +35,7 @@ static shader_code shader_of(vk_kernel k, bool fp16)
     case VK_K_INPUT_U8: return CODE(input_u8);
     case VK_K_PEAKS_GLOBAL: return CODE(peaks_global);
     case VK_K_WINDOW_ATTENTION: return CODE(window_attention);
+    case VK_K_PAF_SCORE: return CODE(paf_score);
     case VK_K_COUNT: break;
     }
 #undef CODE
