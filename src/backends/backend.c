@@ -320,6 +320,8 @@ sleapc_status sleapc__backend_collect(sleapc_backend *be, sleapc_tensor_map *out
     if (st)
         return sleapc__wrap(st, "collect (%s backend)", be->ops->name);
     return SLEAPC_OK;
+}
+
 sleapc_status sleapc__backend_device_paf_scores(sleapc_backend *be, const char *head,
                                                 const sleapc_backend_paf_lines *lines,
                                                 float *scores)
