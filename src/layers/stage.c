@@ -235,8 +235,8 @@ static sleapc_status fp16_fall_back(sleapc_stage *s, const sleapc_tensor *x,
                 "fp16: %s: fp16 (%s) would not keep its keypoints: %s %.2f%% from float32 "
                 "(relative L2; budget %.1f%%), an expected %.2f%% of keypoints moved by a grid "
                 "cell or dropped (budget %.1f%%); it runs in float32",
-                s->model->dir, fp16_kind(s), v->worst_head, 100 * v->worst, 100 * SLEAPC_FP16_HEAD_BUDGET,
-                100 * s->bf16_moved, 100 * SLEAPC_BF16_PEAK_BUDGET);
+                s->model->dir, fp16_kind(s), v->worst_head, 100 * v->worst,
+                100 * SLEAPC_FP16_HEAD_BUDGET, 100 * s->bf16_moved, 100 * SLEAPC_BF16_PEAK_BUDGET);
     char name[32], device[32];
     snprintf(name, sizeof name, "%s", sleapc__backend_name(s->be));
     snprintf(device, sizeof device, "%s", sleapc__backend_device(s->be));

@@ -6,8 +6,8 @@
  * fp16, whether the products were binary16 too ("fp16_arithmetic": the
  * device has shaderFloat16, as lavapipe does) or storage only
  * (SLEAPC_VULKAN_FP16_MATH=0). Two small sleap-nn models run both ways on
- * one frame, with the validation layer on (zero messages). Skipped (77) where the backend is not built or Vulkan lists no
- * device. */
+ * one frame, with the validation layer on (zero messages). Skipped (77) where the backend is not
+ * built or Vulkan lists no device. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -63,8 +63,8 @@ static cJSON *read_provenance(const char *path)
  * force: kept whatever the check says, SLEAPC_BF16_FORCE, so that what a
  * kept fp16 stage records is checked too), write it, and check what was
  * recorded against what ran. */
-static void check_model(const char *model, bool math, bool force, uint8_t *px, int64_t h,
-                        int64_t w, int64_t c)
+static void check_model(const char *model, bool math, bool force, uint8_t *px, int64_t h, int64_t w,
+                        int64_t c)
 {
     if (force)
         setenv("SLEAPC_BF16_FORCE", "1", 1);
@@ -100,15 +100,15 @@ static void check_model(const char *model, bool math, bool force, uint8_t *px, i
         CHECK_OK(sleapc_predictor_stage_info(p, 0, &si));
     const char *name = strrchr(model, '/') ? strrchr(model, '/') + 1 : model;
     bool kept = si.precision == SLEAPC_PRECISION_FP16;
-    bool within = si.bf16_error <= SLEAPC_FP16_HEAD_BUDGET && si.bf16_moved <= SLEAPC_BF16_PEAK_BUDGET;
-    printf("%-36s fp16 %-22s heads %.2e from float32, %.2f%% expected to move: %s%s\n",
-           name, math ? "storage and arithmetic" : "storage", si.bf16_error,
-           100 * si.bf16_moved, kept ? "kept" : "float32", force ? " (forced)" : "");
+    bool within =
+        si.bf16_error <= SLEAPC_FP16_HEAD_BUDGET && si.bf16_moved <= SLEAPC_BF16_PEAK_BUDGET;
+    printf("%-36s fp16 %-22s heads %.2e from float32, %.2f%% expected to move: %s%s\n", name,
+           math ? "storage and arithmetic" : "storage", si.bf16_error, 100 * si.bf16_moved,
+           kept ? "kept" : "float32", force ? " (forced)" : "");
     /* Measured on the heads' maps (a rounded map is never bit-exact). */
     CHECK_MSG(si.bf16_error > 0 && si.bf16_moved >= 0, "%s: not checked (%.3g)", name,
               si.bf16_error);
-    CHECK_MSG(kept == (within || force), "%s: kept %d, within the budgets %d", name, kept,
-              within);
+    CHECK_MSG(kept == (within || force), "%s: kept %d, within the budgets %d", name, kept, within);
     CHECK_MSG(kept || si.precision == SLEAPC_PRECISION_FP32, "%s: ran %s", name,
               sleapc_precision_name(si.precision));
     CHECK_MSG(fp16_warnings == (kept ? 0 : 1), "%s: %d fp16 warnings", name, fp16_warnings);
@@ -133,8 +133,8 @@ static void check_model(const char *model, bool math, bool force, uint8_t *px, i
                        : arith == NULL,
                   "%s: fp16_arithmetic recorded wrongly", name);
         double e = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s0, "fp16_head_rel_l2"));
-        CHECK_MSG(fabs(e - si.bf16_error) <= 1e-6 * si.bf16_error, "%s: recorded %.3g, measured %.3g",
-                  name, e, si.bf16_error);
+        CHECK_MSG(fabs(e - si.bf16_error) <= 1e-6 * si.bf16_error,
+                  "%s: recorded %.3g, measured %.3g", name, e, si.bf16_error);
         cJSON_Delete(prov);
     }
     sleapc_predictor_destroy(p);
@@ -145,8 +145,8 @@ int main(void)
     test_require_data();
     bool have = false;
     for (int i = 0; i < sleapc_backend_count(); i++)
-        have = have || (strcmp(sleapc_backend_name(i), "vulkan") == 0 &&
-                        sleapc_backend_available(i));
+        have =
+            have || (strcmp(sleapc_backend_name(i), "vulkan") == 0 && sleapc_backend_available(i));
     if (!have) {
         printf("skipped: no Vulkan device\n");
         return 77;

@@ -45,8 +45,9 @@ static shader_code shader_of(vk_kernel k, bool fp16)
  * convolutions), else its fp16-storage code as given. */
 static shader_code fp16_math_of(vk_kernel k, shader_code storage)
 {
-#define CODE(name) \
-    ((shader_code){sleapc__vk_spv_##name##_f16m, &sleapc__vk_spv_##name##_f16m_words, #name "_f16m"})
+#define CODE(name)                                                                            \
+    ((shader_code){sleapc__vk_spv_##name##_f16m, &sleapc__vk_spv_##name##_f16m_words,           \
+                   #name "_f16m"})
     switch (k) {
     case VK_K_CONV2D: return CODE(conv2d);
     case VK_K_DWCONV: return CODE(dwconv);
