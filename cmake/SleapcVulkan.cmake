@@ -46,6 +46,17 @@ function(sleapc_vulkan_backend)
         COMMENT "glslc ${name}.comp (fp16)" VERBATIM)
       list(APPEND spvs ${gen}/${name}_f16.spv)
     endif()
+    # Its fp16-arithmetic variant (devices with shaderFloat16), for the
+    # convolutions written for it (prod16 or SLEAPC_FP16_MATH, common.glsl).
+    file(STRINGS ${shader} fp16_math_ready REGEX "prod16\\(|SLEAPC_FP16_MATH")
+    if(fp16_math_ready)
+      add_custom_command(OUTPUT ${gen}/${name}_f16m.spv
+        COMMAND ${SLEAPC_GLSLC} --target-env=vulkan1.1 -O -DSLEAPC_FP16=1 -DSLEAPC_FP16_MATH=1
+                -o ${gen}/${name}_f16m.spv ${shader}
+        DEPENDS ${shader} ${includes}
+        COMMENT "glslc ${name}.comp (fp16 arithmetic)" VERBATIM)
+      list(APPEND spvs ${gen}/${name}_f16m.spv)
+    endif()
   endforeach()
   add_custom_command(OUTPUT ${gen}/vulkan_spirv.c
     COMMAND ${CMAKE_COMMAND} -DOUT=${gen}/vulkan_spirv.c "-DSPVS=${spvs}"

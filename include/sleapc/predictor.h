@@ -123,6 +123,9 @@ typedef struct sleapc_stage_info {
     double bf16_moved;
     const char *device;      /* "cpu", "cuda:0", "mps", "gpu:1" */
     const char *device_name; /* the GPU's name; "" on the CPU */
+    int fp16_arithmetic;     /* fp16: 1 when products are computed in binary16 too
+                                (Vulkan, shaderFloat16), 0 for fp16 storage with
+                                float32 arithmetic; 0 at other precisions */
 } sleapc_stage_info;
 /* Stages of the predictor's layer (1 or 2). */
 SLEAPC_API int sleapc_predictor_n_stages(const sleapc_predictor *p);

@@ -65,7 +65,7 @@ STRUCT(sleapc_run_opts, FIELD(sleapc_run_opts, struct_size), FIELD(sleapc_run_op
 STRUCT(sleapc_stage_info, FIELD(sleapc_stage_info, model), FIELD(sleapc_stage_info, backend),
        FIELD(sleapc_stage_info, precision), FIELD(sleapc_stage_info, bf16_error),
        FIELD(sleapc_stage_info, bf16_moved), FIELD(sleapc_stage_info, device),
-       FIELD(sleapc_stage_info, device_name))
+       FIELD(sleapc_stage_info, device_name), FIELD(sleapc_stage_info, fp16_arithmetic))
 STRUCT(sleapc_tracking_opts, FIELD(sleapc_tracking_opts, struct_size),
        FIELD(sleapc_tracking_opts, tracking), FIELD(sleapc_tracking_opts, tracking_window_size),
        FIELD(sleapc_tracking_opts, candidates_method),

@@ -363,6 +363,14 @@ const char *sleapc__backend_device_name(const sleapc_backend *be)
     return (s ? s : be)->device_name;
 }
 
+bool sleapc__backend_fp16_math(const sleapc_backend *be)
+{
+    if (!be)
+        return false;
+    const sleapc_backend *s = sleapc__backend_auto_serving_backend(be);
+    return (s ? s : be)->fp16_math;
+}
+
 const char *sleapc__precision_name(sleapc_precision precision)
 {
     switch (precision) {

@@ -94,6 +94,8 @@ struct sleapc_backend {
     int64_t mem_checked[4];
     char device_name[64];                  /* the accelerator's name; "" on the CPU */
     int in_flight;                         /* submitted, not yet collected (the wrappers count) */
+    bool fp16_math;                        /* fp16: products in binary16 too (Vulkan
+                                              shaderFloat16), not only storage */
 };
 
 typedef struct sleapc_backend_opts {
@@ -193,6 +195,9 @@ const char *sleapc__backend_name(const sleapc_backend *be);
  * forwards (for "auto", the one it chose). */
 const char *sleapc__backend_device(const sleapc_backend *be);
 const char *sleapc__backend_device_name(const sleapc_backend *be);
+/* Whether be (for "auto", the backend it chose) computes fp16 products in
+ * binary16 (fp16 arithmetic), not only stores binary16. */
+bool sleapc__backend_fp16_math(const sleapc_backend *be);
 
 /* "fp32", "bf16", "fp16", "bf16-emulated" ("?" for another value). */
 const char *sleapc__precision_name(sleapc_precision precision);

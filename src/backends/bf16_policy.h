@@ -34,7 +34,23 @@
  * its weights' and its output's rounding, independent, so over L layers
  * sqrt(2L + 1) * u: ~3.8e-3 for L = 30 (the deepest UNet here with its
  * heads); the budget allows the same amplification by ~2 as bf16's. The
- * peak budget below is shared: it bounds what any rounding may move. */
+ * peak budget below is shared: it bounds what any rounding may move.
+ *
+ * fp16 arithmetic (Vulkan devices with shaderFloat16): the convolutions
+ * also round each product w x of two binary16 values to binary16 once
+ * (relative error d <= u, the exact product fits float32) and accumulate in
+ * float32. A dot product of length K then moves by sum_k w_k x_k d_k, at
+ * most sqrt(K) u max|w_k x_k| if the d_k are independent: the same form
+ * and size as its weights' rounding (sum_k w_k x_k e_k), so each
+ * convolution adds one more u in quadrature, sqrt(2L + C + 1) u for C
+ * convolutions among the L layers, at most sqrt(3L + 1) u: ~4.7e-3 for
+ * L = 30. The same budget holds with an amplification of ~1.7 instead of 2;
+ * the reference networks amplify storage rounding by at most 1.3 (measured
+ * on lavapipe: centered instance 4.9e-3 storage, 6.2e-3 with arithmetic;
+ * arithmetic over storage 1.0-1.26, sqrt(3/2) = 1.22 predicted), so 8e-3
+ * is kept for both. (Products below binary16's normal range, 6.1e-5, keep
+ * an absolute error of 3e-8 where the device keeps fp16 subnormals; one
+ * that flushes them moves more, which the first-batch check measures.) */
 #define SLEAPC_FP16_HEAD_BUDGET 8e-3
 
 /* The share of keypoints bf16 may be expected to move by a grid cell or

@@ -63,9 +63,22 @@ sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m,
     return SLEAPC_OK;
 }
 
+/* Whether the stage runs at a reduced precision that the first batch checks
+ * against float32: bf16 (CPU) or fp16 (Vulkan: storage, and arithmetic
+ * where the device has it). */
+static bool reduced(sleapc_precision p)
+{
+    return p == SLEAPC_PRECISION_BF16 || p == SLEAPC_PRECISION_BF16_EMULATED ||
+           p == SLEAPC_PRECISION_FP16;
+}
+
 bool sleapc__stage_device_global_peaks(sleapc_stage *s, const char *head, double threshold,
                                        int refine_k)
 {
+    /* A reduced precision's first-batch check compares the heads' maps with
+     * float32's: they must come back (the host finds the peaks then). */
+    if (reduced(s->precision))
+        return false;
     if (!s->convention->device_global_peaks ||
         sleapc__backend_device_global_peaks(s->be, head, threshold, refine_k) != SLEAPC_OK)
         return false;
@@ -131,14 +144,6 @@ typedef struct bf16_verdict {
     bool ok;                  /* within both budgets */
 } bf16_verdict;
 
-/* Whether the stage runs at a reduced precision that the first batch checks
- * against float32: bf16 (CPU) or fp16 storage (Vulkan). */
-static bool reduced(sleapc_precision p)
-{
-    return p == SLEAPC_PRECISION_BF16 || p == SLEAPC_PRECISION_BF16_EMULATED ||
-           p == SLEAPC_PRECISION_FP16;
-}
-
 static double head_budget(const sleapc_stage *s)
 {
     return s->precision == SLEAPC_PRECISION_FP16 ? SLEAPC_FP16_HEAD_BUDGET
@@ -176,14 +181,23 @@ static bf16_verdict bf16_judge(const sleapc_stage *s, const sleapc_tensor_map *b
     return v;
 }
 
+/* What fp16 computes: on a device with shaderFloat16 (Vulkan) the
+ * convolutions' products are binary16 too, else storage only. */
+static const char *fp16_kind(const sleapc_stage *s)
+{
+    return sleapc__backend_fp16_math(s->be) ? "storage and arithmetic" : "storage";
+}
+
 /* The check's name: "bf16" for bf16 and its emulation (the log callers and
- * tests read this prefix), "fp16" for fp16. */
+ * tests read this prefix), "fp16" for fp16 (then the split names what fp16
+ * computes). */
 static void bf16_log(const sleapc_stage *s, const char *split, const bf16_verdict *v)
 {
     sleapc__log(SLEAPC_LOG_INFO,
                 "%s: %s, %s: heads %.2f%% from float32 (relative L2), %lld peaks: %.2f%% "
                 "expected to move a grid cell, %.2f%% to cross the threshold",
-                s->precision == SLEAPC_PRECISION_FP16 ? "fp16" : "bf16", s->model->dir, split,
+                s->precision == SLEAPC_PRECISION_FP16 ? "fp16" : "bf16", s->model->dir,
+                s->precision == SLEAPC_PRECISION_FP16 ? fp16_kind(s) : split,
                 100 * v->worst,
                 (long long)v->fr.peaks, 100 * v->fr.moved,
                 100 * v->fr.crossed);
@@ -218,11 +232,11 @@ static sleapc_status fp16_fall_back(sleapc_stage *s, const sleapc_tensor *x,
                                     sleapc_tensor_map *out)
 {
     sleapc__log(SLEAPC_LOG_WARN,
-                "fp16: %s: fp16 would not keep its keypoints: %s %.2f%% from float32 (relative "
-                "L2; budget %.1f%%), an expected %.2f%% of keypoints moved by a grid cell or "
-                "dropped (budget %.1f%%); it runs in float32",
-                s->model->dir, v->worst_head, 100 * v->worst, 100 * SLEAPC_FP16_HEAD_BUDGET,
-                100 * s->bf16_moved, 100 * SLEAPC_BF16_PEAK_BUDGET);
+                "fp16: %s: fp16 (%s) would not keep its keypoints: %s %.2f%% from float32 "
+                "(relative L2; budget %.1f%%), an expected %.2f%% of keypoints moved by a grid "
+                "cell or dropped (budget %.1f%%); it runs in float32",
+                s->model->dir, fp16_kind(s), v->worst_head, 100 * v->worst,
+                100 * SLEAPC_FP16_HEAD_BUDGET, 100 * s->bf16_moved, 100 * SLEAPC_BF16_PEAK_BUDGET);
     char name[32], device[32];
     snprintf(name, sizeof name, "%s", sleapc__backend_name(s->be));
     snprintf(device, sizeof device, "%s", sleapc__backend_device(s->be));
@@ -435,7 +449,9 @@ sleapc_stage_info sleapc__stage_info(const sleapc_stage *s)
                                .device_name = sleapc__backend_device_name(s->be),
                                .precision = s->precision,
                                .bf16_error = s->bf16_error,
-                               .bf16_moved = s->bf16_moved};
+                               .bf16_moved = s->bf16_moved,
+                               .fp16_arithmetic = s->precision == SLEAPC_PRECISION_FP16 &&
+                                                  sleapc__backend_fp16_math(s->be)};
 }
 
 int sleapc__stage_head_stride(const sleapc_stage *s, const char *name)

@@ -136,6 +136,9 @@ static void add_stages(cJSON *j, const sleapc_predictor *p)
         if (s[i].device_name && *s[i].device_name)
             cJSON_AddStringToObject(e, "device_name", s[i].device_name);
         cJSON_AddStringToObject(e, "precision", sleapc__precision_name(s[i].precision));
+        /* fp16 on Vulkan: binary16 products too (shaderFloat16), or storage only. */
+        if (s[i].precision == SLEAPC_PRECISION_FP16)
+            cJSON_AddBoolToObject(e, "fp16_arithmetic", s[i].fp16_arithmetic != 0);
         /* The first-batch check's measure, named after the precision checked. */
         bool fp16 = o->precision == SLEAPC_PRECISION_FP16;
         if (s[i].bf16_error >= 0)

@@ -198,11 +198,39 @@ static void check_graph(const sleapc_graph *g, const int64_t (*shapes)[4], int n
  * LayerNorm's division by the spread). A wrong tap or border is ~1e-1 off. */
 #define FP16_U (1.0 / 2048.0)
 
+/* fp16 arithmetic (a device with shaderFloat16): the convolutions' products
+ * are also rounded to binary16, once each, relative error <= u, and still
+ * accumulated in float32. Those roundings are independent of the weights'
+ * and enter a dot product the same way (each term times its own error), so
+ * an op adds at most one more u in quadrature: sqrt(3 depth + 1) u, twice
+ * that as the bound. */
+static sleapc_backend *create_fp16(const sleapc_graph *g, bool math)
+{
+    setenv("SLEAPC_VULKAN_FP16_MATH", math ? "1" : "0", 1);
+    sleapc_backend *be = create(vk_f, g, 2, SLEAPC_PRECISION_FP16);
+    unsetenv("SLEAPC_VULKAN_FP16_MATH");
+    /* lavapipe (CI) has shaderFloat16: there it must run. */
+    CHECK_MSG(!be || !math || sleapc__backend_fp16_math(be) ||
+                  !strstr(sleapc__backend_device_name(be), "llvmpipe"),
+              "fp16 arithmetic not run on lavapipe, which has shaderFloat16");
+    CHECK_MSG(!be || math || !sleapc__backend_fp16_math(be),
+              "SLEAPC_VULKAN_FP16_MATH=0: fp16 arithmetic ran");
+    return be;
+}
+
 static void check_graph_fp16(const sleapc_graph *g, const int64_t (*shapes)[4], int n_shapes,
                              int depth, const char *what)
 {
     double tol = 2 * sqrt(2.0 * depth + 1) * FP16_U;
-    sleapc_backend *xb = create(vk_f, g, 2, SLEAPC_PRECISION_FP16);
+    double tol_math = 2 * sqrt(3.0 * depth + 1) * FP16_U;
+    sleapc_backend *xb = create_fp16(g, false);
+    /* A device without shaderFloat16 runs fp16 storage only: nothing more. */
+    sleapc_backend *mb = create_fp16(g, true);
+    if (mb && !sleapc__backend_fp16_math(mb)) {
+        printf("%s: no fp16 arithmetic on this device\n", what);
+        sleapc__backend_destroy(mb);
+        mb = NULL;
+    }
     sleapc_backend *nb = create(native_f, g, 2, SLEAPC_PRECISION_FP32);
     if (xb && nb) {
         CHECK_OK(sleapc__backend_warmup(xb, shapes[0]));
@@ -212,8 +240,22 @@ static void check_graph_fp16(const sleapc_graph *g, const int64_t (*shapes)[4], 
             printf("%s, fp16, shape %d: relative L2 %.2e (bound %.2e)\n", what, k, e, tol);
             /* Something was rounded: the fp16 shaders ran, not the fp32 ones. */
             CHECK_MSG(e > 1e-6, "%s: fp16 indistinguishable from float32 (%.2e)", what, e);
+            if (!mb)
+                continue;
+            double em = compare(mb, nb, g, shapes[k], tol_math, what);
+            /* Products were rounded: the fp16-arithmetic shaders ran. */
+            double ems = compare(mb, xb, g, shapes[k], tol_math, what);
+            printf("%s, fp16 arithmetic, shape %d: relative L2 %.2e (bound %.2e), %.2e from "
+                   "fp16 storage\n", what, k, em, tol_math, ems);
+            CHECK_MSG(ems > 1e-6, "%s: fp16 arithmetic indistinguishable from fp16 storage (%.2e)",
+                      what, ems);
         }
     }
+    if (mb) {
+        CHECK_OK(sleapc__backend_warmup(mb, shapes[0]));
+        check_no_alloc(mb, shapes[0], what);
+    }
+    sleapc__backend_destroy(mb);
     sleapc__backend_destroy(xb);
     sleapc__backend_destroy(nb);
 }

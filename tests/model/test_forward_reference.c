@@ -25,8 +25,10 @@
  * and then on the stages of at most SOFTWARE_GFLOP per call unless
  * SLEAPC_TEST_FULL is set.
  * SLEAPC_TEST_PRECISION=fp16 runs the backends at fp16 (the Vulkan
- * backend's binary16 storage) against the same references, within the bound
- * fp16 roundoff gives a network, SLEAPC_FP16_HEAD_BUDGET (bf16_policy.h).
+ * backend's binary16 storage, and binary16 products where the device has
+ * shaderFloat16 unless SLEAPC_VULKAN_FP16_MATH=0) against the same
+ * references, within the bound fp16 roundoff gives a network,
+ * SLEAPC_FP16_HEAD_BUDGET (bf16_policy.h).
  * SLEAPC_REFERENCE_CASES (comma-separated case ids) runs only those cases,
  * each of which must be found: the aarch64 build under qemu runs a few small
  * ones. */

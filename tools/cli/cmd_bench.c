@@ -210,6 +210,8 @@ static void print_stages(const sleapc_predictor *p, bool json)
             printf("%s %s: %s %s%s%s%s", i ? "," : "", name, s.backend,
                    sleapc_precision_name(s.precision), *s.device_name ? " on " : "",
                    *s.device_name ? s.device : "", *s.device_name ? "" : "");
+        if (!json && s.fp16_arithmetic)
+            printf(" (fp16 arithmetic)");
         if (!json && s.bf16_error >= 0)
             printf(" (bf16 heads %.2f%% from fp32, %.2f%% of keypoints expected to move)",
                    100 * s.bf16_error, 100 * s.bf16_moved);

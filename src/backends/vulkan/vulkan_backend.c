@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backends/sigmoid.h"
@@ -27,7 +28,7 @@ typedef struct vulkan_state {
     vk_pipelines pl;
     vk_weights w;
     vk_plan plan;
-    bool fp16; /* binary16 buffers, float32 arithmetic (--precision fp16) */
+    bool fp16; /* binary16 buffers (--precision fp16); ctx.fp16_math: fp16 products */
     vk_peaks peaks; /* device peak finding asked for (output -1: none) */
     vk_async async; /* submit/collect: the spare plan and the runs in flight */
     vk_paf paf;     /* device PAF line scoring (vulkan_paf.h) */
@@ -257,6 +258,11 @@ static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_o
                           "vulkan: fp16 needs 16-bit storage buffers "
                           "(storageBuffer16BitAccess), which %s lacks; use fp32",
                           vs->ctx.props.deviceName);
+    /* fp16 arithmetic in the convolutions wherever the device has it;
+     * SLEAPC_VULKAN_FP16_MATH=0 keeps fp16 storage only (for measuring one
+     * against the other). */
+    const char *math = getenv("SLEAPC_VULKAN_FP16_MATH");
+    vs->ctx.fp16_math = vs->fp16 && vs->ctx.float16 && !(math && strcmp(math, "0") == 0);
     if (!st)
         st = sleapc__vk_pipelines_create(&vs->ctx, vs->fp16, &vs->pl);
     if (!st)
@@ -266,8 +272,11 @@ static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_o
         return st;
     }
     snprintf(be->device, sizeof be->device, "%s", vs->ctx.device);
+    be->fp16_math = vs->ctx.fp16_math;
     sleapc__log(SLEAPC_LOG_INFO, "vulkan: %s (%s)%s", vs->ctx.props.deviceName, be->device,
-                vs->fp16 ? ", fp16 storage" : "");
+                vs->ctx.fp16_math ? ", fp16 storage and arithmetic"
+                : vs->fp16        ? ", fp16 storage"
+                                  : "");
     *out = be;
     return SLEAPC_OK;
 }

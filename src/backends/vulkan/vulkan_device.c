@@ -320,23 +320,38 @@ static sleapc_status device_create(vk_context *ctx)
                                    .queueCount = 1,
                                    .pQueuePriorities = &prio};
     /* A portability driver (MoltenVK) must be told its subset is in use. */
-    const char *exts[1] = {"VK_KHR_portability_subset"};
-    bool portability = has_device_ext(ctx->phys, exts[0]);
+    const char *exts[2];
+    uint32_t n_exts = 0;
+    if (has_device_ext(ctx->phys, "VK_KHR_portability_subset"))
+        exts[n_exts++] = "VK_KHR_portability_subset";
+    /* fp16 arithmetic (shaderFloat16, an extension under Vulkan 1.1) where
+     * the device has it. */
+    bool has_f16 = has_device_ext(ctx->phys, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+    VkPhysicalDeviceShaderFloat16Int8FeaturesKHR f16 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR};
     /* 16-bit storage buffers (--precision fp16) where the device has them. */
     VkPhysicalDevice16BitStorageFeatures s16 = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+        .pNext = has_f16 ? &f16 : NULL};
     VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                     .pNext = &s16};
     vkGetPhysicalDeviceFeatures2(ctx->phys, &f2);
     ctx->storage16 = s16.storageBuffer16BitAccess == VK_TRUE;
+    ctx->float16 = has_f16 && f16.shaderFloat16 == VK_TRUE;
+    VkPhysicalDeviceShaderFloat16Int8FeaturesKHR want_f16 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR,
+        .shaderFloat16 = VK_TRUE};
+    if (ctx->float16)
+        exts[n_exts++] = VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME;
     VkPhysicalDevice16BitStorageFeatures want16 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+        .pNext = ctx->float16 ? &want_f16 : NULL,
         .storageBuffer16BitAccess = ctx->storage16 ? VK_TRUE : VK_FALSE};
     VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                               .pNext = &want16,
                               .queueCreateInfoCount = 1,
                               .pQueueCreateInfos = &qci,
-                              .enabledExtensionCount = portability ? 1 : 0,
+                              .enabledExtensionCount = n_exts,
                               .ppEnabledExtensionNames = exts};
     DRIVER_LOAD_BEGIN();
     VkResult r = vkCreateDevice(ctx->phys, &dci, NULL, &ctx->dev);

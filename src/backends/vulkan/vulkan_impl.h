@@ -25,6 +25,9 @@ typedef struct vk_context {
     uint32_t queue_family;
     VkCommandPool cmd_pool;
     bool storage16;  /* storageBuffer16BitAccess enabled: fp16 storage runs */
+    bool float16;    /* shaderFloat16 enabled: fp16 arithmetic can run */
+    bool fp16_math;  /* the backend's choice: fp16 pipelines use the
+                        convolutions' fp16-arithmetic variants (NAME_f16m) */
     char device[16]; /* the contract's device string: "cuda:0", "mps", "gpu:1", "cpu" */
 } vk_context;
 
@@ -95,7 +98,8 @@ typedef struct vk_pipelines {
     VkPipeline pipe[VK_K_COUNT];
 } vk_pipelines;
 
-/* fp16: the shaders' fp16-storage variants (every buffer binary16). */
+/* fp16: the shaders' fp16-storage variants (every buffer binary16), and
+ * with ctx->fp16_math the convolutions' fp16-arithmetic ones. */
 sleapc_status sleapc__vk_pipelines_create(vk_context *ctx, bool fp16, vk_pipelines *out);
 void sleapc__vk_pipelines_destroy(vk_context *ctx, vk_pipelines *p);
 

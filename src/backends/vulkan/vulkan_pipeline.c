@@ -42,9 +42,27 @@ static shader_code shader_of(vk_kernel k, bool fp16)
     return (shader_code){0};
 }
 
+/* The fp16-arithmetic variant of kernel k where it has one (the
+ * convolutions), else its fp16-storage code as given. */
+static shader_code fp16_math_of(vk_kernel k, shader_code storage)
+{
+#define CODE(name)                                                                            \
+    ((shader_code){sleapc__vk_spv_##name##_f16m, &sleapc__vk_spv_##name##_f16m_words,           \
+                   #name "_f16m"})
+    switch (k) {
+    case VK_K_CONV2D: return CODE(conv2d);
+    case VK_K_DWCONV: return CODE(dwconv);
+    case VK_K_LINEAR: return CODE(linear);
+    default: return storage;
+    }
+#undef CODE
+}
+
 static sleapc_status pipeline_create(vk_context *ctx, vk_pipelines *p, vk_kernel k, bool fp16)
 {
     shader_code code = shader_of(k, fp16);
+    if (fp16 && ctx->fp16_math)
+        code = fp16_math_of(k, code);
     VkShaderModuleCreateInfo mci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                     .codeSize = *code.n_words * sizeof(uint32_t),
                                     .pCode = code.words};

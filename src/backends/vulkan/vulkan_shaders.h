@@ -2,7 +2,8 @@
  * time and embedded by cmake/SleapcEmbedSpirv.cmake into a generated C file:
  * one array of words per shader, named after its file; NAME_f16 is its
  * fp16-storage variant (compiled with SLEAPC_FP16, common.glsl), declared here
- * for the shaders that have one. */
+ * for the shaders that have one; NAME_f16m the fp16-arithmetic one of the
+ * convolutions (SLEAPC_FP16_MATH too). */
 #ifndef SLEAPC_BACKENDS_VULKAN_SHADERS_H
 #define SLEAPC_BACKENDS_VULKAN_SHADERS_H
 
@@ -44,6 +45,10 @@ SLEAPC_VK_SHADER(input_u8_f16)
 SLEAPC_VK_SHADER(peaks_global_f16)
 SLEAPC_VK_SHADER(window_attention_f16)
 SLEAPC_VK_SHADER(paf_score_f16)
+
+SLEAPC_VK_SHADER(conv2d_f16m)
+SLEAPC_VK_SHADER(dwconv_f16m)
+SLEAPC_VK_SHADER(linear_f16m)
 
 #undef SLEAPC_VK_SHADER
 

@@ -5,6 +5,12 @@
 // binary16, --precision fp16). A shader reads an element as float(buf[i]),
 // computes and accumulates in float32, and writes through to_store(), which
 // rounds to binary16 (nearest) in the fp16 variant.
+//
+// The convolutions (conv2d, dwconv, linear) are built a third time with
+// SLEAPC_FP16_MATH too, for devices with shaderFloat16: each product of two
+// binary16 values is computed in binary16 (rounded once, nearest) and still
+// accumulated in float32. prod16(a, b) is that product of two elements as
+// float, float(a) * float(b) (exact in float32) in the other variants.
 #extension GL_GOOGLE_include_directive : require
 #ifdef SLEAPC_FP16
 #extension GL_EXT_shader_16bit_storage : require
@@ -13,6 +19,12 @@
 #else
 #define ELEM float
 #define to_store(v) (v)
+#endif
+#ifdef SLEAPC_FP16_MATH
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define prod16(a, b) float((a) * (b))
+#else
+#define prod16(a, b) (float(a) * float(b))
 #endif
 layout(std430, set = 0, binding = 0) buffer Dst { ELEM dst[]; };
 layout(std430, set = 0, binding = 1) readonly buffer Src0 { ELEM src0[]; };

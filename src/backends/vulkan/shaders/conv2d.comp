@@ -15,8 +15,17 @@ layout(push_constant) uniform P {
     int c_in, c_out, h, w, k, act, co_groups;
 } p;
 
-shared float tile[CI][SPAN][SPAN];
+#ifdef SLEAPC_FP16_MATH
+// fp16 arithmetic (common.glsl): the tiles hold the buffers' binary16 values
+// as they are, and four output channels' products are one f16vec4 product,
+// widened and accumulated in float32.
+#define TILE_T float16_t
+shared f16vec4 wtile[CO / 4][CI][MAXK * MAXK];
+#else
+#define TILE_T float
 shared float wtile[CO][CI][MAXK * MAXK];
+#endif
+shared TILE_T tile[CI][SPAN][SPAN];
 
 void main()
 {
@@ -28,40 +37,60 @@ void main()
     int pad = (p.k - 1) / 2, span = TS + p.k - 1, kk = p.k * p.k;
     int hw = p.h * p.w;
     int xbase = b * p.c_in * hw;
+#ifdef SLEAPC_FP16_MATH
+    vec4 acc4[CO / 4];
+    for (int q = 0; q < CO / 4; q++)
+        acc4[q] = vec4(0.0);
+#else
     float acc[CO];
     for (int o = 0; o < CO; o++)
         acc[o] = 0.0;
+#endif
     for (int ci0 = 0; ci0 < p.c_in; ci0 += CI) {
         barrier();
         for (int e = lid; e < CI * span * span; e += TS * TS) {
             int c = e / (span * span), r = e % (span * span);
             int yy = r / span, xx = r % span;
             int iy = y0 + yy - pad, ix = x0 + xx - pad;
-            float v = 0.0;
+            TILE_T v = TILE_T(0.0);
             if (ci0 + c < p.c_in && iy >= 0 && iy < p.h && ix >= 0 && ix < p.w)
-                v = float(src0[xbase + (ci0 + c) * hw + iy * p.w + ix]);
+                v = TILE_T(src0[xbase + (ci0 + c) * hw + iy * p.w + ix]);
             tile[c][yy][xx] = v;
         }
         for (int e = lid; e < CO * CI * kk; e += TS * TS) {
             int o = e / (CI * kk), r = e % (CI * kk);
             int c = r / kk, t = r % kk;
-            float v = 0.0;
+            TILE_T v = TILE_T(0.0);
             if (co0 + o < p.c_out && ci0 + c < p.c_in)
-                v = float(wts[((co0 + o) * p.c_in + ci0 + c) * kk + t]);
+                v = TILE_T(wts[((co0 + o) * p.c_in + ci0 + c) * kk + t]);
+#ifdef SLEAPC_FP16_MATH
+            wtile[o / 4][c][t][o % 4] = v;
+#else
             wtile[o][c][t] = v;
+#endif
         }
         barrier();
         for (int c = 0; c < CI; c++)
             for (int ky = 0; ky < p.k; ky++)
                 for (int kx = 0; kx < p.k; kx++) {
-                    float v = tile[c][ty + ky][tx + kx];
+                    TILE_T v = tile[c][ty + ky][tx + kx];
+#ifdef SLEAPC_FP16_MATH
+                    for (int q = 0; q < CO / 4; q++)
+                        acc4[q] += vec4(v * wtile[q][c][ky * p.k + kx]);
+#else
                     for (int o = 0; o < CO; o++)
                         acc[o] += v * wtile[o][c][ky * p.k + kx];
+#endif
                 }
     }
     int ox = x0 + tx, oy = y0 + ty;
     if (ox >= p.w || oy >= p.h)
         return;
+#ifdef SLEAPC_FP16_MATH
+    float acc[CO];
+    for (int o = 0; o < CO; o++)
+        acc[o] = acc4[o / 4][o % 4];
+#endif
     for (int o = 0; o < CO; o++) {
         int co = co0 + o;
         if (co < p.c_out)

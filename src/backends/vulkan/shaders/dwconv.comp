@@ -23,7 +23,7 @@ void main()
         for (int kx = 0; kx < p.k; kx++) {
             int ix = x + kx - pad;
             if (ix >= 0 && ix < p.w)
-                acc += float(wts[(ci * p.k + ky) * p.k + kx]) * float(src0[base + iy * p.w + ix]);
+                acc += prod16(wts[(ci * p.k + ky) * p.k + kx], src0[base + iy * p.w + ix]);
         }
     }
     dst[base + y * p.w + x] = to_store(activate(acc, p.act));

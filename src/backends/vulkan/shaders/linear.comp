@@ -15,6 +15,6 @@ void main()
     int b = i / p.n_out, o = i % p.n_out;
     float acc = float(bias[o]);
     for (int k = 0; k < p.n_in; k++)
-        acc += float(wts[o * p.n_in + k]) * float(src0[b * p.n_in + k]);
+        acc += prod16(wts[o * p.n_in + k], src0[b * p.n_in + k]);
     dst[i] = to_store(activate(acc, p.act));
 }
