@@ -15,6 +15,7 @@
 #include "backends/sigmoid.h"
 #include "backends/vulkan/vulkan_impl.h"
 #include "backends/vulkan/vulkan_input.h"
+#include "backends/vulkan/vulkan_window.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "model/graph_input.h"
@@ -27,6 +28,7 @@ typedef struct vulkan_state {
     vk_plan plan;
     bool fp16; /* binary16 buffers, float32 arithmetic (--precision fp16) */
     vk_peaks peaks; /* device peak finding asked for (output -1: none) */
+    vk_windows win; /* frames uploaded for forward_windows (vulkan_window.h) */
 } vulkan_state;
 
 static sleapc_status plan(vulkan_state *vs, const int64_t shape[4])
@@ -75,23 +77,12 @@ static sleapc_status vulkan_device_global_peaks(sleapc_backend *be, const char *
     return st;
 }
 
-static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
-                                    sleapc_tensor_map *out)
+/* The last run's outputs: views of the mapped output buffers (widened from
+ * fp16, the host's sigmoid applied), or the device's peaks. */
+static sleapc_status outputs(vulkan_state *vs, sleapc_tensor_map *out)
 {
-    vulkan_state *vs = be->impl;
     const sleapc_graph *g = vs->g;
-    sleapc_status st = sleapc__graph_input_check(x, g->in_channels);
-    if (st)
-        return st;
-    int64_t shape[4] = {x->shape[0], g->in_channels, x->shape[2], x->shape[3]};
-    if (memcmp(shape, vs->plan.shape, sizeof shape) != 0) {
-        st = plan(vs, shape);
-        if (st)
-            return st;
-    }
-    st = sleapc__vk_input_fill(vs->plan.in.map, x, g->in_channels);
-    if (!st)
-        st = sleapc__vk_submit_wait(&vs->ctx, vs->plan.cmd, vs->plan.fence);
+    sleapc_status st = SLEAPC_OK;
     for (int o = 0; o < g->n_outputs && !st; o++) {
         const sleapc_graph_output *go = &g->outputs[o];
         const int64_t *s = vs->plan.shapes[go->node];
@@ -111,6 +102,51 @@ static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
         st = sleapc__tensor_map_set(out, go->name, &t);
     }
     return st;
+}
+
+static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
+                                    sleapc_tensor_map *out)
+{
+    vulkan_state *vs = be->impl;
+    const sleapc_graph *g = vs->g;
+    sleapc_status st = sleapc__graph_input_check(x, g->in_channels);
+    if (st)
+        return st;
+    int64_t shape[4] = {x->shape[0], g->in_channels, x->shape[2], x->shape[3]};
+    if (memcmp(shape, vs->plan.shape, sizeof shape) != 0) {
+        st = plan(vs, shape);
+        if (st)
+            return st;
+    }
+    st = sleapc__vk_input_fill(vs->plan.in.map, x, g->in_channels);
+    if (!st)
+        st = sleapc__vk_submit_wait(&vs->ctx, vs->plan.cmd, vs->plan.fence);
+    return st ? st : outputs(vs, out);
+}
+
+static sleapc_status vulkan_upload_frames(sleapc_backend *be, const sleapc_tensor *frames)
+{
+    vulkan_state *vs = be->impl;
+    return sleapc__vk_windows_upload(&vs->ctx, &vs->win, frames);
+}
+
+/* forward with the input cut from the uploaded frames on the device. */
+static sleapc_status vulkan_forward_windows(sleapc_backend *be, const sleapc_backend_windows *w,
+                                            sleapc_tensor_map *out)
+{
+    vulkan_state *vs = be->impl;
+    const sleapc_graph *g = vs->g;
+    sleapc_status st = sleapc__vk_windows_check(&vs->ctx, &vs->win, g, w);
+    if (st)
+        return st;
+    int64_t shape[4] = {w->n, g->in_channels, w->out_h, w->out_w};
+    if (memcmp(shape, vs->plan.shape, sizeof shape) != 0) {
+        st = plan(vs, shape);
+        if (st)
+            return st;
+    }
+    st = sleapc__vk_windows_run(&vs->ctx, &vs->pl, &vs->win, g, &vs->plan, w);
+    return st ? st : outputs(vs, out);
 }
 
 /* Plan, then run once on zeros: the first submission pays for the driver's
@@ -134,6 +170,7 @@ static void vulkan_destroy(sleapc_backend *be)
         if (vs->ctx.dev) {
             vkDeviceWaitIdle(vs->ctx.dev);
             sleapc__vk_plan_destroy(&vs->ctx, vs->g, &vs->plan);
+            sleapc__vk_windows_destroy(&vs->ctx, &vs->win);
             sleapc__vk_weights_destroy(&vs->ctx, vs->g, &vs->w);
             sleapc__vk_pipelines_destroy(&vs->ctx, &vs->pl);
         }
@@ -150,6 +187,8 @@ static const struct sleapc_backend_ops vulkan_ops = {
     .warmup = vulkan_warmup,
     .destroy = vulkan_destroy,
     .device_global_peaks = vulkan_device_global_peaks,
+    .upload_frames = vulkan_upload_frames,
+    .forward_windows = vulkan_forward_windows,
 };
 
 static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_opts *opts,
