@@ -46,7 +46,7 @@ int main(void)
 #include "backends/vulkan/vulkan_backend.h"
 
 static const struct sleapc_backend_factory *vk_f;
-static int64_t n_fragile, n_moved;
+static int64_t n_fragile, n_moved, n_pixels;
 /* fp16 storage: node 0 holds each value rounded once to binary16, a
  * relative error of at most 2^-11 (the inputs are 0 or at least 1/255,
  * normal binary16 numbers). */
@@ -124,6 +124,7 @@ static void compare(const char *what, const float *got, const float *want, const
             }
     for (int64_t i = 0; i < n * h * w; i++)
         n_fragile += fragile[i];
+    n_pixels += n * h * w;
     CHECK_MSG(bad == 0, "%s: %lld of %lld values differ (first at %lld: %.9g, host %.9g)", what,
               (long long)bad, (long long)(n * in_c * h * w), (long long)first,
               first >= 0 ? got[first] : 0.0, first >= 0 ? want[first] : 0.0);
@@ -337,8 +338,9 @@ int main(void)
     check_channels(3, 1);
     check_refusals();
     check_fp16();
-    printf("%lld pixels within 2^-12 of a half before rounding, %lld of them moved by one level\n",
-           (long long)n_fragile, (long long)n_moved);
+    printf("%lld pixels compared, %lld within 2^-12 of a half before rounding, %lld of them "
+           "moved by one level\n",
+           (long long)n_pixels, (long long)n_fragile, (long long)n_moved);
     bool layer_on = false;
     int64_t messages = -1;
     sleapc__vulkan_validation_stats(&layer_on, &messages);
