@@ -50,6 +50,9 @@ sleapc_status sleapc__backend_check(const sleapc_backend *be)
     if (!ops->submit != !ops->collect)
         return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s: submit without collect or the reverse",
                             name);
+    if (!ops->upload_frames != !ops->forward_windows)
+        return sleapc__fail(SLEAPC_ERR_BACKEND,
+                            "backend %s: upload_frames and forward_windows come together", name);
     if (memchr(be->device, '\0', sizeof be->device) == NULL || !device_parses(be->device))
         return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s: device string \"%.*s\" does not parse",
                             name, (int)sizeof be->device, be->device);
@@ -337,6 +340,48 @@ sleapc_status sleapc__backend_device_paf_scores(sleapc_backend *be, const char *
     if (lines->n == 0)
         return SLEAPC_OK;
     return be->ops->device_paf_scores(be, head, lines, scores);
+}
+
+bool sleapc__backend_has_windows(const sleapc_backend *be)
+{
+    return be && be->ops->upload_frames && be->ops->forward_windows;
+}
+
+sleapc_status sleapc__backend_upload_frames(sleapc_backend *be, const sleapc_tensor *frames)
+{
+    if (!sleapc__backend_has_windows(be))
+        return SLEAPC_ERR_UNSUPPORTED;
+    if (!frames || !frames->data || frames->dtype != SLEAPC_DTYPE_U8 || frames->ndim != 4)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "upload frames: (F, C, H, W) uint8 expected");
+    if (be->in_flight)
+        return in_flight_error(be, "upload frames");
+    int64_t t0 = now_ns();
+    sleapc_status st = be->ops->upload_frames(be, frames);
+    forward_ns += now_ns() - t0;
+    return st;
+}
+
+sleapc_status sleapc__backend_forward_windows(sleapc_backend *be, const sleapc_backend_windows *w,
+                                              sleapc_tensor_map *out)
+{
+    if (!sleapc__backend_has_windows(be))
+        return SLEAPC_ERR_UNSUPPORTED;
+    if (!w || !out || w->n < 1 || !w->frame || !w->origin || w->win_h < 1 || w->win_w < 1 ||
+        w->rs_h < 1 || w->rs_w < 1 || w->out_h < w->rs_h || w->out_w < w->rs_w)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "forward windows: bad windows");
+    if (be->in_flight)
+        return in_flight_error(be, "forward windows");
+    sleapc__tensor_map_clear(out);
+    int64_t shape[4] = {w->n, be->graph ? be->graph->in_channels : 1, w->out_h, w->out_w};
+    sleapc_status st = check_memory(be, shape);
+    if (st)
+        return st;
+    int64_t t0 = now_ns();
+    st = be->ops->forward_windows(be, w, out);
+    forward_ns += now_ns() - t0;
+    if (st && st != SLEAPC_ERR_UNSUPPORTED)
+        return sleapc__wrap(st, "forward windows (%s backend)", be->ops->name);
+    return st;
 }
 
 const char *sleapc__backend_name(const sleapc_backend *be)

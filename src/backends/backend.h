@@ -32,6 +32,23 @@ typedef struct sleapc_backend_paf_lines {
     float max_edge_length;        /* float32 of sleapc__paf_max_edge_length */
     float dist_penalty_weight;
 } sleapc_backend_paf_lines;
+/* The network's input cut from uploaded frames on the device
+ * (forward_windows): sample k is the window of frame frame[k] whose top-left
+ * pixel is origin[k] = (x, y), win_h x win_w pixels, 0 where it leaves the
+ * frame (top-down crops: crops.h's integer gather); resized to rs_h x rs_w as
+ * sleapc__resize_aa_u8 (core/resize_aa.h) resizes uint8 images, rounding
+ * included (equal sizes: no resize); padded with 0 bottom and right to
+ * out_h x out_w; then normalised as forward's uint8 input. So a frame
+ * scaled by input_scale (preprocess.h, whose uint8 result this is) goes up
+ * at full size, and a top-down batch's frames go up once for all its crops. */
+typedef struct sleapc_backend_windows {
+    int64_t n;              /* samples */
+    const int32_t *frame;   /* (n): each in [0, F) of the last upload */
+    const int64_t *origin;  /* (n, 2): x, y; any value (far out: all 0) */
+    int64_t win_h, win_w;   /* >= 1 */
+    int64_t rs_h, rs_w;     /* >= 1 */
+    int64_t out_h, out_w;   /* >= rs_h, rs_w: the model input's size */
+} sleapc_backend_windows;
 
 struct sleapc_backend_ops {
     uint32_t abi;      /* SLEAPC_BACKEND_ABI; checked at construction */
@@ -78,6 +95,21 @@ struct sleapc_backend_ops {
      * too many points per line); the layer then scores on the host. */
     sleapc_status (*device_paf_scores)(sleapc_backend *be, const char *head,
                                        const sleapc_backend_paf_lines *lines, float *scores);
+    /* Optional, both or neither (NULL: the layer cuts, resizes and pads its
+     * inputs on the host). upload_frames: a batch of uint8 frames
+     * (F, C, H, W), kept on the device until the next upload. forward_windows:
+     * a forward whose input is cut from them (sleapc_backend_windows above),
+     * with forward's outputs; the result equals forward on the host's cut,
+     * resized, padded uint8 input to the bit where the device rounds every
+     * float32 product and sum once and fuses the resize's fmaf taps; a device
+     * that does not fuse them moves a resized sum by at most 6 * 2^-15, so a
+     * uint8 pixel by 1 only where the sum lies that close to a half.
+     * SLEAPC_ERR_UNSUPPORTED, with no error
+     * recorded, for what the backend cannot cut (the layer then does it on
+     * the host). */
+    sleapc_status (*upload_frames)(sleapc_backend *be, const sleapc_tensor *frames);
+    sleapc_status (*forward_windows)(sleapc_backend *be, const sleapc_backend_windows *w,
+                                     sleapc_tensor_map *out);
 };
 
 #define SLEAPC_BACKEND_MAX_IN_FLIGHT 2
@@ -186,6 +218,12 @@ sleapc_status sleapc__backend_collect(sleapc_backend *be, sleapc_tensor_map *out
 sleapc_status sleapc__backend_device_paf_scores(sleapc_backend *be, const char *head,
                                                 const sleapc_backend_paf_lines *lines,
                                                 float *scores);
+/* upload_frames and forward_windows above: SLEAPC_ERR_UNSUPPORTED, with no
+ * error recorded, when be has no such ops or cannot cut these windows. */
+bool sleapc__backend_has_windows(const sleapc_backend *be);
+sleapc_status sleapc__backend_upload_frames(sleapc_backend *be, const sleapc_tensor *frames);
+sleapc_status sleapc__backend_forward_windows(sleapc_backend *be, const sleapc_backend_windows *w,
+                                              sleapc_tensor_map *out);
 void sleapc__backend_destroy(sleapc_backend *be);
 /* The name of the backend that runs be's forwards: be's own, or for "auto"
  * the one it chose (the best-scoring one until it has measured). */

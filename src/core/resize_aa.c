@@ -75,6 +75,17 @@ static void axis_plan_fill(axis_plan *ax)
     }
 }
 
+int64_t sleapc__resize_aa_max_taps(int64_t in, int64_t out)
+{
+    return axis_max_taps(in, out);
+}
+
+void sleapc__resize_aa_axis(int64_t in, int64_t out, int64_t *bounds, float *weights)
+{
+    axis_plan ax = {in, out, axis_max_taps(in, out), bounds, weights};
+    axis_plan_fill(&ax);
+}
+
 /* One output sample: the first product rounded, then the taps in groups of
  * four as rounded product + rounded sum, then the remaining (< 4) taps fused.
  * This is how the reference x86-64 Torch build evaluates the loop (vectorised

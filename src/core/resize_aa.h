@@ -33,4 +33,13 @@ sleapc_status sleapc__resize_aa_u8(const uint8_t *src, int64_t c, int64_t in_h, 
 sleapc_status sleapc__resize_aa_f32(const float *src, int64_t c, int64_t in_h, int64_t in_w,
                                     float *dst, int64_t out_h, int64_t out_w, void *scratch);
 
+/* The taps of one axis resized from `in` to `out` samples (both >= 1), as the
+ * resize computes them, for a device that repeats its sums: the most taps an
+ * output reads, then per output its first tap and tap count (bounds: (out, 2))
+ * and its normalised weights (weights: (out, max_taps), 0 past its count).
+ * An output's sum is x[lo] * w[0], then taps 1 .. 1 + (n - 1) / 4 * 4 - 1 as
+ * rounded product plus rounded sum, then the rest fused (fmaf). */
+int64_t sleapc__resize_aa_max_taps(int64_t in, int64_t out);
+void sleapc__resize_aa_axis(int64_t in, int64_t out, int64_t *bounds, float *weights);
+
 #endif

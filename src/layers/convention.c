@@ -100,6 +100,14 @@ static void crop_corners(float *bboxes, int64_t k)
     (void)k;
 }
 
+static void crop_origins(const float *bboxes, int64_t k0, int64_t n, int64_t crop_h,
+                         int64_t crop_w, int64_t *origins)
+{
+    for (int64_t k = 0; k < n; k++)
+        sleapc__crops_origin(bboxes + 8 * (k0 + k), crop_h, crop_w, &origins[2 * k],
+                             &origins[2 * k + 1]);
+}
+
 /* sleapc__grouping_pack cuts to max_instances itself. */
 static void bottomup_keep(sleapc_grouping_result *r, int64_t max_instances)
 {
@@ -130,4 +138,6 @@ const sleapc_convention sleapc__convention_sleap_nn = {
     .bottomup_keep = bottomup_keep,
     .multiclass_max_instances = true,
     .device_global_peaks = true,
+    .device_windows = true,
+    .crop_origins = crop_origins,
 };

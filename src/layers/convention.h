@@ -103,6 +103,17 @@ typedef struct sleapc_convention {
     /* A backend's device peak finding (backend.h: device_global_peaks, which
      * is peaks.c's) is this convention's: its peaks may stay on the device. */
     bool device_global_peaks;
+    /* Whether a backend's windows (backend.h: forward_windows, uint8 frames
+     * cut, resized as preprocess.h, zero-padded and normalised on the device)
+     * are this convention's preprocessing: sleap-nn's; SLEAP 1.x resizes
+     * with TensorFlow's rules into float32 (stage_windows.c). */
+    bool device_windows;
+    /* The top-left pixels (origins: (n, 2) x, y) of crops k0 .. k0 + n - 1
+     * of crop_boxes' bboxes, when a crop is the integer window there with 0
+     * outside the frame (crops.h, sleap-nn); NULL when crops are cut
+     * otherwise (SLEAP 1.x: bilinear at the fractional centroid). */
+    void (*crop_origins)(const float *bboxes, int64_t k0, int64_t n, int64_t crop_h,
+                         int64_t crop_w, int64_t *origins);
 } sleapc_convention;
 
 /* The convention of model m: SLEAP 1.x's for a legacy model, else sleap-nn's. */

@@ -164,4 +164,6 @@ const sleapc_convention sleapc__convention_sleap1 = {
     .bottomup_keep = bottomup_keep,
     .multiclass_max_instances = false,
     .device_global_peaks = false,
+    .device_windows = false,
+    .crop_origins = NULL,
 };

@@ -112,8 +112,7 @@ void sleapc__stage_free(sleapc_stage *s)
     memset(s, 0, sizeof *s);
 }
 
-/* The plan for a (c, h, w) frame, remade only when the size changes. */
-static sleapc_status plan_for(sleapc_stage *s, int64_t c, int64_t h, int64_t w)
+sleapc_status sleapc__stage_plan(sleapc_stage *s, int64_t c, int64_t h, int64_t w)
 {
     if (s->have_plan && s->plan.src_c == c && s->plan.src_h == h && s->plan.src_w == w)
         return SLEAPC_OK;
@@ -362,8 +361,11 @@ static sleapc_status bf16_check(sleapc_stage *s, const sleapc_tensor *x)
 sleapc_status sleapc__stage_run(sleapc_stage *s, const uint8_t *frames, int64_t b, int64_t c,
                                 int64_t h, int64_t w)
 {
-    sleapc_status st = plan_for(s, c, h, w);
-    if (st)
+    sleapc_status st = sleapc__stage_plan(s, c, h, w);
+    bool on_device = false;
+    if (!st)
+        st = sleapc__stage_run_windows_frames(s, frames, b, c, h, w, &on_device);
+    if (st || on_device)
         return st;
     const sleapc_preprocess_plan *pl = &s->plan;
     size_t frame_in = (size_t)(c * h * w);

@@ -73,6 +73,30 @@ bool sleapc__stage_device_global_peaks(sleapc_stage *s, const char *head, double
 sleapc_status sleapc__stage_device_peaks(const sleapc_stage *s, int64_t b, int64_t n,
                                          const float **peaks, const float **vals);
 
+/* ---- Inputs cut on the device (stage_windows.c; backend.h's windows) ----
+ * Whether the stage's inputs can be cut, resized and padded on its
+ * backend's device now: its convention's preprocessing is the one the
+ * windows repeat, its backend has them, and no first-batch precision check
+ * needs the host's input. */
+bool sleapc__stage_windows(const sleapc_stage *s);
+/* stage_run's device path: when the plan for these frames scales or pads
+ * and does nothing before (channels, size matcher), the frames go up as
+ * they are and the device preprocesses them; *done false: the host must. */
+sleapc_status sleapc__stage_run_windows_frames(sleapc_stage *s, const uint8_t *frames, int64_t b,
+                                               int64_t c, int64_t h, int64_t w, bool *done);
+/* Top-down stage 2: the batch's frames (b, c, h, w) go up once, then each
+ * run takes m crops of (crop_h, crop_w) at origins (m, 2) of frame[m]
+ * through the stage's own scale and stride pad, as stage_run on the host's
+ * crops would. SLEAPC_ERR_UNSUPPORTED (no error recorded) when the backend
+ * cannot: the layer cuts them on the host. */
+sleapc_status sleapc__stage_upload_frames(sleapc_stage *s, const uint8_t *frames, int64_t b,
+                                          int64_t c, int64_t h, int64_t w);
+sleapc_status sleapc__stage_run_crops(sleapc_stage *s, int64_t m, const int32_t *frame,
+                                      const int64_t *origins, int64_t c, int64_t crop_h,
+                                      int64_t crop_w);
+/* The plan for (c, h, w) inputs in s->plan, remade only when the size changes. */
+sleapc_status sleapc__stage_plan(sleapc_stage *s, int64_t c, int64_t h, int64_t w);
+
 /* What the stage runs on now (the layers' stages op). */
 sleapc_stage_info sleapc__stage_info(const sleapc_stage *s);
 

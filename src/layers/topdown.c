@@ -49,6 +49,7 @@ typedef struct topdown_layer {
     float *vecs;                              /* class vectors (multi-class) */
     int32_t *crop_sample;
     int64_t *crop_frame, *crop_slot, *crop_class, *class_inds;
+    int64_t *crop_origin;                     /* (n, 2): crops cut on the device */
     size_t per_crop_cap;                      /* crops the per-crop arrays hold */
     size_t class_inds_cap;
     sleapc_identity_ws ws;                    /* class assignment scratch */
@@ -81,13 +82,13 @@ static sleapc_status grow_per_crop(topdown_layer *t, int64_t n_crops)
                        (void **)&t->vals,        (void **)&t->lifted,     (void **)&t->offsets,
                        (void **)&t->cent_xy,     (void **)&t->cent_val,   (void **)&t->crop_prob,
                        (void **)&t->crop_sample, (void **)&t->crop_frame, (void **)&t->crop_slot,
-                       (void **)&t->crop_class,  (void **)&t->vecs};
+                       (void **)&t->crop_class,  (void **)&t->vecs,       (void **)&t->crop_origin};
     size_t sizes[] = {
         n * 2 * sizeof(float),  n * 8 * sizeof(float),      n * nn * 2 * sizeof(float),
         n * nn * sizeof(float), n * nn * 2 * sizeof(float), n * 2 * sizeof(float),
         n * 2 * sizeof(float),  n * sizeof(float),          n * sizeof(float),
         n * sizeof(int32_t),    n * sizeof(int64_t),        n * sizeof(int64_t),
-        n * sizeof(int64_t),    n * nc * sizeof(float)};
+        n * sizeof(int64_t),    n * nc * sizeof(float),     n * 2 * sizeof(int64_t)};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         sleapc__aligned_free(*arrays[k]);
         *arrays[k] = sleapc__aligned_alloc(sizes[k]);
@@ -147,16 +148,24 @@ static sleapc_status cut_crops(topdown_layer *t, const sized_frames *sf, int64_t
 }
 
 static sleapc_status finish_stage2(topdown_layer *t, int64_t k0, int64_t m, float *peaks);
+static sleapc_status stage2_outputs(topdown_layer *t, int64_t k0, int64_t m);
 
 /* Stage 2 on crops k0 .. k0 + m - 1 (in t->crops): peaks in t->peaks
  * (crop-local, original scale) and t->vals, class vectors in t->vecs. */
 static sleapc_status run_stage2(topdown_layer *t, const sized_frames *sf, int64_t k0, int64_t m,
                                 int64_t ch, int64_t cw)
 {
+    sleapc_status st = sleapc__stage_run(&t->ci, t->crops, m, sf->c, ch, cw);
+    return st ? st : stage2_outputs(t, k0, m);
+}
+
+/* Stage 2's outputs of its last run, on crops k0 .. k0 + m - 1. */
+static sleapc_status stage2_outputs(topdown_layer *t, int64_t k0, int64_t m)
+{
     const int64_t N = t->n_nodes;
     float *peaks = t->peaks + k0 * N * 2, *vals = t->vals + k0 * N;
-    sleapc_status st = sleapc__stage_run(&t->ci, t->crops, m, sf->c, ch, cw);
-    if (!st && t->ci_device_peaks) {
+    sleapc_status st = SLEAPC_OK;
+    if (t->ci_device_peaks) {
         const float *pk = NULL, *v = NULL;
         st = sleapc__stage_device_peaks(&t->ci, m, N, &pk, &v);
         if (st)
@@ -201,6 +210,37 @@ static sleapc_status finish_stage2(topdown_layer *t, int64_t k0, int64_t m, floa
     return st;
 }
 
+/* The batch's crop source on stage 2's device, when its crops can be cut
+ * there (stage_windows.c): *device says whether they will be. */
+static sleapc_status crops_on_device(topdown_layer *t, const sized_frames *sf, int64_t b,
+                                     bool *device)
+{
+    *device = false;
+    if (!t->ci.convention->crop_origins || !sleapc__stage_windows(&t->ci))
+        return SLEAPC_OK;
+    sleapc_status st = sleapc__stage_upload_frames(&t->ci, sf->data, b, sf->c, sf->h, sf->w);
+    *device = st == SLEAPC_OK;
+    return st == SLEAPC_ERR_UNSUPPORTED ? SLEAPC_OK : st;
+}
+
+/* Crops k0 .. k0 + m - 1 through stage 2: cut on its device from the
+ * uploaded crop source (*device), or on the host (from then on, when the
+ * device declines). */
+static sleapc_status stage2_chunk(topdown_layer *t, const sized_frames *sf, int64_t b, int64_t k0,
+                                  int64_t m, int64_t ch, int64_t cw, bool *device)
+{
+    if (*device) {
+        t->ci.convention->crop_origins(t->bboxes, k0, m, ch, cw, t->crop_origin);
+        sleapc_status st = sleapc__stage_run_crops(&t->ci, m, t->crop_sample + k0,
+                                                   t->crop_origin, sf->c, ch, cw);
+        if (st != SLEAPC_ERR_UNSUPPORTED)
+            return st ? st : stage2_outputs(t, k0, m);
+        *device = false;
+    }
+    sleapc_status st = cut_crops(t, sf, b, k0, m, ch, cw);
+    return st ? st : run_stage2(t, sf, k0, m, ch, cw);
+}
+
 /* All n crops: cut and through the network at most t->max_crops at a time,
  * so memory follows --batch_size, not the number of centroids; then the
  * keypoints lifted into original-frame pixels in t->lifted and the boxes as
@@ -210,12 +250,13 @@ static sleapc_status run_crops(topdown_layer *t, const sized_frames *sf, int64_t
 {
     const int64_t N = t->n_nodes;
     int64_t ch = 0, cw = 0;
+    bool device = false;
     sleapc_status st = plan_crops(t, n, &ch, &cw);
+    if (!st)
+        st = crops_on_device(t, sf, b, &device);
     for (int64_t k0 = 0; !st && k0 < n; k0 += t->max_crops) {
         const int64_t m = n - k0 < t->max_crops ? n - k0 : t->max_crops;
-        st = cut_crops(t, sf, b, k0, m, ch, cw);
-        if (!st)
-            st = run_stage2(t, sf, k0, m, ch, cw);
+        st = stage2_chunk(t, sf, b, k0, m, ch, cw, &device);
     }
     if (st)
         return st;
@@ -305,7 +346,7 @@ static void topdown_destroy(sleapc_layer *l)
     void *bufs[] = {t->sized,     t->scratch,    t->crops,      t->crop_scratch, t->centers,
                     t->bboxes,    t->peaks,      t->vals,       t->lifted,       t->offsets,
                     t->cent_xy,   t->cent_val,   t->crop_prob,  t->crop_sample,  t->crop_frame,
-                    t->crop_slot, t->crop_class, t->class_inds, t->vecs};
+                    t->crop_slot, t->crop_class, t->class_inds, t->vecs,         t->crop_origin};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
         sleapc__aligned_free(bufs[k]);
     sleapc__identity_ws_free(&t->ws);
@@ -329,13 +370,14 @@ static sleapc_status topdown_warmup(sleapc_layer *l, const uint8_t *frames, int6
         t->crop_sample[k] = 0;
         t->crop_frame[k] = 0;
     }
+    bool device = false;
+    if (!st)
+        st = crops_on_device(t, &sf, b, &device);
     for (int64_t m = t->max_crops; !st && m >= 1; m--) {
         int64_t ch = 0, cw = 0;
         st = plan_crops(t, m, &ch, &cw);
         if (!st)
-            st = cut_crops(t, &sf, b, 0, m, ch, cw);
-        if (!st)
-            st = run_stage2(t, &sf, 0, m, ch, cw);
+            st = stage2_chunk(t, &sf, b, 0, m, ch, cw, &device);
     }
     return st;
 }

@@ -17,6 +17,10 @@ typedef struct sleapc_onnxrt sleapc_onnxrt;
  * SLEAPC_ERR_UNSUPPORTED names the first node that cannot run. */
 sleapc_status sleapc__onnxrt_create(const sleapc_onnx_model *om, const char *backend, int n_threads,
                                     sleapc_onnxrt **out);
+/* The same with the segments' backends on `device` (backend.h's device
+ * string; NULL: the backend's choice). */
+sleapc_status sleapc__onnxrt_create_on(const sleapc_onnx_model *om, const char *backend,
+                                       int n_threads, const char *device, sleapc_onnxrt **out);
 
 /* Run the graph on x, its one input (for sleap-nn exports a uint8
  * (B, C, H, W) image). out receives every graph output under its ONNX name:

@@ -2,6 +2,7 @@
  * export's model.onnx, inference/layers/backends/onnx_backend.py): forward
  * runs the whole export graph, networks on an inner backend and the rest on
  * the host, and returns the graph's outputs ("peaks", "peak_vals", ...). */
+#include <stdio.h>
 #include <string.h>
 
 #include "backends/onnx/onnxrt_backend.h"
@@ -71,8 +72,15 @@ sleapc_status sleapc__onnxrt_backend_create(const sleapc_onnx_model *om, const c
     strcpy(be->device, "cpu");
     be->baked_postproc = true;
     sleapc_onnxrt *rt = NULL;
-    sleapc_status st = sleapc__onnxrt_create(om, network, opts ? opts->n_threads : 0, &rt);
+    sleapc_status st = sleapc__onnxrt_create_on(om, network, opts ? opts->n_threads : 0,
+                                                opts ? opts->device : NULL, &rt);
     be->impl = rt;
+    /* The device is its networks': the host steps follow them. */
+    if (!st && rt->n_segs > 0) {
+        snprintf(be->device, sizeof be->device, "%s", sleapc__backend_device(rt->segs[0].be));
+        snprintf(be->device_name, sizeof be->device_name, "%s",
+                 sleapc__backend_device_name(rt->segs[0].be));
+    }
     if (!st)
         st = sleapc__backend_check(be);
     if (st) {

@@ -18,6 +18,7 @@
 #include "backends/vulkan/vulkan_impl.h"
 #include "backends/vulkan/vulkan_input.h"
 #include "backends/vulkan/vulkan_paf.h"
+#include "backends/vulkan/vulkan_window.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "model/graph_input.h"
@@ -32,6 +33,7 @@ typedef struct vulkan_state {
     vk_peaks peaks; /* device peak finding asked for (output -1: none) */
     vk_async async; /* submit/collect: the spare plan and the runs in flight */
     vk_paf paf;     /* device PAF line scoring (vulkan_paf.h) */
+    vk_windows win; /* frames uploaded for forward_windows (vulkan_window.h) */
 } vulkan_state;
 
 static sleapc_status plan_into(vulkan_state *vs, const int64_t shape[4], vk_plan *p)
@@ -126,6 +128,31 @@ static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
     return st ? st : plan_outputs(vs, &vs->plan, out);
 }
 
+static sleapc_status vulkan_upload_frames(sleapc_backend *be, const sleapc_tensor *frames)
+{
+    vulkan_state *vs = be->impl;
+    return sleapc__vk_windows_upload(&vs->ctx, &vs->win, frames);
+}
+
+/* forward with the input cut from the uploaded frames on the device. */
+static sleapc_status vulkan_forward_windows(sleapc_backend *be, const sleapc_backend_windows *w,
+                                            sleapc_tensor_map *out)
+{
+    vulkan_state *vs = be->impl;
+    const sleapc_graph *g = vs->g;
+    sleapc_status st = sleapc__vk_windows_check(&vs->ctx, &vs->win, g, w);
+    if (st)
+        return st;
+    int64_t shape[4] = {w->n, g->in_channels, w->out_h, w->out_w};
+    if (memcmp(shape, vs->plan.shape, sizeof shape) != 0) {
+        st = plan(vs, shape);
+        if (st)
+            return st;
+    }
+    st = sleapc__vk_windows_run(&vs->ctx, &vs->pl, &vs->win, g, &vs->plan, w);
+    return st ? st : plan_outputs(vs, &vs->plan, out);
+}
+
 /* The outputs of a run of plan p, waited for, into out. */
 static sleapc_status plan_outputs(vulkan_state *vs, vk_plan *p, sleapc_tensor_map *out)
 {
@@ -209,6 +236,7 @@ static void vulkan_destroy(sleapc_backend *be)
             sleapc__vk_async_reset(&vs->ctx, vs->g, &vs->async, &vs->plan);
             sleapc__vk_plan_destroy(&vs->ctx, vs->g, &vs->plan);
             sleapc__vk_paf_destroy(&vs->ctx, &vs->paf);
+            sleapc__vk_windows_destroy(&vs->ctx, &vs->win);
             sleapc__vk_weights_destroy(&vs->ctx, vs->g, &vs->w);
             sleapc__vk_pipelines_destroy(&vs->ctx, &vs->pl);
         }
@@ -228,6 +256,8 @@ static const struct sleapc_backend_ops vulkan_ops = {
     .submit = vulkan_submit,
     .collect = vulkan_collect,
     .device_paf_scores = vulkan_device_paf_scores,
+    .upload_frames = vulkan_upload_frames,
+    .forward_windows = vulkan_forward_windows,
 };
 
 static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_opts *opts,

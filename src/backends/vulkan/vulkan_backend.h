@@ -18,4 +18,9 @@ extern const struct sleapc_backend_factory sleapc__vulkan_factory;
  * reported so far in this process. */
 void sleapc__vulkan_validation_stats(bool *enabled, int64_t *messages);
 
+/* Runs of forward_windows (backend.h) in this process so far: *resized,
+ * those that resized their windows; *cut, those whose windows were not the
+ * whole frames (top-down crops). */
+void sleapc__vulkan_window_stats(int64_t *resized, int64_t *cut);
+
 #endif

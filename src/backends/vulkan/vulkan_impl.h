@@ -86,6 +86,8 @@ typedef enum vk_kernel {
     VK_K_PEAKS_GLOBAL,
     VK_K_WINDOW_ATTENTION,
     VK_K_PAF_SCORE,
+    VK_K_WINDOW_W, /* vulkan_window.h */
+    VK_K_WINDOW_H,
     VK_K_COUNT
 } vk_kernel;
 

@@ -12,11 +12,13 @@
 #include "sleapc/tensor.h"
 
 /* Header words: [0, 256) the table v / 255.0f as the host rounds it, then
- * the mode (0 uint8, 1 float32) and the source channel count; the data
- * starts at word VK_INPUT_DATA. */
+ * the mode (0 uint8, 1 float32, VK_INPUT_MODE_NONE: node 0 was filled
+ * before, by vulkan_window.h's shaders) and the source channel count; the
+ * data starts at word VK_INPUT_DATA. */
 #define VK_INPUT_MODE 256
 #define VK_INPUT_SRC_C 257
 #define VK_INPUT_DATA 272
+#define VK_INPUT_MODE_NONE 2
 
 /* Bytes of the input buffer for a (B, in_c, H, W) model input: the header
  * and room for its float32 values (which also holds any uint8 source of 1

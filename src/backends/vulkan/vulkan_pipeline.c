@@ -36,6 +36,8 @@ static shader_code shader_of(vk_kernel k, bool fp16)
     case VK_K_PEAKS_GLOBAL: return CODE(peaks_global);
     case VK_K_WINDOW_ATTENTION: return CODE(window_attention);
     case VK_K_PAF_SCORE: return CODE(paf_score);
+    case VK_K_WINDOW_W: return CODE(window_w);
+    case VK_K_WINDOW_H: return CODE(window_h);
     case VK_K_COUNT: break;
     }
 #undef CODE

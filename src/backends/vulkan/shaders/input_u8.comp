@@ -24,7 +24,7 @@ layout(push_constant) uniform P {
     int in_c, hw;
 } p;
 
-// Header words: the table, then the mode (0 uint8, 1 float32) and the
+// Header words: the table, then the mode (0 uint8, 1 float32, 2 none) and the
 // source channel count; the data starts at DATA (vulkan_input.h).
 const int MODE = 256, SRC_C = 257, DATA = 272;
 
@@ -41,6 +41,8 @@ void main()
     if (i >= p.hw)
         return;
     int out0 = b * p.in_c * p.hw + i;
+    if (words[MODE] == 2u) // node 0 holds the input already (window_h.comp)
+        return;
     if (words[MODE] != 0u) {
         for (int c = 0; c < p.in_c; c++)
             dst[out0 + c * p.hw] = to_store(uintBitsToFloat(words[DATA + out0 + c * p.hw]));

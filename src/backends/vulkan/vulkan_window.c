@@ -1,0 +1,319 @@
+/* Windows cut from uploaded frames on the device (vulkan_window.h). */
+#include "backends/vulkan/vulkan_window.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#include "backends/vulkan/vulkan_backend.h"
+#include "backends/vulkan/vulkan_input.h"
+#include "core/alloc.h"
+#include "core/error.h"
+#include "core/resize_aa.h"
+
+/* Words of the geometry buffer: the table, then 3 per sample. */
+#define GEOM_TABLE 256
+
+static atomic_llong n_resized, n_cut;
+
+void sleapc__vulkan_window_stats(int64_t *resized, int64_t *cut)
+{
+    if (resized)
+        *resized = (int64_t)atomic_load(&n_resized);
+    if (cut)
+        *cut = (int64_t)atomic_load(&n_cut);
+}
+
+static uint32_t div_up(int64_t a, int64_t b)
+{
+    return (uint32_t)((a + b - 1) / b);
+}
+
+/* A mapped buffer of at least `bytes`, remade only when it is too small. */
+static sleapc_status ensure(vk_context *ctx, vk_buffer *b, VkDeviceSize bytes, bool host)
+{
+    if (b->buf && b->size >= bytes)
+        return SLEAPC_OK;
+    sleapc__vk_buffer_destroy(ctx, b);
+    return sleapc__vk_buffer_create(ctx, bytes, host, b);
+}
+
+sleapc_status sleapc__vk_windows_upload(vk_context *ctx, vk_windows *vw,
+                                        const sleapc_tensor *frames)
+{
+    const int64_t *s = frames->shape;
+    vw->shape[0] = 0;
+    for (int i = 0; i < 4; i++)
+        if (s[i] < 1 || s[i] >= ((int64_t)1 << 24))
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "vulkan: upload frames: dimension %d is %lld",
+                                i, (long long)s[i]);
+    int64_t bytes = s[0] * s[1] * s[2] * s[3];
+    if (bytes >= INT32_MAX) /* the shader's byte index is an int */
+        return SLEAPC_ERR_UNSUPPORTED;
+    sleapc_status st = ensure(ctx, &vw->frames, (VkDeviceSize)((bytes + 3) / 4 * 4), true);
+    if (st)
+        return st;
+    memcpy(vw->frames.map, frames->data, (size_t)bytes);
+    memcpy(vw->shape, s, sizeof vw->shape);
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__vk_windows_check(const vk_context *ctx, const vk_windows *vw,
+                                       const sleapc_graph *g, const sleapc_backend_windows *w)
+{
+    if (vw->shape[0] < 1)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "vulkan: forward windows: no frames uploaded");
+    for (int64_t k = 0; k < w->n; k++)
+        if (w->frame[k] < 0 || w->frame[k] >= vw->shape[0])
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                                "vulkan: forward windows: window %lld: frame %d of %lld",
+                                (long long)k, (int)w->frame[k], (long long)vw->shape[0]);
+    int64_t c = vw->shape[1], in_c = g->in_channels;
+    bool channels = (c == in_c && c <= 4) || (c == 1 && in_c == 3) || (c == 3 && in_c == 1);
+    const uint32_t *max = ctx->props.limits.maxComputeWorkGroupCount;
+    const int64_t lim = (int64_t)1 << 24;
+    bool sizes = w->n < lim && w->win_h < lim && w->win_w < lim && w->rs_h < lim &&
+                 w->rs_w < lim && w->out_h < lim && w->out_w < lim &&
+                 w->n * c * w->win_h * w->rs_w < INT32_MAX &&
+                 w->n * in_c * w->out_h * w->out_w < INT32_MAX &&
+                 (uint64_t)(w->n * c) <= max[2] && div_up(w->rs_w, 8) <= max[0] &&
+                 div_up(w->win_h, 8) <= max[1] && div_up(w->out_w, 8) <= max[0] &&
+                 div_up(w->out_h, 8) <= max[1] &&
+                 (GEOM_TABLE + 3 * w->n + 2 * (w->rs_w + w->rs_h) +
+                  w->rs_w * sleapc__resize_aa_max_taps(w->win_w, w->rs_w) +
+                  w->rs_h * sleapc__resize_aa_max_taps(w->win_h, w->rs_h)) < INT32_MAX;
+    return channels && sizes ? SLEAPC_OK : SLEAPC_ERR_UNSUPPORTED;
+}
+
+/* An axis's taps into the geometry words at *off: bounds (2 per output),
+ * then weights (taps per output). */
+static sleapc_status put_axis(vk_windows *vw, uint32_t *geom, int64_t in, int64_t out,
+                              int64_t *off, int32_t *off_bounds, int32_t *off_weights,
+                              int32_t *taps)
+{
+    int64_t t = sleapc__resize_aa_max_taps(in, out);
+    *taps = (int32_t)t;
+    *off_bounds = (int32_t)*off;
+    *off_weights = (int32_t)(*off + 2 * out);
+    if (in == out) { /* a copy: no taps read */
+        return SLEAPC_OK;
+    }
+    if ((size_t)out > vw->bounds_cap) {
+        sleapc__free(vw->bounds);
+        vw->bounds = sleapc__malloc((size_t)out * 2 * sizeof *vw->bounds);
+        vw->bounds_cap = vw->bounds ? (size_t)out : 0;
+        if (!vw->bounds)
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "vulkan: out of memory");
+    }
+    float *weights = (float *)(geom + *off_weights);
+    sleapc__resize_aa_axis(in, out, vw->bounds, weights);
+    for (int64_t i = 0; i < 2 * out; i++)
+        geom[*off + i] = (uint32_t)vw->bounds[i];
+    *off += 2 * out + out * t;
+    return SLEAPC_OK;
+}
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+static void write_set(vk_context *ctx, VkDescriptorSet set, const VkBuffer bufs[VK_N_BINDINGS])
+{
+    VkDescriptorBufferInfo info[VK_N_BINDINGS];
+    VkWriteDescriptorSet wr[VK_N_BINDINGS];
+    for (int k = 0; k < VK_N_BINDINGS; k++) {
+        info[k] = (VkDescriptorBufferInfo){.buffer = bufs[k], .range = VK_WHOLE_SIZE};
+        wr[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                       .dstSet = set,
+                                       .dstBinding = (uint32_t)k,
+                                       .descriptorCount = 1,
+                                       .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                       .pBufferInfo = &info[k]};
+    }
+    vkUpdateDescriptorSets(ctx->dev, VK_N_BINDINGS, wr, 0, NULL);
+}
+
+static sleapc_status vk_ok(VkResult r, const char *what)
+{
+    if (r == VK_SUCCESS)
+        return SLEAPC_OK;
+    return sleapc__fail(r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY
+                            ? SLEAPC_ERR_NOMEM
+                            : SLEAPC_ERR_BACKEND,
+                        "vulkan: windows: %s: %s", what, sleapc__vk_result_str(r));
+}
+
+/* The pool, the two sets and the command buffer, made once. */
+static sleapc_status make_objects(vk_context *ctx, const vk_pipelines *pl, vk_windows *vw)
+{
+    if (vw->cmd)
+        return SLEAPC_OK;
+    VkDescriptorPoolSize size = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                 .descriptorCount = 2 * VK_N_BINDINGS};
+    VkDescriptorPoolCreateInfo dpci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                       .maxSets = 2,
+                                       .poolSizeCount = 1,
+                                       .pPoolSizes = &size};
+    sleapc_status st = vk_ok(vkCreateDescriptorPool(ctx->dev, &dpci, NULL, &vw->pool),
+                             "descriptor pool");
+    if (st) {
+        vw->pool = VK_NULL_HANDLE;
+        return st;
+    }
+    VkDescriptorSetLayout layouts[2] = {pl->set_layout, pl->set_layout};
+    VkDescriptorSet sets[2];
+    VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                      .descriptorPool = vw->pool,
+                                      .descriptorSetCount = 2,
+                                      .pSetLayouts = layouts};
+    st = vk_ok(vkAllocateDescriptorSets(ctx->dev, &ai, sets), "descriptor sets");
+    if (st)
+        return st;
+    vw->set_w = sets[0];
+    vw->set_h = sets[1];
+    VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                       .commandPool = ctx->cmd_pool,
+                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                       .commandBufferCount = 1};
+    st = vk_ok(vkAllocateCommandBuffers(ctx->dev, &cai, &vw->cmd), "command buffer");
+    if (st)
+        vw->cmd = VK_NULL_HANDLE;
+    return st;
+}
+
+static void barrier(VkCommandBuffer cmd)
+{
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                           VK_ACCESS_TRANSFER_READ_BIT};
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+                         1, &mb, 0, NULL, 0, NULL);
+}
+
+/* Both command buffers in one submission, in order, and wait (as
+ * sleapc__vk_submit_wait: a validation message is a failure). */
+static sleapc_status submit_two(vk_context *ctx, VkCommandBuffer first, VkCommandBuffer second,
+                                VkFence fence)
+{
+    VkCommandBuffer cmds[2] = {first, second};
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                       .commandBufferCount = 2,
+                       .pCommandBuffers = cmds};
+    VkResult r = vkQueueSubmit(ctx->queue, 1, &si, fence);
+    if (r == VK_SUCCESS)
+        r = vkWaitForFences(ctx->dev, 1, &fence, VK_TRUE, UINT64_MAX);
+    if (r == VK_SUCCESS)
+        r = vkResetFences(ctx->dev, 1, &fence);
+    if (r != VK_SUCCESS)
+        return sleapc__fail(SLEAPC_ERR_BACKEND, "vulkan: run on %s: %s", ctx->props.deviceName,
+                            sleapc__vk_result_str(r));
+    int64_t messages = 0;
+    sleapc__vulkan_validation_stats(NULL, &messages);
+    if (messages > 0)
+        return sleapc__fail(SLEAPC_ERR_BACKEND,
+                            "vulkan: the validation layer reported %lld message%s (logged as "
+                            "warnings)",
+                            (long long)messages, messages == 1 ? "" : "s");
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__vk_windows_run(vk_context *ctx, const vk_pipelines *pl, vk_windows *vw,
+                                     const sleapc_graph *g, vk_plan *p,
+                                     const sleapc_backend_windows *w)
+{
+    const int64_t c = vw->shape[1], fh = vw->shape[2], fw = vw->shape[3];
+    int64_t words = GEOM_TABLE + 3 * w->n + 2 * (w->rs_w + w->rs_h) +
+                    w->rs_w * sleapc__resize_aa_max_taps(w->win_w, w->rs_w) +
+                    w->rs_h * sleapc__resize_aa_max_taps(w->win_h, w->rs_h);
+    sleapc_status st = make_objects(ctx, pl, vw);
+    if (!st)
+        st = ensure(ctx, &vw->geom, (VkDeviceSize)words * 4, true);
+    if (!st)
+        st = ensure(ctx, &vw->tmp, (VkDeviceSize)(w->n * c * w->win_h * w->rs_w) * sizeof(float),
+                    false);
+    if (st)
+        return st;
+    uint32_t *geom = vw->geom.map;
+    float *table = vw->geom.map;
+    for (int v = 0; v < 256; v++)
+        table[v] = (float)v / 255.0f; /* graph_input.c's rounding */
+    bool cut = false;
+    for (int64_t k = 0; k < w->n; k++) {
+        /* A window wholly outside reads zeros wherever it is: keep it near. */
+        int64_t x0 = clamp64(w->origin[2 * k], -w->win_w, fw);
+        int64_t y0 = clamp64(w->origin[2 * k + 1], -w->win_h, fh);
+        geom[GEOM_TABLE + 3 * k] = (uint32_t)w->frame[k];
+        geom[GEOM_TABLE + 3 * k + 1] = (uint32_t)(int32_t)x0;
+        geom[GEOM_TABLE + 3 * k + 2] = (uint32_t)(int32_t)y0;
+        cut = cut || x0 != 0 || y0 != 0;
+    }
+    int64_t off = GEOM_TABLE + 3 * w->n;
+    int32_t ob_w, ow_w, taps_w, ob_h, ow_h, taps_h;
+    st = put_axis(vw, geom, w->win_w, w->rs_w, &off, &ob_w, &ow_w, &taps_w);
+    if (!st)
+        st = put_axis(vw, geom, w->win_h, w->rs_h, &off, &ob_h, &ow_h, &taps_h);
+    if (st)
+        return st;
+
+    VkBuffer set_w[VK_N_BINDINGS] = {vw->tmp.buf, vw->frames.buf, vw->geom.buf, vw->geom.buf,
+                                     vw->geom.buf};
+    VkBuffer set_h[VK_N_BINDINGS] = {p->node[0].buf, vw->tmp.buf, vw->geom.buf, vw->geom.buf,
+                                     vw->geom.buf};
+    write_set(ctx, vw->set_w, set_w);
+    write_set(ctx, vw->set_h, set_h);
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    st = vk_ok(vkBeginCommandBuffer(vw->cmd, &bi), "begin commands");
+    if (st)
+        return st;
+    /* The host's writes to the mapped buffers are visible to the shaders
+     * (the submission makes them so). */
+    struct {
+        int32_t c, fh, fw, win_h, win_w, rs_w, taps, off_bounds, off_weights;
+    } pw = {(int32_t)c, (int32_t)fh, (int32_t)fw, (int32_t)w->win_h, (int32_t)w->win_w,
+            (int32_t)w->rs_w, taps_w, ob_w, ow_w};
+    vkCmdBindPipeline(vw->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pl->pipe[VK_K_WINDOW_W]);
+    vkCmdBindDescriptorSets(vw->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pl->layout, 0, 1, &vw->set_w,
+                            0, NULL);
+    vkCmdPushConstants(vw->cmd, pl->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pw, &pw);
+    vkCmdDispatch(vw->cmd, div_up(w->rs_w, 8), div_up(w->win_h, 8), (uint32_t)(w->n * c));
+    barrier(vw->cmd);
+    struct {
+        int32_t c, in_c, win_h, rs_h, rs_w, out_h, out_w, taps, off_bounds, off_weights;
+    } ph = {(int32_t)c, (int32_t)g->in_channels, (int32_t)w->win_h, (int32_t)w->rs_h,
+            (int32_t)w->rs_w, (int32_t)w->out_h, (int32_t)w->out_w, taps_h, ob_h, ow_h};
+    vkCmdBindPipeline(vw->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pl->pipe[VK_K_WINDOW_H]);
+    vkCmdBindDescriptorSets(vw->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pl->layout, 0, 1, &vw->set_h,
+                            0, NULL);
+    vkCmdPushConstants(vw->cmd, pl->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof ph, &ph);
+    vkCmdDispatch(vw->cmd, div_up(w->out_w, 8), div_up(w->out_h, 8), (uint32_t)w->n);
+    barrier(vw->cmd);
+    st = vk_ok(vkEndCommandBuffer(vw->cmd), "end commands");
+    if (st)
+        return st;
+    uint32_t *in = p->in.map;
+    in[VK_INPUT_MODE] = VK_INPUT_MODE_NONE;
+    st = submit_two(ctx, vw->cmd, p->cmd, p->fence);
+    if (!st) {
+        if (w->win_h != w->rs_h || w->win_w != w->rs_w)
+            atomic_fetch_add(&n_resized, 1);
+        if (cut || w->win_h != fh || w->win_w != fw)
+            atomic_fetch_add(&n_cut, 1);
+    }
+    return st;
+}
+
+void sleapc__vk_windows_destroy(vk_context *ctx, vk_windows *vw)
+{
+    if (vw->cmd)
+        vkFreeCommandBuffers(ctx->dev, ctx->cmd_pool, 1, &vw->cmd);
+    if (vw->pool)
+        vkDestroyDescriptorPool(ctx->dev, vw->pool, NULL);
+    sleapc__vk_buffer_destroy(ctx, &vw->frames);
+    sleapc__vk_buffer_destroy(ctx, &vw->geom);
+    sleapc__vk_buffer_destroy(ctx, &vw->tmp);
+    sleapc__free(vw->bounds);
+    memset(vw, 0, sizeof *vw);
+}

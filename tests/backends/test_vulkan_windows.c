@@ -1,0 +1,351 @@
+/* The Vulkan backend's windows (backend.h: upload_frames, forward_windows;
+ * shaders/window_w.comp, window_h.comp): the network input cut, resized,
+ * padded and normalised on the device equals the host's.
+ *
+ * Resize: uint8 frames scaled by input_scale (0.5, 0.75, 1.6) and padded to
+ * the stride, against sleapc__preprocess_run_u8 then
+ * sleapc__graph_input_prepare. Crops: top-down boxes (crops.h) around
+ * centres inside, on and over the frame's borders, and one far outside,
+ * against sleapc__crops_extract_u8, then stage 2's own scale and stride pad
+ * on the host. Channels 1 -> 1, 3 -> 3, 1 -> 3, 3 -> 1; in fp16 storage
+ * too (within one binary16 rounding, 2^-11 relative).
+ *
+ * Tolerance: bit-identical, except where the host's resized float32 sum
+ * (sleapc__resize_aa_f32 on the same window) lies within 2^-12 of a half.
+ * The device repeats the host's roundings but may not fuse the resize's
+ * last (at most 3 per pass) fmaf taps (Vulkan lets fma round twice); an
+ * unfused tap moves a sum of values below 256 by at most 2^-15, so the
+ * width pass by 3 * 2^-15, which the height pass's convex weights carry
+ * over, plus its own 3 * 2^-15: 6 * 2^-15 < 2^-12. Only there may a uint8
+ * pixel move by 1 (one level, 1/255, of the normalised input); the count is
+ * printed (lavapipe: 6 of the about 670 such pixels). No allocation in a
+ * warmed-up
+ * run; the validation layer on (zero messages). Skipped (77) without a
+ * Vulkan device. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#include "core/alloc.h"
+#include "core/resize_aa.h"
+#include "layers/ops/crops.h"
+#include "layers/ops/preprocess.h"
+#include "model/graph_input.h"
+#include "test_util.h"
+#include "vulkan_test_device.h"
+
+#if !SLEAPC_HAVE_VULKAN
+int main(void)
+{
+    printf("skipped: the vulkan backend is not built\n");
+    return 77;
+}
+#else
+#include "backends/vulkan/vulkan_backend.h"
+
+static const struct sleapc_backend_factory *vk_f;
+static int64_t n_fragile, n_moved, n_pixels;
+/* fp16 storage: node 0 holds each value rounded once to binary16, a
+ * relative error of at most 2^-11 (the inputs are 0 or at least 1/255,
+ * normal binary16 numbers). */
+static float rel_tol;
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        abort();
+    return p;
+}
+
+static void build_identity(sleapc_graph *g, int in_channels)
+{
+    memset(g, 0, sizeof *g);
+    g->in_channels = in_channels;
+    g->max_stride = 1;
+    sleapc_node n = {.op = SLEAPC_OP_INPUT};
+    strcpy(n.name, "input");
+    int idx = -1;
+    CHECK_OK(sleapc__graph_add(g, &n, &idx));
+    CHECK_OK(sleapc__graph_add_output(g, "Input", idx, 1));
+}
+
+/* Whether v lies within 2^-12 of a half (k + 0.5). */
+static bool near_half(float v)
+{
+    return fabsf(v - (floorf(v) + 0.5f)) <= 1.0f / 4096.0f;
+}
+
+/* Per pixel of the (c, win_h, win_w) uint8 window resized to (rs_h, rs_w):
+ * whether a channel's float32 sum is within 2^-12 of a half (fragile: out_h x out_w). */
+static void mark_fragile(const uint8_t *win, int64_t c, int64_t wh, int64_t ww, int64_t rh,
+                         int64_t rw, int64_t out_h, int64_t out_w, bool *fragile)
+{
+    memset(fragile, 0, (size_t)(out_h * out_w));
+    if (wh == rh && ww == rw)
+        return;
+    float *src = xmalloc((size_t)(c * wh * ww) * sizeof *src);
+    float *dst = xmalloc((size_t)(c * rh * rw) * sizeof *dst);
+    size_t sb = 0;
+    CHECK_OK(sleapc__resize_aa_scratch_size(c, wh, ww, rh, rw, &sb));
+    void *scratch = xmalloc(sb);
+    for (int64_t i = 0; i < c * wh * ww; i++)
+        src[i] = (float)win[i];
+    CHECK_OK(sleapc__resize_aa_f32(src, c, wh, ww, dst, rh, rw, scratch));
+    for (int64_t ch = 0; ch < c; ch++)
+        for (int64_t y = 0; y < rh; y++)
+            for (int64_t x = 0; x < rw; x++)
+                if (near_half(dst[(ch * rh + y) * rw + x]))
+                    fragile[y * out_w + x] = true;
+    free(src);
+    free(dst);
+    free(scratch);
+}
+
+/* Device node 0 against want (n, in_c, h, w), with fragile (n, h, w). */
+static void compare(const char *what, const float *got, const float *want, const bool *fragile,
+                    int64_t n, int in_c, int64_t h, int64_t w)
+{
+    int64_t bad = 0, first = -1;
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t ch = 0; ch < in_c; ch++)
+            for (int64_t p = 0; p < h * w; p++) {
+                int64_t i = (k * in_c + ch) * h * w + p;
+                if (memcmp(got + i, want + i, sizeof(float)) == 0 ||
+                    fabsf(got[i] - want[i]) <= rel_tol * fabsf(want[i]))
+                    continue;
+                bool ok = fragile[k * h * w + p] &&
+                          fabsf(got[i] - want[i]) <= (1.0f / 255.0f + 1e-6f) * (1 + 2 * rel_tol);
+                n_moved += ok;
+                if (!ok && bad++ == 0)
+                    first = i;
+            }
+    for (int64_t i = 0; i < n * h * w; i++)
+        n_fragile += fragile[i];
+    n_pixels += n * h * w;
+    CHECK_MSG(bad == 0, "%s: %lld of %lld values differ (first at %lld: %.9g, host %.9g)", what,
+              (long long)bad, (long long)(n * in_c * h * w), (long long)first,
+              first >= 0 ? got[first] : 0.0, first >= 0 ? want[first] : 0.0);
+}
+
+static uint8_t *random_frames(int64_t n, unsigned seed)
+{
+    uint8_t *f = xmalloc((size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        /* smooth ramps and noise: sums land on halves now and then */
+        f[i] = (uint8_t)((i % 97) * 2 + (seed >> 29));
+    }
+    return f;
+}
+
+/* Run windows on be and compare with want (u8 model input, host) and fragile. */
+static void run_and_compare(sleapc_backend *be, const char *what, const sleapc_backend_windows *w,
+                            const uint8_t *want_u8, int64_t c, int in_c, const bool *fragile)
+{
+    int64_t n = w->n, hw = w->out_h * w->out_w;
+    float *want = xmalloc((size_t)(n * in_c * hw) * sizeof *want);
+    sleapc_tensor x = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {n, c, w->out_h, w->out_w},
+                       .data = (void *)want_u8};
+    CHECK_OK(sleapc__graph_input_prepare(&x, in_c, want));
+    sleapc_tensor_map out = {0};
+    CHECK_OK(sleapc__backend_forward_windows(be, w, &out));
+    const sleapc_tensor *got = sleapc__tensor_map_get(&out, "Input");
+    CHECK_MSG(got && got->shape[0] == n && got->shape[1] == in_c && got->shape[2] == w->out_h &&
+                  got->shape[3] == w->out_w,
+              "%s: no output of the model input's shape", what);
+    if (got && got->shape[0] == n && got->shape[1] == in_c)
+        compare(what, got->data, want, fragile, n, in_c, w->out_h, w->out_w);
+    /* Again: warmed up, nothing is allocated. */
+    int64_t before = sleapc__alloc_count();
+    CHECK_OK(sleapc__backend_forward_windows(be, w, &out));
+    CHECK_MSG(sleapc__alloc_count() == before, "%s: a warmed-up run allocated", what);
+    sleapc__tensor_map_clear(&out);
+    free(want);
+}
+
+/* Whole frames scaled by `scale`, padded to `stride`, as stage.c's host path. */
+static void check_resize(sleapc_backend *be, int64_t c, int in_c, int64_t h, int64_t w,
+                         double scale, int64_t stride)
+{
+    char what[128];
+    snprintf(what, sizeof what, "resize %lld -> %d channels, %lldx%lld by %g, stride %lld",
+             (long long)c, in_c, (long long)h, (long long)w, scale, (long long)stride);
+    const int64_t F = 2;
+    uint8_t *frames = random_frames(F * c * h * w, (unsigned)(h * 7 + c));
+    sleapc_tensor ft = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {F, c, h, w},
+                        .data = frames};
+    CHECK_OK(sleapc__backend_upload_frames(be, &ft));
+    sleapc_preprocess_opts o = {.scale = scale, .max_stride = stride};
+    sleapc_preprocess_plan p;
+    CHECK_OK(sleapc__preprocess_plan_make(&o, c, h, w, &p));
+    int64_t frame_out = c * p.out_h * p.out_w;
+    uint8_t *want = xmalloc((size_t)(F * frame_out));
+    bool *fragile = xmalloc((size_t)(F * p.out_h * p.out_w));
+    void *scratch = xmalloc(p.scratch_bytes);
+    for (int64_t k = 0; k < F; k++) {
+        CHECK_OK(sleapc__preprocess_run_u8(&p, frames + k * c * h * w, want + k * frame_out,
+                                           scratch));
+        mark_fragile(frames + k * c * h * w, c, h, w, p.scaled_h, p.scaled_w, p.out_h, p.out_w,
+                     fragile + k * p.out_h * p.out_w);
+    }
+    int32_t idx[2] = {0, 1};
+    int64_t origin[4] = {0, 0, 0, 0};
+    sleapc_backend_windows win = {.n = F, .frame = idx, .origin = origin, .win_h = h, .win_w = w,
+                                  .rs_h = p.scaled_h, .rs_w = p.scaled_w, .out_h = p.out_h,
+                                  .out_w = p.out_w};
+    run_and_compare(be, what, &win, want, c, in_c, fragile);
+    free(frames);
+    free(want);
+    free(fragile);
+    free(scratch);
+}
+
+/* Top-down crops of crop_size around centres of one frame size, then the
+ * centered-instance stage's scale and stride pad, as topdown.c's host path. */
+static void check_crops(sleapc_backend *be, int64_t c, int in_c, int64_t h, int64_t w,
+                        int64_t crop_size, double scale, int64_t stride)
+{
+    char what[128];
+    snprintf(what, sizeof what, "crops %lld -> %d channels of %lld in %lldx%lld, scale %g",
+             (long long)c, in_c, (long long)crop_size, (long long)h, (long long)w, scale);
+    const int64_t F = 2;
+    uint8_t *frames = random_frames(F * c * h * w, (unsigned)(w * 5 + c));
+    sleapc_tensor ft = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {F, c, h, w},
+                        .data = frames};
+    CHECK_OK(sleapc__backend_upload_frames(be, &ft));
+    /* Inside, on each border, past the corners, fractional, far outside. */
+    const float centers[] = {30.3f, 20.7f, 0.0f,  10.0f, (float)w - 0.5f, 25.0f, 12.5f, -3.2f,
+                             40.0f, (float)h + 2.6f, -8.0f, -9.0f, (float)w + 5.5f,
+                             (float)h + 4.4f, 1e9f, -1e9f};
+    const int64_t n = (int64_t)(sizeof centers / sizeof centers[0]) / 2;
+    int32_t sample[8];
+    float *bboxes = xmalloc((size_t)n * 8 * sizeof(float));
+    int64_t origin[16];
+    for (int64_t k = 0; k < n; k++)
+        sample[k] = (int32_t)(k % F);
+    CHECK_OK(sleapc__crops_make_bboxes(centers, n, crop_size, crop_size, bboxes));
+    int64_t ch = 0, cw = 0;
+    CHECK_OK(sleapc__crops_size_from_bbox(bboxes, &ch, &cw));
+    for (int64_t k = 0; k < n; k++)
+        sleapc__crops_origin(bboxes + 8 * k, ch, cw, &origin[2 * k], &origin[2 * k + 1]);
+    uint8_t *crops = xmalloc((size_t)(n * c * ch * cw));
+    CHECK_OK(sleapc__crops_extract_u8(frames, F, c, h, w, bboxes, sample, n, ch, cw, crops));
+    sleapc_preprocess_opts o = {.scale = scale, .max_stride = stride};
+    sleapc_preprocess_plan p;
+    CHECK_OK(sleapc__preprocess_plan_make(&o, c, ch, cw, &p));
+    int64_t crop_out = c * p.out_h * p.out_w;
+    uint8_t *want = xmalloc((size_t)(n * crop_out));
+    bool *fragile = xmalloc((size_t)(n * p.out_h * p.out_w));
+    void *scratch = xmalloc(p.scratch_bytes);
+    for (int64_t k = 0; k < n; k++) {
+        CHECK_OK(sleapc__preprocess_run_u8(&p, crops + k * c * ch * cw, want + k * crop_out,
+                                           scratch));
+        mark_fragile(crops + k * c * ch * cw, c, ch, cw, p.scaled_h, p.scaled_w, p.out_h,
+                     p.out_w, fragile + k * p.out_h * p.out_w);
+    }
+    sleapc_backend_windows win = {.n = n, .frame = sample, .origin = origin, .win_h = ch,
+                                  .win_w = cw, .rs_h = p.scaled_h, .rs_w = p.scaled_w,
+                                  .out_h = p.out_h, .out_w = p.out_w};
+    run_and_compare(be, what, &win, want, c, in_c, fragile);
+    free(frames);
+    free(bboxes);
+    free(crops);
+    free(want);
+    free(fragile);
+    free(scratch);
+}
+
+static void check_channels(int64_t c, int in_c)
+{
+    sleapc_graph g;
+    build_identity(&g, in_c);
+    sleapc_backend *be = NULL;
+    sleapc_backend_opts opts = {.n_threads = 1};
+    CHECK_OK(sleapc__backend_create_from(vk_f, &g, &opts, &be));
+    if (be) {
+        CHECK(sleapc__backend_has_windows(be));
+        check_resize(be, c, in_c, 61, 83, 0.5, 8);
+        check_resize(be, c, in_c, 45, 38, 0.75, 16);
+        check_resize(be, c, in_c, 23, 29, 1.6, 4);
+        check_resize(be, c, in_c, 40, 48, 1.0, 16); /* pad only */
+        check_crops(be, c, in_c, 50, 70, 24, 1.0, 8);
+        check_crops(be, c, in_c, 50, 70, 23, 0.5, 8);
+        check_crops(be, c, in_c, 50, 70, 16, 1.25, 4);
+    }
+    sleapc__backend_destroy(be);
+    sleapc__graph_clear(&g);
+}
+
+/* The fp16-storage shader (window_h_f16): the same windows, node 0 in
+ * binary16. */
+static void check_fp16(void)
+{
+    sleapc_graph g;
+    build_identity(&g, 3);
+    sleapc_backend *be = NULL;
+    sleapc_backend_opts opts = {.n_threads = 1, .precision = SLEAPC_PRECISION_FP16};
+    if (sleapc__backend_create_from(vk_f, &g, &opts, &be) != SLEAPC_OK) {
+        printf("fp16 not checked: %s\n", sleapc_last_error());
+        sleapc__graph_clear(&g);
+        return;
+    }
+    rel_tol = 1.0f / 2048.0f;
+    check_resize(be, 1, 3, 61, 83, 0.5, 8);
+    check_crops(be, 3, 3, 50, 70, 24, 0.75, 8);
+    rel_tol = 0;
+    sleapc__backend_destroy(be);
+    sleapc__graph_clear(&g);
+}
+
+/* A window past the upload or before any: refused, nothing run. */
+static void check_refusals(void)
+{
+    sleapc_graph g;
+    build_identity(&g, 1);
+    sleapc_backend *be = NULL;
+    sleapc_backend_opts opts = {.n_threads = 1};
+    CHECK_OK(sleapc__backend_create_from(vk_f, &g, &opts, &be));
+    int32_t idx[1] = {0};
+    int64_t origin[2] = {0, 0};
+    sleapc_backend_windows win = {.n = 1, .frame = idx, .origin = origin, .win_h = 8, .win_w = 8,
+                                  .rs_h = 8, .rs_w = 8, .out_h = 8, .out_w = 8};
+    sleapc_tensor_map out = {0};
+    CHECK(sleapc__backend_forward_windows(be, &win, &out) == SLEAPC_ERR_INVALID_ARG);
+    uint8_t frame[64] = {0};
+    sleapc_tensor ft = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {1, 1, 8, 8}, .data = frame};
+    CHECK_OK(sleapc__backend_upload_frames(be, &ft));
+    idx[0] = 1;
+    CHECK(sleapc__backend_forward_windows(be, &win, &out) == SLEAPC_ERR_INVALID_ARG);
+    win.out_h = 4; /* smaller than the resize */
+    idx[0] = 0;
+    CHECK(sleapc__backend_forward_windows(be, &win, &out) == SLEAPC_ERR_INVALID_ARG);
+    sleapc__tensor_map_clear(&out);
+    sleapc__backend_destroy(be);
+    sleapc__graph_clear(&g);
+}
+
+int main(void)
+{
+    vk_f = vulkan_test_factory();
+    if (!vk_f)
+        return 77;
+    check_channels(1, 1);
+    check_channels(3, 3);
+    check_channels(1, 3);
+    check_channels(3, 1);
+    check_refusals();
+    check_fp16();
+    printf("%lld pixels compared, %lld within 2^-12 of a half before rounding, %lld of them "
+           "moved by one level\n",
+           (long long)n_pixels, (long long)n_fragile, (long long)n_moved);
+    bool layer_on = false;
+    int64_t messages = -1;
+    sleapc__vulkan_validation_stats(&layer_on, &messages);
+    CHECK_MSG(layer_on, "the validation layer did not run (install vulkan-validationlayers)");
+    CHECK_MSG(messages == 0, "%lld validation messages", (long long)messages);
+    return test_finish();
+}
+#endif
