@@ -19,7 +19,7 @@ PathLike = Union[str, os.PathLike]
 ProgressArg = Union[bool, None, Callable[[int, int, float], Any]]
 
 # The CLI's option names (`sleapc predict --NAME`) -> the C field and a converter.
-_PRECISIONS = {"fp32": 0, "bf16": 1, "bf16-emulated": 3, "bf16_emulated": 3}
+_PRECISIONS = {"fp32": 0, "bf16": 1, "fp16": 2, "bf16-emulated": 3, "bf16_emulated": 3}
 
 
 def _refinement(v):
@@ -34,6 +34,16 @@ def _precision(v):
     if v not in _PRECISIONS:
         raise ValueError(f"precision: expected one of {sorted(_PRECISIONS)}, got {v!r}")
     return _PRECISIONS[v]
+
+
+def _device(v):
+    """None/"auto": the fastest device measured; "cpu", "gpu[:N]", "cuda[:N]", "mps" as
+    `sleapc predict --device` (a device that is not there is refused when the models load)."""
+    if v in (None, "auto"):
+        return None
+    if not isinstance(v, str):
+        raise ValueError(f"device: expected 'auto', 'cpu', 'gpu[:N]', 'cuda[:N]' or 'mps', got {v!r}")
+    return v.encode()
 
 
 _OPTIONS = {
@@ -59,16 +69,8 @@ _OPTIONS = {
     "ensure_grayscale": ("ensure_grayscale", lambda v: -1 if v is None else int(bool(v))),
     "precision": ("precision", _precision),
     "anchor_part": ("anchor_part", lambda v: None if v is None else str(v).encode()),
+    "device": ("device", _device),
 }
-
-
-def _device(v):
-    if v in (None, "cpu", "auto"):
-        return
-    if str(v).startswith("cuda") or v == "mps":
-        raise ValueError(f"device={v!r}: sleapc runs on the CPU only; use device='cpu' (or leave "
-                         "it out) and backend=/threads= to choose how")
-    raise ValueError(f"device: expected 'cpu' or 'auto' (sleapc runs on the CPU), got {v!r}")
 
 
 def _runtime(v):
@@ -77,8 +79,8 @@ def _runtime(v):
                          "interpreter; use 'auto' or 'onnx'")
 
 
-# Accepted for parity with `sleapc predict`; they choose nothing else in sleapc.
-_CHECKED = {"device": _device, "runtime": _runtime}
+# Accepted for parity with `sleapc predict`; it chooses nothing else in sleapc.
+_CHECKED = {"runtime": _runtime}
 
 
 def _existing(path) -> str:

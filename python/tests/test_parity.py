@@ -132,8 +132,10 @@ def test_errors_are_python_exceptions(data, tmp_path):
         sleapc.Predictor([str(tmp_path / "missing_model")])
     with pytest.raises(ValueError, match="batch_size"):
         sleapc.Predictor(models, batch_size=0)
-    with pytest.raises(ValueError, match="cpu"):
-        sleapc.Predictor(models, device="cuda")
+    with pytest.raises(sleapc.SleapcError, match="banana"):
+        sleapc.Predictor(models, device="banana")
+    with pytest.raises(ValueError, match="device"):
+        sleapc.Predictor(models, device=3)
     with pytest.raises(ValueError, match="precision"):
         sleapc.Predictor(models, precision="fp8")
     p = sleapc.Predictor(models)
