@@ -273,7 +273,8 @@ static inline __attribute__((always_inline)) void gather_phases(const float *lin
 
 /* Channel `plane`'s alpha x alpha input tiles of run r -> d: input (i, j)
  * of the run's tile t at d + (i * alpha + j) * ps + t. Each input row is
- * copied once into `line` with its zero padding and split in its m column
+ * read in place, or where the run meets the border copied once into `line`
+ * with its zero padding, and split in its m column
  * phases; columns m and m + 1 of a tile are columns 0 and 1 of the next, so
  * they are the first two phases moved by one tile. */
 static void stage_tiles(const native_wino *wg, const wino_job *j, const float *plane,
@@ -293,19 +294,23 @@ static void stage_tiles(const native_wino *wg, const wino_job *j, const float *p
                 memset(di + jj * ps, 0, (size_t)n * sizeof(float));
             continue;
         }
-        memset(line, 0, (size_t)lo * sizeof(float));
-        memcpy(line + lo, plane + iy * j->w + x0 + lo, (size_t)(hi - lo) * sizeof(float));
-        memset(line + hi, 0, (size_t)(len - hi) * sizeof(float));
+        const float *src = plane + iy * j->w + x0;
+        if (lo > 0 || hi < len) {
+            memset(line, 0, (size_t)lo * sizeof(float));
+            memcpy(line + lo, src + lo, (size_t)(hi - lo) * sizeof(float));
+            memset(line + hi, 0, (size_t)(len - hi) * sizeof(float));
+            src = line;
+        }
         if (m == 2)
-            gather_phases(line, n, di, ps, 2);
+            gather_phases(src, n, di, ps, 2);
         else if (m == 4)
-            gather_phases(line, n, di, ps, 4);
+            gather_phases(src, n, di, ps, 4);
         else
-            gather_phases(line, n, di, ps, 6);
+            gather_phases(src, n, di, ps, 6);
         for (int jj = m; jj < al; jj++) {
             float *dd = di + jj * ps;
             memcpy(dd, di + (jj - m) * ps + 1, (size_t)(n - 1) * sizeof(float));
-            dd[n - 1] = line[(n - 1) * m + jj];
+            dd[n - 1] = src[(n - 1) * m + jj];
         }
     }
 }
