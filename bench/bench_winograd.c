@@ -7,9 +7,11 @@
  * turns put any cache pressure from elsewhere on every method alike. Prints
  * ms, effective GFLOP/s (the direct method's FLOPs / time) and each
  * method's speed-up over direct.
- * Usage: bench_winograd [threads (1)] [rounds (5)] */
+ * Usage: bench_winograd [threads (1)] [rounds (5)] [c_in x h x w, e.g. 16x384x384: that
+ * shape only, for a profiler] */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "backends/native/native_kernels.h"
@@ -50,6 +52,10 @@ int main(int argc, char **argv)
            "F(4) ms", "F(6) ms", "speed-up F(2) F(4) F(6); direct GFLOP/s");
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         const shape *s = &shapes[i];
+        char only[64];
+        snprintf(only, sizeof only, "%dx%dx%d", s->c_in, s->h, s->w);
+        if (argc > 3 && strcmp(argv[3], only) != 0)
+            continue;
         size_t n_src = (size_t)s->c_in * s->h * s->w, n_dst = (size_t)s->c_out * s->h * s->w;
         size_t n_w = (size_t)s->c_out * s->c_in * 9;
         float *src = sleapc__aligned_alloc(n_src * sizeof *src);

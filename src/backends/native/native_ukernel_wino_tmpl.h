@@ -1,85 +1,167 @@
 /* Winograd transforms of one microkernel set (see native_wino_in and
  * native_wino_out in native_ukernel.h), included by native_ukernel_tmpl.h
  * under the set's target. Tiles are the innermost, contiguous index of every
- * array, so each loop over t is plain vector code at the set's width; m and
- * alpha are constants in each instance, so the sums over the transform's
- * rows unroll. The zero coefficients are multiplied too: a test in the loop
- * would stop it being vector code, and the transforms are a small part of
- * the time next to the GEMM. */
+ * array, so a vector holds NUK_VW tiles and each transform is vector code:
+ * all alpha x alpha values of a vector of tiles are loaded, transformed
+ * along the rows and then the columns in registers (and the stack), and
+ * stored once, with no temporary array in between.
+ *
+ * The 1-D transforms are B^T and A^T of native_wino_mats.c written out with
+ * their zeros skipped and the usual shared sums (x1 + x2, x1 - x2, ...).
+ * Accuracy: every coefficient of the tables is still formed by exactly one
+ * product of coefficients (no two paths add into the same entry), so the
+ * same computation in absolute values gives the same sum S as the tables
+ * (sleapc__native_wino_gain); the longest rounding chain of a 1-D transform
+ * is 3 (B^T) or 4 (A^T, 5 with the bias), at most the alpha terms the bound
+ * K = c_in + 4 alpha + 2 counts for each (native_conv_choose.c). The
+ * multiplications by 2, 4, 8, 16, 32 and their inverses are exact. */
 
+/* y = B^T x for F(2): x, y of 4 vectors. */
+NUK_INLINE void nuk_bt_2(const nuk_vec *x, nuk_vec *y)
+{
+    y[0] = x[0] - x[2];
+    y[1] = x[1] + x[2];
+    y[2] = x[2] - x[1];
+    y[3] = x[1] - x[3];
+}
+
+NUK_INLINE void nuk_bt_4(const nuk_vec *x, nuk_vec *y)
+{
+    nuk_vec s12 = x[1] + x[2], d12 = x[1] - x[2];
+    nuk_vec s34 = x[3] + x[4], d43 = x[4] - x[3];
+    nuk_vec d42 = x[4] - x[2], d31 = x[3] - x[1];
+    y[0] = (x[4] - 5.0f * x[2]) + 4.0f * x[0];
+    y[1] = s34 - 4.0f * s12;
+    y[2] = d43 + 4.0f * d12;
+    y[3] = d42 + 2.0f * d31;
+    y[4] = d42 - 2.0f * d31;
+    y[5] = (x[5] - 5.0f * x[3]) + 4.0f * x[1];
+}
+
+NUK_INLINE void nuk_bt_6(const nuk_vec *x, nuk_vec *y)
+{
+    y[0] = (x[0] - x[6]) + 5.25f * (x[4] - x[2]);
+    y[7] = (x[7] - x[1]) + 5.25f * (x[3] - x[5]);
+    nuk_vec a = (x[1] + x[5]) - 4.25f * x[3];
+    nuk_vec b = (x[2] + x[6]) - 4.25f * x[4];
+    y[1] = b + a;
+    y[2] = b - a;
+    nuk_vec c = (0.5f * x[1] - 2.5f * x[3]) + 2.0f * x[5];
+    nuk_vec d = (0.25f * x[2] - 1.25f * x[4]) + x[6];
+    y[3] = d + c;
+    y[4] = d - c;
+    nuk_vec e = (2.0f * x[1] - 2.5f * x[3]) + 0.5f * x[5];
+    nuk_vec f = (4.0f * x[2] - 5.0f * x[4]) + x[6];
+    y[5] = f + e;
+    y[6] = f - e;
+}
+
+/* y = A^T x: x of alpha vectors, y of m. */
+NUK_INLINE void nuk_at_2(const nuk_vec *x, nuk_vec *y)
+{
+    y[0] = (x[0] + x[1]) + x[2];
+    y[1] = (x[1] - x[2]) - x[3];
+}
+
+NUK_INLINE void nuk_at_4(const nuk_vec *x, nuk_vec *y)
+{
+    nuk_vec a = x[1] + x[2], b = x[1] - x[2], c = x[3] + x[4], d = x[3] - x[4];
+    y[0] = (x[0] + a) + c;
+    y[1] = b + 2.0f * d;
+    y[2] = a + 4.0f * c;
+    y[3] = (b + 8.0f * d) + x[5];
+}
+
+NUK_INLINE void nuk_at_6(const nuk_vec *x, nuk_vec *y)
+{
+    nuk_vec a = x[1] + x[2], b = x[1] - x[2], c = x[3] + x[4], d = x[3] - x[4];
+    nuk_vec e = x[5] + x[6], f = x[5] - x[6];
+    y[0] = ((x[0] + a) + c) + e;
+    y[1] = (b + 2.0f * d) + 0.5f * f;
+    y[2] = (a + 4.0f * c) + 0.25f * e;
+    y[3] = (b + 8.0f * d) + 0.125f * f;
+    y[4] = (a + 16.0f * c) + 0.0625f * e;
+    y[5] = ((b + 32.0f * d) + 0.03125f * f) + x[7];
+}
+
+NUK_INLINE void nuk_bt(const nuk_vec *x, nuk_vec *y, int m)
+{
+    if (m == 2)
+        nuk_bt_2(x, y);
+    else if (m == 4)
+        nuk_bt_4(x, y);
+    else
+        nuk_bt_6(x, y);
+}
+
+NUK_INLINE void nuk_at(const nuk_vec *x, nuk_vec *y, int m)
+{
+    if (m == 2)
+        nuk_at_2(x, y);
+    else if (m == 4)
+        nuk_at_4(x, y);
+    else
+        nuk_at_6(x, y);
+}
+
+/* Vectors of tiles [t, t + NUK_VW): reads and writes stay within
+ * round_up(n, NUK_VW) <= ps of each row (ps is a whole number of strips), so
+ * the last vector is whole; lanes past n are garbage the driver drops. */
 NUK_INLINE void nuk_wino_in(const native_wino_in *a, int m)
 {
     const int al = m + 2;
-    const native_wino_mats *mt = a->mt;
-    const int64_t n = a->n, ps = a->ps;
-    /* Along the rows: T[k][j][t] = sum_i B^T[k][i] d[i][j][t]. */
-    for (int k = 0; k < al; k++) {
-        float c[8];
+    const int64_t ps = a->ps, v_ps = a->v_ps;
+    for (int64_t t = 0; t < a->n; t += NUK_VW) {
+        nuk_vec d[8][8], u[8][8]; /* d[j][i]: input (i, j); u[k][j] */
         for (int i = 0; i < al; i++)
-            c[i] = mt->bt[k][i];
-        for (int j = 0; j < al; j++) {
-            const float *s = a->rows + j * ps;
-            float *d = a->tmp + (k * al + j) * ps;
-            for (int64_t t = 0; t < n; t++) {
-                float acc = 0;
-                for (int i = 0; i < al; i++)
-                    acc += c[i] * s[i * al * ps + t];
-                d[t] = acc;
-            }
-        }
-    }
-    /* Along the columns: V[k][l][t] = sum_j T[k][j][t] B^T[l][j]. */
-    for (int l = 0; l < al; l++) {
-        float c[8];
+            for (int j = 0; j < al; j++)
+                d[j][i] = nuk_load(a->rows + (i * al + j) * ps + t);
+        nuk_vec tr[8][8]; /* tr[j][k] = sum_i B^T[k][i] d(i, j) */
         for (int j = 0; j < al; j++)
-            c[j] = mt->bt[l][j];
+            nuk_bt(d[j], tr[j], m);
         for (int k = 0; k < al; k++) {
-            const float *s = a->tmp + k * al * ps;
-            float *d = a->v + (k * al + l) * a->v_ps;
-            for (int64_t t = 0; t < n; t++) {
-                float acc = 0;
-                for (int j = 0; j < al; j++)
-                    acc += c[j] * s[j * ps + t];
-                d[t] = acc;
-            }
+            for (int j = 0; j < al; j++)
+                u[k][j] = tr[j][k];
+            nuk_vec y[8];
+            nuk_bt(u[k], y, m);
+            for (int l = 0; l < al; l++)
+                nuk_store(a->v + (k * al + l) * v_ps + t, y[l]);
         }
     }
 }
 
+/* y has rows of exactly n floats: the last vector is stored in part. */
 NUK_INLINE void nuk_wino_out(const native_wino_out *a, int m)
 {
     const int al = m + 2;
-    const native_wino_mats *mt = a->mt;
-    const int64_t n = a->n;
-    /* Z[k][s][t] = sum_l M[k][l][t] A[l][s] */
-    for (int s = 0; s < m; s++) {
-        float c[8];
-        for (int l = 0; l < al; l++)
-            c[l] = mt->at[s][l];
+    const int64_t n = a->n, m_ps = a->m_ps;
+    const nuk_vec bias = nuk_splat(a->bias);
+    for (int64_t t = 0; t < n; t += NUK_VW) {
+        nuk_vec z[8][6]; /* z[k][s] = sum_l M(k, l) A[l][s] */
         for (int k = 0; k < al; k++) {
-            const float *src = a->mm + k * al * a->m_ps;
-            float *d = a->tmp + (k * m + s) * n;
-            for (int64_t t = 0; t < n; t++) {
-                float acc = 0;
-                for (int l = 0; l < al; l++)
-                    acc += c[l] * src[l * a->m_ps + t];
-                d[t] = acc;
-            }
+            nuk_vec x[8];
+            for (int l = 0; l < al; l++)
+                x[l] = nuk_load(a->mm + (k * al + l) * m_ps + t);
+            nuk_at(x, z[k], m);
         }
-    }
-    /* Y[r][s][t] = bias + sum_k A^T[r][k] Z[k][s][t] */
-    for (int r = 0; r < m; r++) {
-        float c[8];
-        for (int k = 0; k < al; k++)
-            c[k] = mt->at[r][k];
+        int64_t left = n - t;
         for (int s = 0; s < m; s++) {
-            const float *src = a->tmp + s * n;
-            float *d = a->y + (r * m + s) * n;
-            for (int64_t t = 0; t < n; t++) {
-                float acc = a->bias;
-                for (int k = 0; k < al; k++)
-                    acc += c[k] * src[k * m * n + t];
-                d[t] = a->relu && acc < 0 ? 0.0f : acc;
+            nuk_vec x[8], y[6];
+            for (int k = 0; k < al; k++)
+                x[k] = z[k][s];
+            nuk_at(x, y, m);
+            for (int r = 0; r < m; r++) {
+                nuk_vec o = y[r] + bias;
+                if (a->relu)
+                    o = nuk_relu(o);
+                float *dst = a->y + (r * m + s) * n + t;
+                if (left >= NUK_VW) {
+                    nuk_store(dst, o);
+                } else {
+                    float tmp[NUK_VW];
+                    nuk_store(tmp, o);
+                    memcpy(dst, tmp, (size_t)left * sizeof(float));
+                }
             }
         }
     }

@@ -25,9 +25,11 @@
 #include "core/alloc.h"
 #include "core/error.h"
 
-/* Bytes of one position's slab of V (see chunk_tiles), and the most tiles
- * a chunk holds. */
+/* Bytes of one position's slab of V, bytes of a chunk's staged rows, V and
+ * M together (see chunk_tiles), and the fewest and most tiles a chunk holds. */
 #define WINO_SLAB_BYTES (128 * 1024)
+#define WINO_CHUNK_BYTES (320 * 1024)
+#define WINO_MIN_CHUNK 64
 #define WINO_MAX_CHUNK 256
 #define WINO_MAX_CHANNELS (1 << 20)
 
@@ -149,12 +151,23 @@ nomem:
 /* Tiles per chunk: each block of every position reads the position's
  * c_in x ts slab of V, which should stay in L2 (WINO_SLAB_BYTES), and each
  * weight loaded serves ts tiles, so ts as large as that allows, whole
- * kernel strips; and small enough that one item's tiles make two chunks a
- * thread where they can (at batch 1 the deep, narrow maps have few tiles). */
+ * kernel strips; where the channels are few, the staged rows, V and M of a
+ * chunk (written by one step, read by the next) should stay in L2 too
+ * (WINO_CHUNK_BYTES, about 2/3 of a 512 KiB L2; 1.1-1.3x faster at 16-32
+ * channels on AVX2 than 256-tile chunks), but not below WINO_MIN_CHUNK
+ * tiles, which the weights of the wide layers need; and small enough that
+ * one item's tiles make two chunks a thread where they can (at batch 1 the
+ * deep, narrow maps have few tiles). */
 static int64_t chunk_tiles(const native_wino *wg, int64_t h, int64_t w, int n_threads)
 {
     int64_t strip = wg->uk->strip;
     int64_t ts = WINO_SLAB_BYTES / ((int64_t)wg->c_in * (int64_t)sizeof(float)) / strip * strip;
+    int64_t per_tile = (int64_t)wg->al * wg->al * (wg->c_in + wg->c_out + 1) * (int64_t)sizeof(float);
+    int64_t fit = WINO_CHUNK_BYTES / per_tile / strip * strip;
+    if (fit < WINO_MIN_CHUNK)
+        fit = WINO_MIN_CHUNK;
+    if (ts > fit)
+        ts = fit;
     int64_t tiles = ((h + wg->m - 1) / wg->m) * ((w + wg->m - 1) / wg->m);
     int64_t spread = round_up((tiles + 2 * n_threads - 1) / (2 * n_threads), strip);
     if (ts > spread)
@@ -244,9 +257,26 @@ static tile_run run_at(const wino_job *j, int64_t g, int64_t end)
     return r;
 }
 
+/* The m column phases of a padded input row: d[jj * ps + t] = line[t * m + jj]
+ * for jj < m, t < n; m a constant in each caller, so the strided reads can
+ * be vector code. */
+static inline __attribute__((always_inline)) void gather_phases(const float *line, int64_t n,
+                                                                 float *d, int64_t ps, int m)
+{
+    for (int jj = 0; jj < m; jj++) {
+        float *dd = d + jj * ps;
+        const float *s = line + jj;
+        for (int64_t t = 0; t < n; t++)
+            dd[t] = s[t * m];
+    }
+}
+
 /* Channel `plane`'s alpha x alpha input tiles of run r -> d: input (i, j)
  * of the run's tile t at d + (i * alpha + j) * ps + t. Each input row is
- * copied once into `line` with its zero padding, then read at stride m. */
+ * read in place, or where the run meets the border copied once into `line`
+ * with its zero padding, and split in its m column
+ * phases; columns m and m + 1 of a tile are columns 0 and 1 of the next, so
+ * they are the first two phases moved by one tile. */
 static void stage_tiles(const native_wino *wg, const wino_job *j, const float *plane,
                         const tile_run *r, float *line, float *d, int64_t ps)
 {
@@ -255,23 +285,50 @@ static void stage_tiles(const native_wino *wg, const wino_job *j, const float *p
     int64_t len = r->n * m + 2;            /* columns the run reads */
     int64_t lo = x0 < 0 ? -x0 : 0;         /* line[lo..hi) from the input row */
     int64_t hi = j->w - x0 < len ? j->w - x0 : len;
+    int64_t n = r->n;
     for (int i = 0; i < al; i++) {
         int64_t iy = r->ty * m + i - 1;
+        float *di = d + i * al * ps;
         if (iy < 0 || iy >= j->h) {
             for (int jj = 0; jj < al; jj++)
-                memset(d + (i * al + jj) * ps, 0, (size_t)r->n * sizeof(float));
+                memset(di + jj * ps, 0, (size_t)n * sizeof(float));
             continue;
         }
-        memset(line, 0, (size_t)lo * sizeof(float));
-        memcpy(line + lo, plane + iy * j->w + x0 + lo, (size_t)(hi - lo) * sizeof(float));
-        memset(line + hi, 0, (size_t)(len - hi) * sizeof(float));
-        for (int jj = 0; jj < al; jj++) {
-            float *dd = d + (i * al + jj) * ps;
-            const float *s = line + jj;
-            for (int64_t t = 0; t < r->n; t++)
-                dd[t] = s[t * m];
+        const float *src = plane + iy * j->w + x0;
+        if (lo > 0 || hi < len) {
+            memset(line, 0, (size_t)lo * sizeof(float));
+            memcpy(line + lo, src + lo, (size_t)(hi - lo) * sizeof(float));
+            memset(line + hi, 0, (size_t)(len - hi) * sizeof(float));
+            src = line;
+        }
+        if (m == 2)
+            gather_phases(src, n, di, ps, 2);
+        else if (m == 4)
+            gather_phases(src, n, di, ps, 4);
+        else
+            gather_phases(src, n, di, ps, 6);
+        for (int jj = m; jj < al; jj++) {
+            float *dd = di + jj * ps;
+            memcpy(dd, di + (jj - m) * ps + 1, (size_t)(n - 1) * sizeof(float));
+            dd[n - 1] = src[(n - 1) * m + jj];
         }
     }
+}
+
+/* Output row ry of run r's tiles from y (output (ry, sx) of tile t at
+ * y[(ry * m + sx) * ys + t]) into row, cols outputs; m a constant in each
+ * caller. */
+static inline __attribute__((always_inline)) void scatter_row(const float *y, int64_t ys,
+                                                               int ry, float *row, int64_t cols,
+                                                               int m)
+{
+    int64_t whole = cols / m;
+    const float *yr = y + ry * m * ys;
+    for (int64_t t = 0; t < whole; t++)
+        for (int sx = 0; sx < m; sx++)
+            row[t * m + sx] = yr[sx * ys + t];
+    for (int sx = 0; whole * m + sx < cols; sx++)
+        row[whole * m + sx] = yr[sx * ys + whole];
 }
 
 static void wino_task(void *ctx, int64_t task, int thread)
@@ -340,16 +397,17 @@ static void wino_task(void *ctx, int64_t task, int thread)
                 tile_run r = run_at(j, g, g1);
                 const float *yr = y + (g - g0);
                 float *out = j->dst + (r.bi * wg->c_out + co) * plane;
+                int64_t cols = j->w - r.tx0 * m; /* outputs of the run in a row */
+                if (cols > r.n * m)
+                    cols = r.n * m;
                 for (int ry = 0; ry < m && r.ty * m + ry < j->h; ry++) {
                     float *row = out + (r.ty * m + ry) * j->w + r.tx0 * m;
-                    int64_t cols = j->w - r.tx0 * m; /* outputs of the run in this row */
-                    if (cols > r.n * m)
-                        cols = r.n * m;
-                    for (int sx = 0; sx < m; sx++) {
-                        const float *ys = yr + (ry * m + sx) * n;
-                        for (int64_t t = 0; t * m + sx < cols; t++)
-                            row[t * m + sx] = ys[t];
-                    }
+                    if (m == 2)
+                        scatter_row(yr, n, ry, row, cols, 2);
+                    else if (m == 4)
+                        scatter_row(yr, n, ry, row, cols, 4);
+                    else
+                        scatter_row(yr, n, ry, row, cols, 6);
                 }
                 g += r.n;
             }
