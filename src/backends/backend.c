@@ -262,6 +262,14 @@ sleapc_status sleapc__backend_device_global_peaks(sleapc_backend *be, const char
     return be->ops->device_global_peaks(be, head, threshold, refine_k);
 }
 
+sleapc_status sleapc__backend_device_local_peaks(sleapc_backend *be, const char *head,
+                                                 double threshold, int refine_k, int per_map)
+{
+    if (!be || !head || !be->ops->device_local_peaks)
+        return SLEAPC_ERR_UNSUPPORTED;
+    return be->ops->device_local_peaks(be, head, threshold, refine_k, per_map);
+}
+
 const char *sleapc__backend_name(const sleapc_backend *be)
 {
     if (!be)

@@ -43,6 +43,18 @@ struct sleapc_backend_ops {
      * a patch side out of range); the layer then finds them on the host. */
     sleapc_status (*device_global_peaks)(sleapc_backend *be, const char *head, double threshold,
                                          int refine_k);
+    /* Optional (NULL: local peaks are found on the host). The same for the
+     * local peaks of head `head`, as sleapc__peaks_find_local would find
+     * them, in its order (sample, row, column, channel), with room for
+     * per_map peaks a (sample, channel) map on average. From the call on,
+     * forward's out holds, in place of that head, "local_peak_counts" (B)
+     * int32 (a sample's peaks), "local_peaks" (n, 2) refined (x, y) in map
+     * cells, "local_peak_vals" (n) and "local_peak_inds" (n, 4) int32
+     * (sample, channel, grid x, grid y); a batch with more peaks than the
+     * room has the head's maps instead, as without the call. Refusals as
+     * for device_global_peaks (also: the head's global peaks are asked for). */
+    sleapc_status (*device_local_peaks)(sleapc_backend *be, const char *head, double threshold,
+                                        int refine_k, int per_map);
 };
 
 struct sleapc_backend {
@@ -134,6 +146,10 @@ sleapc_status sleapc__backend_set_n_threads(sleapc_backend *be, int n_threads);
  * SLEAPC_ERR_UNSUPPORTED, with no error recorded, when it cannot. */
 sleapc_status sleapc__backend_device_global_peaks(sleapc_backend *be, const char *head,
                                                   double threshold, int refine_k);
+/* Ask be to find head's local peaks itself (device_local_peaks above);
+ * SLEAPC_ERR_UNSUPPORTED, with no error recorded, when it cannot. */
+sleapc_status sleapc__backend_device_local_peaks(sleapc_backend *be, const char *head,
+                                                 double threshold, int refine_k, int per_map);
 void sleapc__backend_destroy(sleapc_backend *be);
 /* The name of the backend that runs be's forwards: be's own, or for "auto"
  * the one it chose (the best-scoring one until it has measured). */

@@ -35,6 +35,9 @@ static shader_code shader_of(vk_kernel k, bool fp16)
     case VK_K_INPUT_U8: return CODE(input_u8);
     case VK_K_PEAKS_GLOBAL: return CODE(peaks_global);
     case VK_K_WINDOW_ATTENTION: return CODE(window_attention);
+    case VK_K_PEAKS_LOCAL_COUNT: return CODE(peaks_local_count);
+    case VK_K_PEAKS_LOCAL_SCAN: return CODE(peaks_local_scan);
+    case VK_K_PEAKS_LOCAL_WRITE: return CODE(peaks_local_write);
     case VK_K_COUNT: break;
     }
 #undef CODE

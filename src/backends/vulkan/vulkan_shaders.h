@@ -27,6 +27,9 @@ SLEAPC_VK_SHADER(scale_add)
 SLEAPC_VK_SHADER(input_u8)
 SLEAPC_VK_SHADER(peaks_global)
 SLEAPC_VK_SHADER(window_attention)
+SLEAPC_VK_SHADER(peaks_local_count)
+SLEAPC_VK_SHADER(peaks_local_scan)
+SLEAPC_VK_SHADER(peaks_local_write)
 
 SLEAPC_VK_SHADER(conv2d_f16)
 SLEAPC_VK_SHADER(conv_transpose2d_f16)
@@ -42,6 +45,9 @@ SLEAPC_VK_SHADER(scale_add_f16)
 SLEAPC_VK_SHADER(input_u8_f16)
 SLEAPC_VK_SHADER(peaks_global_f16)
 SLEAPC_VK_SHADER(window_attention_f16)
+SLEAPC_VK_SHADER(peaks_local_count_f16)
+SLEAPC_VK_SHADER(peaks_local_scan_f16)
+SLEAPC_VK_SHADER(peaks_local_write_f16)
 
 #undef SLEAPC_VK_SHADER
 
