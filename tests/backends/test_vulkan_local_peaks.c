@@ -308,7 +308,8 @@ static void check_synthetic(int64_t b, int64_t h, int64_t w, int k, float thr, b
 }
 
 /* Room for 1 peak a map: the lattice channel overflows it; the maps come
- * back exactly, and a batch of few peaks has its peaks again. */
+ * back exactly, a batch of few peaks has its peaks again, and the first
+ * batch once more its maps (nothing of the batch before). */
 static void check_overflow(bool fp16)
 {
     const int64_t b = 2, h = 12, w = 10;
@@ -322,6 +323,10 @@ static void check_overflow(bool fp16)
         abort();
     fill(maps, b, h, w, thr);
     float *view = device_view(maps, b, SYN_C, h, w, fp16);
+    float *dense = malloc((size_t)(b * SYN_C * h * w) * sizeof *dense);
+    if (!dense)
+        abort();
+    memcpy(dense, maps, (size_t)(b * SYN_C * h * w) * sizeof *dense);
     if (be) {
         CHECK_OK(sleapc__backend_device_local_peaks(be, "Maps", thr, 5, 1));
         sleapc_tensor x = {.dtype = SLEAPC_DTYPE_F32, .ndim = 4, .shape = {b, SYN_C, h, w},
@@ -350,8 +355,15 @@ static void check_overflow(bool fp16)
         view = device_view(maps, b, SYN_C, h, w, fp16);
         CHECK_OK(sleapc__backend_forward(be, &x, &out));
         compare(what, &out, view, b, SYN_C, h, w, thr, 5);
+        memcpy(maps, dense, (size_t)(b * SYN_C * h * w) * sizeof *dense);
+        CHECK_OK(sleapc__backend_forward(be, &x, &out));
+        CHECK_MSG(sleapc__tensor_map_get(&out, "Maps") &&
+                      !sleapc__tensor_map_get(&out, "local_peaks") &&
+                      !sleapc__tensor_map_get(&out, "local_peak_counts"),
+                  "%s: a second batch beyond the room has no maps, or old peaks", what);
     }
     sleapc__backend_destroy(be);
+    free(dense);
     free(view);
     free(maps);
     sleapc__graph_clear(&g);

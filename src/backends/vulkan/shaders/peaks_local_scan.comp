@@ -1,8 +1,8 @@
 #version 450
-// Local peaks, pass 2 of 3 (peaks_local.glsl; SLEAPC_FP16: built twice
-// only for the common layout): one workgroup. The rows' exclusive offsets
-// into rows[p.rows + r], the total into dst[0] and each sample's count into
-// dst[1 + b].
+// Local peaks, pass 2 of 3 (peaks_local.glsl; its SLEAPC_FP16 variant
+// differs only in the maps' binding, which this pass does not read): one
+// workgroup. The rows' exclusive offsets into rows[p.rows + r], the total
+// into dst[0] and each sample's count into dst[1 + b].
 #include "peaks_local.glsl"
 
 shared uint s_n[64];
