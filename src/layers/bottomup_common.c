@@ -69,7 +69,7 @@ sleapc_status sleapc__bottomup_stage_peaks(sleapc_stage *stage, sleapc_peak_list
                                            const sleapc_tensor **second)
 {
     static const char *const head = "MultiInstanceConfmapsHead";
-    if (pl->device == 0)
+    if (pl->device == 0 && sleapc__stage_device_local_peaks_due(stage))
         pl->device = sleapc__stage_device_local_peaks(stage, head, threshold, refine_k,
                                                       &pl->device_channels)
                          ? 1

@@ -34,8 +34,8 @@ void sleapc__peak_list_free(sleapc_peak_list *pl);
 
 /* Run the stage on frames and find the peaks of its MultiInstanceConfmapsHead
  * (sleapc__peak_list_find at that head's stride, in the stage's convention;
- * on the first call the backend is asked to find them on its device, and
- * then they come from there when it did: stage_local_peaks.h).
+ * the backend is asked once to find them on its device, and then they come
+ * from there when it did: stage_local_peaks.h).
  * cms: that head's output (NULL when the peaks were found on the device);
  * second: the head named second_head (PAFs or class maps). */
 sleapc_status sleapc__bottomup_stage_peaks(sleapc_stage *stage, sleapc_peak_list *pl,

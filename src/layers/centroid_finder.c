@@ -22,9 +22,6 @@ sleapc_status sleapc__centroid_finder_init(sleapc_centroid_finder *f, const slea
     sleapc_preprocess_opts pp = sleapc__layer_preprocess_opts(m, o, true);
     sleapc_status st = sleapc__stage_init(&f->stage, m, o, &pp);
     f->stage.peak_threshold = (float)threshold;
-    if (!st)
-        f->device_peaks = sleapc__stage_device_local_peaks(&f->stage, HEAD, threshold, f->refine_k,
-                                                           &f->channels);
     return st;
 }
 
@@ -119,10 +116,15 @@ sleapc_status sleapc__centroid_finder_run(sleapc_centroid_finder *f, const uint8
                                           int64_t n_nodes, int64_t n_classes,
                                           sleapc_layer_outputs *out)
 {
+    if (f->device == 0 && sleapc__stage_device_local_peaks_due(&f->stage))
+        f->device = sleapc__stage_device_local_peaks(&f->stage, HEAD, f->threshold, f->refine_k,
+                                                     &f->channels)
+                        ? 1
+                        : -1;
     sleapc_status st = sleapc__stage_run(&f->stage, frames, b, c, h, w);
     int64_t n_peaks = 0;
     bool found = false;
-    if (!st && f->device_peaks)
+    if (!st && f->device > 0)
         st = device_peaks(f, b, &n_peaks, &found);
     if (!st && !found)
         st = host_peaks(f, b, &n_peaks);

@@ -4,6 +4,14 @@
 
 #include "core/error.h"
 
+bool sleapc__stage_device_local_peaks_due(const sleapc_stage *s)
+{
+    bool reduced = s->precision == SLEAPC_PRECISION_FP16 ||
+                   s->precision == SLEAPC_PRECISION_BF16 ||
+                   s->precision == SLEAPC_PRECISION_BF16_EMULATED;
+    return !reduced || s->bf16_error >= 0;
+}
+
 bool sleapc__stage_device_local_peaks(sleapc_stage *s, const char *head, double threshold,
                                       int refine_k, int64_t *channels)
 {

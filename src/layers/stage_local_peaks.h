@@ -17,9 +17,14 @@
  * node; beyond it the batch's maps come back and the host finds them. */
 #define SLEAPC_DEVICE_PEAKS_PER_MAP 64
 
+/* Whether a layer may ask now: at a reduced precision (fp16) the stage's
+ * first run checks the heads against float32 (stage.c), which needs the
+ * maps; the layer asks from the run after it. */
+bool sleapc__stage_device_local_peaks_due(const sleapc_stage *s);
+
 /* Ask the stage's backend to find head's local peaks itself, as
  * sleapc__peaks_find_local would: true when it will (*channels: the head's
- * channel count, from the warm-up run), false when the layer finds them on
+ * channel count, from the last run), false when the layer finds them on
  * the host. Like sleapc__stage_device_global_peaks, only a convention whose
  * peak finding is peaks.c's asks (not SLEAP 1.x). */
 bool sleapc__stage_device_local_peaks(sleapc_stage *s, const char *head, double threshold,
