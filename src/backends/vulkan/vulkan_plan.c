@@ -2,7 +2,8 @@
  * each output, a descriptor set per node, and one command buffer recorded
  * here once and replayed by every forward of that shape: normalise the input
  * (shaders/input_u8.comp), run the nodes in order with a barrier after each,
- * copy the outputs down (or find a head's peaks: vulkan_peaks.c).
+ * copy the outputs down (or find a head's peaks: vulkan_peaks.c, and its
+ * local peaks: vulkan_local_peaks.c).
  * Concats and same-size resizes are buffer copies; the rest are dispatches
  * of the shaders in shaders/. */
 #include <string.h>

@@ -1,7 +1,9 @@
 #version 450
 // Local peaks, pass 1 of 3 (peaks_local.glsl; SLEAPC_FP16: the fp16-storage
 // variant): one workgroup per row (sample, map row), which counts the local
-// peaks of that row over every column and channel into rows[row].
+// peaks of that row over every channel and column into rows[row] (in any
+// order: channel by channel, so neighbouring threads read neighbouring
+// cells).
 #include "peaks_local.glsl"
 
 shared uint s_n[64];
@@ -14,7 +16,7 @@ void main()
     int b = r / p.h, y = r - b * p.h, n = p.w * p.c;
     uint count = 0u;
     for (int i = t; i < n; i += 64) {
-        int x = i / p.c, ch = i - x * p.c;
+        int ch = i / p.w, x = i - ch * p.w; // along the rows: neighbours read neighbours
         uint v;
         if (is_peak((b * p.c + ch) * p.h * p.w, y, x, v))
             count++;
