@@ -384,6 +384,16 @@ sleapc_status sleapc__backend_forward_windows(sleapc_backend *be, const sleapc_b
     return st;
 }
 
+sleapc_status sleapc__backend_device_local_peaks(sleapc_backend *be, const char *head,
+                                                 double threshold, int refine_k, int per_map)
+{
+    if (!be || !head || !be->ops->device_local_peaks)
+        return SLEAPC_ERR_UNSUPPORTED;
+    if (be->in_flight)
+        return in_flight_error(be, "device peaks");
+    return be->ops->device_local_peaks(be, head, threshold, refine_k, per_map);
+}
+
 const char *sleapc__backend_name(const sleapc_backend *be)
 {
     if (!be)

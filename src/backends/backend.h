@@ -110,6 +110,18 @@ struct sleapc_backend_ops {
     sleapc_status (*upload_frames)(sleapc_backend *be, const sleapc_tensor *frames);
     sleapc_status (*forward_windows)(sleapc_backend *be, const sleapc_backend_windows *w,
                                      sleapc_tensor_map *out);
+    /* Optional (NULL: local peaks are found on the host). The same for the
+     * local peaks of head `head`, as sleapc__peaks_find_local would find
+     * them, in its order (sample, row, column, channel), with room for
+     * per_map peaks a (sample, channel) map on average. From the call on,
+     * forward's out holds, in place of that head, "local_peak_counts" (B)
+     * int32 (a sample's peaks), "local_peaks" (n, 2) refined (x, y) in map
+     * cells, "local_peak_vals" (n) and "local_peak_inds" (n, 4) int32
+     * (sample, channel, grid x, grid y); a batch with more peaks than the
+     * room has the head's maps instead, as without the call. Refusals as
+     * for device_global_peaks (also: the head's global peaks are asked for). */
+    sleapc_status (*device_local_peaks)(sleapc_backend *be, const char *head, double threshold,
+                                        int refine_k, int per_map);
 };
 
 #define SLEAPC_BACKEND_MAX_IN_FLIGHT 2
@@ -224,6 +236,10 @@ bool sleapc__backend_has_windows(const sleapc_backend *be);
 sleapc_status sleapc__backend_upload_frames(sleapc_backend *be, const sleapc_tensor *frames);
 sleapc_status sleapc__backend_forward_windows(sleapc_backend *be, const sleapc_backend_windows *w,
                                               sleapc_tensor_map *out);
+/* Ask be to find head's local peaks itself (device_local_peaks above);
+ * SLEAPC_ERR_UNSUPPORTED, with no error recorded, when it cannot. */
+sleapc_status sleapc__backend_device_local_peaks(sleapc_backend *be, const char *head,
+                                                 double threshold, int refine_k, int per_map);
 void sleapc__backend_destroy(sleapc_backend *be);
 /* The name of the backend that runs be's forwards: be's own, or for "auto"
  * the one it chose (the best-scoring one until it has measured). */

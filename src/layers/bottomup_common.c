@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "layers/ops/coords.h"
 #include "layers/ops/peaks.h"
+#include "layers/stage_local_peaks.h"
 
 void sleapc__peak_list_free(sleapc_peak_list *pl)
 {
@@ -18,17 +19,17 @@ void sleapc__peak_list_free(sleapc_peak_list *pl)
     memset(pl, 0, sizeof *pl);
 }
 
-sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const sleapc_convention *cv,
-                                     const float *cms, int64_t b, int64_t c, int64_t h, int64_t w,
-                                     double threshold, int refine_k, int stride)
+/* Room for bound peaks in pl's arrays (the device answer is kept). */
+static sleapc_status reserve(sleapc_peak_list *pl, int64_t bound)
 {
-    int64_t bound = sleapc__peaks_local_max_count(b, c, h, w);
-    if (bound < 0)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "peaks: confidence maps too large");
     if (bound < 1)
         bound = 1;
     if (bound > pl->cap) {
+        int device = pl->device;
+        int64_t device_channels = pl->device_channels;
         sleapc__peak_list_free(pl);
+        pl->device = device;
+        pl->device_channels = device_channels;
         size_t n = (size_t)bound;
         pl->peaks = sleapc__malloc(n * 2 * sizeof(float));
         pl->vals = sleapc__malloc(n * sizeof(float));
@@ -40,8 +41,21 @@ sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const sleapc_conventi
         }
         pl->cap = bound;
     }
-    sleapc_status st = cv->find_local(cms, b, c, h, w, threshold, refine_k, pl->cap, pl->peaks,
-                                      pl->vals, pl->sample_inds, pl->channel_inds, &pl->n);
+    return SLEAPC_OK;
+}
+
+sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const sleapc_convention *cv,
+                                     const float *cms, int64_t b, int64_t c, int64_t h, int64_t w,
+                                     double threshold, int refine_k, int stride)
+{
+    int64_t bound = sleapc__peaks_local_max_count(b, c, h, w);
+    if (bound < 0)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "peaks: confidence maps too large");
+    sleapc_status st = reserve(pl, bound);
+    if (st)
+        return st;
+    st = cv->find_local(cms, b, c, h, w, threshold, refine_k, pl->cap, pl->peaks, pl->vals,
+                        pl->sample_inds, pl->channel_inds, &pl->n);
     if (st)
         return st;
     sleapc__coords_undo_stride(pl->peaks, pl->n, stride);
@@ -54,14 +68,35 @@ sleapc_status sleapc__bottomup_stage_peaks(sleapc_stage *stage, sleapc_peak_list
                                            const char *second_head, const sleapc_tensor **cms,
                                            const sleapc_tensor **second)
 {
+    static const char *const head = "MultiInstanceConfmapsHead";
+    if (pl->device == 0 && sleapc__stage_device_local_peaks_due(stage))
+        pl->device = sleapc__stage_device_local_peaks(stage, head, threshold, refine_k,
+                                                      &pl->device_channels)
+                         ? 1
+                         : -1;
+    const int stride = sleapc__stage_head_stride(stage, head);
     sleapc_status st = sleapc__stage_run(stage, frames, b, c, h, w);
     if (!st)
-        st = sleapc__stage_head(stage, "MultiInstanceConfmapsHead", false, cms);
-    if (!st)
         st = sleapc__stage_head(stage, second_head, false, second);
+    bool found = false;
+    sleapc_stage_local_peaks lp;
+    if (!st && pl->device > 0)
+        st = sleapc__stage_local_peaks(stage, b, pl->device_channels, &lp, &found);
+    if (!st && found) {
+        *cms = NULL;
+        st = reserve(pl, lp.n);
+        if (st)
+            return st;
+        sleapc__stage_local_peaks_copy(&lp, pl->peaks, pl->vals, pl->sample_inds,
+                                       pl->channel_inds);
+        pl->n = lp.n;
+        sleapc__coords_undo_stride(pl->peaks, pl->n, stride);
+        return SLEAPC_OK;
+    }
+    if (!st)
+        st = sleapc__stage_head(stage, head, false, cms);
     if (st)
         return st;
-    const int stride = sleapc__stage_head_stride(stage, "MultiInstanceConfmapsHead");
     const sleapc_tensor *t = *cms;
     return sleapc__peak_list_find(pl, stage->convention, t->data, b, t->shape[1], t->shape[2],
                                   t->shape[3], threshold, refine_k, stride);

@@ -19,6 +19,9 @@ typedef struct sleapc_peak_list {
     float *vals;             /* (cap) */
     int32_t *sample_inds;    /* (cap) */
     int32_t *channel_inds;   /* (cap) */
+    int device;              /* the backend finds them (stage_local_peaks.h): 1 yes,
+                                -1 no, 0 not asked yet */
+    int64_t device_channels; /* the head's channels, for device */
 } sleapc_peak_list;
 
 /* Local peaks of cms (b, c, h, w) as convention cv finds and refines them
@@ -30,8 +33,10 @@ sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const sleapc_conventi
 void sleapc__peak_list_free(sleapc_peak_list *pl);
 
 /* Run the stage on frames and find the peaks of its MultiInstanceConfmapsHead
- * (sleapc__peak_list_find at that head's stride, in the stage's convention).
- * cms: that head's output;
+ * (sleapc__peak_list_find at that head's stride, in the stage's convention;
+ * the backend is asked once to find them on its device, and then they come
+ * from there when it did: stage_local_peaks.h).
+ * cms: that head's output (NULL when the peaks were found on the device);
  * second: the head named second_head (PAFs or class maps). */
 sleapc_status sleapc__bottomup_stage_peaks(sleapc_stage *stage, sleapc_peak_list *pl,
                                            const uint8_t *frames, int64_t b, int64_t c, int64_t h,

@@ -8,6 +8,7 @@
 #include "layers/layer.h"
 #include "layers/ops/coords.h"
 #include "layers/ops/peaks.h"
+#include "layers/stage_local_peaks.h"
 
 static const char *const HEAD = "CentroidConfmapsHead";
 
@@ -74,15 +75,28 @@ static void sort_desc(int64_t *idx, int64_t n, const float *vals)
     }
 }
 
-sleapc_status sleapc__centroid_finder_run(sleapc_centroid_finder *f, const uint8_t *frames,
-                                          int64_t b, int64_t c, int64_t h, int64_t w,
-                                          int64_t n_nodes, int64_t n_classes,
-                                          sleapc_layer_outputs *out)
+/* The peaks (map cells) the backend found in the last run; *found false
+ * when the run brought the maps back instead. */
+static sleapc_status device_peaks(sleapc_centroid_finder *f, int64_t b, int64_t *n_peaks,
+                                  bool *found)
 {
-    sleapc_status st = sleapc__stage_run(&f->stage, frames, b, c, h, w);
+    sleapc_stage_local_peaks lp;
+    sleapc_status st = sleapc__stage_local_peaks(&f->stage, b, f->channels, &lp, found);
+    if (st || !*found)
+        return st;
+    st = grow(f, lp.n > 0 ? lp.n : 1);
+    if (st)
+        return st;
+    sleapc__stage_local_peaks_copy(&lp, f->peaks, f->vals, f->sample_inds, f->channel_inds);
+    *n_peaks = lp.n;
+    return SLEAPC_OK;
+}
+
+/* The peaks (map cells) of the maps the last run brought back. */
+static sleapc_status host_peaks(sleapc_centroid_finder *f, int64_t b, int64_t *n_peaks)
+{
     const sleapc_tensor *cms = NULL;
-    if (!st)
-        st = sleapc__stage_head(&f->stage, HEAD, false, &cms);
+    sleapc_status st = sleapc__stage_head(&f->stage, HEAD, false, &cms);
     if (st)
         return st;
     int64_t mh = cms->shape[2], mw = cms->shape[3];
@@ -92,12 +106,31 @@ sleapc_status sleapc__centroid_finder_run(sleapc_centroid_finder *f, const uint8
     st = grow(f, bound > 0 ? bound : 1);
     if (st)
         return st;
+    return f->stage.convention->find_local(cms->data, b, cms->shape[1], mh, mw, f->threshold,
+                                           f->refine_k, f->cap, f->peaks, f->vals,
+                                           f->sample_inds, f->channel_inds, n_peaks);
+}
+
+sleapc_status sleapc__centroid_finder_run(sleapc_centroid_finder *f, const uint8_t *frames,
+                                          int64_t b, int64_t c, int64_t h, int64_t w,
+                                          int64_t n_nodes, int64_t n_classes,
+                                          sleapc_layer_outputs *out)
+{
+    if (f->device == 0 && sleapc__stage_device_local_peaks_due(&f->stage))
+        f->device = sleapc__stage_device_local_peaks(&f->stage, HEAD, f->threshold, f->refine_k,
+                                                     &f->channels)
+                        ? 1
+                        : -1;
+    sleapc_status st = sleapc__stage_run(&f->stage, frames, b, c, h, w);
     int64_t n_peaks = 0;
-    const sleapc_convention *cv = f->stage.convention;
-    st = cv->find_local(cms->data, b, cms->shape[1], mh, mw, f->threshold, f->refine_k, f->cap,
-                        f->peaks, f->vals, f->sample_inds, f->channel_inds, &n_peaks);
+    bool found = false;
+    if (!st && f->device > 0)
+        st = device_peaks(f, b, &n_peaks, &found);
+    if (!st && !found)
+        st = host_peaks(f, b, &n_peaks);
     if (st)
         return st;
+    const sleapc_convention *cv = f->stage.convention;
     const sleapc_preprocess_plan *pl = &f->stage.plan;
     sleapc__coords_undo_stride(f->peaks, n_peaks, sleapc__stage_head_stride(&f->stage, HEAD));
     cv->undo_input_scale(f->peaks, n_peaks, pl->opts.scale);

@@ -22,6 +22,9 @@ typedef struct sleapc_centroid_finder {
     int32_t *sample_inds;     /* (cap) */
     int32_t *channel_inds;    /* (cap) */
     int64_t *order;           /* (cap) scratch for the top-k */
+    int device;               /* the backend finds the peaks (stage_local_peaks.h):
+                                 1 yes, -1 no, 0 not asked yet */
+    int64_t channels;         /* the head's, for device */
 } sleapc_centroid_finder;
 
 sleapc_status sleapc__centroid_finder_init(sleapc_centroid_finder *f, const sleapc_model *m,

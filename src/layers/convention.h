@@ -100,8 +100,9 @@ typedef struct sleapc_convention {
     /* Whether multi-class models honour max_instances (SLEAP 1.x's
      * multi-class predictors take none). */
     bool multiclass_max_instances;
-    /* A backend's device peak finding (backend.h: device_global_peaks, which
-     * is peaks.c's) is this convention's: its peaks may stay on the device. */
+    /* A backend's device peak finding (backend.h: device_global_peaks and
+     * device_local_peaks, which are peaks.c's) is this convention's: its
+     * peaks may stay on the device. */
     bool device_global_peaks;
     /* Whether a backend's windows (backend.h: forward_windows, uint8 frames
      * cut, resized as preprocess.h, zero-padded and normalised on the device)

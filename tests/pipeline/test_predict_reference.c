@@ -493,9 +493,20 @@ static void check_case(const char *id)
     cJSON_Delete(m);
 }
 
+/* One backend: which stages find their peaks on the device (layers/
+ * stage_local_peaks.h), so a run shows the path its keypoints took. */
+static void print_device_peaks(sleapc_log_level level, const char *msg, void *user)
+{
+    (void)user;
+    if (level == SLEAPC_LOG_INFO && strstr(msg, "peaks of"))
+        printf("  %s\n", msg);
+}
+
 int main(void)
 {
     test_require_data();
+    if (one_backend())
+        sleapc_log_set(print_device_peaks, NULL);
     static ref_cases cases;
     ref_list_cases(&cases);
     for (int i = 0; i < cases.n; i++)

@@ -34,13 +34,15 @@ typedef struct vulkan_state {
     vk_async async; /* submit/collect: the spare plan and the runs in flight */
     vk_paf paf;     /* device PAF line scoring (vulkan_paf.h) */
     vk_windows win; /* frames uploaded for forward_windows (vulkan_window.h) */
+    vk_local_peaks lpeaks; /* device local peak finding asked for (output -1: none) */
 } vulkan_state;
 
 static sleapc_status plan_into(vulkan_state *vs, const int64_t shape[4], vk_plan *p)
 {
     sleapc__vk_plan_destroy(&vs->ctx, vs->g, p);
     return sleapc__vk_plan_create(&vs->ctx, &vs->pl, &vs->w, vs->g, shape,
-                                  vs->fp16 ? sizeof(uint16_t) : sizeof(float), &vs->peaks, p);
+                                  vs->fp16 ? sizeof(uint16_t) : sizeof(float), &vs->peaks,
+                                  &vs->lpeaks, p);
 }
 
 /* A new plan of the backend's own; the spare goes with the old one. */
@@ -75,7 +77,8 @@ static sleapc_status vulkan_device_global_peaks(sleapc_backend *be, const char *
         o++;
     /* A sigmoid the host applies would round otherwise on the device. */
     if (o == g->n_outputs || refine_k < 0 || refine_k > VK_PEAKS_MAX_PATCH ||
-        sleapc__sigmoid_on_host(g, g->outputs[o].node) || vs->peaks.output >= 0)
+        sleapc__sigmoid_on_host(g, g->outputs[o].node) || vs->peaks.output >= 0 ||
+        vs->lpeaks.output == o)
         return SLEAPC_ERR_UNSUPPORTED;
     vs->peaks = (vk_peaks){.output = o, .threshold = (float)threshold, .refine_k = refine_k};
     int64_t shape[4];
@@ -85,6 +88,32 @@ static sleapc_status vulkan_device_global_peaks(sleapc_backend *be, const char *
     sleapc_status st = plan(vs, shape);
     if (st)
         vs->peaks.output = -1;
+    return st;
+}
+
+/* Find the head's local peaks on the device from now on (the contract's
+ * device_local_peaks), planned again at once like the global ones. */
+static sleapc_status vulkan_device_local_peaks(sleapc_backend *be, const char *head,
+                                               double threshold, int refine_k, int per_map)
+{
+    vulkan_state *vs = be->impl;
+    const sleapc_graph *g = vs->g;
+    int o = 0;
+    while (o < g->n_outputs && strcmp(g->outputs[o].name, head) != 0)
+        o++;
+    if (o == g->n_outputs || refine_k < 0 || refine_k > VK_PEAKS_MAX_PATCH || per_map < 1 ||
+        sleapc__sigmoid_on_host(g, g->outputs[o].node) || vs->lpeaks.output >= 0 ||
+        vs->peaks.output == o)
+        return SLEAPC_ERR_UNSUPPORTED;
+    vs->lpeaks = (vk_local_peaks){.output = o, .threshold = (float)threshold,
+                                  .refine_k = refine_k, .per_map = per_map};
+    int64_t shape[4];
+    memcpy(shape, vs->plan.shape, sizeof shape);
+    if (shape[0] == 0)
+        return SLEAPC_OK;
+    sleapc_status st = plan(vs, shape);
+    if (st)
+        vs->lpeaks.output = -1;
     return st;
 }
 
@@ -164,6 +193,13 @@ static sleapc_status plan_outputs(vulkan_state *vs, vk_plan *p, sleapc_tensor_ma
         if (o == p->peaks.output) {
             st = peaks_outputs(p, s, out);
             continue;
+        }
+        if (o == p->lpeaks.output) {
+            bool fits = false;
+            st = sleapc__vk_local_peaks_outputs(&vs->ctx, p, out, &fits);
+            if (st || fits)
+                continue;
+            /* Over the room: the maps came down after all. */
         }
         float *data = p->out[o].map;
         if (vs->fp16)
@@ -258,6 +294,7 @@ static const struct sleapc_backend_ops vulkan_ops = {
     .device_paf_scores = vulkan_device_paf_scores,
     .upload_frames = vulkan_upload_frames,
     .forward_windows = vulkan_forward_windows,
+    .device_local_peaks = vulkan_device_local_peaks,
 };
 
 static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_opts *opts,
@@ -281,6 +318,7 @@ static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_o
     vs->g = g;
     vs->fp16 = opts->precision == SLEAPC_PRECISION_FP16;
     vs->peaks.output = -1;
+    vs->lpeaks.output = -1;
     vk_device_query q = {.spec = opts->device, .allow_software = !opts->from_auto};
     st = sleapc__vk_context_create(&q, &vs->ctx);
     if (!st && vs->fp16 && !vs->ctx.storage16)

@@ -88,6 +88,9 @@ typedef enum vk_kernel {
     VK_K_PAF_SCORE,
     VK_K_WINDOW_W, /* vulkan_window.h */
     VK_K_WINDOW_H,
+    VK_K_PEAKS_LOCAL_COUNT,
+    VK_K_PEAKS_LOCAL_SCAN,
+    VK_K_PEAKS_LOCAL_WRITE,
     VK_K_COUNT
 } vk_kernel;
 
@@ -141,6 +144,27 @@ typedef struct vk_peaks {
     VkDescriptorSet set;
 } vk_peaks;
 
+/* Device local peak finding (the contract's device_local_peaks): output
+ * `output` (-1: none) becomes its local peaks, found by the three
+ * shaders/peaks_local_*.comp passes into a host-visible buffer (words: the
+ * total, a count per sample, then room for `cap` peaks: (cap, 2) refined
+ * x, y, (cap) values, (cap, 4) sample, channel, grid x, grid y), in place of
+ * the maps; beyond the room the maps come down after all (maps_cmd copies
+ * them from the head's buffer, which still holds them). vulkan_local_peaks.c. */
+typedef struct vk_local_peaks {
+    int output;
+    float threshold;
+    int refine_k;
+    int per_map;              /* room: per_map peaks a map on average */
+    int64_t cap;              /* the room, in peaks, of this plan */
+    vk_buffer buf;            /* host-visible result */
+    vk_buffer rows;           /* device: each row's count, then its offset */
+    VkDescriptorSet set;
+    uint32_t grid[2];         /* workgroups of the row passes: one per row */
+    VkCommandBuffer maps_cmd; /* the head's maps into its output staging */
+    bool told;                /* the overflow was logged for this plan */
+} vk_local_peaks;
+
 /* Everything for one input shape: a buffer per node, staging for the input
  * and each output, one descriptor set per node and one command buffer that
  * normalises the input, runs every node and copies the outputs down. */
@@ -156,6 +180,7 @@ typedef struct vk_plan {
     VkCommandBuffer cmd;
     VkFence fence;
     vk_peaks peaks;   /* the request, copied in at create */
+    vk_local_peaks lpeaks; /* the local peaks request, copied in at create */
 } vk_plan;
 
 /* elem: 4 (float32) or 2 (fp16 storage: the output staging buffers keep
@@ -164,7 +189,7 @@ typedef struct vk_plan {
 sleapc_status sleapc__vk_plan_create(vk_context *ctx, const vk_pipelines *pl,
                                      const vk_weights *w, const sleapc_graph *g,
                                      const int64_t shape[4], size_t elem, const vk_peaks *peaks,
-                                     vk_plan *out);
+                                     const vk_local_peaks *lpeaks, vk_plan *out);
 
 /* vulkan_peaks.c: the peaks buffer and its descriptor set (one more set in
  * the plan's pool), and the dispatch that fills it from head's buffer. */
@@ -173,6 +198,20 @@ sleapc_status sleapc__vk_peaks_alloc(vk_context *ctx, const vk_pipelines *pl,
 void sleapc__vk_peaks_record(VkCommandBuffer cmd, const vk_pipelines *pl,
                              const sleapc_graph *g, const vk_plan *p);
 void sleapc__vk_plan_destroy(vk_context *ctx, const sleapc_graph *g, vk_plan *p);
+
+/* vulkan_local_peaks.c: the local peaks' buffers, descriptor set (one more
+ * set in the plan's pool) and maps copy; the three dispatches; after a
+ * submission, the peaks as forward's outputs ("local_peaks" (n, 2) refined
+ * map cells, "local_peak_vals" (n), "local_peak_inds" (n, 4) int32 sample,
+ * channel, grid x, grid y, "local_peak_counts" (B) int32), or, beyond the
+ * room, *fits false and the head's maps copied into its output staging. */
+sleapc_status sleapc__vk_local_peaks_alloc(vk_context *ctx, const vk_pipelines *pl,
+                                           const sleapc_graph *g, vk_plan *p);
+void sleapc__vk_local_peaks_record(VkCommandBuffer cmd, const vk_pipelines *pl,
+                                   const sleapc_graph *g, const vk_plan *p);
+sleapc_status sleapc__vk_local_peaks_outputs(vk_context *ctx, vk_plan *p, sleapc_tensor_map *out,
+                                             bool *fits);
+void sleapc__vk_local_peaks_destroy(vk_context *ctx, vk_plan *p);
 
 /* IEEE binary16 <-> float32 on the host, in place in a buffer of n floats:
  * to_half packs the first 2n bytes (nearest, ties to even; overflow to inf),

@@ -2,7 +2,8 @@
  * each output, a descriptor set per node, and one command buffer recorded
  * here once and replayed by every forward of that shape: normalise the input
  * (shaders/input_u8.comp), run the nodes in order with a barrier after each,
- * copy the outputs down (or find a head's peaks: vulkan_peaks.c).
+ * copy the outputs down (or find a head's peaks: vulkan_peaks.c, and its
+ * local peaks: vulkan_local_peaks.c).
  * Concats and same-size resizes are buffer copies; the rest are dispatches
  * of the shaders in shaders/. */
 #include <string.h>
@@ -258,7 +259,7 @@ static sleapc_status alloc_buffers(vk_context *ctx, const sleapc_graph *g, vk_pl
 static sleapc_status alloc_sets(vk_context *ctx, const vk_pipelines *pl, const vk_weights *w,
                                 const sleapc_graph *g, vk_plan *p)
 {
-    int n = g->n_nodes + 1; /* the last for the peaks (vulkan_peaks.c) */
+    int n = g->n_nodes + 2; /* the last two for the peaks (vulkan_peaks.c, vulkan_local_peaks.c) */
     VkDescriptorPoolSize size = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  .descriptorCount = (uint32_t)(n * VK_N_BINDINGS)};
     VkDescriptorPoolCreateInfo dpci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
@@ -349,6 +350,10 @@ static sleapc_status record(vk_context *ctx, const vk_pipelines *pl, const sleap
             sleapc__vk_peaks_record(p->cmd, pl, g, p);
             continue;
         }
+        if (o == p->lpeaks.output) {
+            sleapc__vk_local_peaks_record(p->cmd, pl, g, p);
+            continue;
+        }
         copy(&r, p->node[node].buf, 0, p->out[o].buf, 0,
              (VkDeviceSize)numel(p->shapes[node]) * p->elem);
     }
@@ -363,7 +368,7 @@ static sleapc_status record(vk_context *ctx, const vk_pipelines *pl, const sleap
 sleapc_status sleapc__vk_plan_create(vk_context *ctx, const vk_pipelines *pl,
                                      const vk_weights *w, const sleapc_graph *g,
                                      const int64_t shape[4], size_t elem, const vk_peaks *peaks,
-                                     vk_plan *out)
+                                     const vk_local_peaks *lpeaks, vk_plan *out)
 {
     memset(out, 0, sizeof *out);
     out->elem = elem;
@@ -373,6 +378,10 @@ sleapc_status sleapc__vk_plan_create(vk_context *ctx, const vk_pipelines *pl,
         out->peaks.threshold = peaks->threshold;
         out->peaks.refine_k = peaks->refine_k;
     }
+    out->lpeaks.output = -1;
+    if (lpeaks && lpeaks->output >= 0)
+        out->lpeaks = (vk_local_peaks){.output = lpeaks->output, .threshold = lpeaks->threshold,
+                                       .refine_k = lpeaks->refine_k, .per_map = lpeaks->per_map};
     int n = g->n_nodes;
     out->shapes = sleapc__malloc((size_t)n * sizeof *out->shapes);
     out->node = sleapc__calloc((size_t)n, sizeof *out->node);
@@ -390,6 +399,8 @@ sleapc_status sleapc__vk_plan_create(vk_context *ctx, const vk_pipelines *pl,
         st = alloc_sets(ctx, pl, w, g, out);
     if (!st && out->peaks.output >= 0)
         st = sleapc__vk_peaks_alloc(ctx, pl, g, out);
+    if (!st && out->lpeaks.output >= 0)
+        st = sleapc__vk_local_peaks_alloc(ctx, pl, g, out);
     if (!st)
         st = record(ctx, pl, g, out);
     if (st) {
@@ -413,6 +424,7 @@ void sleapc__vk_plan_destroy(vk_context *ctx, const sleapc_graph *g, vk_plan *p)
         sleapc__vk_buffer_destroy(ctx, &p->node[i]);
     sleapc__vk_buffer_destroy(ctx, &p->in);
     sleapc__vk_buffer_destroy(ctx, &p->peaks.buf);
+    sleapc__vk_local_peaks_destroy(ctx, p);
     for (int o = 0; o < SLEAPC_GRAPH_MAX_OUTPUTS; o++)
         sleapc__vk_buffer_destroy(ctx, &p->out[o]);
     sleapc__free(p->shapes);
