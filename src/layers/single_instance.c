@@ -16,6 +16,7 @@
 #include "layers/layer.h"
 #include "layers/ops/coords.h"
 #include "layers/stage.h"
+#include "layers/stage_local_peaks.h"
 
 typedef struct global_layer {
     sleapc_layer base;
@@ -24,6 +25,7 @@ typedef struct global_layer {
     double threshold;
     int refine_k;
     bool device_peaks;  /* the backend finds the peaks (backend.h) */
+    bool asked;         /* device_peaks was asked for (once the stage may) */
     int64_t n_nodes;    /* the head's channels, for device_peaks */
 } global_layer;
 
@@ -60,6 +62,12 @@ static sleapc_status global_run(sleapc_layer *l, const uint8_t *frames, int64_t 
                                 int64_t h, int64_t w, sleapc_layer_outputs *out)
 {
     global_layer *g = l->impl;
+    /* Asked before a run, after a reduced precision's first-batch check. */
+    if (!g->asked && sleapc__stage_device_local_peaks_due(&g->stage)) {
+        g->asked = true;
+        g->device_peaks =
+            sleapc__stage_device_global_peaks(&g->stage, g->head, g->threshold, g->refine_k);
+    }
     sleapc_status st = sleapc__stage_run(&g->stage, frames, b, c, h, w);
     if (!st)
         st = g->device_peaks ? device_peaks(g, b, out) : host_peaks(g, b, out);
@@ -124,7 +132,6 @@ static sleapc_status create(const sleapc_model *m, const sleapc_predictor_opts *
         return st;
     }
     g->n_nodes = cms->shape[1];
-    g->device_peaks = sleapc__stage_device_global_peaks(&g->stage, head, g->threshold, g->refine_k);
     *out = &g->base;
     return SLEAPC_OK;
 }

@@ -76,13 +76,16 @@ bool sleapc__stage_device_global_peaks(sleapc_stage *s, const char *head, double
                                        int refine_k)
 {
     /* A reduced precision's first-batch check compares the heads' maps with
-     * float32's: they must come back (the host finds the peaks then). */
-    if (reduced(s->precision))
+     * float32's: they must come back until it has run (the host finds that
+     * batch's peaks); the layers ask again after it. */
+    if (reduced(s->precision) && s->bf16_error < 0)
         return false;
     if (!s->convention->device_global_peaks ||
         sleapc__backend_device_global_peaks(s->be, head, threshold, refine_k) != SLEAPC_OK)
         return false;
     sleapc__tensor_map_clear(&s->out); /* views of buffers a new plan replaced */
+    sleapc__log(SLEAPC_LOG_INFO, "%s: global peaks of %s found on the device (%s)", s->model->dir,
+                head, sleapc__backend_name(s->be));
     return true;
 }
 

@@ -17,6 +17,7 @@
 #include "layers/centroid_finder.h"
 #include "layers/layer.h"
 #include "layers/ops/coords.h"
+#include "layers/stage_local_peaks.h"
 #include "layers/topdown_classes.h"
 
 static const char *const CI_HEAD = "CenteredInstanceConfmapsHead";
@@ -27,6 +28,7 @@ typedef struct topdown_layer {
     sleapc_stage ci;             /* stage 2 */
     bool multiclass;
     bool ci_device_peaks;        /* stage 2's backend finds its peaks (backend.h) */
+    bool ci_asked;               /* ci_device_peaks was asked for (once stage 2 may) */
     int64_t n_nodes, n_classes;
     int64_t crop_size;
     int64_t max_crops;           /* crops per stage-2 network call (--batch_size) */
@@ -150,6 +152,17 @@ static sleapc_status cut_crops(topdown_layer *t, const sized_frames *sf, int64_t
 static sleapc_status finish_stage2(topdown_layer *t, int64_t k0, int64_t m, float *peaks);
 static sleapc_status stage2_outputs(topdown_layer *t, int64_t k0, int64_t m);
 
+/* Stage 2's device peaks, asked for once before a run, after a reduced
+ * precision's first-batch check (which needs the maps). */
+static void ask_device_peaks(topdown_layer *t)
+{
+    if (t->ci_asked || !sleapc__stage_device_local_peaks_due(&t->ci))
+        return;
+    t->ci_asked = true;
+    t->ci_device_peaks =
+        sleapc__stage_device_global_peaks(&t->ci, CI_HEAD, t->threshold, t->refine_k);
+}
+
 /* Stage 2 on crops k0 .. k0 + m - 1 (in t->crops): peaks in t->peaks
  * (crop-local, original scale) and t->vals, class vectors in t->vecs. */
 static sleapc_status run_stage2(topdown_layer *t, const sized_frames *sf, int64_t k0, int64_t m,
@@ -229,6 +242,7 @@ static sleapc_status crops_on_device(topdown_layer *t, const sized_frames *sf, i
 static sleapc_status stage2_chunk(topdown_layer *t, const sized_frames *sf, int64_t b, int64_t k0,
                                   int64_t m, int64_t ch, int64_t cw, bool *device)
 {
+    ask_device_peaks(t);
     if (*device) {
         t->ci.convention->crop_origins(t->bboxes, k0, m, ch, cw, t->crop_origin);
         sleapc_status st = sleapc__stage_run_crops(&t->ci, m, t->crop_sample + k0,
@@ -448,8 +462,6 @@ sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const s
     /* SLEAP 1.x's TopDownMultiClassPredictor takes no max_instances. */
     if (t->multiclass && !t->ci.convention->multiclass_max_instances)
         t->finder.max_instances = 0;
-    t->ci_device_peaks =
-        sleapc__stage_device_global_peaks(&t->ci, CI_HEAD, t->threshold, t->refine_k);
     *out = &t->base;
     return SLEAPC_OK;
 }
