@@ -200,8 +200,7 @@ static void nuk_wino_out_6(const native_wino_out *a)
 /* Staging and scatter (native_wino_gather_fn, native_wino_scatter_fn):
  * plain strided copies with m a constant, here so that they are compiled
  * for the set's target (the compiler turns them into vector loads and
- * permutes; the driver's baseline build used 4-wide SSE and single
- * loads). */
+ * permutes; native_winograd.c is built for the baseline target). */
 NUK_INLINE void nuk_wino_gather(const float *row, int64_t x0, int64_t t0, int64_t t1, float *d,
                                 int64_t ps, int m)
 {

@@ -275,8 +275,9 @@ static void gather_edge_tile(const float *row, int64_t w, int64_t x0, int64_t t,
  * read in place, split in its alpha column phases (columns m and m + 1
  * of a tile are columns 0 and 1 of the next); only the tiles that cross
  * the map's left or right edge are read column by column, with zeros
- * outside. No copy of the row: the earlier copy into a padded line and
- * the memcpy of the shifted phases were small calls on every row. */
+ * outside. No copy of the row: nearly every run is a whole tile row and
+ * meets the border, so a padded copy (and a memcpy per shifted phase)
+ * would be small calls on every row. */
 static void stage_tiles(const native_wino *wg, const wino_job *j, const float *plane,
                         const tile_run *r, float *d, int64_t ps)
 {
