@@ -43,6 +43,8 @@ int main(int argc, char **argv)
         {1, 384, 384, 16},   {16, 384, 384, 16}, {16, 192, 192, 32},  {32, 192, 192, 32},
         {64, 96, 96, 64},    {128, 48, 48, 128}, {256, 24, 24, 256},  {512, 12, 12, 512},
         {384, 24, 24, 128},  {96, 96, 96, 32},   {256, 12, 12, 256},
+        /* the centered-instance UNet's (filters 24, rate 2) */
+        {24, 192, 192, 24},  {48, 96, 96, 48},   {384, 12, 12, 384},
     };
     sleapc_threadpool *tp = NULL;
     if (sleapc__threadpool_create(threads, &tp) != SLEAPC_OK)

@@ -115,6 +115,15 @@ typedef struct native_wino_out {
 typedef void (*native_wino_in_fn)(const native_wino_in *a);
 typedef void (*native_wino_out_fn)(const native_wino_out *a);
 
+/* Winograd staging (native_winograd.c) of one input row: the alpha column
+ * phases of tiles [t0, t1), d[j * ps + t] = row[x0 + j + t * m], every
+ * column read inside the row. */
+typedef void (*native_wino_gather_fn)(const float *row, int64_t x0, int64_t t0, int64_t t1,
+                                      float *d, int64_t ps);
+/* The output scatter of one row: row[t * m + s] = y[s * ys + t] for the
+ * cols outputs of the row. */
+typedef void (*native_wino_scatter_fn)(const float *y, int64_t ys, float *row, int64_t cols);
+
 /* A set of microkernels. Tables are indexed by the channels in the block,
  * 1..cb; other entries are NULL. */
 typedef struct native_ukernels {
@@ -139,6 +148,8 @@ typedef struct native_ukernels {
      * between them runs on conv1. NULL in bf16 sets. */
     native_wino_in_fn wino_in[3];
     native_wino_out_fn wino_out[3];
+    native_wino_gather_fn wino_gather[3];
+    native_wino_scatter_fn wino_scatter[3];
 } native_ukernels;
 
 /* The set for isa, or NULL when this build or this CPU cannot run it. */

@@ -411,6 +411,8 @@ static const native_ukernels nuk_table = {
     .convt = {NUK_ROW(convt)},
     .wino_in = {nuk_wino_in_2, nuk_wino_in_4, nuk_wino_in_6},
     .wino_out = {nuk_wino_out_2, nuk_wino_out_4, nuk_wino_out_6},
+    .wino_gather = {nuk_wino_gather_2, nuk_wino_gather_4, nuk_wino_gather_6},
+    .wino_scatter = {nuk_wino_scatter_2, nuk_wino_scatter_4, nuk_wino_scatter_6},
 };
 #endif
 

@@ -196,3 +196,42 @@ static void nuk_wino_out_6(const native_wino_out *a)
 {
     nuk_wino_out(a, 6);
 }
+
+/* Staging and scatter (native_wino_gather_fn, native_wino_scatter_fn):
+ * plain strided copies with m a constant, here so that they are compiled
+ * for the set's target (the compiler turns them into vector loads and
+ * permutes; native_winograd.c is built for the baseline target). */
+NUK_INLINE void nuk_wino_gather(const float *row, int64_t x0, int64_t t0, int64_t t1, float *d,
+                                int64_t ps, int m)
+{
+    for (int j = 0; j < m + 2; j++) {
+        float *dd = d + j * ps;
+        for (int64_t t = t0; t < t1; t++)
+            dd[t] = row[x0 + j + t * m];
+    }
+}
+
+NUK_INLINE void nuk_wino_scatter(const float *y, int64_t ys, float *row, int64_t cols, int m)
+{
+    int64_t whole = cols / m;
+    for (int64_t t = 0; t < whole; t++)
+        for (int s = 0; s < m; s++)
+            row[t * m + s] = y[s * ys + t];
+    for (int s = 0; whole * m + s < cols; s++)
+        row[whole * m + s] = y[s * ys + whole];
+}
+
+#define NUK_WINO_COPIES(m)                                                                   \
+    static void nuk_wino_gather_##m(const float *row, int64_t x0, int64_t t0, int64_t t1,   \
+                                    float *d, int64_t ps)                                     \
+    {                                                                                          \
+        nuk_wino_gather(row, x0, t0, t1, d, ps, m);                                           \
+    }                                                                                          \
+    static void nuk_wino_scatter_##m(const float *y, int64_t ys, float *row, int64_t cols)    \
+    {                                                                                          \
+        nuk_wino_scatter(y, ys, row, cols, m);                                                \
+    }
+NUK_WINO_COPIES(2)
+NUK_WINO_COPIES(4)
+NUK_WINO_COPIES(6)
+#undef NUK_WINO_COPIES

@@ -7,7 +7,7 @@
  * group of output-channel blocks; per chunk it
  *  1. stages each input channel's alpha rows of a tile row from the source
  *     parts (a virtual concat is read in place, zeros outside the map),
- *     split in m column phases so the input transform is vector code over
+ *     split in alpha column phases so the input transform is vector code over
  *     tiles, and transforms them into V[p][ci][tile] (p: the alpha^2
  *     positions);
  *  2. multiplies, for each position, its c_in x c_out matrix of transformed
@@ -38,6 +38,8 @@ struct native_wino {
     const native_wino_mats *mt;
     native_wino_in_fn fin;
     native_wino_out_fn fout;
+    native_wino_gather_fn gather;
+    native_wino_scatter_fn scatter;
     native_conv_row_fn fn_big, fn_small;
     int m, al, c_in, c_out;
     bool relu;
@@ -94,6 +96,8 @@ sleapc_status sleapc__native_wino_create(const native_ukernels *uk, int m, int c
     wg->mt = mt;
     wg->fin = uk->wino_in[m / 2 - 1];
     wg->fout = uk->wino_out[m / 2 - 1];
+    wg->gather = uk->wino_gather[m / 2 - 1];
+    wg->scatter = uk->wino_scatter[m / 2 - 1];
     wg->m = m;
     wg->al = m + 2;
     wg->c_in = c_in;
@@ -178,10 +182,10 @@ static int64_t chunk_tiles(const native_wino *wg, int64_t h, int64_t w, int n_th
 }
 
 /* Per-thread scratch, in floats: V, M, the staged tiles, the transforms'
- * temporaries, the output tiles and one padded input row. */
+ * temporaries, and the output tiles. */
 typedef struct wino_layout {
     int64_t ts;            /* tiles per chunk (a multiple of the strip) */
-    int64_t v, mm, rows, tin, tout, y, line, total;
+    int64_t v, mm, rows, tin, tout, y, total;
 } wino_layout;
 
 static wino_layout layout_of(const native_wino *wg, int64_t h, int64_t w, int n_threads)
@@ -195,15 +199,13 @@ static wino_layout layout_of(const native_wino *wg, int64_t h, int64_t w, int n_
     int64_t tin = round_up(al * al * l.ts, 16);
     int64_t tout = round_up(al * m * l.ts, 16);
     int64_t y = round_up(m * m * l.ts, 16);
-    int64_t line = round_up(l.ts * m + 2, 16);
     l.v = 0;
     l.mm = l.v + v;
     l.rows = l.mm + mm;
     l.tin = l.rows + rows;
     l.tout = l.tin + tin;
     l.y = l.tout + tout;
-    l.line = l.y + y;
-    l.total = l.line + line;
+    l.total = l.y + y;
     return l;
 }
 
@@ -257,35 +259,38 @@ static tile_run run_at(const wino_job *j, int64_t g, int64_t end)
     return r;
 }
 
-/* The m column phases of a padded input row: d[jj * ps + t] = line[t * m + jj]
- * for jj < m, t < n; m a constant in each caller, so the strided reads can
- * be vector code. */
-static inline __attribute__((always_inline)) void gather_phases(const float *line, int64_t n,
-                                                                 float *d, int64_t ps, int m)
+/* Tile t's alpha phases where some of its columns lie outside the row
+ * (zeros there). */
+static void gather_edge_tile(const float *row, int64_t w, int64_t x0, int64_t t, float *d,
+                             int64_t ps, int m)
 {
-    for (int jj = 0; jj < m; jj++) {
-        float *dd = d + jj * ps;
-        const float *s = line + jj;
-        for (int64_t t = 0; t < n; t++)
-            dd[t] = s[t * m];
+    for (int jj = 0; jj < m + 2; jj++) {
+        int64_t x = x0 + t * m + jj;
+        d[jj * ps + t] = x >= 0 && x < w ? row[x] : 0.0f;
     }
 }
 
 /* Channel `plane`'s alpha x alpha input tiles of run r -> d: input (i, j)
  * of the run's tile t at d + (i * alpha + j) * ps + t. Each input row is
- * read in place, or where the run meets the border copied once into `line`
- * with its zero padding, and split in its m column
- * phases; columns m and m + 1 of a tile are columns 0 and 1 of the next, so
- * they are the first two phases moved by one tile. */
+ * read in place, split in its alpha column phases (columns m and m + 1
+ * of a tile are columns 0 and 1 of the next); only the tiles that cross
+ * the map's left or right edge are read column by column, with zeros
+ * outside. No copy of the row: nearly every run is a whole tile row and
+ * meets the border, so a padded copy (and a memcpy per shifted phase)
+ * would be small calls on every row. */
 static void stage_tiles(const native_wino *wg, const wino_job *j, const float *plane,
-                        const tile_run *r, float *line, float *d, int64_t ps)
+                        const tile_run *r, float *d, int64_t ps)
 {
     int m = wg->m, al = wg->al;
-    int64_t x0 = r->tx0 * m - 1;           /* input column of line[0] */
-    int64_t len = r->n * m + 2;            /* columns the run reads */
-    int64_t lo = x0 < 0 ? -x0 : 0;         /* line[lo..hi) from the input row */
-    int64_t hi = j->w - x0 < len ? j->w - x0 : len;
+    int64_t x0 = r->tx0 * m - 1;           /* input column of tile 0's column 0 */
     int64_t n = r->n;
+    /* Tiles [t_lo, t_hi) read columns 0..w-1 only. */
+    int64_t t_lo = x0 < 0 ? 1 : 0;
+    int64_t t_hi = j->w - al - x0 >= 0 ? (j->w - al - x0) / m + 1 : 0;
+    if (t_hi > n)
+        t_hi = n;
+    if (t_lo > t_hi)
+        t_lo = t_hi;
     for (int i = 0; i < al; i++) {
         int64_t iy = r->ty * m + i - 1;
         float *di = d + i * al * ps;
@@ -294,41 +299,13 @@ static void stage_tiles(const native_wino *wg, const wino_job *j, const float *p
                 memset(di + jj * ps, 0, (size_t)n * sizeof(float));
             continue;
         }
-        const float *src = plane + iy * j->w + x0;
-        if (lo > 0 || hi < len) {
-            memset(line, 0, (size_t)lo * sizeof(float));
-            memcpy(line + lo, src + lo, (size_t)(hi - lo) * sizeof(float));
-            memset(line + hi, 0, (size_t)(len - hi) * sizeof(float));
-            src = line;
-        }
-        if (m == 2)
-            gather_phases(src, n, di, ps, 2);
-        else if (m == 4)
-            gather_phases(src, n, di, ps, 4);
-        else
-            gather_phases(src, n, di, ps, 6);
-        for (int jj = m; jj < al; jj++) {
-            float *dd = di + jj * ps;
-            memcpy(dd, di + (jj - m) * ps + 1, (size_t)(n - 1) * sizeof(float));
-            dd[n - 1] = src[(n - 1) * m + jj];
-        }
+        const float *row = plane + iy * j->w;
+        wg->gather(row, x0, t_lo, t_hi, di, ps);
+        for (int64_t t = 0; t < t_lo; t++)
+            gather_edge_tile(row, j->w, x0, t, di, ps, m);
+        for (int64_t t = t_hi; t < n; t++)
+            gather_edge_tile(row, j->w, x0, t, di, ps, m);
     }
-}
-
-/* Output row ry of run r's tiles from y (output (ry, sx) of tile t at
- * y[(ry * m + sx) * ys + t]) into row, cols outputs; m a constant in each
- * caller. */
-static inline __attribute__((always_inline)) void scatter_row(const float *y, int64_t ys,
-                                                               int ry, float *row, int64_t cols,
-                                                               int m)
-{
-    int64_t whole = cols / m;
-    const float *yr = y + ry * m * ys;
-    for (int64_t t = 0; t < whole; t++)
-        for (int sx = 0; sx < m; sx++)
-            row[t * m + sx] = yr[sx * ys + t];
-    for (int sx = 0; whole * m + sx < cols; sx++)
-        row[whole * m + sx] = yr[sx * ys + whole];
 }
 
 static void wino_task(void *ctx, int64_t task, int thread)
@@ -348,7 +325,6 @@ static void wino_task(void *ctx, int64_t task, int thread)
     float *base = (float *)(j->scratch + (size_t)thread * (size_t)j->l.total * sizeof(float));
     float *v = base + j->l.v, *mm = base + j->l.mm, *rows = base + j->l.rows;
     float *tin = base + j->l.tin, *tout = base + j->l.tout, *y = base + j->l.y;
-    float *line = base + j->l.line;
     int al2 = wg->al * wg->al, m = wg->m;
     int64_t v_ps = (int64_t)wg->c_in * ts, m_ps = (int64_t)wg->c_out * ts;
     int64_t plane = j->h * j->w;
@@ -360,7 +336,7 @@ static void wino_task(void *ctx, int64_t task, int thread)
         for (int ci = 0; ci < wg->c_in; ci++) {
             for (int64_t g = g0; g < g1;) {
                 tile_run r = run_at(j, g, g1);
-                stage_tiles(wg, j, src_plane(j, r.bi, ci), &r, line, rows + (g - g0), ts);
+                stage_tiles(wg, j, src_plane(j, r.bi, ci), &r, rows + (g - g0), ts);
                 g += r.n;
             }
             native_wino_in a = {.mt = wg->mt, .rows = rows, .ps = ts, .n = n,
@@ -402,12 +378,7 @@ static void wino_task(void *ctx, int64_t task, int thread)
                     cols = r.n * m;
                 for (int ry = 0; ry < m && r.ty * m + ry < j->h; ry++) {
                     float *row = out + (r.ty * m + ry) * j->w + r.tx0 * m;
-                    if (m == 2)
-                        scatter_row(yr, n, ry, row, cols, 2);
-                    else if (m == 4)
-                        scatter_row(yr, n, ry, row, cols, 4);
-                    else
-                        scatter_row(yr, n, ry, row, cols, 6);
+                    wg->scatter(yr + ry * m * n, n, row, cols);
                 }
                 g += r.n;
             }
