@@ -31,18 +31,6 @@ int main(void)
 
 static const struct sleapc_backend_factory *vk_f;
 
-static void build_identity(sleapc_graph *g, int in_channels)
-{
-    memset(g, 0, sizeof *g);
-    g->in_channels = in_channels;
-    g->max_stride = 1;
-    sleapc_node n = {.op = SLEAPC_OP_INPUT};
-    strcpy(n.name, "input");
-    int idx = -1;
-    CHECK_OK(sleapc__graph_add(g, &n, &idx));
-    CHECK_OK(sleapc__graph_add_output(g, "Input", idx, 1));
-}
-
 /* Forward x on be and compare node 0 bit for bit with the host's. */
 static void check_same(sleapc_backend *be, const sleapc_tensor *x, int in_c, const char *what)
 {
@@ -74,7 +62,7 @@ static void check_case(int src_c, int in_c, int64_t b, int64_t h, int64_t w)
     snprintf(what, sizeof what, "uint8 %d -> %d channels, (%lld, %lld, %lld)", src_c, in_c,
              (long long)b, (long long)h, (long long)w);
     sleapc_graph g;
-    build_identity(&g, in_c);
+    vulkan_test_identity_graph(&g, in_c, "Input");
     sleapc_backend *be = NULL;
     sleapc_backend_opts opts = {.n_threads = 1};
     CHECK_OK(sleapc__backend_create_from(vk_f, &g, &opts, &be));

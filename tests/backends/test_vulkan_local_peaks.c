@@ -52,18 +52,6 @@ int main(void)
 
 static const struct sleapc_backend_factory *vk_f;
 
-static void build_identity(sleapc_graph *g, int in_channels)
-{
-    memset(g, 0, sizeof *g);
-    g->in_channels = in_channels;
-    g->max_stride = 1;
-    sleapc_node n = {.op = SLEAPC_OP_INPUT};
-    strcpy(n.name, "input");
-    int idx = -1;
-    CHECK_OK(sleapc__graph_add(g, &n, &idx));
-    CHECK_OK(sleapc__graph_add_output(g, "Maps", idx, 1));
-}
-
 static unsigned seed = 777;
 
 static float rnd(void)
@@ -272,7 +260,7 @@ static void check_synthetic(int64_t b, int64_t h, int64_t w, int k, float thr, b
     snprintf(what, sizeof what, "%lld x %lld x %lld, k %d, thr %g%s", (long long)b, (long long)h,
              (long long)w, k, thr, fp16 ? ", fp16" : "");
     sleapc_graph g;
-    build_identity(&g, SYN_C);
+    vulkan_test_identity_graph(&g, SYN_C, "Maps");
     sleapc_backend *be = make_backend(&g, fp16);
     float *maps = malloc((size_t)(b * SYN_C * h * w) * sizeof *maps);
     if (!maps)
@@ -316,7 +304,7 @@ static void check_overflow(bool fp16)
     const float thr = 0.3f;
     const char *what = fp16 ? "overflow, fp16" : "overflow";
     sleapc_graph g;
-    build_identity(&g, SYN_C);
+    vulkan_test_identity_graph(&g, SYN_C, "Maps");
     sleapc_backend *be = make_backend(&g, fp16);
     float *maps = malloc((size_t)(b * SYN_C * h * w) * sizeof *maps);
     if (!maps)
@@ -390,7 +378,7 @@ static void check_reference(const char *id, const char *array, bool fp16)
     snprintf(what, sizeof what, "%s %s (%lld, %lld, %lld, %lld)%s", id, array, (long long)b,
              (long long)c, (long long)h, (long long)w, fp16 ? ", fp16" : "");
     sleapc_graph g;
-    build_identity(&g, (int)c);
+    vulkan_test_identity_graph(&g, (int)c, "Maps");
     sleapc_backend *be = make_backend(&g, fp16);
     float *view = device_view(t.data, b, c, h, w, fp16);
     if (be) {

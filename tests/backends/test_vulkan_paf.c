@@ -56,18 +56,6 @@ int main(void)
 
 static const struct sleapc_backend_factory *vk_f;
 
-static void build_identity(sleapc_graph *g, int in_channels)
-{
-    memset(g, 0, sizeof *g);
-    g->in_channels = in_channels;
-    g->max_stride = 1;
-    sleapc_node n = {.op = SLEAPC_OP_INPUT};
-    strcpy(n.name, "input");
-    int idx = -1;
-    CHECK_OK(sleapc__graph_add(g, &n, &idx));
-    CHECK_OK(sleapc__graph_add_output(g, "Pafs", idx, 1));
-}
-
 static unsigned seed = 777;
 
 static float rnd(void)
@@ -211,7 +199,7 @@ static void check_synthetic(int64_t h, int64_t w, int stride, bool fp16)
 {
     char what[80];
     sleapc_graph g;
-    build_identity(&g, 2 * E);
+    vulkan_test_identity_graph(&g, 2 * E, "Pafs");
     sleapc_backend *be = NULL;
     sleapc_backend_opts bo = {.n_threads = 1,
                               .precision = fp16 ? SLEAPC_PRECISION_FP16 : SLEAPC_PRECISION_FP32};
@@ -302,7 +290,7 @@ static void check_reference(const char *id)
         for (int64_t i = 0; i < n_maps; i++)
             maps[i] /= max;
     sleapc_graph g;
-    build_identity(&g, 2 * c.n_edges);
+    vulkan_test_identity_graph(&g, 2 * c.n_edges, "Pafs");
     sleapc_backend *be = NULL;
     sleapc_backend_opts bo = {.n_threads = 1};
     CHECK_OK(sleapc__backend_create_from(vk_f, &g, &bo, &be));

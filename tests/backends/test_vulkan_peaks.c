@@ -43,18 +43,6 @@ static const struct sleapc_backend_factory *vk_f;
 
 enum { B = 2, C = 7 };
 
-static void build_identity(sleapc_graph *g, int in_channels)
-{
-    memset(g, 0, sizeof *g);
-    g->in_channels = in_channels;
-    g->max_stride = 1;
-    sleapc_node n = {.op = SLEAPC_OP_INPUT};
-    strcpy(n.name, "input");
-    int idx = -1;
-    CHECK_OK(sleapc__graph_add(g, &n, &idx));
-    CHECK_OK(sleapc__graph_add_output(g, "Maps", idx, 1));
-}
-
 static unsigned seed = 12345;
 
 static float rnd(void)
@@ -122,7 +110,7 @@ static void check_case(int64_t h, int64_t w, int k, float thr)
     char what[64];
     snprintf(what, sizeof what, "%lld x %lld, k %d", (long long)h, (long long)w, k);
     sleapc_graph g;
-    build_identity(&g, C);
+    vulkan_test_identity_graph(&g, C, "Maps");
     sleapc_backend *be = NULL;
     sleapc_backend_opts opts = {.n_threads = 1};
     CHECK_OK(sleapc__backend_create_from(vk_f, &g, &opts, &be));

@@ -60,18 +60,6 @@ static void *xmalloc(size_t n)
     return p;
 }
 
-static void build_identity(sleapc_graph *g, int in_channels)
-{
-    memset(g, 0, sizeof *g);
-    g->in_channels = in_channels;
-    g->max_stride = 1;
-    sleapc_node n = {.op = SLEAPC_OP_INPUT};
-    strcpy(n.name, "input");
-    int idx = -1;
-    CHECK_OK(sleapc__graph_add(g, &n, &idx));
-    CHECK_OK(sleapc__graph_add_output(g, "Input", idx, 1));
-}
-
 /* Whether v lies within 2^-12 of a half (k + 0.5). */
 static bool near_half(float v)
 {
@@ -261,7 +249,7 @@ static void check_crops(sleapc_backend *be, int64_t c, int in_c, int64_t h, int6
 static void check_channels(int64_t c, int in_c)
 {
     sleapc_graph g;
-    build_identity(&g, in_c);
+    vulkan_test_identity_graph(&g, in_c, "Input");
     sleapc_backend *be = NULL;
     sleapc_backend_opts opts = {.n_threads = 1};
     CHECK_OK(sleapc__backend_create_from(vk_f, &g, &opts, &be));
@@ -284,7 +272,7 @@ static void check_channels(int64_t c, int in_c)
 static void check_fp16(void)
 {
     sleapc_graph g;
-    build_identity(&g, 3);
+    vulkan_test_identity_graph(&g, 3, "Input");
     sleapc_backend *be = NULL;
     sleapc_backend_opts opts = {.n_threads = 1, .precision = SLEAPC_PRECISION_FP16};
     if (sleapc__backend_create_from(vk_f, &g, &opts, &be) != SLEAPC_OK) {
@@ -304,7 +292,7 @@ static void check_fp16(void)
 static void check_refusals(void)
 {
     sleapc_graph g;
-    build_identity(&g, 1);
+    vulkan_test_identity_graph(&g, 1, "Input");
     sleapc_backend *be = NULL;
     sleapc_backend_opts opts = {.n_threads = 1};
     CHECK_OK(sleapc__backend_create_from(vk_f, &g, &opts, &be));
