@@ -46,11 +46,11 @@ sleapc_status sleapc__vk_buffer_create(vk_context *ctx, VkDeviceSize size, bool 
     }
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(ctx->dev, out->buf, &req);
-    VkMemoryPropertyFlags need = host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                                    VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
-                                              : 0;
-    VkMemoryPropertyFlags want = host_visible ? VK_MEMORY_PROPERTY_HOST_CACHED_BIT
-                                              : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+    VkMemoryPropertyFlags need =
+        host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+                     : 0;
+    VkMemoryPropertyFlags want =
+        host_visible ? VK_MEMORY_PROPERTY_HOST_CACHED_BIT : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
     uint32_t type = memory_type(ctx, req.memoryTypeBits, need, want);
     if (type == UINT32_MAX) {
         sleapc__vk_buffer_destroy(ctx, out);
@@ -88,19 +88,35 @@ void sleapc__vk_buffer_destroy(vk_context *ctx, vk_buffer *b)
     memset(b, 0, sizeof *b);
 }
 
+sleapc_status sleapc__vk_run_error(const vk_context *ctx, VkResult r)
+{
+    return sleapc__fail(r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY
+                            ? SLEAPC_ERR_NOMEM
+                            : SLEAPC_ERR_BACKEND,
+                        "vulkan: run on %s: %s", ctx->props.deviceName, sleapc__vk_result_str(r));
+}
+
 sleapc_status sleapc__vk_submit_wait(vk_context *ctx, VkCommandBuffer cmd, VkFence fence)
 {
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                       .commandBufferCount = 1,
-                       .pCommandBuffers = &cmd};
+    return sleapc__vk_submit_wait_n(ctx, &cmd, 1, fence);
+}
+
+sleapc_status sleapc__vk_submit_wait_n(vk_context *ctx, const VkCommandBuffer *cmds, uint32_t n,
+                                       VkFence fence)
+{
+    VkSubmitInfo si = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = n, .pCommandBuffers = cmds};
     VkResult r = vkQueueSubmit(ctx->queue, 1, &si, fence);
-    if (r == VK_SUCCESS)
-        r = vkWaitForFences(ctx->dev, 1, &fence, VK_TRUE, UINT64_MAX);
+    return r == VK_SUCCESS ? sleapc__vk_fence_wait(ctx, fence) : sleapc__vk_run_error(ctx, r);
+}
+
+sleapc_status sleapc__vk_fence_wait(vk_context *ctx, VkFence fence)
+{
+    VkResult r = vkWaitForFences(ctx->dev, 1, &fence, VK_TRUE, UINT64_MAX);
     if (r == VK_SUCCESS)
         r = vkResetFences(ctx->dev, 1, &fence);
     if (r != VK_SUCCESS)
-        return sleapc__fail(SLEAPC_ERR_BACKEND, "vulkan: run on %s: %s", ctx->props.deviceName,
-                            sleapc__vk_result_str(r));
+        return sleapc__vk_run_error(ctx, r);
     /* Under SLEAPC_VULKAN_VALIDATION a message is a failure, so that every
      * test run with the layer on checks it stays silent. */
     int64_t messages = 0;
@@ -144,9 +160,9 @@ sleapc_status sleapc__vk_buffer_upload(vk_context *ctx, vk_buffer *dst, const vo
         vkCmdCopyBuffer(cmd, staging.buf, dst->buf, 1, &region);
         r = vkEndCommandBuffer(cmd);
     }
-    st = r == VK_SUCCESS ? sleapc__vk_submit_wait(ctx, cmd, fence)
-                         : sleapc__fail(SLEAPC_ERR_BACKEND, "vulkan: upload: %s",
-                                        sleapc__vk_result_str(r));
+    st = r == VK_SUCCESS
+             ? sleapc__vk_submit_wait(ctx, cmd, fence)
+             : sleapc__fail(SLEAPC_ERR_BACKEND, "vulkan: upload: %s", sleapc__vk_result_str(r));
     if (fence)
         vkDestroyFence(ctx->dev, fence, NULL);
     if (cmd)

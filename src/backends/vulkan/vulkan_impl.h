@@ -65,6 +65,14 @@ sleapc_status sleapc__vk_buffer_upload(vk_context *ctx, vk_buffer *dst, const vo
                                        VkDeviceSize size);
 /* Submit one recorded command buffer and wait for it (fence reset after). */
 sleapc_status sleapc__vk_submit_wait(vk_context *ctx, VkCommandBuffer cmd, VkFence fence);
+/* n command buffers in one submission, in order, then as above. */
+sleapc_status sleapc__vk_submit_wait_n(vk_context *ctx, const VkCommandBuffer *cmds, uint32_t n,
+                                       VkFence fence);
+/* Wait for a submission's fence and reset it; under SLEAPC_VULKAN_VALIDATION
+ * a validation message is a failure. */
+sleapc_status sleapc__vk_fence_wait(vk_context *ctx, VkFence fence);
+/* A failed run's error (SLEAPC_ERR_NOMEM when the device ran out). */
+sleapc_status sleapc__vk_run_error(const vk_context *ctx, VkResult r);
 const char *sleapc__vk_result_str(VkResult r);
 
 /* The shaders, one compute pipeline each, over one descriptor set layout

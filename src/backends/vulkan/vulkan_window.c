@@ -44,8 +44,8 @@ sleapc_status sleapc__vk_windows_upload(vk_context *ctx, vk_windows *vw,
     vw->shape[0] = 0;
     for (int i = 0; i < 4; i++)
         if (s[i] < 1 || s[i] >= ((int64_t)1 << 24))
-            return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "vulkan: upload frames: dimension %d is %lld",
-                                i, (long long)s[i]);
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                                "vulkan: upload frames: dimension %d is %lld", i, (long long)s[i]);
     int64_t bytes = s[0] * s[1] * s[2] * s[3];
     if (bytes >= INT32_MAX) /* the shader's byte index is an int */
         return SLEAPC_ERR_UNSUPPORTED;
@@ -71,13 +71,11 @@ sleapc_status sleapc__vk_windows_check(const vk_context *ctx, const vk_windows *
     bool channels = (c == in_c && c <= 4) || (c == 1 && in_c == 3) || (c == 3 && in_c == 1);
     const uint32_t *max = ctx->props.limits.maxComputeWorkGroupCount;
     const int64_t lim = (int64_t)1 << 24;
-    bool sizes = w->n < lim && w->win_h < lim && w->win_w < lim && w->rs_h < lim &&
-                 w->rs_w < lim && w->out_h < lim && w->out_w < lim &&
-                 w->n * c * w->win_h * w->rs_w < INT32_MAX &&
-                 w->n * in_c * w->out_h * w->out_w < INT32_MAX &&
-                 (uint64_t)(w->n * c) <= max[2] && div_up(w->rs_w, 8) <= max[0] &&
-                 div_up(w->win_h, 8) <= max[1] && div_up(w->out_w, 8) <= max[0] &&
-                 div_up(w->out_h, 8) <= max[1] &&
+    bool sizes = w->n < lim && w->win_h < lim && w->win_w < lim && w->rs_h < lim && w->rs_w < lim &&
+                 w->out_h < lim && w->out_w < lim && w->n * c * w->win_h * w->rs_w < INT32_MAX &&
+                 w->n * in_c * w->out_h * w->out_w < INT32_MAX && (uint64_t)(w->n * c) <= max[2] &&
+                 div_up(w->rs_w, 8) <= max[0] && div_up(w->win_h, 8) <= max[1] &&
+                 div_up(w->out_w, 8) <= max[0] && div_up(w->out_h, 8) <= max[1] &&
                  (GEOM_TABLE + 3 * w->n + 2 * (w->rs_w + w->rs_h) +
                   w->rs_w * sleapc__resize_aa_max_taps(w->win_w, w->rs_w) +
                   w->rs_h * sleapc__resize_aa_max_taps(w->win_h, w->rs_h)) < INT32_MAX;
@@ -86,9 +84,8 @@ sleapc_status sleapc__vk_windows_check(const vk_context *ctx, const vk_windows *
 
 /* An axis's taps into the geometry words at *off: bounds (2 per output),
  * then weights (taps per output). */
-static sleapc_status put_axis(vk_windows *vw, uint32_t *geom, int64_t in, int64_t out,
-                              int64_t *off, int32_t *off_bounds, int32_t *off_weights,
-                              int32_t *taps)
+static sleapc_status put_axis(vk_windows *vw, uint32_t *geom, int64_t in, int64_t out, int64_t *off,
+                              int32_t *off_bounds, int32_t *off_weights, int32_t *taps)
 {
     int64_t t = sleapc__resize_aa_max_taps(in, out);
     *taps = (int32_t)t;
@@ -154,8 +151,8 @@ static sleapc_status make_objects(vk_context *ctx, const vk_pipelines *pl, vk_wi
                                        .maxSets = 2,
                                        .poolSizeCount = 1,
                                        .pPoolSizes = &size};
-    sleapc_status st = vk_ok(vkCreateDescriptorPool(ctx->dev, &dpci, NULL, &vw->pool),
-                             "descriptor pool");
+    sleapc_status st =
+        vk_ok(vkCreateDescriptorPool(ctx->dev, &dpci, NULL, &vw->pool), "descriptor pool");
     if (st) {
         vw->pool = VK_NULL_HANDLE;
         return st;
@@ -190,33 +187,6 @@ static void barrier(VkCommandBuffer cmd)
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
                          1, &mb, 0, NULL, 0, NULL);
-}
-
-/* Both command buffers in one submission, in order, and wait (as
- * sleapc__vk_submit_wait: a validation message is a failure). */
-static sleapc_status submit_two(vk_context *ctx, VkCommandBuffer first, VkCommandBuffer second,
-                                VkFence fence)
-{
-    VkCommandBuffer cmds[2] = {first, second};
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                       .commandBufferCount = 2,
-                       .pCommandBuffers = cmds};
-    VkResult r = vkQueueSubmit(ctx->queue, 1, &si, fence);
-    if (r == VK_SUCCESS)
-        r = vkWaitForFences(ctx->dev, 1, &fence, VK_TRUE, UINT64_MAX);
-    if (r == VK_SUCCESS)
-        r = vkResetFences(ctx->dev, 1, &fence);
-    if (r != VK_SUCCESS)
-        return sleapc__fail(SLEAPC_ERR_BACKEND, "vulkan: run on %s: %s", ctx->props.deviceName,
-                            sleapc__vk_result_str(r));
-    int64_t messages = 0;
-    sleapc__vulkan_validation_stats(NULL, &messages);
-    if (messages > 0)
-        return sleapc__fail(SLEAPC_ERR_BACKEND,
-                            "vulkan: the validation layer reported %lld message%s (logged as "
-                            "warnings)",
-                            (long long)messages, messages == 1 ? "" : "s");
-    return SLEAPC_OK;
 }
 
 sleapc_status sleapc__vk_windows_run(vk_context *ctx, const vk_pipelines *pl, vk_windows *vw,
@@ -272,8 +242,15 @@ sleapc_status sleapc__vk_windows_run(vk_context *ctx, const vk_pipelines *pl, vk
      * (the submission makes them so). */
     struct {
         int32_t c, fh, fw, win_h, win_w, rs_w, taps, off_bounds, off_weights;
-    } pw = {(int32_t)c, (int32_t)fh, (int32_t)fw, (int32_t)w->win_h, (int32_t)w->win_w,
-            (int32_t)w->rs_w, taps_w, ob_w, ow_w};
+    } pw = {(int32_t)c,
+            (int32_t)fh,
+            (int32_t)fw,
+            (int32_t)w->win_h,
+            (int32_t)w->win_w,
+            (int32_t)w->rs_w,
+            taps_w,
+            ob_w,
+            ow_w};
     vkCmdBindPipeline(vw->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pl->pipe[VK_K_WINDOW_W]);
     vkCmdBindDescriptorSets(vw->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pl->layout, 0, 1, &vw->set_w,
                             0, NULL);
@@ -282,8 +259,16 @@ sleapc_status sleapc__vk_windows_run(vk_context *ctx, const vk_pipelines *pl, vk
     barrier(vw->cmd);
     struct {
         int32_t c, in_c, win_h, rs_h, rs_w, out_h, out_w, taps, off_bounds, off_weights;
-    } ph = {(int32_t)c, (int32_t)g->in_channels, (int32_t)w->win_h, (int32_t)w->rs_h,
-            (int32_t)w->rs_w, (int32_t)w->out_h, (int32_t)w->out_w, taps_h, ob_h, ow_h};
+    } ph = {(int32_t)c,
+            (int32_t)g->in_channels,
+            (int32_t)w->win_h,
+            (int32_t)w->rs_h,
+            (int32_t)w->rs_w,
+            (int32_t)w->out_h,
+            (int32_t)w->out_w,
+            taps_h,
+            ob_h,
+            ow_h};
     vkCmdBindPipeline(vw->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pl->pipe[VK_K_WINDOW_H]);
     vkCmdBindDescriptorSets(vw->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pl->layout, 0, 1, &vw->set_h,
                             0, NULL);
@@ -295,7 +280,8 @@ sleapc_status sleapc__vk_windows_run(vk_context *ctx, const vk_pipelines *pl, vk
         return st;
     uint32_t *in = p->in.map;
     in[VK_INPUT_MODE] = VK_INPUT_MODE_NONE;
-    st = submit_two(ctx, vw->cmd, p->cmd, p->fence);
+    VkCommandBuffer cmds[2] = {vw->cmd, p->cmd};
+    st = sleapc__vk_submit_wait_n(ctx, cmds, 2, p->fence);
     if (!st) {
         if (w->win_h != w->rs_h || w->win_w != w->rs_w)
             atomic_fetch_add(&n_resized, 1);
