@@ -29,11 +29,11 @@ typedef struct vulkan_state {
     vk_pipelines pl;
     vk_weights w;
     vk_plan plan;
-    bool fp16; /* binary16 buffers (--precision fp16); ctx.fp16_math: fp16 products */
-    vk_peaks peaks; /* device peak finding asked for (output -1: none) */
-    vk_async async; /* submit/collect: the spare plan and the runs in flight */
-    vk_paf paf;     /* device PAF line scoring (vulkan_paf.h) */
-    vk_windows win; /* frames uploaded for forward_windows (vulkan_window.h) */
+    bool fp16;             /* binary16 buffers (--precision fp16); ctx.fp16_math: fp16 products */
+    vk_peaks peaks;        /* device peak finding asked for (output -1: none) */
+    vk_async async;        /* submit/collect: the spare plan and the runs in flight */
+    vk_paf paf;            /* device PAF line scoring (vulkan_paf.h) */
+    vk_windows win;        /* frames uploaded for forward_windows (vulkan_window.h) */
     vk_local_peaks lpeaks; /* device local peak finding asked for (output -1: none) */
 } vulkan_state;
 
@@ -52,13 +52,26 @@ static sleapc_status plan(vulkan_state *vs, const int64_t shape[4])
     return plan_into(vs, shape, &vs->plan);
 }
 
+/* The output named head, or -1 where there is none or the host applies
+ * its sigmoid (the device's result would round otherwise): the heads the
+ * device-side ops (peaks, PAF scores) may work on. */
+static int device_head(const sleapc_graph *g, const char *head)
+{
+    for (int o = 0; o < g->n_outputs; o++)
+        if (strcmp(g->outputs[o].name, head) == 0)
+            return sleapc__sigmoid_on_host(g, g->outputs[o].node) ? -1 : o;
+    return -1;
+}
+
 /* The views of a head's peaks found on the device. */
 static sleapc_status peaks_outputs(const vk_plan *p, const int64_t *s, sleapc_tensor_map *out)
 {
     float *data = p->peaks.buf.map;
-    sleapc_tensor pk = {.dtype = SLEAPC_DTYPE_F32, .ndim = 3, .shape = {s[0], s[1], 2},
-                        .data = data};
-    sleapc_tensor vals = {.dtype = SLEAPC_DTYPE_F32, .ndim = 2, .shape = {s[0], s[1]},
+    sleapc_tensor pk = {
+        .dtype = SLEAPC_DTYPE_F32, .ndim = 3, .shape = {s[0], s[1], 2}, .data = data};
+    sleapc_tensor vals = {.dtype = SLEAPC_DTYPE_F32,
+                          .ndim = 2,
+                          .shape = {s[0], s[1]},
                           .data = data + s[0] * s[1] * 2};
     sleapc_status st = sleapc__tensor_map_set(out, "peaks", &pk);
     return st ? st : sleapc__tensor_map_set(out, "peak_vals", &vals);
@@ -72,12 +85,8 @@ static sleapc_status vulkan_device_global_peaks(sleapc_backend *be, const char *
 {
     vulkan_state *vs = be->impl;
     const sleapc_graph *g = vs->g;
-    int o = 0;
-    while (o < g->n_outputs && strcmp(g->outputs[o].name, head) != 0)
-        o++;
-    /* A sigmoid the host applies would round otherwise on the device. */
-    if (o == g->n_outputs || refine_k < 0 || refine_k > VK_PEAKS_MAX_PATCH ||
-        sleapc__sigmoid_on_host(g, g->outputs[o].node) || vs->peaks.output >= 0 ||
+    int o = device_head(g, head);
+    if (o < 0 || refine_k < 0 || refine_k > VK_PEAKS_MAX_PATCH || vs->peaks.output >= 0 ||
         vs->lpeaks.output == o)
         return SLEAPC_ERR_UNSUPPORTED;
     vs->peaks = (vk_peaks){.output = o, .threshold = (float)threshold, .refine_k = refine_k};
@@ -98,15 +107,12 @@ static sleapc_status vulkan_device_local_peaks(sleapc_backend *be, const char *h
 {
     vulkan_state *vs = be->impl;
     const sleapc_graph *g = vs->g;
-    int o = 0;
-    while (o < g->n_outputs && strcmp(g->outputs[o].name, head) != 0)
-        o++;
-    if (o == g->n_outputs || refine_k < 0 || refine_k > VK_PEAKS_MAX_PATCH || per_map < 1 ||
-        sleapc__sigmoid_on_host(g, g->outputs[o].node) || vs->lpeaks.output >= 0 ||
-        vs->peaks.output == o)
+    int o = device_head(g, head);
+    if (o < 0 || refine_k < 0 || refine_k > VK_PEAKS_MAX_PATCH || per_map < 1 ||
+        vs->lpeaks.output >= 0 || vs->peaks.output == o)
         return SLEAPC_ERR_UNSUPPORTED;
-    vs->lpeaks = (vk_local_peaks){.output = o, .threshold = (float)threshold,
-                                  .refine_k = refine_k, .per_map = per_map};
+    vs->lpeaks = (vk_local_peaks){
+        .output = o, .threshold = (float)threshold, .refine_k = refine_k, .per_map = per_map};
     int64_t shape[4];
     memcpy(shape, vs->plan.shape, sizeof shape);
     if (shape[0] == 0)
@@ -121,16 +127,12 @@ static sleapc_status plan_outputs(vulkan_state *vs, vk_plan *p, sleapc_tensor_ma
 /* Score PAF lines against the head's maps of the last forward, still in
  * its node buffer (the contract's device_paf_scores). */
 static sleapc_status vulkan_device_paf_scores(sleapc_backend *be, const char *head,
-                                              const sleapc_backend_paf_lines *lines,
-                                              float *scores)
+                                              const sleapc_backend_paf_lines *lines, float *scores)
 {
     vulkan_state *vs = be->impl;
     const sleapc_graph *g = vs->g;
-    int o = 0;
-    while (o < g->n_outputs && strcmp(g->outputs[o].name, head) != 0)
-        o++;
-    if (o == g->n_outputs || vs->plan.shape[0] == 0 || o == vs->plan.peaks.output ||
-        sleapc__sigmoid_on_host(g, g->outputs[o].node))
+    int o = device_head(g, head);
+    if (o < 0 || vs->plan.shape[0] == 0 || o == vs->plan.peaks.output)
         return SLEAPC_ERR_UNSUPPORTED;
     int node = g->outputs[o].node;
     return sleapc__vk_paf_score(&vs->ctx, &vs->pl, &vs->paf, vs->plan.node[node].buf,
