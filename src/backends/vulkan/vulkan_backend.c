@@ -52,6 +52,15 @@ static sleapc_status plan(vulkan_state *vs, const int64_t shape[4])
     return plan_into(vs, shape, &vs->plan);
 }
 
+/* The current shape planned again (a device op just changed what the plan
+ * records), so that the next forward allocates nothing; none yet: nothing. */
+static sleapc_status replan(vulkan_state *vs)
+{
+    int64_t shape[4];
+    memcpy(shape, vs->plan.shape, sizeof shape);
+    return shape[0] == 0 ? SLEAPC_OK : plan(vs, shape);
+}
+
 /* The output named head, or -1 where there is none or the host applies
  * its sigmoid (the device's result would round otherwise): the heads the
  * device-side ops (peaks, PAF scores) may work on. */
@@ -90,11 +99,7 @@ static sleapc_status vulkan_device_global_peaks(sleapc_backend *be, const char *
         vs->lpeaks.output == o)
         return SLEAPC_ERR_UNSUPPORTED;
     vs->peaks = (vk_peaks){.output = o, .threshold = (float)threshold, .refine_k = refine_k};
-    int64_t shape[4];
-    memcpy(shape, vs->plan.shape, sizeof shape);
-    if (shape[0] == 0)
-        return SLEAPC_OK;
-    sleapc_status st = plan(vs, shape);
+    sleapc_status st = replan(vs);
     if (st)
         vs->peaks.output = -1;
     return st;
@@ -113,11 +118,7 @@ static sleapc_status vulkan_device_local_peaks(sleapc_backend *be, const char *h
         return SLEAPC_ERR_UNSUPPORTED;
     vs->lpeaks = (vk_local_peaks){
         .output = o, .threshold = (float)threshold, .refine_k = refine_k, .per_map = per_map};
-    int64_t shape[4];
-    memcpy(shape, vs->plan.shape, sizeof shape);
-    if (shape[0] == 0)
-        return SLEAPC_OK;
-    sleapc_status st = plan(vs, shape);
+    sleapc_status st = replan(vs);
     if (st)
         vs->lpeaks.output = -1;
     return st;
