@@ -53,6 +53,10 @@ sleapc_status sleapc__backend_check(const sleapc_backend *be)
     if (!ops->upload_frames != !ops->forward_windows)
         return sleapc__fail(SLEAPC_ERR_BACKEND,
                             "backend %s: upload_frames and forward_windows come together", name);
+    if (!ops->device_keep_head != !ops->device_fetch_head)
+        return sleapc__fail(SLEAPC_ERR_BACKEND,
+                            "backend %s: device_keep_head and device_fetch_head come together",
+                            name);
     if (memchr(be->device, '\0', sizeof be->device) == NULL || !device_parses(be->device))
         return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s: device string \"%.*s\" does not parse",
                             name, (int)sizeof be->device, be->device);
@@ -392,6 +396,38 @@ sleapc_status sleapc__backend_device_local_peaks(sleapc_backend *be, const char 
     if (be->in_flight)
         return in_flight_error(be, "device peaks");
     return be->ops->device_local_peaks(be, head, threshold, refine_k, per_map);
+}
+
+sleapc_status sleapc__backend_device_keep_head(sleapc_backend *be, const char *head, bool keep)
+{
+    if (!be || !head || !be->ops->device_keep_head)
+        return SLEAPC_ERR_UNSUPPORTED;
+    if (be->in_flight)
+        return in_flight_error(be, "keep head");
+    return be->ops->device_keep_head(be, head, keep);
+}
+
+sleapc_status sleapc__backend_device_fetch_head(sleapc_backend *be, const char *head,
+                                                sleapc_tensor_map *out)
+{
+    if (!be || !head || !out)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "fetch head: backend, head and map are required");
+    const sleapc_tensor *t = sleapc__tensor_map_get(out, head);
+    if (t && t->data)
+        return SLEAPC_OK; /* it came back with the forward */
+    if (!t || !be->ops->device_fetch_head)
+        return sleapc__fail(SLEAPC_ERR_BACKEND, "fetch head (%s backend): no \"%s\" maps",
+                            be->ops->name, head);
+    if (be->in_flight)
+        return in_flight_error(be, "fetch head");
+    sleapc_status st = be->ops->device_fetch_head(be, head, out);
+    if (st)
+        return sleapc__wrap(st, "fetch %s (%s backend)", head, be->ops->name);
+    t = sleapc__tensor_map_get(out, head);
+    if (!t || !t->data)
+        return sleapc__fail(SLEAPC_ERR_BACKEND, "fetch head (%s backend): \"%s\" did not come back",
+                            be->ops->name, head);
+    return SLEAPC_OK;
 }
 
 const char *sleapc__backend_name(const sleapc_backend *be)

@@ -122,6 +122,18 @@ struct sleapc_backend_ops {
      * for device_global_peaks (also: the head's global peaks are asked for). */
     sleapc_status (*device_local_peaks)(sleapc_backend *be, const char *head, double threshold,
                                         int refine_k, int per_map);
+    /* Optional, both or neither (NULL: every head comes back). For a head
+     * whose every use happens on the device (device_paf_scores):
+     * device_keep_head(keep true) keeps head `head`'s maps there from the
+     * call on: forward's out still holds the head, with its shape and data
+     * NULL (nothing copied down); keep false brings them back again.
+     * device_fetch_head brings the last forward's maps of a kept head down
+     * on demand (the host's fall-backs), into that tensor of out (the map
+     * forward filled), valid as forward's outputs. Refusals as for
+     * device_global_peaks (also: the head's peaks are asked for). */
+    sleapc_status (*device_keep_head)(sleapc_backend *be, const char *head, bool keep);
+    sleapc_status (*device_fetch_head)(sleapc_backend *be, const char *head,
+                                       sleapc_tensor_map *out);
 };
 
 #define SLEAPC_BACKEND_MAX_IN_FLIGHT 2
@@ -240,6 +252,15 @@ sleapc_status sleapc__backend_forward_windows(sleapc_backend *be, const sleapc_b
  * SLEAPC_ERR_UNSUPPORTED, with no error recorded, when it cannot. */
 sleapc_status sleapc__backend_device_local_peaks(sleapc_backend *be, const char *head,
                                                  double threshold, int refine_k, int per_map);
+/* Keep head's maps on be's device, or bring them back (device_keep_head
+ * above); SLEAPC_ERR_UNSUPPORTED, with no error recorded, when be cannot.
+ * Both refuse (SLEAPC_ERR_STATE) while a forward is in flight. */
+sleapc_status sleapc__backend_device_keep_head(sleapc_backend *be, const char *head, bool keep);
+/* Head's maps of the last forward (out: the map it filled) on the host: a
+ * head that came back is left as it is, a kept one is fetched
+ * (device_fetch_head above). */
+sleapc_status sleapc__backend_device_fetch_head(sleapc_backend *be, const char *head,
+                                                sleapc_tensor_map *out);
 void sleapc__backend_destroy(sleapc_backend *be);
 /* The name of the backend that runs be's forwards: be's own, or for "auto"
  * the one it chose (the best-scoring one until it has measured). */

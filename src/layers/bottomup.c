@@ -16,6 +16,7 @@
 #include "layers/ops/grouping.h"
 #include "layers/ops/paf.h"
 #include "layers/stage.h"
+#include "layers/stage_kept_heads.h"
 
 typedef struct bottomup_layer {
     sleapc_layer base;
@@ -41,7 +42,10 @@ typedef struct bottomup_layer {
     int64_t *offsets;
     int64_t offsets_cap;
     sleapc_paf_scorer scorer; /* the line scores, on the device where it can */
+    int pafs_kept;            /* the PAFs stay on the device: 1 yes, -1 no, 0 not asked yet */
 } bottomup_layer;
+
+static const char *const PAF_HEAD = "PartAffinityFieldsHead";
 
 static sleapc_status grow_candidates(bottomup_layer *bu, int64_t n)
 {
@@ -80,9 +84,14 @@ static sleapc_status bottomup_run(sleapc_layer *l, const uint8_t *frames, int64_
 {
     bottomup_layer *bu = l->impl;
     const sleapc_tensor *cms = NULL, *pafs = NULL;
-    sleapc_status st = sleapc__bottomup_stage_peaks(&bu->stage, &bu->peaks, frames, b, c, h, w,
-                                                    bu->threshold, bu->refine_k,
-                                                    "PartAffinityFieldsHead", &cms, &pafs);
+    /* The PAFs' one use is the line scores: they stay on the device while it
+     * scores them; once the host scores (a refusal or failure), they come
+     * back (that batch fetched them). */
+    if (bu->pafs_kept > 0 && !bu->scorer.device)
+        bu->pafs_kept = sleapc__stage_keep_head(&bu->stage, PAF_HEAD, false) ? -1 : 1;
+    sleapc_status st = sleapc__bottomup_stage_peaks(
+        &bu->stage, &bu->peaks, frames, b, c, h, w, bu->threshold, bu->refine_k, PAF_HEAD,
+        bu->scorer.device ? &bu->pafs_kept : NULL, &cms, &pafs);
     if (!st)
         st = sleapc__bottomup_frames_reserve(&bu->frames, &bu->frames_cap, b, "bottom-up");
     if (st)
@@ -118,7 +127,7 @@ static sleapc_status bottomup_run(sleapc_layer *l, const uint8_t *frames, int64_
                                     bu->edge_peak_inds + cand_off[s], &n_written);
     }
     if (!st)
-        st = sleapc__paf_scorer_run(&bu->scorer, &bu->stage, "PartAffinityFieldsHead", pafs,
+        st = sleapc__paf_scorer_run(&bu->scorer, &bu->stage, PAF_HEAD, pafs,
                                     bu->n_edges, pk, peak_off, cand_off, b, bu->edge_inds,
                                     (const int64_t(*)[2])bu->edge_peak_inds, &bu->score_opts,
                                     bu->line_scores);

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "layers/ops/coords.h"
 #include "layers/ops/peaks.h"
+#include "layers/stage_kept_heads.h"
 #include "layers/stage_local_peaks.h"
 
 void sleapc__peak_list_free(sleapc_peak_list *pl)
@@ -65,7 +66,8 @@ sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const sleapc_conventi
 sleapc_status sleapc__bottomup_stage_peaks(sleapc_stage *stage, sleapc_peak_list *pl,
                                            const uint8_t *frames, int64_t b, int64_t c, int64_t h,
                                            int64_t w, double threshold, int refine_k,
-                                           const char *second_head, const sleapc_tensor **cms,
+                                           const char *second_head, int *keep_second,
+                                           const sleapc_tensor **cms,
                                            const sleapc_tensor **second)
 {
     static const char *const head = "MultiInstanceConfmapsHead";
@@ -74,6 +76,10 @@ sleapc_status sleapc__bottomup_stage_peaks(sleapc_stage *stage, sleapc_peak_list
                                                       &pl->device_channels)
                          ? 1
                          : -1;
+    /* After the peaks' request, which reads the last run's outputs that a
+     * kept head's request drops. */
+    if (keep_second && *keep_second == 0 && pl->device != 0)
+        *keep_second = sleapc__stage_keep_head(stage, second_head, true) ? 1 : -1;
     const int stride = sleapc__stage_head_stride(stage, head);
     sleapc_status st = sleapc__stage_run(stage, frames, b, c, h, w);
     if (!st)

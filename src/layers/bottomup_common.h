@@ -37,11 +37,15 @@ void sleapc__peak_list_free(sleapc_peak_list *pl);
  * the backend is asked once to find them on its device, and then they come
  * from there when it did: stage_local_peaks.h).
  * cms: that head's output (NULL when the peaks were found on the device);
- * second: the head named second_head (PAFs or class maps). */
+ * second: the head named second_head (PAFs or class maps), its data NULL
+ * while it is kept on the device (stage_kept_heads.h). keep_second: NULL,
+ * or 0 to ask, once the peaks were asked for, to keep the second head on
+ * the device (then 1 when it is kept, -1 when not). */
 sleapc_status sleapc__bottomup_stage_peaks(sleapc_stage *stage, sleapc_peak_list *pl,
                                            const uint8_t *frames, int64_t b, int64_t c, int64_t h,
                                            int64_t w, double threshold, int refine_k,
-                                           const char *second_head, const sleapc_tensor **cms,
+                                           const char *second_head, int *keep_second,
+                                           const sleapc_tensor **cms,
                                            const sleapc_tensor **second);
 
 /* The grouping options the predictor options give (min_line_scores,

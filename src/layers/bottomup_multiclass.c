@@ -35,7 +35,7 @@ static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b,
     const sleapc_tensor *cms = NULL, *cls = NULL;
     sleapc_status st = sleapc__bottomup_stage_peaks(&bm->stage, &bm->peaks, frames, b, c, h, w,
                                                     bm->threshold, bm->refine_k,
-                                                    "ClassMapsHead", &cms, &cls);
+                                                    "ClassMapsHead", NULL, &cms, &cls);
     if (!st && cls->shape[1] != bm->n_classes)
         st = sleapc__fail(SLEAPC_ERR_BACKEND, "class maps have %lld channels, the config %lld classes",
                           (long long)cls->shape[1], (long long)bm->n_classes);

@@ -4,6 +4,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "layers/stage_kept_heads.h"
 
 void sleapc__paf_scorer_init(sleapc_paf_scorer *ps, bool device)
 {
@@ -111,8 +112,13 @@ sleapc_status sleapc__paf_scorer_run(sleapc_paf_scorer *ps, sleapc_stage *stage,
         sleapc__clear_error();
         ps->device = false;
     }
+    if (cand_off[b] == 0)
+        return SLEAPC_OK;
+    /* Maps kept on the device come down now. */
+    sleapc_status st = sleapc__stage_head_maps(stage, head, &pafs);
+    if (st)
+        return st;
     const int64_t hp = pafs->shape[2], wp = pafs->shape[3];
-    sleapc_status st = SLEAPC_OK;
     for (int64_t s = 0; s < b && !st; s++)
         st = sleapc__paf_score_lines((const float *)pafs->data + s * pafs->shape[1] * hp * wp,
                                      n_edges, hp, wp, pk->peaks + 2 * peak_off[s],

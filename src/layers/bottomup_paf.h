@@ -31,7 +31,8 @@ void sleapc__paf_scorer_free(sleapc_paf_scorer *ps);
  * pk->peaks[peak_off[s], peak_off[s + 1]), its candidates
  * [cand_off[s], cand_off[s + 1]) of edge_inds, edge_peak_inds (peak indices
  * within the frame) and scores. pafs: the head's (B, 2E, h, w) output as the
- * host has it. A device refusal or failure is logged once and the host
+ * stage has it (no data while it is kept on the device: the host's scoring
+ * fetches it). A device refusal or failure is logged once and the host
  * scores from then on. */
 sleapc_status sleapc__paf_scorer_run(sleapc_paf_scorer *ps, sleapc_stage *stage, const char *head,
                                      const sleapc_tensor *pafs, int64_t n_edges,

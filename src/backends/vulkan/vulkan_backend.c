@@ -9,6 +9,7 @@
 #include "backends/vulkan/vulkan_backend.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,19 +36,44 @@ typedef struct vulkan_state {
     vk_paf paf;            /* device PAF line scoring (vulkan_paf.h) */
     vk_windows win;        /* frames uploaded for forward_windows (vulkan_window.h) */
     vk_local_peaks lpeaks; /* device local peak finding asked for (output -1: none) */
+    uint32_t kept;         /* outputs kept on the device (device_keep_head), a bit each */
+    vk_plan *last;         /* the plan whose outputs were handed out last; NULL: none */
 } vulkan_state;
+
+/* Maps (4-D outputs) copied down to the host in this process, and their
+ * bytes: what sleapc__vulkan_map_stats reports. */
+static atomic_llong n_maps_down, n_bytes_down;
+
+void sleapc__vulkan_map_stats(int64_t *maps, int64_t *bytes)
+{
+    if (maps)
+        *maps = (int64_t)atomic_load(&n_maps_down);
+    if (bytes)
+        *bytes = (int64_t)atomic_load(&n_bytes_down);
+}
+
+static void count_down(const int64_t *s, size_t elem)
+{
+    if (s[2] == 0)
+        return;
+    atomic_fetch_add(&n_maps_down, 1);
+    atomic_fetch_add(&n_bytes_down, (long long)(s[0] * s[1] * s[2] * s[3] * (int64_t)elem));
+}
 
 static sleapc_status plan_into(vulkan_state *vs, const int64_t shape[4], vk_plan *p)
 {
+    if (vs->last == p)
+        vs->last = NULL;
     sleapc__vk_plan_destroy(&vs->ctx, vs->g, p);
     return sleapc__vk_plan_create(&vs->ctx, &vs->pl, &vs->w, vs->g, shape,
                                   vs->fp16 ? sizeof(uint16_t) : sizeof(float), &vs->peaks,
-                                  &vs->lpeaks, p);
+                                  &vs->lpeaks, vs->kept, p);
 }
 
 /* A new plan of the backend's own; the spare goes with the old one. */
 static sleapc_status plan(vulkan_state *vs, const int64_t shape[4])
 {
+    vs->last = NULL;
     sleapc__vk_async_reset(&vs->ctx, vs->g, &vs->async, &vs->plan);
     return plan_into(vs, shape, &vs->plan);
 }
@@ -96,7 +122,7 @@ static sleapc_status vulkan_device_global_peaks(sleapc_backend *be, const char *
     const sleapc_graph *g = vs->g;
     int o = device_head(g, head);
     if (o < 0 || refine_k < 0 || refine_k > VK_PEAKS_MAX_PATCH || vs->peaks.output >= 0 ||
-        vs->lpeaks.output == o)
+        vs->lpeaks.output == o || (vs->kept >> o & 1))
         return SLEAPC_ERR_UNSUPPORTED;
     vs->peaks = (vk_peaks){.output = o, .threshold = (float)threshold, .refine_k = refine_k};
     sleapc_status st = replan(vs);
@@ -114,7 +140,7 @@ static sleapc_status vulkan_device_local_peaks(sleapc_backend *be, const char *h
     const sleapc_graph *g = vs->g;
     int o = device_head(g, head);
     if (o < 0 || refine_k < 0 || refine_k > VK_PEAKS_MAX_PATCH || per_map < 1 ||
-        vs->lpeaks.output >= 0 || vs->peaks.output == o)
+        vs->lpeaks.output >= 0 || vs->peaks.output == o || (vs->kept >> o & 1))
         return SLEAPC_ERR_UNSUPPORTED;
     vs->lpeaks = (vk_local_peaks){
         .output = o, .threshold = (float)threshold, .refine_k = refine_k, .per_map = per_map};
@@ -122,6 +148,50 @@ static sleapc_status vulkan_device_local_peaks(sleapc_backend *be, const char *h
     if (st)
         vs->lpeaks.output = -1;
     return st;
+}
+
+/* Keep the head's maps on the device from now on, or bring them back (the
+ * contract's device_keep_head), planned again at once like the peaks. */
+static sleapc_status vulkan_device_keep_head(sleapc_backend *be, const char *head, bool keep)
+{
+    vulkan_state *vs = be->impl;
+    int o = device_head(vs->g, head);
+    if (o < 0 || o == vs->peaks.output || o == vs->lpeaks.output)
+        return SLEAPC_ERR_UNSUPPORTED;
+    uint32_t was = vs->kept, bit = (uint32_t)1 << o;
+    vs->kept = keep ? was | bit : was & ~bit;
+    if (vs->kept == was)
+        return SLEAPC_OK;
+    sleapc_status st = replan(vs);
+    if (st)
+        vs->kept = was;
+    return st;
+}
+
+/* The kept head's maps of the last forward, brought down (the contract's
+ * device_fetch_head). */
+static sleapc_status vulkan_device_fetch_head(sleapc_backend *be, const char *head,
+                                              sleapc_tensor_map *out)
+{
+    vulkan_state *vs = be->impl;
+    const sleapc_graph *g = vs->g;
+    int o = device_head(g, head);
+    vk_plan *p = vs->last;
+    if (o < 0 || !p || !(p->kept.mask >> o & 1))
+        return sleapc__fail(SLEAPC_ERR_STATE, "vulkan: no kept \"%s\" maps of a last forward",
+                            head);
+    bool was = p->kept.fetched[o];
+    sleapc_status st = sleapc__vk_kept_fetch(&vs->ctx, g, p, o);
+    if (st)
+        return st;
+    const int64_t *s = p->shapes[g->outputs[o].node];
+    if (!was)
+        count_down(s, p->elem);
+    sleapc_tensor t = {.dtype = SLEAPC_DTYPE_F32,
+                       .ndim = s[2] ? 4 : 2,
+                       .shape = {s[0], s[1], s[2], s[3]},
+                       .data = p->out[o].map};
+    return sleapc__tensor_map_set(out, head, &t);
 }
 
 static sleapc_status plan_outputs(vulkan_state *vs, vk_plan *p, sleapc_tensor_map *out);
@@ -132,12 +202,13 @@ static sleapc_status vulkan_device_paf_scores(sleapc_backend *be, const char *he
 {
     vulkan_state *vs = be->impl;
     const sleapc_graph *g = vs->g;
+    const vk_plan *p = vs->last ? vs->last : &vs->plan;
     int o = device_head(g, head);
-    if (o < 0 || vs->plan.shape[0] == 0 || o == vs->plan.peaks.output)
+    if (o < 0 || p->shape[0] == 0 || o == p->peaks.output)
         return SLEAPC_ERR_UNSUPPORTED;
     int node = g->outputs[o].node;
-    return sleapc__vk_paf_score(&vs->ctx, &vs->pl, &vs->paf, vs->plan.node[node].buf,
-                                vs->plan.shapes[node], lines, scores);
+    return sleapc__vk_paf_score(&vs->ctx, &vs->pl, &vs->paf, p->node[node].buf, p->shapes[node],
+                                lines, scores);
 }
 
 static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
@@ -190,11 +261,20 @@ static sleapc_status plan_outputs(vulkan_state *vs, vk_plan *p, sleapc_tensor_ma
 {
     const sleapc_graph *g = vs->g;
     sleapc_status st = SLEAPC_OK;
+    vs->last = p;
     for (int o = 0; o < g->n_outputs && !st; o++) {
         const sleapc_graph_output *go = &g->outputs[o];
         const int64_t *s = p->shapes[go->node];
         if (o == p->peaks.output) {
             st = peaks_outputs(p, s, out);
+            continue;
+        }
+        if (p->kept.mask >> o & 1) { /* its shape only: the maps stay */
+            p->kept.fetched[o] = false;
+            sleapc_tensor t = {.dtype = SLEAPC_DTYPE_F32,
+                               .ndim = s[2] ? 4 : 2,
+                               .shape = {s[0], s[1], s[2], s[3]}};
+            st = sleapc__tensor_map_set(out, go->name, &t);
             continue;
         }
         if (o == p->lpeaks.output) {
@@ -205,6 +285,7 @@ static sleapc_status plan_outputs(vulkan_state *vs, vk_plan *p, sleapc_tensor_ma
             /* Over the room: the maps came down after all. */
         }
         float *data = p->out[o].map;
+        count_down(s, p->elem);
         if (vs->fp16)
             sleapc__vk_half_to_float(data, s[2] ? s[0] * s[1] * s[2] * s[3] : s[0] * s[1]);
         if (sleapc__sigmoid_on_host(g, go->node))
@@ -298,6 +379,8 @@ static const struct sleapc_backend_ops vulkan_ops = {
     .upload_frames = vulkan_upload_frames,
     .forward_windows = vulkan_forward_windows,
     .device_local_peaks = vulkan_device_local_peaks,
+    .device_keep_head = vulkan_device_keep_head,
+    .device_fetch_head = vulkan_device_fetch_head,
 };
 
 static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_opts *opts,

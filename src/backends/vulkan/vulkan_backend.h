@@ -23,4 +23,9 @@ void sleapc__vulkan_validation_stats(bool *enabled, int64_t *messages);
  * whole frames (top-down crops). */
 void sleapc__vulkan_window_stats(int64_t *resized, int64_t *cut);
 
+/* Maps (4-D outputs) the backends have copied down to the host in this
+ * process so far, with forward's outputs or fetched (device_fetch_head),
+ * and their bytes. */
+void sleapc__vulkan_map_stats(int64_t *maps, int64_t *bytes);
+
 #endif

@@ -173,6 +173,15 @@ typedef struct vk_local_peaks {
     bool told;                /* the overflow was logged for this plan */
 } vk_local_peaks;
 
+/* Heads kept on the device (the contract's device_keep_head): the plan
+ * does not copy their maps down; fetch[o], recorded with the plan, copies
+ * output o's maps into its staging on demand (vulkan_keep.c). */
+typedef struct vk_kept {
+    uint32_t mask;                                   /* bit o: output o is kept */
+    VkCommandBuffer fetch[SLEAPC_GRAPH_MAX_OUTPUTS];
+    bool fetched[SLEAPC_GRAPH_MAX_OUTPUTS];          /* in staging for the last run */
+} vk_kept;
+
 /* Everything for one input shape: a buffer per node, staging for the input
  * and each output, one descriptor set per node and one command buffer that
  * normalises the input, runs every node and copies the outputs down. */
@@ -189,6 +198,7 @@ typedef struct vk_plan {
     VkFence fence;
     vk_peaks peaks;   /* the request, copied in at create */
     vk_local_peaks lpeaks; /* the local peaks request, copied in at create */
+    vk_kept kept;     /* the heads kept on the device, mask copied in at create */
 } vk_plan;
 
 /* elem: 4 (float32) or 2 (fp16 storage: the output staging buffers keep
@@ -197,7 +207,8 @@ typedef struct vk_plan {
 sleapc_status sleapc__vk_plan_create(vk_context *ctx, const vk_pipelines *pl,
                                      const vk_weights *w, const sleapc_graph *g,
                                      const int64_t shape[4], size_t elem, const vk_peaks *peaks,
-                                     const vk_local_peaks *lpeaks, vk_plan *out);
+                                     const vk_local_peaks *lpeaks, uint32_t kept,
+                                     vk_plan *out);
 
 /* vulkan_peaks.c: the peaks buffer and its descriptor set (one more set in
  * the plan's pool), and the dispatch that fills it from head's buffer. */
@@ -220,6 +231,12 @@ void sleapc__vk_local_peaks_record(VkCommandBuffer cmd, const vk_pipelines *pl,
 sleapc_status sleapc__vk_local_peaks_outputs(vk_context *ctx, vk_plan *p, sleapc_tensor_map *out,
                                              bool *fits);
 void sleapc__vk_local_peaks_destroy(vk_context *ctx, vk_plan *p);
+
+/* vulkan_keep.c: the kept heads' fetch commands; a kept output's maps of
+ * the plan's last run into its staging (once per run; widened from fp16). */
+sleapc_status sleapc__vk_kept_alloc(vk_context *ctx, const sleapc_graph *g, vk_plan *p);
+sleapc_status sleapc__vk_kept_fetch(vk_context *ctx, const sleapc_graph *g, vk_plan *p, int o);
+void sleapc__vk_kept_destroy(vk_context *ctx, vk_plan *p);
 
 /* IEEE binary16 <-> float32 on the host, in place in a buffer of n floats:
  * to_half packs the first 2n bytes (nearest, ties to even; overflow to inf),

@@ -354,6 +354,8 @@ static sleapc_status record(vk_context *ctx, const vk_pipelines *pl, const sleap
             sleapc__vk_local_peaks_record(p->cmd, pl, g, p);
             continue;
         }
+        if (p->kept.mask >> o & 1)
+            continue; /* stays on the device; fetched on demand */
         copy(&r, p->node[node].buf, 0, p->out[o].buf, 0,
              (VkDeviceSize)numel(p->shapes[node]) * p->elem);
     }
@@ -368,7 +370,8 @@ static sleapc_status record(vk_context *ctx, const vk_pipelines *pl, const sleap
 sleapc_status sleapc__vk_plan_create(vk_context *ctx, const vk_pipelines *pl,
                                      const vk_weights *w, const sleapc_graph *g,
                                      const int64_t shape[4], size_t elem, const vk_peaks *peaks,
-                                     const vk_local_peaks *lpeaks, vk_plan *out)
+                                     const vk_local_peaks *lpeaks, uint32_t kept,
+                                     vk_plan *out)
 {
     memset(out, 0, sizeof *out);
     out->elem = elem;
@@ -382,6 +385,7 @@ sleapc_status sleapc__vk_plan_create(vk_context *ctx, const vk_pipelines *pl,
     if (lpeaks && lpeaks->output >= 0)
         out->lpeaks = (vk_local_peaks){.output = lpeaks->output, .threshold = lpeaks->threshold,
                                        .refine_k = lpeaks->refine_k, .per_map = lpeaks->per_map};
+    out->kept.mask = kept;
     int n = g->n_nodes;
     out->shapes = sleapc__malloc((size_t)n * sizeof *out->shapes);
     out->node = sleapc__calloc((size_t)n, sizeof *out->node);
@@ -401,6 +405,8 @@ sleapc_status sleapc__vk_plan_create(vk_context *ctx, const vk_pipelines *pl,
         st = sleapc__vk_peaks_alloc(ctx, pl, g, out);
     if (!st && out->lpeaks.output >= 0)
         st = sleapc__vk_local_peaks_alloc(ctx, pl, g, out);
+    if (!st && out->kept.mask)
+        st = sleapc__vk_kept_alloc(ctx, g, out);
     if (!st)
         st = record(ctx, pl, g, out);
     if (st) {
@@ -425,6 +431,7 @@ void sleapc__vk_plan_destroy(vk_context *ctx, const sleapc_graph *g, vk_plan *p)
     sleapc__vk_buffer_destroy(ctx, &p->in);
     sleapc__vk_buffer_destroy(ctx, &p->peaks.buf);
     sleapc__vk_local_peaks_destroy(ctx, p);
+    sleapc__vk_kept_destroy(ctx, p);
     for (int o = 0; o < SLEAPC_GRAPH_MAX_OUTPUTS; o++)
         sleapc__vk_buffer_destroy(ctx, &p->out[o]);
     sleapc__free(p->shapes);
