@@ -430,6 +430,20 @@ sleapc_status sleapc__backend_device_fetch_head(sleapc_backend *be, const char *
     return SLEAPC_OK;
 }
 
+sleapc_status sleapc__backend_device_sample_head(sleapc_backend *be, const char *head, int64_t n,
+                                                 const int32_t (*cells)[3], float *values)
+{
+    if (!be || !head || !be->ops->device_sample_head)
+        return SLEAPC_ERR_UNSUPPORTED;
+    if (n < 0 || (n && (!cells || !values)))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "device sample head: bad arguments");
+    if (be->in_flight) /* the maps read are the last forward's */
+        return in_flight_error(be, "device sample head");
+    if (n == 0)
+        return SLEAPC_OK;
+    return be->ops->device_sample_head(be, head, n, cells, values);
+}
+
 const char *sleapc__backend_name(const sleapc_backend *be)
 {
     if (!be)

@@ -134,6 +134,16 @@ struct sleapc_backend_ops {
     sleapc_status (*device_keep_head)(sleapc_backend *be, const char *head, bool keep);
     sleapc_status (*device_fetch_head)(sleapc_backend *be, const char *head,
                                        sleapc_tensor_map *out);
+    /* Optional (NULL: the layer reads the maps on the host). Head `head`'s
+     * maps of the last forward (kept on the device or not) read at n cells
+     * (sample, y, x), every channel, as forward hands them out (its sigmoid
+     * included), bit for bit: values[i * C + c] = maps[cells[i][0], c,
+     * cells[i][1], cells[i][2]] for the head's C channels; so only those
+     * values come back (multi-class bottom-up's class maps at the peaks).
+     * SLEAPC_ERR_INVALID_ARG for a cell outside the maps; refusals as for
+     * device_paf_scores. */
+    sleapc_status (*device_sample_head)(sleapc_backend *be, const char *head, int64_t n,
+                                        const int32_t (*cells)[3], float *values);
 };
 
 #define SLEAPC_BACKEND_MAX_IN_FLIGHT 2
@@ -261,6 +271,10 @@ sleapc_status sleapc__backend_device_keep_head(sleapc_backend *be, const char *h
  * (device_fetch_head above). */
 sleapc_status sleapc__backend_device_fetch_head(sleapc_backend *be, const char *head,
                                                 sleapc_tensor_map *out);
+/* Read head's maps on the device at cells (device_sample_head above);
+ * SLEAPC_ERR_UNSUPPORTED, with no error recorded, when be cannot. */
+sleapc_status sleapc__backend_device_sample_head(sleapc_backend *be, const char *head, int64_t n,
+                                                 const int32_t (*cells)[3], float *values);
 void sleapc__backend_destroy(sleapc_backend *be);
 /* The name of the backend that runs be's forwards: be's own, or for "auto"
  * the one it chose (the best-scoring one until it has measured). */

@@ -14,6 +14,7 @@
 #include "layers/layer.h"
 #include "layers/ops/identity.h"
 #include "layers/stage.h"
+#include "layers/stage_kept_heads.h"
 
 typedef struct bumc_layer {
     sleapc_layer base;
@@ -26,16 +27,76 @@ typedef struct bumc_layer {
     float *class_probs;   /* (B, C, N) */
     size_t probs_cap;
     sleapc_identity_ws ws; /* classification scratch, kept across batches */
+    /* The class maps' one use is their values at the peaks: read on the
+     * device where the convention reads them as sleap-nn does (the maps
+     * then stay there), else on the host. */
+    bool sample_on_device;  /* cleared after a refusal or failure */
+    int maps_kept;          /* 1 yes, -1 no, 0 not asked yet */
+    int32_t (*cells)[3];    /* (cells_cap) each peak's cell */
+    float *sampled;         /* (cells_cap, n_classes) the class vectors there */
+    int64_t cells_cap;
 } bumc_layer;
+
+static const char *const CLASS_HEAD = "ClassMapsHead";
+
+static sleapc_status grow_cells(bumc_layer *bm, int64_t n)
+{
+    if (n <= bm->cells_cap)
+        return SLEAPC_OK;
+    if (bm->cells_cap <= INT64_MAX / 2 && 2 * bm->cells_cap > n)
+        n = 2 * bm->cells_cap; /* peak counts vary frame to frame */
+    sleapc__free(bm->cells);
+    sleapc__free(bm->sampled);
+    bm->cells = sleapc__malloc((size_t)n * sizeof *bm->cells);
+    bm->sampled = sleapc__malloc((size_t)(n * bm->n_classes) * sizeof *bm->sampled);
+    bm->cells_cap = bm->cells && bm->sampled ? n : 0;
+    return bm->cells_cap ? SLEAPC_OK : sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+}
+
+/* The class vectors at the peaks read on the device, classified as
+ * classify_peaks would classify them on the maps; *done false when the
+ * device refused or failed (logged once; the host reads from then on). */
+static sleapc_status classify_on_device(bumc_layer *bm, const sleapc_tensor *cls, int64_t b,
+                                        int cls_stride, sleapc_layer_outputs *out, bool *done)
+{
+    const sleapc_peak_list *pk = &bm->peaks;
+    *done = false;
+    sleapc_status st = grow_cells(bm, pk->n > 0 ? pk->n : 1);
+    if (st)
+        return st;
+    sleapc__identity_class_cells(pk->peaks, pk->sample_inds, pk->n, cls->shape[2], cls->shape[3],
+                                 cls_stride, bm->cells);
+    st = sleapc__backend_device_sample_head(bm->stage.be, CLASS_HEAD, pk->n,
+                                            (const int32_t(*)[3])bm->cells, bm->sampled);
+    if (st) {
+        if (st != SLEAPC_ERR_UNSUPPORTED)
+            sleapc__log(SLEAPC_LOG_WARN,
+                        "class maps at the peaks on the device failed (%s); read on the host "
+                        "from now on",
+                        sleapc__last_error());
+        sleapc__clear_error();
+        bm->sample_on_device = false;
+        return SLEAPC_OK;
+    }
+    *done = true;
+    return sleapc__identity_classify_sampled(
+        bm->sampled, b, bm->n_classes, cls->shape[2], cls->shape[3], cls_stride, pk->peaks,
+        pk->vals, pk->sample_inds, pk->channel_inds, pk->n, bm->n_nodes, &bm->ws, out->keypoints,
+        out->peak_values, bm->class_probs);
+}
 
 static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
                               int64_t h, int64_t w, sleapc_layer_outputs *out)
 {
     bumc_layer *bm = l->impl;
     const sleapc_tensor *cms = NULL, *cls = NULL;
-    sleapc_status st = sleapc__bottomup_stage_peaks(&bm->stage, &bm->peaks, frames, b, c, h, w,
-                                                    bm->threshold, bm->refine_k,
-                                                    "ClassMapsHead", NULL, &cms, &cls);
+    /* Once the host reads the class maps, they come back with the forward
+     * (that batch fetched them). */
+    if (bm->maps_kept > 0 && !bm->sample_on_device)
+        bm->maps_kept = sleapc__stage_keep_head(&bm->stage, CLASS_HEAD, false) ? -1 : 1;
+    sleapc_status st = sleapc__bottomup_stage_peaks(
+        &bm->stage, &bm->peaks, frames, b, c, h, w, bm->threshold, bm->refine_k, CLASS_HEAD,
+        bm->sample_on_device ? &bm->maps_kept : NULL, &cms, &cls);
     if (!st && cls->shape[1] != bm->n_classes)
         st = sleapc__fail(SLEAPC_ERR_BACKEND, "class maps have %lld channels, the config %lld classes",
                           (long long)cls->shape[1], (long long)bm->n_classes);
@@ -52,12 +113,18 @@ static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b,
     if (st)
         return st;
     const sleapc_peak_list *pk = &bm->peaks;
-    const int cls_stride = sleapc__stage_head_stride(&bm->stage, "ClassMapsHead");
+    const int cls_stride = sleapc__stage_head_stride(&bm->stage, CLASS_HEAD);
     const sleapc_convention *cv = bm->stage.convention;
-    st = cv->classify_peaks(cls->data, b, bm->n_classes, cls->shape[2], cls->shape[3], cls_stride,
-                            pk->peaks, pk->vals, pk->sample_inds, pk->channel_inds, pk->n,
-                            bm->n_nodes, &bm->ws, out->keypoints, out->peak_values,
-                            bm->class_probs);
+    bool done = false;
+    if (bm->sample_on_device)
+        st = classify_on_device(bm, cls, b, cls_stride, out, &done);
+    if (!st && !done)
+        st = sleapc__stage_head_maps(&bm->stage, CLASS_HEAD, &cls); /* kept: fetched */
+    if (!st && !done)
+        st = cv->classify_peaks(cls->data, b, bm->n_classes, cls->shape[2], cls->shape[3],
+                                cls_stride, pk->peaks, pk->vals, pk->sample_inds,
+                                pk->channel_inds, pk->n, bm->n_nodes, &bm->ws, out->keypoints,
+                                out->peak_values, bm->class_probs);
     const sleapc_preprocess_plan *pl = &bm->stage.plan;
     for (int64_t s = 0; s < b; s++)
         out->eff_scale[s] = (float)pl->eff_scale;
@@ -88,6 +155,8 @@ static void bumc_destroy(sleapc_layer *l)
     sleapc__peak_list_free(&bm->peaks);
     sleapc__free(bm->class_probs);
     sleapc__identity_ws_free(&bm->ws);
+    sleapc__free(bm->cells);
+    sleapc__free(bm->sampled);
     sleapc__free(bm);
 }
 
@@ -126,6 +195,10 @@ sleapc_status sleapc__bottomup_multiclass_layer_create(const sleapc_model *m,
         bumc_destroy(&bm->base);
         return st;
     }
+    /* The device reads the class maps as classify_peaks reads them where
+     * that is sleap-nn's clamped look-up (identity.h); SLEAP 1.x's reads
+     * on the host. */
+    bm->sample_on_device = bm->stage.convention->classify_peaks == sleapc__identity_classify_peaks;
     *out = &bm->base;
     return SLEAPC_OK;
 }

@@ -9,10 +9,11 @@
  * kept (the same shader on the same buffer); a fetch brings the maps down
  * bit for bit as a forward without the request does, once per run; a
  * forward and a fetch of a warmed-up shape allocate nothing; with two runs
- * in flight each collect's fetch has its own run's maps; keep false brings
- * the maps back with the forward. Refusals: an unknown head, the peaks of a
- * kept head, a kept head whose peaks are found, keep and fetch while a run
- * is in flight.
+ * in flight each collect's fetch has its own run's maps; the kept maps read
+ * at cells (device_sample_head: corners, middle, random; every channel) equal
+ * the maps bit for bit and bring no map down; keep false brings the maps
+ * back with the forward. Refusals: an unknown head, the peaks of a kept
+ * head, keep and fetch while a run is in flight, a cell outside the maps.
  * (b) The layer: bottom-up prediction on a 192 x 128 crop of a reference
  * frame on Vulkan, two frames in turn, equals the native backend's (host
  * scoring, maps on the host), points within 0.02 px (test_vulkan_paf's
@@ -24,6 +25,11 @@
  * PAFs (one map down, the layer then asks for them back), the second gets
  * them with its forward (one map down again); the points equal the native
  * backend's at 65 points within 0.02 px.
+ * (d) Multi-class bottom-up on the same crops: its class maps stay on the
+ * device and are read there at the peaks, so again no map comes down; the
+ * instances, their classes and points equal the native backend's (points
+ * within 0.02 px; the class vectors at the peaks are the maps' values bit for
+ * bit, (a), so only the networks' float32 rounding differs).
  * Zero validation messages. Skipped (77) without a Vulkan device. */
 #include <math.h>
 #include <stdio.h>
@@ -219,6 +225,35 @@ static void check_backend(bool fp16)
     t = pafs_of(&out);
     CHECK_MSG(t && t->data && same_bits(t->data, ref1, n), "%s: fetch after the runs", what);
 
+    /* Read at cells (device_sample_head), kept: the corners, the middle and
+     * random cells of both samples, every channel, bit for bit. */
+    int32_t cells[12][3] = {{0, 0, 0}, {1, H - 1, W - 1}, {0, H - 1, 0}, {1, 0, W - 1},
+                            {1, H / 2, W / 2}};
+    for (int i = 5; i < 12; i++) {
+        cells[i][0] = i % B;
+        cells[i][1] = (int32_t)(rnd() * H);
+        cells[i][2] = (int32_t)(rnd() * W);
+    }
+    float vals[12 * 2 * E];
+    const int64_t down1 = maps_down();
+    CHECK_OK(sleapc__backend_forward(be, &x2, &out));
+    CHECK_OK(sleapc__backend_device_sample_head(be, "Pafs", 12, (const int32_t(*)[3])cells, vals));
+    bool same = true;
+    for (int i = 0; i < 12; i++)
+        for (int c = 0; c < 2 * E; c++) {
+            const float *r = ref2 + (((int64_t)cells[i][0] * 2 * E + c) * H + cells[i][1]) * W +
+                             cells[i][2];
+            same = same && memcmp(r, &vals[i * 2 * E + c], sizeof *r) == 0;
+        }
+    CHECK_MSG(same, "%s: values read at cells differ from the maps", what);
+    CHECK(sleapc__backend_device_sample_head(be, "Nope", 12, (const int32_t(*)[3])cells, vals) ==
+          SLEAPC_ERR_UNSUPPORTED);
+    cells[3][2] = W; /* outside */
+    CHECK(sleapc__backend_device_sample_head(be, "Pafs", 12, (const int32_t(*)[3])cells, vals) ==
+          SLEAPC_ERR_INVALID_ARG);
+    sleapc__clear_error();
+    CHECK_MSG(maps_down() == down1, "%s: reading cells brought maps down", what);
+
     /* Back again. */
     CHECK_OK(sleapc__backend_device_keep_head(be, "Pafs", false));
     down0 = maps_down();
@@ -237,7 +272,7 @@ static void check_backend(bool fp16)
 }
 
 /* (b), (c): the layer. */
-static int told_kept, told_back, told_device;
+static int told_kept, told_back, told_device, told_cls_kept;
 
 static void on_log(sleapc_log_level level, const char *msg, void *user)
 {
@@ -249,13 +284,17 @@ static void on_log(sleapc_log_level level, const char *msg, void *user)
         told_back++;
     if (strstr(msg, "PAF lines scored on the vulkan device"))
         told_device++;
+    if (strstr(msg, "ClassMapsHead stays on the device"))
+        told_cls_kept++;
 }
+
+static const char *model_name = "minimal_instance_bottomup";
 
 static sleapc_predictor *predictor(const char *backend, int n_points, const sleapc_tensor *crop)
 {
-    char model[2048];
-    snprintf(model, sizeof model, "%s",
-             test_data_path("sleap-nn-assets/model_ckpts/minimal_instance_bottomup"));
+    char model[2048], rel[256];
+    snprintf(rel, sizeof rel, "sleap-nn-assets/model_ckpts/%s", model_name);
+    snprintf(model, sizeof model, "%s", test_data_path(rel));
     const char *paths[1] = {model};
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
     o.backend = backend;
@@ -290,6 +329,8 @@ static void compare(sleapc_predictor *dev, sleapc_predictor *host, bool some, co
             if (d <= 0.02)
                 worst = fmax(worst, d);
         }
+        CHECK_MSG(a.track == b.track, "%s: instance %d: class %d on the device, %d on the host",
+                  what, i, a.track, b.track);
     }
     printf("%s: %d instances, points within %.3g px of the host path\n", what, n_host, worst);
 }
@@ -359,6 +400,14 @@ static void check_layer(void)
               "refused: logs: kept %d, back %d, scored on the device %d", told_kept, told_back,
               told_device);
     CHECK_MSG(maps[0] == 1 && maps[1] == 1, "refused: maps down: %lld, then %lld",
+              (long long)maps[0], (long long)maps[1]);
+
+    /* (d) */
+    model_name = "minimal_instance_multiclass_bottomup";
+    maps[0] = maps[1] = -1;
+    predict_both(10, crops, maps);
+    CHECK_MSG(told_cls_kept == 1, "multi-class: the class maps were kept %d times", told_cls_kept);
+    CHECK_MSG(maps[0] == 0 && maps[1] == 0, "multi-class: maps down: %lld, then %lld",
               (long long)maps[0], (long long)maps[1]);
     sleapc_tensor_free(&frame);
 }

@@ -19,6 +19,7 @@
 #include "backends/vulkan/vulkan_impl.h"
 #include "backends/vulkan/vulkan_input.h"
 #include "backends/vulkan/vulkan_paf.h"
+#include "backends/vulkan/vulkan_sample.h"
 #include "backends/vulkan/vulkan_window.h"
 #include "core/alloc.h"
 #include "core/error.h"
@@ -37,6 +38,7 @@ typedef struct vulkan_state {
     vk_windows win;        /* frames uploaded for forward_windows (vulkan_window.h) */
     vk_local_peaks lpeaks; /* device local peak finding asked for (output -1: none) */
     uint32_t kept;         /* outputs kept on the device (device_keep_head), a bit each */
+    vk_sample sample;      /* heads read at cells (vulkan_sample.h) */
     vk_plan *last;         /* the plan whose outputs were handed out last; NULL: none */
 } vulkan_state;
 
@@ -98,6 +100,16 @@ static int device_head(const sleapc_graph *g, const char *head)
     return -1;
 }
 
+/* The output named head, sigmoid heads included (their maps are read or
+ * fetched, then finished on the host); -1 where there is none. */
+static int output_named(const sleapc_graph *g, const char *head)
+{
+    for (int o = 0; o < g->n_outputs; o++)
+        if (strcmp(g->outputs[o].name, head) == 0)
+            return o;
+    return -1;
+}
+
 /* The views of a head's peaks found on the device. */
 static sleapc_status peaks_outputs(const vk_plan *p, const int64_t *s, sleapc_tensor_map *out)
 {
@@ -155,7 +167,7 @@ static sleapc_status vulkan_device_local_peaks(sleapc_backend *be, const char *h
 static sleapc_status vulkan_device_keep_head(sleapc_backend *be, const char *head, bool keep)
 {
     vulkan_state *vs = be->impl;
-    int o = device_head(vs->g, head);
+    int o = output_named(vs->g, head);
     if (o < 0 || o == vs->peaks.output || o == vs->lpeaks.output)
         return SLEAPC_ERR_UNSUPPORTED;
     uint32_t was = vs->kept, bit = (uint32_t)1 << o;
@@ -175,7 +187,7 @@ static sleapc_status vulkan_device_fetch_head(sleapc_backend *be, const char *he
 {
     vulkan_state *vs = be->impl;
     const sleapc_graph *g = vs->g;
-    int o = device_head(g, head);
+    int o = output_named(g, head);
     vk_plan *p = vs->last;
     if (o < 0 || !p || !(p->kept.mask >> o & 1))
         return sleapc__fail(SLEAPC_ERR_STATE, "vulkan: no kept \"%s\" maps of a last forward",
@@ -192,6 +204,27 @@ static sleapc_status vulkan_device_fetch_head(sleapc_backend *be, const char *he
                        .shape = {s[0], s[1], s[2], s[3]},
                        .data = p->out[o].map};
     return sleapc__tensor_map_set(out, head, &t);
+}
+
+/* The head's maps of the last forward read at cells, still in its node
+ * buffer (the contract's device_sample_head), finished as forward finishes
+ * them (the host's sigmoid). */
+static sleapc_status vulkan_device_sample_head(sleapc_backend *be, const char *head, int64_t n,
+                                               const int32_t (*cells)[3], float *values)
+{
+    vulkan_state *vs = be->impl;
+    const sleapc_graph *g = vs->g;
+    const vk_plan *p = vs->last ? vs->last : &vs->plan;
+    int o = output_named(g, head);
+    if (o < 0 || p->shape[0] == 0 || p->shapes[g->outputs[o].node][2] == 0)
+        return SLEAPC_ERR_UNSUPPORTED;
+    int node = g->outputs[o].node;
+    const int64_t *s = p->shapes[node];
+    sleapc_status st = sleapc__vk_sample(&vs->ctx, &vs->pl, &vs->sample, p->node[node].buf, s, n,
+                                         cells, values);
+    if (!st && sleapc__sigmoid_on_host(g, node))
+        sleapc__sigmoid_apply(values, n * s[1]);
+    return st;
 }
 
 static sleapc_status plan_outputs(vulkan_state *vs, vk_plan *p, sleapc_tensor_map *out);
@@ -356,6 +389,7 @@ static void vulkan_destroy(sleapc_backend *be)
             sleapc__vk_async_reset(&vs->ctx, vs->g, &vs->async, &vs->plan);
             sleapc__vk_plan_destroy(&vs->ctx, vs->g, &vs->plan);
             sleapc__vk_paf_destroy(&vs->ctx, &vs->paf);
+            sleapc__vk_sample_destroy(&vs->ctx, &vs->sample);
             sleapc__vk_windows_destroy(&vs->ctx, &vs->win);
             sleapc__vk_weights_destroy(&vs->ctx, vs->g, &vs->w);
             sleapc__vk_pipelines_destroy(&vs->ctx, &vs->pl);
@@ -381,6 +415,7 @@ static const struct sleapc_backend_ops vulkan_ops = {
     .device_local_peaks = vulkan_device_local_peaks,
     .device_keep_head = vulkan_device_keep_head,
     .device_fetch_head = vulkan_device_fetch_head,
+    .device_sample_head = vulkan_device_sample_head,
 };
 
 static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_opts *opts,

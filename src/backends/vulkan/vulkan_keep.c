@@ -3,7 +3,9 @@
  * them, and copies nothing down. For the host's fall-backs each kept output
  * has a second command buffer, recorded with the plan, that copies its maps
  * into the output staging the plan keeps for it; a fetch submits it once per
- * run. */
+ * run (widened from fp16 and finished with the host's sigmoid, as forward
+ * hands out the maps that come back with it). */
+#include "backends/sigmoid.h"
 #include "backends/vulkan/vulkan_impl.h"
 #include "core/error.h"
 
@@ -72,8 +74,11 @@ sleapc_status sleapc__vk_kept_fetch(vk_context *ctx, const sleapc_graph *g, vk_p
     sleapc_status st = sleapc__vk_submit_wait(ctx, p->kept.fetch[o], p->fence);
     if (st)
         return st;
+    const int node = g->outputs[o].node;
     if (p->elem == sizeof(uint16_t))
-        sleapc__vk_half_to_float(p->out[o].map, numel(p->shapes[g->outputs[o].node]));
+        sleapc__vk_half_to_float(p->out[o].map, numel(p->shapes[node]));
+    if (sleapc__sigmoid_on_host(g, node))
+        sleapc__sigmoid_apply(p->out[o].map, numel(p->shapes[node]));
     p->kept.fetched[o] = true;
     return SLEAPC_OK;
 }

@@ -95,9 +95,11 @@ sleapc_status sleapc__identity_assign_rows(const float *probs, int64_t n_rows, i
     return sleapc__hungarian_solve_ws(cost, n_rows, n_classes, hws, row, col);
 }
 
-static sleapc_status classify(const float *class_maps, int64_t n_samples, int64_t n_classes,
-                              int64_t map_h, int64_t map_w, int class_maps_stride,
-                              const float *peaks, const float *peak_vals,
+/* sampled: (n_peaks, n_classes) class vectors read elsewhere at the cells
+ * sleapc__identity_class_cells gives, in place of class_maps (NULL then). */
+static sleapc_status classify(const float *class_maps, const float *sampled, int64_t n_samples,
+                              int64_t n_classes, int64_t map_h, int64_t map_w,
+                              int class_maps_stride, const float *peaks, const float *peak_vals,
                               const int32_t *sample_inds, const int32_t *channel_inds,
                               int64_t n_peaks, int64_t n_nodes, bool outside_reads_zero,
                               sleapc_identity_ws *ws, float *points, float *point_vals,
@@ -105,7 +107,8 @@ static sleapc_status classify(const float *class_maps, int64_t n_samples, int64_
 {
     if (n_samples < 0 || n_classes < 1 || map_h < 1 || map_w < 1 || class_maps_stride < 1 ||
         n_peaks < 0 || n_nodes < 1 || (n_samples && (!points || !point_vals || !class_probs)) ||
-        (n_peaks && (!class_maps || !peaks || !peak_vals || !sample_inds || !channel_inds)))
+        (n_peaks && ((!class_maps && !sampled) || !peaks || !peak_vals || !sample_inds ||
+                     !channel_inds)))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "classify peaks: bad arguments");
     if (n_samples == INT64_MAX || map_h > INT64_MAX / map_w / n_classes / (n_samples + 1) ||
         n_classes > INT64_MAX / 2 / n_nodes / (n_samples + 1))
@@ -154,6 +157,10 @@ static sleapc_status classify(const float *class_maps, int64_t n_samples, int64_
     for (int64_t p = 0; p < n_peaks; p++) {
         pcm[2 * p] = peaks[2 * p] / stride;
         pcm[2 * p + 1] = peaks[2 * p + 1] / stride;
+        if (sampled) {
+            memcpy(probs + p * n_classes, sampled + p * n_classes, nc * sizeof(float));
+            continue;
+        }
         int64_t x, y;
         if (outside_reads_zero) {
             x = map_index_or_outside(pcm[2 * p], map_w);
@@ -219,9 +226,10 @@ sleapc_status sleapc__identity_classify_peaks(const float *class_maps, int64_t n
                                               float *points, float *point_vals, float *class_probs)
 {
     sleapc_identity_ws tmp = {0};
-    sleapc_status st = classify(class_maps, n_samples, n_classes, map_h, map_w, class_maps_stride,
-                                peaks, peak_vals, sample_inds, channel_inds, n_peaks, n_nodes,
-                                false, ws ? ws : &tmp, points, point_vals, class_probs);
+    sleapc_status st = classify(class_maps, NULL, n_samples, n_classes, map_h, map_w,
+                                class_maps_stride, peaks, peak_vals, sample_inds, channel_inds,
+                                n_peaks, n_nodes, false, ws ? ws : &tmp, points, point_vals,
+                                class_probs);
     sleapc__identity_ws_free(&tmp);
     return st;
 }
@@ -233,9 +241,10 @@ sleapc_status sleapc__identity_classify_peaks_sleap1(
     float *points, float *point_vals, float *class_probs)
 {
     sleapc_identity_ws tmp = {0};
-    sleapc_status st = classify(class_maps, n_samples, n_classes, map_h, map_w, class_maps_stride,
-                                peaks, peak_vals, sample_inds, channel_inds, n_peaks, n_nodes, true,
-                                ws ? ws : &tmp, points, point_vals, class_probs);
+    sleapc_status st = classify(class_maps, NULL, n_samples, n_classes, map_h, map_w,
+                                class_maps_stride, peaks, peak_vals, sample_inds, channel_inds,
+                                n_peaks, n_nodes, true, ws ? ws : &tmp, points, point_vals,
+                                class_probs);
     sleapc__identity_ws_free(&tmp);
     return st;
 }
@@ -304,4 +313,35 @@ sleapc_status sleapc__identity_bottomup_finish(int64_t n_samples, int64_t n_clas
     }
     sleapc__identity_ws_free(&tmp);
     return SLEAPC_OK;
+}
+
+void sleapc__identity_class_cells(const float *peaks, const int32_t *sample_inds, int64_t n_peaks,
+                                  int64_t map_h, int64_t map_w, int class_maps_stride,
+                                  int32_t (*cells)[3])
+{
+    const float stride = (float)class_maps_stride;
+    for (int64_t p = 0; p < n_peaks; p++) {
+        cells[p][0] = sample_inds[p];
+        cells[p][1] = (int32_t)map_index(peaks[2 * p + 1] / stride, map_h);
+        cells[p][2] = (int32_t)map_index(peaks[2 * p] / stride, map_w);
+    }
+}
+
+sleapc_status sleapc__identity_classify_sampled(const float *sampled, int64_t n_samples,
+                                                int64_t n_classes, int64_t map_h, int64_t map_w,
+                                                int class_maps_stride, const float *peaks,
+                                                const float *peak_vals,
+                                                const int32_t *sample_inds,
+                                                const int32_t *channel_inds, int64_t n_peaks,
+                                                int64_t n_nodes, sleapc_identity_ws *ws,
+                                                float *points, float *point_vals,
+                                                float *class_probs)
+{
+    sleapc_identity_ws tmp = {0};
+    sleapc_status st = classify(NULL, sampled, n_samples, n_classes, map_h, map_w,
+                                class_maps_stride, peaks, peak_vals, sample_inds, channel_inds,
+                                n_peaks, n_nodes, false, ws ? ws : &tmp, points, point_vals,
+                                class_probs);
+    sleapc__identity_ws_free(&tmp);
+    return st;
 }

@@ -57,6 +57,26 @@ sleapc_status sleapc__identity_classify_peaks(const float *class_maps, int64_t n
                                               float *points, float *point_vals,
                                               float *class_probs);
 
+/* sleapc__identity_classify_peaks in two steps, for class maps sampled
+ * elsewhere (on a device, backend.h's device_sample_head): the cell each
+ * peak's class vector is read at, (sample, y, x) as above, for n_peaks
+ * (cells (n_peaks, 3)); then the classification from the class vectors
+ * read there, sampled (n_peaks, n_classes), with the other arguments and
+ * results of sleapc__identity_classify_peaks. The same results, bit for bit,
+ * when sampled holds the maps' values at those cells. */
+void sleapc__identity_class_cells(const float *peaks, const int32_t *sample_inds, int64_t n_peaks,
+                                  int64_t map_h, int64_t map_w, int class_maps_stride,
+                                  int32_t (*cells)[3]);
+sleapc_status sleapc__identity_classify_sampled(const float *sampled, int64_t n_samples,
+                                                int64_t n_classes, int64_t map_h, int64_t map_w,
+                                                int class_maps_stride, const float *peaks,
+                                                const float *peak_vals,
+                                                const int32_t *sample_inds,
+                                                const int32_t *channel_inds, int64_t n_peaks,
+                                                int64_t n_nodes, sleapc_identity_ws *ws,
+                                                float *points, float *point_vals,
+                                                float *class_probs);
+
 /* The same with SLEAP 1.x's look-up (sleap/nn/identity.py
  * classify_peaks_from_maps): a rounded position outside the class map reads
  * probability 0 for every class (TensorFlow's GPU gather_nd) instead of the
