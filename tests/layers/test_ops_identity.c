@@ -328,6 +328,41 @@ static void test_bottomup_case(const char *id)
         }
         sleapc__identity_ws_free(&ws);
         sleapc__free(buf);
+        /* In two steps (the class vectors read elsewhere, as a device does):
+         * the cells' values, gathered here, classify to the same bits. */
+        int32_t(*cells)[3] = sleapc__malloc((size_t)(n_peaks + 1) * sizeof *cells);
+        float *sampled = sleapc__malloc((size_t)((n_peaks + 1) * n_classes) * sizeof(float));
+        float *tpts = sleapc__malloc((size_t)n_pts * 4 * sizeof(float));
+        if (cells && sampled && tpts) {
+            sleapc__identity_class_cells(peaks, si, n_peaks, maps.shape[2], maps.shape[3],
+                                         cm_stride, cells);
+            const float *md = maps.data;
+            for (int64_t p = 0; p < n_peaks; p++)
+                for (int64_t c = 0; c < n_classes; c++)
+                    sampled[p * n_classes + c] =
+                        md[((cells[p][0] * n_classes + c) * maps.shape[2] + cells[p][1]) *
+                               maps.shape[3] +
+                           cells[p][2]];
+            float *tpv = tpts + n_pts * 2, *tcp = tpv + n_pts;
+            CHECK_OK(sleapc__identity_classify_sampled(sampled, s, n_classes, maps.shape[2],
+                                                       maps.shape[3], cm_stride, peaks, vals, si,
+                                                       ci, n_peaks, n_nodes, NULL, tpts, tpv,
+                                                       tcp));
+            float *rpts = sleapc__malloc((size_t)n_pts * 4 * sizeof(float));
+            if (rpts) {
+                float *rpv = rpts + n_pts * 2, *rcp = rpv + n_pts;
+                CHECK_OK(sleapc__identity_classify_peaks(maps.data, s, n_classes, maps.shape[2],
+                                                         maps.shape[3], cm_stride, peaks, vals,
+                                                         si, ci, n_peaks, n_nodes, NULL, rpts,
+                                                         rpv, rcp));
+                CHECK_MSG(!memcmp(tpts, rpts, (size_t)n_pts * 4 * sizeof(float)),
+                          "%s: classified from sampled class vectors: results differ", id);
+                sleapc__free(rpts);
+            }
+        }
+        sleapc__free(cells);
+        sleapc__free(sampled);
+        sleapc__free(tpts);
         const bool strict = ref_bool(m, "reliable");
         compare(id, "out.pred_keypoints", pts, n_pts * 2, 1e-3, strict);
         compare(id, "out.pred_peak_values", pv, n_pts, 1e-5, strict);
