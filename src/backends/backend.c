@@ -411,7 +411,8 @@ sleapc_status sleapc__backend_device_fetch_head(sleapc_backend *be, const char *
                                                 sleapc_tensor_map *out)
 {
     if (!be || !head || !out)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "fetch head: backend, head and map are required");
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "fetch head: backend, head and map are required");
     const sleapc_tensor *t = sleapc__tensor_map_get(out, head);
     if (t && t->data)
         return SLEAPC_OK; /* it came back with the forward */

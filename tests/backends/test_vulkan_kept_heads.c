@@ -151,7 +151,8 @@ static void check_backend(bool fp16)
         abort();
     maps_make(m1, n);
     maps_make(m2, n);
-    sleapc_tensor x1 = {.dtype = SLEAPC_DTYPE_F32, .ndim = 4, .shape = {B, 2 * E, H, W}, .data = m1};
+    sleapc_tensor x1 = {
+        .dtype = SLEAPC_DTYPE_F32, .ndim = 4, .shape = {B, 2 * E, H, W}, .data = m1};
     sleapc_tensor x2 = x1;
     x2.data = m2;
     lines l;
@@ -324,8 +325,9 @@ static void compare(sleapc_predictor *dev, sleapc_predictor *host, bool some, co
         for (int k = 0; k < 2 * sk.n_nodes; k++) {
             bool both_nan = isnan(a.points[k]) && isnan(b.points[k]);
             double d = both_nan ? 0 : fabs((double)a.points[k] - b.points[k]);
-            CHECK_MSG(d <= 0.02, "%s: instance %d point %d: %c %.4f on the device, %.4f on the host",
-                      what, i, k / 2, "xy"[k % 2], a.points[k], b.points[k]);
+            CHECK_MSG(d <= 0.02,
+                      "%s: instance %d point %d: %c %.4f on the device, %.4f on the host", what,
+                      i, k / 2, "xy"[k % 2], a.points[k], b.points[k]);
             if (d <= 0.02)
                 worst = fmax(worst, d);
         }

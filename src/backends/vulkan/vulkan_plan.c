@@ -3,7 +3,8 @@
  * here once and replayed by every forward of that shape: normalise the input
  * (shaders/input_u8.comp), run the nodes in order with a barrier after each,
  * copy the outputs down (or find a head's peaks: vulkan_peaks.c, and its
- * local peaks: vulkan_local_peaks.c).
+ * local peaks: vulkan_local_peaks.c; or leave a kept head on the device:
+ * vulkan_keep.c).
  * Concats and same-size resizes are buffer copies; the rest are dispatches
  * of the shaders in shaders/. */
 #include <string.h>
