@@ -33,7 +33,14 @@ typedef struct sleapc_backend_paf_lines {
     float dist_penalty_weight;
 } sleapc_backend_paf_lines;
 /* The network's input cut from uploaded frames on the device
- * (forward_windows): sample k is the window of frame frame[k] whose top-left
+ * (forward_windows). First, optionally, each frame as preprocess.h's uint8
+ * steps before the input scale make it: its channels converted to c
+ * (sleapc__preprocess_coerce_u8: 1 -> 3 replicated, 4 -> 3 alpha dropped,
+ * 3 or 4 -> 1 the luma of sleapc__preprocess_luma_u8, float32 products and
+ * sums unfused, truncated), then sleap-nn's size matcher: resized to
+ * match_h x match_w as below and padded with 0 bottom and right to
+ * sized_h x sized_w; "the frame" below is that image. Then sample k is the
+ * window of frame frame[k] whose top-left
  * pixel is origin[k] = (x, y), win_h x win_w pixels, 0 where it leaves the
  * frame (top-down crops: crops.h's integer gather); resized to rs_h x rs_w as
  * sleapc__resize_aa_u8 (core/resize_aa.h) resizes uint8 images, rounding
@@ -48,6 +55,10 @@ typedef struct sleapc_backend_windows {
     int64_t win_h, win_w;   /* >= 1 */
     int64_t rs_h, rs_w;     /* >= 1 */
     int64_t out_h, out_w;   /* >= rs_h, rs_w: the model input's size */
+    /* Optional, all 0: none. */
+    int64_t c;                /* the channels to convert to; 0: the upload's */
+    int64_t match_h, match_w; /* the size matcher's resize; 0: none (no pad either) */
+    int64_t sized_h, sized_w; /* its pad: >= match_h, match_w */
 } sleapc_backend_windows;
 
 struct sleapc_backend_ops {

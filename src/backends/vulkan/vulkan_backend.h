@@ -22,5 +22,8 @@ void sleapc__vulkan_validation_stats(bool *enabled, int64_t *messages);
  * those that resized their windows; *cut, those whose windows were not the
  * whole frames (top-down crops). */
 void sleapc__vulkan_window_stats(int64_t *resized, int64_t *cut);
+/* The same: *matched, those cut from frames size-matched on the device;
+ * *converted, those whose channels were converted there. */
+void sleapc__vulkan_window_prep_stats(int64_t *matched, int64_t *converted);
 
 #endif
