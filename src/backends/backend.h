@@ -110,11 +110,13 @@ struct sleapc_backend_ops {
      * inputs on the host). upload_frames: a batch of uint8 frames
      * (F, C, H, W), kept on the device until the next upload. forward_windows:
      * a forward whose input is cut from them (sleapc_backend_windows above),
-     * with forward's outputs; the result equals forward on the host's cut,
-     * resized, padded uint8 input to the bit where the device rounds every
-     * float32 product and sum once and fuses the resize's fmaf taps; a device
-     * that does not fuse them moves a resized sum by at most 6 * 2^-15, so a
-     * uint8 pixel by 1 only where the sum lies that close to a half.
+     * with forward's outputs; the result equals forward on the host's
+     * converted, size-matched, cut, resized, padded uint8 input to the bit
+     * where the device rounds every float32 product and sum once and fuses
+     * the resize's fmaf taps; a device that does not fuse them moves a
+     * resized sum by at most 6 * 2^-15, so a uint8 pixel by 1 only where the
+     * sum lies that close to a half (after the size matcher, also where a
+     * pixel the resize reads moved so).
      * SLEAPC_ERR_UNSUPPORTED, with no error
      * recorded, for what the backend cannot cut (the layer then does it on
      * the host). */

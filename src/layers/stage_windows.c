@@ -88,7 +88,7 @@ sleapc_status sleapc__stage_upload_frames(sleapc_stage *s, const uint8_t *frames
 
 sleapc_status sleapc__stage_run_crops(sleapc_stage *s, int64_t m, const int32_t *frame,
                                       const int64_t *origins, int64_t c, int64_t crop_h,
-                                      int64_t crop_w)
+                                      int64_t crop_w, const sleapc_preprocess_plan *source)
 {
     if (!sleapc__stage_windows(s))
         return SLEAPC_ERR_UNSUPPORTED;
@@ -96,11 +96,20 @@ sleapc_status sleapc__stage_run_crops(sleapc_stage *s, int64_t m, const int32_t 
     if (st)
         return st;
     const sleapc_preprocess_plan *p = &s->plan;
-    /* A size matcher on crops would resize each window twice. */
-    if (!no_size_match(p))
+    /* A size matcher on crops would resize each window twice. The device
+     * converts channels before the source's size matcher, the host after:
+     * the same only where that does not resize (0 stays 0). */
+    bool resizes = source && (source->match_h != source->src_h || source->match_w != source->src_w);
+    if (!no_size_match(p) || (source && source->c != source->src_c) || (resizes && p->c != c))
         return SLEAPC_ERR_UNSUPPORTED;
     sleapc_backend_windows win = {.n = m, .frame = frame, .origin = origins, .win_h = crop_h,
                                   .win_w = crop_w, .rs_h = p->scaled_h, .rs_w = p->scaled_w,
                                   .out_h = p->out_h, .out_w = p->out_w, .c = p->c};
+    if (source) {
+        win.match_h = source->match_h;
+        win.match_w = source->match_w;
+        win.sized_h = source->sized_h;
+        win.sized_w = source->sized_w;
+    }
     return sleapc__backend_forward_windows(s->be, &win, &s->out);
 }

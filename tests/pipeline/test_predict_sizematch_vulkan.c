@@ -101,11 +101,18 @@ int main(void)
         sleapc_tensor t = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4,
                            .shape = {2, CROP_H, CROP_W, c}, .data = two};
         sleapc_predictor *host = run("native", paths, &t);
-        int64_t matched0 = 0, matched = 0;
+        int64_t matched0 = 0, matched = 0, cut0 = 0, cut = 0;
         sleapc__vulkan_window_prep_stats(&matched0, NULL);
+        sleapc__vulkan_window_stats(NULL, &cut0);
         sleapc_predictor *dev = run("vulkan", paths, &t);
         sleapc__vulkan_window_prep_stats(&matched, NULL);
-        CHECK_MSG(matched > matched0, "the device's size matcher did not run");
+        sleapc__vulkan_window_stats(NULL, &cut);
+        printf("the device size-matched %lld inputs, cut %lld\n", (long long)(matched - matched0),
+               (long long)(cut - cut0));
+        CHECK_MSG(matched - matched0 >= 2 && cut > cut0,
+                  "the device's size matcher ran %lld times, crops were cut %lld times: both "
+                  "stages should have run on it",
+                  (long long)(matched - matched0), (long long)(cut - cut0));
         if (host && dev) {
             const sleapc_layer_outputs *a = &dev->outputs, *b = &host->outputs;
             CHECK_MSG(a->n_slots == b->n_slots && a->n_nodes == b->n_nodes &&
