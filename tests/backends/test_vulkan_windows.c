@@ -460,6 +460,20 @@ static void check_refusals(void)
     win.out_h = 4; /* smaller than the resize */
     idx[0] = 0;
     CHECK(sleapc__backend_forward_windows(be, &win, &out) == SLEAPC_ERR_INVALID_ARG);
+    win.out_h = 8;
+    win.match_h = 6; /* a size matcher of one side, then a pad smaller than it */
+    CHECK(sleapc__backend_forward_windows(be, &win, &out) == SLEAPC_ERR_INVALID_ARG);
+    win.match_w = 6;
+    win.sized_h = 4;
+    win.sized_w = 8;
+    CHECK(sleapc__backend_forward_windows(be, &win, &out) == SLEAPC_ERR_INVALID_ARG);
+    win.match_h = win.match_w = win.sized_h = win.sized_w = 0;
+    /* Two channels: no conversion to gray; declined, nothing recorded. */
+    uint8_t two[128] = {0};
+    ft = (sleapc_tensor){.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {1, 2, 8, 8}, .data = two};
+    CHECK_OK(sleapc__backend_upload_frames(be, &ft));
+    win.c = 1;
+    CHECK(sleapc__backend_forward_windows(be, &win, &out) == SLEAPC_ERR_UNSUPPORTED);
     sleapc__tensor_map_clear(&out);
     sleapc__backend_destroy(be);
     sleapc__graph_clear(&g);
