@@ -371,7 +371,9 @@ sleapc_status sleapc__backend_forward_windows(sleapc_backend *be, const sleapc_b
     if (!sleapc__backend_has_windows(be))
         return SLEAPC_ERR_UNSUPPORTED;
     if (!w || !out || w->n < 1 || !w->frame || !w->origin || w->win_h < 1 || w->win_w < 1 ||
-        w->rs_h < 1 || w->rs_w < 1 || w->out_h < w->rs_h || w->out_w < w->rs_w)
+        w->rs_h < 1 || w->rs_w < 1 || w->out_h < w->rs_h || w->out_w < w->rs_w || w->c < 0 ||
+        w->match_h < 0 || w->match_w < 0 || !w->match_h != !w->match_w ||
+        w->sized_h < w->match_h || w->sized_w < w->match_w)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "forward windows: bad windows");
     if (be->in_flight)
         return in_flight_error(be, "forward windows");

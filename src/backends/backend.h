@@ -33,7 +33,14 @@ typedef struct sleapc_backend_paf_lines {
     float dist_penalty_weight;
 } sleapc_backend_paf_lines;
 /* The network's input cut from uploaded frames on the device
- * (forward_windows): sample k is the window of frame frame[k] whose top-left
+ * (forward_windows). First, optionally, each frame as preprocess.h's uint8
+ * steps before the input scale make it: its channels converted to c
+ * (sleapc__preprocess_coerce_u8: 1 -> 3 replicated, 4 -> 3 alpha dropped,
+ * 3 or 4 -> 1 the luma of sleapc__preprocess_luma_u8, float32 products and
+ * sums unfused, truncated), then sleap-nn's size matcher: resized to
+ * match_h x match_w as below and padded with 0 bottom and right to
+ * sized_h x sized_w; "the frame" below is that image. Then sample k is the
+ * window of frame frame[k] whose top-left
  * pixel is origin[k] = (x, y), win_h x win_w pixels, 0 where it leaves the
  * frame (top-down crops: crops.h's integer gather); resized to rs_h x rs_w as
  * sleapc__resize_aa_u8 (core/resize_aa.h) resizes uint8 images, rounding
@@ -48,6 +55,10 @@ typedef struct sleapc_backend_windows {
     int64_t win_h, win_w;   /* >= 1 */
     int64_t rs_h, rs_w;     /* >= 1 */
     int64_t out_h, out_w;   /* >= rs_h, rs_w: the model input's size */
+    /* Optional, all 0: none. */
+    int64_t c;                /* the channels to convert to; 0: the upload's */
+    int64_t match_h, match_w; /* the size matcher's resize; 0: none (no pad either) */
+    int64_t sized_h, sized_w; /* its pad: >= match_h, match_w */
 } sleapc_backend_windows;
 
 struct sleapc_backend_ops {
@@ -99,11 +110,13 @@ struct sleapc_backend_ops {
      * inputs on the host). upload_frames: a batch of uint8 frames
      * (F, C, H, W), kept on the device until the next upload. forward_windows:
      * a forward whose input is cut from them (sleapc_backend_windows above),
-     * with forward's outputs; the result equals forward on the host's cut,
-     * resized, padded uint8 input to the bit where the device rounds every
-     * float32 product and sum once and fuses the resize's fmaf taps; a device
-     * that does not fuse them moves a resized sum by at most 6 * 2^-15, so a
-     * uint8 pixel by 1 only where the sum lies that close to a half.
+     * with forward's outputs; the result equals forward on the host's
+     * converted, size-matched, cut, resized, padded uint8 input to the bit
+     * where the device rounds every float32 product and sum once and fuses
+     * the resize's fmaf taps; a device that does not fuse them moves a
+     * resized sum by at most 6 * 2^-15, so a uint8 pixel by 1 only where the
+     * sum lies that close to a half (after the size matcher, also where a
+     * pixel the resize reads moved so).
      * SLEAPC_ERR_UNSUPPORTED, with no error
      * recorded, for what the backend cannot cut (the layer then does it on
      * the host). */

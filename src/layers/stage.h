@@ -79,21 +79,24 @@ sleapc_status sleapc__stage_device_peaks(const sleapc_stage *s, int64_t b, int64
  * windows repeat, its backend has them, and no first-batch precision check
  * needs the host's input. */
 bool sleapc__stage_windows(const sleapc_stage *s);
-/* stage_run's device path: when the plan for these frames scales or pads
- * and does nothing before (channels, size matcher), the frames go up as
- * they are and the device preprocesses them; *done false: the host must. */
+/* stage_run's device path: when the plan for these frames does anything
+ * (channels, size matcher, scale, stride pad), the frames go up as they are
+ * and the device preprocesses them; *done false: the host must. */
 sleapc_status sleapc__stage_run_windows_frames(sleapc_stage *s, const uint8_t *frames, int64_t b,
                                                int64_t c, int64_t h, int64_t w, bool *done);
 /* Top-down stage 2: the batch's frames (b, c, h, w) go up once, then each
  * run takes m crops of (crop_h, crop_w) at origins (m, 2) of frame[m]
- * through the stage's own scale and stride pad, as stage_run on the host's
- * crops would. SLEAPC_ERR_UNSUPPORTED (no error recorded) when the backend
- * cannot: the layer cuts them on the host. */
+ * through the stage's own channels, scale and stride pad (not its size
+ * matcher), as stage_run on the host's crops would. source: NULL, the
+ * frames uploaded are the crop source (c channels); else they are the
+ * frames that preprocess plan (a size matcher, sleap-nn's crop source)
+ * makes it of on the device first. SLEAPC_ERR_UNSUPPORTED (no error
+ * recorded) when the backend cannot: the layer cuts them on the host. */
 sleapc_status sleapc__stage_upload_frames(sleapc_stage *s, const uint8_t *frames, int64_t b,
                                           int64_t c, int64_t h, int64_t w);
 sleapc_status sleapc__stage_run_crops(sleapc_stage *s, int64_t m, const int32_t *frame,
                                       const int64_t *origins, int64_t c, int64_t crop_h,
-                                      int64_t crop_w);
+                                      int64_t crop_w, const sleapc_preprocess_plan *source);
 /* The plan for (c, h, w) inputs in s->plan, remade only when the size changes. */
 sleapc_status sleapc__stage_plan(sleapc_stage *s, int64_t c, int64_t h, int64_t w);
 

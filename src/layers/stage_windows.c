@@ -1,6 +1,7 @@
 /* A stage's inputs cut, resized and padded on its backend's device
- * (stage.h; backend.h's upload_frames and forward_windows): a frame scaled
- * by input_scale goes up at full size as uint8, and top-down crops are cut
+ * (stage.h; backend.h's upload_frames and forward_windows): a frame goes up
+ * at its own size and channels as uint8 and is converted, size-matched,
+ * scaled and padded there, and top-down crops are cut
  * from the batch's frames, uploaded once, instead of being cut, resized and
  * padded on the host. The device repeats preprocess.h's uint8 steps, so the
  * convention says whether they are its own (sleap-nn's; SLEAP 1.x prepares
@@ -28,12 +29,12 @@ static sleapc_status grow(void **p, size_t *cap, size_t need)
     return *p ? SLEAPC_OK : sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
 }
 
-/* Whether plan p does nothing before its input-scale resize: no channel
- * conversion, no size matcher. */
-static bool nothing_before_scale(const sleapc_preprocess_plan *p)
+/* Whether plan p uses no size matcher (its channel conversion the windows
+ * do as they read a pixel). */
+static bool no_size_match(const sleapc_preprocess_plan *p)
 {
-    return p->c == p->src_c && p->match_h == p->src_h && p->match_w == p->src_w &&
-           p->sized_h == p->src_h && p->sized_w == p->src_w;
+    return p->match_h == p->src_h && p->match_w == p->src_w && p->sized_h == p->src_h &&
+           p->sized_w == p->src_w;
 }
 
 sleapc_status sleapc__stage_run_windows_frames(sleapc_stage *s, const uint8_t *frames, int64_t b,
@@ -41,10 +42,9 @@ sleapc_status sleapc__stage_run_windows_frames(sleapc_stage *s, const uint8_t *f
 {
     *done = false;
     const sleapc_preprocess_plan *p = &s->plan;
-    bool work = p->scaled_h != p->sized_h || p->scaled_w != p->sized_w ||
-                p->out_h != p->scaled_h || p->out_w != p->scaled_w;
-    if (!work || !nothing_before_scale(p) || !sleapc__stage_windows(s) || b < 1 ||
-        b > INT32_MAX)
+    bool work = p->c != p->src_c || !no_size_match(p) || p->scaled_h != p->sized_h ||
+                p->scaled_w != p->sized_w || p->out_h != p->scaled_h || p->out_w != p->scaled_w;
+    if (!work || !sleapc__stage_windows(s) || b < 1 || b > INT32_MAX)
         return SLEAPC_OK;
     /* The windows' frame indices and origins (all 0) in the scratch the host
      * path would have used. */
@@ -61,9 +61,13 @@ sleapc_status sleapc__stage_run_windows_frames(sleapc_stage *s, const uint8_t *f
     sleapc_tensor x = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {b, c, h, w},
                        .data = (void *)frames};
     st = sleapc__backend_upload_frames(s->be, &x);
-    sleapc_backend_windows win = {.n = b, .frame = frame, .origin = origin, .win_h = h,
-                                  .win_w = w, .rs_h = p->scaled_h, .rs_w = p->scaled_w,
-                                  .out_h = p->out_h, .out_w = p->out_w};
+    /* The whole size-matched frame is the window: past the frame it reads
+     * 0, the size matcher's pad. */
+    sleapc_backend_windows win = {.n = b, .frame = frame, .origin = origin, .win_h = p->sized_h,
+                                  .win_w = p->sized_w, .rs_h = p->scaled_h, .rs_w = p->scaled_w,
+                                  .out_h = p->out_h, .out_w = p->out_w, .c = p->c,
+                                  .match_h = p->match_h, .match_w = p->match_w,
+                                  .sized_h = p->sized_h, .sized_w = p->sized_w};
     if (!st)
         st = sleapc__backend_forward_windows(s->be, &win, &s->out);
     if (st == SLEAPC_ERR_UNSUPPORTED)
@@ -84,7 +88,7 @@ sleapc_status sleapc__stage_upload_frames(sleapc_stage *s, const uint8_t *frames
 
 sleapc_status sleapc__stage_run_crops(sleapc_stage *s, int64_t m, const int32_t *frame,
                                       const int64_t *origins, int64_t c, int64_t crop_h,
-                                      int64_t crop_w)
+                                      int64_t crop_w, const sleapc_preprocess_plan *source)
 {
     if (!sleapc__stage_windows(s))
         return SLEAPC_ERR_UNSUPPORTED;
@@ -92,10 +96,20 @@ sleapc_status sleapc__stage_run_crops(sleapc_stage *s, int64_t m, const int32_t 
     if (st)
         return st;
     const sleapc_preprocess_plan *p = &s->plan;
-    if (!nothing_before_scale(p))
+    /* A size matcher on crops would resize each window twice. The device
+     * converts channels before the source's size matcher, the host after:
+     * the same only where that does not resize (0 stays 0). */
+    bool resizes = source && (source->match_h != source->src_h || source->match_w != source->src_w);
+    if (!no_size_match(p) || (source && source->c != source->src_c) || (resizes && p->c != c))
         return SLEAPC_ERR_UNSUPPORTED;
     sleapc_backend_windows win = {.n = m, .frame = frame, .origin = origins, .win_h = crop_h,
                                   .win_w = crop_w, .rs_h = p->scaled_h, .rs_w = p->scaled_w,
-                                  .out_h = p->out_h, .out_w = p->out_w};
+                                  .out_h = p->out_h, .out_w = p->out_w, .c = p->c};
+    if (source) {
+        win.match_h = source->match_h;
+        win.match_w = source->match_w;
+        win.sized_h = source->sized_h;
+        win.sized_w = source->sized_w;
+    }
     return sleapc__backend_forward_windows(s->be, &win, &s->out);
 }

@@ -63,6 +63,17 @@ typedef struct sized_frames {
     int64_t c, h, w;
 } sized_frames;
 
+/* A batch's crop source: its frames, size-matched on the host only when
+ * stage 2's device does not do it. */
+typedef struct crop_source {
+    const uint8_t *frames;
+    int64_t b, c, h, w;
+    sized_frames sf;                       /* data NULL until size_match makes it */
+    bool device;                           /* stage 2 cuts its crops on its device from... */
+    const sleapc_preprocess_plan *on_dev;  /* ...the frames, size-matched there by this
+                                              plan; NULL: from sf */
+} crop_source;
+
 static sleapc_status grow_bytes(void **p, size_t *cap, size_t need)
 {
     if (need <= *cap && *p)
@@ -106,23 +117,34 @@ static sleapc_status grow_per_crop(topdown_layer *t, int64_t n_crops)
 /* Frames through the centroid stage's pipeline part, as its convention cuts
  * crops from them: sleap-nn's size matcher alone (step 3 of §7.4), or SLEAP
  * 1.x's SizeMatcher and colour coercion (the frames its CentroidCrop crops
- * from). The centroid stage planned this frame size in this very batch. */
-static sleapc_status size_match(topdown_layer *t, const uint8_t *frames, int64_t b, int64_t c,
-                                int64_t h, int64_t w, sized_frames *out)
+ * from); planned into t->sized_plan. The centroid stage planned this frame
+ * size in this very batch. */
+static sleapc_status source_plan(topdown_layer *t)
 {
+    return t->finder.stage.convention->crop_source_plan(&t->finder.stage.plan, &t->sized_plan);
+}
+
+/* The crop source on the host, made once. */
+static sleapc_status size_match(topdown_layer *t, crop_source *cs)
+{
+    if (cs->sf.data)
+        return SLEAPC_OK;
     const sleapc_convention *cv = t->finder.stage.convention;
-    sleapc_preprocess_plan *pl = &t->sized_plan;
-    sleapc_status st = cv->crop_source_plan(&t->finder.stage.plan, pl);
+    const sleapc_preprocess_plan *pl = &t->sized_plan;
+    const uint8_t *frames = cs->frames;
+    const int64_t b = cs->b;
+    sleapc_status st = source_plan(t);
     if (st)
         return st;
-    size_t in = (size_t)(c * h * w);
+    size_t in = (size_t)(cs->c * cs->h * cs->w);
     size_t outn = (size_t)(pl->c * pl->sized_h * pl->sized_w);
     st = grow_bytes((void **)&t->sized, &t->sized_cap, outn * (size_t)b);
     if (!st)
         st = grow_bytes(&t->scratch, &t->scratch_cap, pl->scratch_bytes);
     for (int64_t k = 0; !st && k < b; k++)
         st = cv->crop_source(pl, frames + k * in, t->sized + k * outn, t->scratch);
-    *out = (sized_frames){t->sized, pl->c, pl->sized_h, pl->sized_w};
+    if (!st)
+        cs->sf = (sized_frames){t->sized, pl->c, pl->sized_h, pl->sized_w};
     return st;
 }
 
@@ -224,53 +246,69 @@ static sleapc_status finish_stage2(topdown_layer *t, int64_t k0, int64_t m, floa
 }
 
 /* The batch's crop source on stage 2's device, when its crops can be cut
- * there (stage_windows.c): *device says whether they will be. */
-static sleapc_status crops_on_device(topdown_layer *t, const sized_frames *sf, int64_t b,
-                                     bool *device)
+ * there (stage_windows.c): the frames as they are, when the centroid
+ * stage's convention size-matches as the device does (sleap-nn's), else
+ * the host's size-matched frames. cs->device says whether they will be. */
+static sleapc_status crops_on_device(topdown_layer *t, crop_source *cs)
 {
-    *device = false;
+    cs->device = false;
+    cs->on_dev = NULL;
     if (!t->ci.convention->crop_origins || !sleapc__stage_windows(&t->ci))
         return SLEAPC_OK;
-    sleapc_status st = sleapc__stage_upload_frames(&t->ci, sf->data, b, sf->c, sf->h, sf->w);
-    *device = st == SLEAPC_OK;
+    sleapc_status st = SLEAPC_ERR_UNSUPPORTED;
+    if (t->finder.stage.convention->device_windows) {
+        st = source_plan(t);
+        if (!st)
+            st = sleapc__stage_upload_frames(&t->ci, cs->frames, cs->b, cs->c, cs->h, cs->w);
+        cs->on_dev = st ? NULL : &t->sized_plan;
+    }
+    if (st == SLEAPC_ERR_UNSUPPORTED) {
+        st = size_match(t, cs);
+        if (!st)
+            st = sleapc__stage_upload_frames(&t->ci, cs->sf.data, cs->b, cs->sf.c, cs->sf.h,
+                                             cs->sf.w);
+    }
+    cs->device = st == SLEAPC_OK;
     return st == SLEAPC_ERR_UNSUPPORTED ? SLEAPC_OK : st;
 }
 
 /* Crops k0 .. k0 + m - 1 through stage 2: cut on its device from the
  * uploaded crop source (*device), or on the host (from then on, when the
  * device declines). */
-static sleapc_status stage2_chunk(topdown_layer *t, const sized_frames *sf, int64_t b, int64_t k0,
-                                  int64_t m, int64_t ch, int64_t cw, bool *device)
+static sleapc_status stage2_chunk(topdown_layer *t, crop_source *cs, int64_t k0, int64_t m,
+                                  int64_t ch, int64_t cw)
 {
     ask_device_peaks(t);
-    if (*device) {
+    if (cs->device) {
         t->ci.convention->crop_origins(t->bboxes, k0, m, ch, cw, t->crop_origin);
-        sleapc_status st = sleapc__stage_run_crops(&t->ci, m, t->crop_sample + k0,
-                                                   t->crop_origin, sf->c, ch, cw);
+        sleapc_status st =
+            sleapc__stage_run_crops(&t->ci, m, t->crop_sample + k0, t->crop_origin,
+                                    cs->on_dev ? cs->on_dev->c : cs->sf.c, ch, cw, cs->on_dev);
         if (st != SLEAPC_ERR_UNSUPPORTED)
             return st ? st : stage2_outputs(t, k0, m);
-        *device = false;
+        cs->device = false;
     }
-    sleapc_status st = cut_crops(t, sf, b, k0, m, ch, cw);
-    return st ? st : run_stage2(t, sf, k0, m, ch, cw);
+    sleapc_status st = size_match(t, cs);
+    if (!st)
+        st = cut_crops(t, &cs->sf, cs->b, k0, m, ch, cw);
+    return st ? st : run_stage2(t, &cs->sf, k0, m, ch, cw);
 }
 
 /* All n crops: cut and through the network at most t->max_crops at a time,
  * so memory follows --batch_size, not the number of centroids; then the
  * keypoints lifted into original-frame pixels in t->lifted and the boxes as
  * corner lists (4, 2) in original-frame pixels back into t->bboxes. */
-static sleapc_status run_crops(topdown_layer *t, const sized_frames *sf, int64_t b, int64_t n,
+static sleapc_status run_crops(topdown_layer *t, crop_source *cs, int64_t n,
                                const float *eff_scale)
 {
     const int64_t N = t->n_nodes;
     int64_t ch = 0, cw = 0;
-    bool device = false;
     sleapc_status st = plan_crops(t, n, &ch, &cw);
     if (!st)
-        st = crops_on_device(t, sf, b, &device);
+        st = crops_on_device(t, cs);
     for (int64_t k0 = 0; !st && k0 < n; k0 += t->max_crops) {
         const int64_t m = n - k0 < t->max_crops ? n - k0 : t->max_crops;
-        st = stage2_chunk(t, sf, b, k0, m, ch, cw, &device);
+        st = stage2_chunk(t, cs, k0, m, ch, cw);
     }
     if (st)
         return st;
@@ -330,10 +368,8 @@ static sleapc_status topdown_run(sleapc_layer *l, const uint8_t *frames, int64_t
     if (n == 0)
         return SLEAPC_OK;  /* §7.4 step 9: every slot stays NaN */
 
-    sized_frames sf;
-    st = size_match(t, frames, b, c, h, w, &sf);
-    if (!st)
-        st = run_crops(t, &sf, b, n, out->eff_scale);
+    crop_source cs = {.frames = frames, .b = b, .c = c, .h = h, .w = w};
+    st = run_crops(t, &cs, n, out->eff_scale);
     if (st)
         return st;
     sleapc_topdown_batch tb = {
@@ -374,24 +410,23 @@ static sleapc_status topdown_warmup(sleapc_layer *l, const uint8_t *frames, int6
                                    int64_t h, int64_t w, int64_t instances)
 {
     topdown_layer *t = l->impl;
-    sized_frames sf;
-    sleapc_status st = size_match(t, frames, b, c, h, w, &sf);
+    crop_source cs = {.frames = frames, .b = b, .c = c, .h = h, .w = w};
+    sleapc_status st = source_plan(t);
     if (!st)
         st = grow_per_crop(t, b * instances > t->max_crops ? b * instances : t->max_crops);
     for (int64_t k = 0; !st && k < t->max_crops; k++) {
-        t->centers[2 * k] = (float)sf.w / 2.0f;
-        t->centers[2 * k + 1] = (float)sf.h / 2.0f;
+        t->centers[2 * k] = (float)t->sized_plan.sized_w / 2.0f;
+        t->centers[2 * k + 1] = (float)t->sized_plan.sized_h / 2.0f;
         t->crop_sample[k] = 0;
         t->crop_frame[k] = 0;
     }
-    bool device = false;
     if (!st)
-        st = crops_on_device(t, &sf, b, &device);
+        st = crops_on_device(t, &cs);
     for (int64_t m = t->max_crops; !st && m >= 1; m--) {
         int64_t ch = 0, cw = 0;
         st = plan_crops(t, m, &ch, &cw);
         if (!st)
-            st = stage2_chunk(t, &sf, b, 0, m, ch, cw, &device);
+            st = stage2_chunk(t, &cs, 0, m, ch, cw);
     }
     return st;
 }

@@ -8,7 +8,10 @@
  * centres inside, on and over the frame's borders, and one far outside,
  * against sleapc__crops_extract_u8, then stage 2's own scale and stride pad
  * on the host. Channels 1 -> 1, 3 -> 3, 1 -> 3, 3 -> 1; in fp16 storage
- * too (within one binary16 rounding, 2^-11 relative).
+ * too (within one binary16 rounding, 2^-11 relative). Conversion and size
+ * matcher (the windows' c, match and sized): RGB and RGBA to gray (every
+ * gray level), gray and RGBA to RGB, frames of odd sizes size-matched down,
+ * up and by a pad alone, then scaled, against sleapc__preprocess_run_u8.
  *
  * Tolerance: bit-identical, except where the host's resized float32 sum
  * (sleapc__resize_aa_f32 on the same window) lies within 2^-12 of a half.
@@ -17,11 +20,14 @@
  * unfused tap moves a sum of values below 256 by at most 2^-15, so the
  * width pass by 3 * 2^-15, which the height pass's convex weights carry
  * over, plus its own 3 * 2^-15: 6 * 2^-15 < 2^-12. Only there may a uint8
- * pixel move by 1 (one level, 1/255, of the normalised input); the count is
- * printed (lavapipe: 6 of the about 670 such pixels). No allocation in a
- * warmed-up
- * run; the validation layer on (zero messages). Skipped (77) without a
- * Vulkan device. */
+ * pixel move by 1 (one level, 1/255, of the normalised input). After a size
+ * matcher the scale's resize also reads such pixels: a source pixel one
+ * level off moves a convex sum by at most one level, so an output reading
+ * one may move by 1 as well. The count is printed (lavapipe: 35 of the
+ * about 1,000 such pixels). The channel conversion has no such slack: the
+ * luma is exact (precise). No allocation in a warmed-up run, whose result
+ * is the first's; the validation layer on (zero messages). Skipped (77)
+ * without a Vulkan device. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,10 +152,19 @@ static void run_and_compare(sleapc_backend *be, const char *what, const sleapc_b
               "%s: no output of the model input's shape", what);
     if (got && got->shape[0] == n && got->shape[1] == in_c)
         compare(what, got->data, want, fragile, n, in_c, w->out_h, w->out_w);
-    /* Again: warmed up, nothing is allocated. */
+    /* Again: warmed up, nothing is allocated (frames size-matched by the
+     * first run are reused), the same result. */
+    float *first = xmalloc((size_t)(n * in_c * hw) * sizeof *first);
+    if (got && got->shape[0] == n && got->shape[1] == in_c)
+        memcpy(first, got->data, (size_t)(n * in_c * hw) * sizeof *first);
     int64_t before = sleapc__alloc_count();
     CHECK_OK(sleapc__backend_forward_windows(be, w, &out));
     CHECK_MSG(sleapc__alloc_count() == before, "%s: a warmed-up run allocated", what);
+    got = sleapc__tensor_map_get(&out, "Input");
+    if (got && got->shape[0] == n && got->shape[1] == in_c)
+        CHECK_MSG(memcmp(first, got->data, (size_t)(n * in_c * hw) * sizeof *first) == 0,
+                  "%s: the second run differs from the first", what);
+    free(first);
     sleapc__tensor_map_clear(&out);
     free(want);
 }
@@ -288,6 +303,141 @@ static void check_fp16(void)
     sleapc__graph_clear(&g);
 }
 
+/* fragile (out_h, out_w) also where an output of the resize from
+ * (in_h, in_w) to (rh, rw) reads a pixel marked in src_fragile (in_h, in_w):
+ * a source pixel moved by one level moves such a sum by at most one. */
+static void spread_fragile(const bool *src_fragile, int64_t in_h, int64_t in_w, int64_t rh,
+                           int64_t rw, int64_t out_w, bool *fragile)
+{
+    int64_t tw = sleapc__resize_aa_max_taps(in_w, rw), th = sleapc__resize_aa_max_taps(in_h, rh);
+    int64_t *bw = xmalloc((size_t)rw * 2 * sizeof *bw), *bh = xmalloc((size_t)rh * 2 * sizeof *bh);
+    float *ww = xmalloc((size_t)(rw * tw) * sizeof *ww), *wh = xmalloc((size_t)(rh * th) * sizeof *wh);
+    sleapc__resize_aa_axis(in_w, rw, bw, ww);
+    sleapc__resize_aa_axis(in_h, rh, bh, wh);
+    for (int64_t y = 0; y < rh; y++)
+        for (int64_t x = 0; x < rw; x++)
+            for (int64_t i = bh[2 * y]; i < bh[2 * y] + bh[2 * y + 1]; i++)
+                for (int64_t j = bw[2 * x]; j < bw[2 * x] + bw[2 * x + 1]; j++)
+                    fragile[y * out_w + x] |= src_fragile[i * in_w + j];
+    free(bw);
+    free(bh);
+    free(ww);
+    free(wh);
+}
+
+/* Whole frames of fc channels through preprocess.h's chain with a channel
+ * conversion and the size matcher (max_h x max_w) before the scale and the
+ * stride pad, as stage_windows.c asks for them, against
+ * sleapc__preprocess_run_u8. Fragile: where the size matcher's resized sum
+ * lies near a half, and after a scale, every output that reads such a pixel
+ * or whose own sum lies near a half. */
+static void check_match(int64_t fc, const sleapc_preprocess_opts *o, int in_c, int64_t h,
+                        int64_t w)
+{
+    char what[160];
+    snprintf(what, sizeof what, "%lld channels%s%s, %lldx%lld matched to %lldx%lld, by %g",
+             (long long)fc, o->ensure_rgb ? " to RGB" : "", o->ensure_grayscale ? " to gray" : "",
+             (long long)h, (long long)w, (long long)o->max_height, (long long)o->max_width,
+             o->scale);
+    sleapc_graph g;
+    vulkan_test_identity_graph(&g, in_c, "Input");
+    sleapc_backend *be = NULL;
+    sleapc_backend_opts opts = {.n_threads = 1};
+    CHECK_OK(sleapc__backend_create_from(vk_f, &g, &opts, &be));
+    const int64_t F = 2;
+    uint8_t *frames = random_frames(F * fc * h * w, (unsigned)(h * 3 + w + fc));
+    /* Every gray level once (luma truncates v to v - 1) and the corners. */
+    for (int64_t i = 0; i < 256 + 8 && i < h * w; i++)
+        for (int64_t ch = 0; ch < fc; ch++)
+            frames[ch * h * w + i] = (uint8_t)(i < 256 ? i : ((i >> ch) & 1) * 255);
+    sleapc_tensor ft = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {F, fc, h, w},
+                        .data = frames};
+    sleapc_preprocess_plan p;
+    CHECK_OK(sleapc__preprocess_plan_make(o, fc, h, w, &p));
+    const int64_t c = p.c, frame_out = c * p.out_h * p.out_w, plane = p.out_h * p.out_w;
+    uint8_t *want = xmalloc((size_t)(F * frame_out));
+    uint8_t *conv = xmalloc((size_t)(c * h * w));
+    uint8_t *match = xmalloc((size_t)(c * p.match_h * p.match_w));
+    uint8_t *sized = xmalloc((size_t)(c * p.sized_h * p.sized_w));
+    bool *frag_sized = xmalloc((size_t)(p.sized_h * p.sized_w));
+    bool *fragile = xmalloc((size_t)(F * plane));
+    void *scratch = xmalloc(p.scratch_bytes);
+    bool scaled = p.scaled_h != p.sized_h || p.scaled_w != p.sized_w;
+    for (int64_t k = 0; k < F; k++) {
+        const uint8_t *src = frames + k * fc * h * w;
+        CHECK_OK(sleapc__preprocess_run_u8(&p, src, want + k * frame_out, scratch));
+        CHECK_OK(sleapc__preprocess_coerce_u8(src, fc, h, w, o->ensure_rgb, o->ensure_grayscale,
+                                              conv));
+        bool *fk = fragile + k * plane;
+        if (!scaled) {
+            mark_fragile(conv, c, h, w, p.match_h, p.match_w, p.out_h, p.out_w, fk);
+            continue;
+        }
+        mark_fragile(conv, c, h, w, p.match_h, p.match_w, p.sized_h, p.sized_w, frag_sized);
+        CHECK_OK(sleapc__resize_aa_u8(conv, c, h, w, match, p.match_h, p.match_w, scratch));
+        CHECK_OK(sleapc__preprocess_pad_u8(match, c, p.match_h, p.match_w, sized, p.sized_h,
+                                           p.sized_w));
+        mark_fragile(sized, c, p.sized_h, p.sized_w, p.scaled_h, p.scaled_w, p.out_h, p.out_w,
+                     fk);
+        spread_fragile(frag_sized, p.sized_h, p.sized_w, p.scaled_h, p.scaled_w, p.out_w, fk);
+    }
+    int32_t idx[2] = {0, 1};
+    int64_t origin[4] = {0, 0, 0, 0};
+    sleapc_backend_windows win = {.n = F, .frame = idx, .origin = origin, .win_h = p.sized_h,
+                                  .win_w = p.sized_w, .rs_h = p.scaled_h, .rs_w = p.scaled_w,
+                                  .out_h = p.out_h, .out_w = p.out_w, .c = c,
+                                  .match_h = p.match_h, .match_w = p.match_w,
+                                  .sized_h = p.sized_h, .sized_w = p.sized_w};
+    int64_t matched0 = 0, converted0 = 0, matched = 0, converted = 0;
+    sleapc__vulkan_window_prep_stats(&matched0, &converted0);
+    if (be) {
+        CHECK_OK(sleapc__backend_upload_frames(be, &ft));
+        run_and_compare(be, what, &win, want, c, in_c, fragile);
+    }
+    sleapc__vulkan_window_prep_stats(&matched, &converted);
+    bool resizes = p.match_h != h || p.match_w != w;
+    CHECK_MSG(matched - matched0 == (resizes ? 2 : 0) && converted - converted0 == (c != fc ? 2 : 0),
+              "%s: %lld runs matched, %lld converted on the device", what,
+              (long long)(matched - matched0), (long long)(converted - converted0));
+    sleapc__backend_destroy(be);
+    sleapc__graph_clear(&g);
+    free(frames);
+    free(want);
+    free(conv);
+    free(match);
+    free(sized);
+    free(frag_sized);
+    free(fragile);
+    free(scratch);
+}
+
+static void check_matches(void)
+{
+    /* Channels alone (a stride pad): bit for bit, every luma. */
+    check_match(3, &(sleapc_preprocess_opts){.ensure_grayscale = true, .scale = 1, .max_stride = 8},
+                1, 37, 45);
+    check_match(4, &(sleapc_preprocess_opts){.ensure_grayscale = true, .scale = 1, .max_stride = 4},
+                3, 21, 27);
+    check_match(4, &(sleapc_preprocess_opts){.ensure_rgb = true, .scale = 1, .max_stride = 4}, 3,
+                21, 27);
+    /* Down, up, pad only; then a scale after it. */
+    check_match(3, &(sleapc_preprocess_opts){.max_height = 48, .max_width = 40, .scale = 1,
+                                              .max_stride = 8},
+                3, 61, 83);
+    check_match(1, &(sleapc_preprocess_opts){.ensure_rgb = true, .max_height = 64, .max_width = 56,
+                                              .scale = 1, .max_stride = 16},
+                3, 37, 29);
+    check_match(1, &(sleapc_preprocess_opts){.max_height = 40, .max_width = 64, .scale = 1,
+                                              .max_stride = 8},
+                1, 33, 64);
+    check_match(3, &(sleapc_preprocess_opts){.ensure_grayscale = true, .max_height = 56,
+                                              .max_width = 72, .scale = 0.75, .max_stride = 8},
+                1, 45, 83);
+    check_match(1, &(sleapc_preprocess_opts){.max_height = 50, .max_width = 50, .scale = 1.3,
+                                              .max_stride = 4},
+                3, 31, 23);
+}
+
 /* A window past the upload or before any: refused, nothing run. */
 static void check_refusals(void)
 {
@@ -310,6 +460,20 @@ static void check_refusals(void)
     win.out_h = 4; /* smaller than the resize */
     idx[0] = 0;
     CHECK(sleapc__backend_forward_windows(be, &win, &out) == SLEAPC_ERR_INVALID_ARG);
+    win.out_h = 8;
+    win.match_h = 6; /* a size matcher of one side, then a pad smaller than it */
+    CHECK(sleapc__backend_forward_windows(be, &win, &out) == SLEAPC_ERR_INVALID_ARG);
+    win.match_w = 6;
+    win.sized_h = 4;
+    win.sized_w = 8;
+    CHECK(sleapc__backend_forward_windows(be, &win, &out) == SLEAPC_ERR_INVALID_ARG);
+    win.match_h = win.match_w = win.sized_h = win.sized_w = 0;
+    /* Two channels: no conversion to gray; declined, nothing recorded. */
+    uint8_t two[128] = {0};
+    ft = (sleapc_tensor){.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {1, 2, 8, 8}, .data = two};
+    CHECK_OK(sleapc__backend_upload_frames(be, &ft));
+    win.c = 1;
+    CHECK(sleapc__backend_forward_windows(be, &win, &out) == SLEAPC_ERR_UNSUPPORTED);
     sleapc__tensor_map_clear(&out);
     sleapc__backend_destroy(be);
     sleapc__graph_clear(&g);
@@ -324,6 +488,7 @@ int main(void)
     check_channels(3, 3);
     check_channels(1, 3);
     check_channels(3, 1);
+    check_matches();
     check_refusals();
     check_fp16();
     printf("%lld pixels compared, %lld within 2^-12 of a half before rounding, %lld of them "

@@ -22,6 +22,9 @@ void sleapc__vulkan_validation_stats(bool *enabled, int64_t *messages);
  * those that resized their windows; *cut, those whose windows were not the
  * whole frames (top-down crops). */
 void sleapc__vulkan_window_stats(int64_t *resized, int64_t *cut);
+/* The same: *matched, those cut from frames size-matched on the device;
+ * *converted, those whose channels were converted there. */
+void sleapc__vulkan_window_prep_stats(int64_t *matched, int64_t *converted);
 
 /* Maps (4-D outputs) the backends have copied down to the host in this
  * process so far, with forward's outputs or fetched (device_fetch_head),

@@ -96,6 +96,7 @@ typedef enum vk_kernel {
     VK_K_PAF_SCORE,
     VK_K_WINDOW_W, /* vulkan_window.h */
     VK_K_WINDOW_H,
+    VK_K_FRAMES_MATCH,
     VK_K_PEAKS_LOCAL_COUNT,
     VK_K_PEAKS_LOCAL_SCAN,
     VK_K_PEAKS_LOCAL_WRITE,

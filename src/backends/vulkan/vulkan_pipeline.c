@@ -38,6 +38,7 @@ static shader_code shader_of(vk_kernel k, bool fp16)
     case VK_K_PAF_SCORE: return CODE(paf_score);
     case VK_K_WINDOW_W: return CODE(window_w);
     case VK_K_WINDOW_H: return CODE(window_h);
+    case VK_K_FRAMES_MATCH: return CODE(frames_match);
     case VK_K_PEAKS_LOCAL_COUNT: return CODE(peaks_local_count);
     case VK_K_PEAKS_LOCAL_SCAN: return CODE(peaks_local_scan);
     case VK_K_PEAKS_LOCAL_WRITE: return CODE(peaks_local_write);

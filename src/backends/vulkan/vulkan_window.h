@@ -5,7 +5,12 @@
  * shaders/window_h.comp (resize its columns, round to uint8, pad, normalise
  * into node 0), and submits them ahead of the plan's commands, whose input
  * shader then leaves node 0 as it is (VK_INPUT_MODE_NONE). The resize's taps
- * and weights are the host's (core/resize_aa.h), computed once per run. */
+ * and weights are the host's (core/resize_aa.h), computed once per run.
+ * Windows that ask for the size matcher's resize are cut from the frames
+ * size-matched first on the device (window_w.comp on whole frames, then
+ * shaders/frames_match.comp: uint8, kept until the next upload or another
+ * size matcher); a channel conversion happens as window_w.comp reads a
+ * pixel. */
 #ifndef SLEAPC_BACKENDS_VULKAN_WINDOW_H
 #define SLEAPC_BACKENDS_VULKAN_WINDOW_H
 
@@ -16,10 +21,12 @@ typedef struct vk_windows {
     int64_t shape[4];   /* its (F, C, H, W); F 0: none yet */
     vk_buffer geom;     /* host-visible: the table v / 255.0f, samples, taps */
     vk_buffer tmp;      /* the rows resized: (n, C, win_h, rs_w) float32 */
+    vk_buffer sized;    /* the frames size-matched: (F, c, sized_h, sized_w) uint8 */
+    int64_t sized_of[5]; /* its c, match_h, match_w, sized_h, sized_w; c 0: none */
     int64_t *bounds;    /* host scratch for an axis's taps */
     size_t bounds_cap;  /* int64 pairs */
     VkDescriptorPool pool;
-    VkDescriptorSet set_w, set_h;
+    VkDescriptorSet set_w, set_h, set_mw, set_mh; /* windows; size matcher */
     VkCommandBuffer cmd;
 } vk_windows;
 
