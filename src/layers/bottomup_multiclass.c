@@ -28,6 +28,8 @@ typedef struct bumc_layer {
     sleapc_identity_ws ws; /* classification scratch, kept across batches */
 } bumc_layer;
 
+/* The run of frames, or with frames NULL its post-processing of the
+ * stage's collected batch. */
 static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
                               int64_t h, int64_t w, sleapc_layer_outputs *out)
 {
@@ -81,6 +83,28 @@ static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b,
     return SLEAPC_OK;
 }
 
+/* The run in steps (layer.h). */
+static sleapc_stage *bumc_stage(sleapc_layer *l)
+{
+    return &((bumc_layer *)l->impl)->stage;
+}
+
+static bool bumc_asked(const sleapc_layer *l)
+{
+    return ((const bumc_layer *)l->impl)->peaks.device != 0;
+}
+
+static sleapc_status bumc_collect(sleapc_layer *l, int64_t b)
+{
+    (void)b;
+    return sleapc__stage_collect(bumc_stage(l));
+}
+
+static sleapc_status bumc_finish(sleapc_layer *l, int64_t b, sleapc_layer_outputs *out)
+{
+    return bumc_run(l, NULL, b, 0, 0, 0, out);
+}
+
 static void bumc_destroy(sleapc_layer *l)
 {
     bumc_layer *bm = l->impl;
@@ -99,7 +123,9 @@ static int bumc_stages(const sleapc_layer *l, sleapc_stage_info *out)
 }
 
 static const struct sleapc_layer_ops bumc_ops = {
-    .name = "BottomUpMultiClassLayer", .run = bumc_run, .destroy = bumc_destroy, .stages = bumc_stages};
+    .name = "BottomUpMultiClassLayer", .run = bumc_run, .destroy = bumc_destroy,
+    .stages = bumc_stages, .stage = bumc_stage, .asked = bumc_asked, .collect = bumc_collect,
+    .finish = bumc_finish};
 
 sleapc_status sleapc__bottomup_multiclass_layer_create(const sleapc_model *m,
                                                        const sleapc_predictor_opts *o,

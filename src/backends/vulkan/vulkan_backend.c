@@ -35,6 +35,8 @@ typedef struct vulkan_state {
     vk_paf paf;            /* device PAF line scoring (vulkan_paf.h) */
     vk_windows win;        /* frames uploaded for forward_windows (vulkan_window.h) */
     vk_local_peaks lpeaks; /* device local peak finding asked for (output -1: none) */
+    const vk_plan *last;   /* the plan of the last outputs handed out (forward or collect):
+                              the maps device_paf_scores scores; NULL: plan */
 } vulkan_state;
 
 static sleapc_status plan_into(vulkan_state *vs, const int64_t shape[4], vk_plan *p)
@@ -125,19 +127,20 @@ static sleapc_status vulkan_device_local_peaks(sleapc_backend *be, const char *h
 }
 
 static sleapc_status plan_outputs(vulkan_state *vs, vk_plan *p, sleapc_tensor_map *out);
-/* Score PAF lines against the head's maps of the last forward, still in
- * its node buffer (the contract's device_paf_scores). */
+/* Score PAF lines against the head's maps of the last forward or collect,
+ * still in its plan's node buffer (the contract's device_paf_scores). */
 static sleapc_status vulkan_device_paf_scores(sleapc_backend *be, const char *head,
                                               const sleapc_backend_paf_lines *lines, float *scores)
 {
     vulkan_state *vs = be->impl;
     const sleapc_graph *g = vs->g;
     int o = device_head(g, head);
-    if (o < 0 || vs->plan.shape[0] == 0 || o == vs->plan.peaks.output)
+    const vk_plan *p = vs->last ? vs->last : &vs->plan;
+    if (o < 0 || p->shape[0] == 0 || o == p->peaks.output)
         return SLEAPC_ERR_UNSUPPORTED;
     int node = g->outputs[o].node;
-    return sleapc__vk_paf_score(&vs->ctx, &vs->pl, &vs->paf, vs->plan.node[node].buf,
-                                vs->plan.shapes[node], lines, scores);
+    return sleapc__vk_paf_score(&vs->ctx, &vs->pl, &vs->paf, p->node[node].buf, p->shapes[node],
+                                lines, scores);
 }
 
 static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
@@ -157,6 +160,7 @@ static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
     st = sleapc__vk_input_fill(vs->plan.in.map, x, g->in_channels);
     if (!st)
         st = sleapc__vk_submit_wait(&vs->ctx, vs->plan.cmd, vs->plan.fence);
+    vs->last = &vs->plan;
     return st ? st : plan_outputs(vs, &vs->plan, out);
 }
 
@@ -182,6 +186,7 @@ static sleapc_status vulkan_forward_windows(sleapc_backend *be, const sleapc_bac
             return st;
     }
     st = sleapc__vk_windows_run(&vs->ctx, &vs->pl, &vs->win, g, &vs->plan, w);
+    vs->last = &vs->plan;
     return st ? st : plan_outputs(vs, &vs->plan, out);
 }
 
@@ -249,6 +254,7 @@ static sleapc_status vulkan_collect(sleapc_backend *be, sleapc_tensor_map *out)
     vulkan_state *vs = be->impl;
     vk_plan *p = NULL;
     sleapc_status st = sleapc__vk_async_collect(&vs->ctx, &vs->async, &vs->plan, &p);
+    vs->last = p; /* NULL after a failed run: the backend's own plan */
     return st ? st : plan_outputs(vs, p, out);
 }
 
