@@ -11,6 +11,7 @@
  * - bottom-up: minimal_instance_bottomup on 7 crops (96 x 96) of a
  *   reference frame, batches of 2, with its local peaks found and its PAF
  *   lines scored on the device (the layer says so in its log) in both paths.
+ * Also: a decode error mid-run ends both paths alike (check_decode_error).
  * SLEAPC_OVERLAP=0 and 1 pick the path (lavapipe, a CPU device, has it off
  * by default). Under the validation layer. Skipped (77) without a Vulkan
  * device; the bottom-up case without the data. */
@@ -18,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
+#include "pipeline/frame_layout.h"
+#include "pipeline/predict_stream.h"
 #include "pipeline/predictor_impl.h"
 #include "sleapc/input.h"
 #include "sleapc/tools.h"
@@ -142,6 +146,80 @@ static void check_case(const char *name, const char *model, const char *clip, in
            "path\n", name, n, seq.n_insts, (long long)overlapped);
 }
 
+/* A reader of an (N, H, W, C) clip that fails at frame fail_at. */
+typedef struct clip_reader {
+    sleapc_tensor t;
+    int64_t fail_at;
+} clip_reader;
+
+static sleapc_status clip_read(void *ctx, int64_t idx, uint8_t *dst)
+{
+    clip_reader *r = ctx;
+    if (idx == r->fail_at)
+        return sleapc__fail(SLEAPC_ERR_IO, "clip: frame %lld unreadable", (long long)idx);
+    const int64_t h = r->t.shape[1], w = r->t.shape[2], c = r->t.shape[3];
+    sleapc__frame_to_chw((const uint8_t *)r->t.data + idx * h * w * c, h, w, c, dst);
+    return SLEAPC_OK;
+}
+
+/* A decode error in the third of four batches ends the run with that
+ * error after the frames the sequential path delivers (the first two
+ * batches), with no batch left on the device; the predictor then runs a
+ * whole clip as before. */
+static void check_decode_error(const char *model, const char *clip)
+{
+    clip_reader r = {.fail_at = 9};
+    CHECK_OK(sleapc_npy_read(clip, &r.t));
+    if (r.t.ndim != 4)
+        return;
+    sleapc_frame_reader rd = {.ctx = &r, .read = clip_read, .height = r.t.shape[1],
+                              .width = r.t.shape[2], .channels = r.t.shape[3]};
+    int64_t frames[15];
+    for (int i = 0; i < 15; i++)
+        frames[i] = i;
+    static seen runs[2];
+    for (int overlap = 0; overlap < 2; overlap++) {
+        setenv("SLEAPC_OVERLAP", overlap ? "1" : "0", 1);
+        seen *s = &runs[overlap];
+        memset(s, 0, sizeof *s);
+        const char *paths[1] = {model};
+        sleapc_predictor_opts o = sleapc_predictor_opts_default();
+        o.backend = "vulkan";
+        o.n_threads = 1;
+        CHECK_OK(sleapc_predictor_create(paths, 1, &o, &s->p));
+        if (!s->p)
+            continue;
+        sleapc_run_opts ro = sleapc_run_opts_default();
+        ro.progress = on_batch;
+        ro.user = s;
+        r.fail_at = 9;
+        sleapc_status st = sleapc__predict_stream(s->p, &rd, frames, 15, NULL, &ro);
+        CHECK_MSG(st == SLEAPC_ERR_IO && strstr(sleapc_last_error(), "frame 9 unreadable"),
+                  "decode error (overlap %d): %s: %s", overlap, sleapc_status_str(st),
+                  sleapc_last_error());
+        CHECK_MSG(s->n_frames == 8 && s->p->n_begun == 0,
+                  "decode error (overlap %d): %d frames delivered, %d batches left begun", overlap,
+                  s->n_frames, s->p->n_begun);
+        r.fail_at = -1;
+        seen again = {.p = s->p};
+        ro.user = &again;
+        CHECK_OK(sleapc__predict_stream(s->p, &rd, frames, 15, NULL, &ro));
+        CHECK_MSG(again.n_frames == 15, "after the error: %d frames", again.n_frames);
+        sleapc_predictor_destroy(s->p);
+        s->p = NULL;
+    }
+    unsetenv("SLEAPC_OVERLAP");
+    int differ = runs[0].n_frames != runs[1].n_frames;
+    for (int f = 0; !differ && f < runs[0].n_frames; f++) {
+        differ |= runs[0].n[f] != runs[1].n[f];
+        for (int i = 0; !differ && i < runs[0].n[f]; i++)
+            differ |= memcmp(&runs[0].inst[f][i], &runs[1].inst[f][i], sizeof runs[0].inst[f][i]);
+    }
+    CHECK_MSG(!differ, "decode error: the frames delivered differ between the paths");
+    printf("decode error: %d frames delivered, then the error, in both paths\n", runs[1].n_frames);
+    sleapc_tensor_free(&r.t);
+}
+
 /* 7 crops of 96 x 96 from the reference frame's flies, as (N, H, W, 1). */
 static bool write_crops(const char *path)
 {
@@ -178,6 +256,7 @@ int main(void)
     so.width = 128;
     CHECK_OK(sleapc_sample_write(dir, &so));
     check_case("single instance", model, clip, 15, 4, 0, 0, false);
+    check_decode_error(model, clip);
 
     if (!test_data_dir()) {
         printf("skipped: bottom-up: no data\n");
