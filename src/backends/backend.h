@@ -90,14 +90,15 @@ struct sleapc_backend_ops {
      * steps, so that the host prepares the next batch and finishes the last
      * while the device runs: submit starts x's forward (x is not kept) and
      * returns; collect waits for the oldest forward submitted and not yet
-     * collected and fills out as forward would, valid until the next submit,
-     * collect, forward or destroy. At most SLEAPC_BACKEND_MAX_IN_FLIGHT are
+     * collected and fills out as forward would, valid until the next
+     * collect, forward or destroy or the second submit after it (the next
+     * batch may run while the host reads them). At most SLEAPC_BACKEND_MAX_IN_FLIGHT are
      * in flight; a steady run of one shape allocates nothing. */
     sleapc_status (*submit)(sleapc_backend *be, const sleapc_tensor *x);
     sleapc_status (*collect)(sleapc_backend *be, sleapc_tensor_map *out);
     /* Optional (NULL: PAF lines are scored on the host). Device PAF line
      * scoring: the backend scores `lines` against head `head`'s maps of the
-     * last forward, where they still are, as sleapc__paf_score_lines
+     * last forward (or collect), where they still are, as sleapc__paf_score_lines
      * (layers/ops/paf.h, sleap-nn's scoring, not SLEAP 1.x's) scores them,
      * into scores (lines->n), so only the scores come back. Within a few ulp
      * of the host's: a GPU may round division, square root and fma more

@@ -79,10 +79,12 @@ static sleapc_status grow_offsets(bottomup_layer *bu, int64_t b)
     return bu->offsets ? SLEAPC_OK : sleapc__fail(SLEAPC_ERR_NOMEM, "bottom-up: out of memory");
 }
 
-static sleapc_status bottomup_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
-                                  int64_t h, int64_t w, sleapc_layer_outputs *out)
+/* Peaks, candidates and their line scores, the part that needs the
+ * device (its peaks, its PAF scores): of frames, or with frames NULL of the
+ * stage's collected batch. */
+static sleapc_status bottomup_scores(bottomup_layer *bu, const uint8_t *frames, int64_t b,
+                                     int64_t c, int64_t h, int64_t w)
 {
-    bottomup_layer *bu = l->impl;
     const sleapc_tensor *cms = NULL, *pafs = NULL;
     /* The PAFs' one use is the line scores: they stay on the device while it
      * scores them; once the host scores (a refusal or failure), they come
@@ -131,6 +133,15 @@ static sleapc_status bottomup_run(sleapc_layer *l, const uint8_t *frames, int64_
                                     bu->n_edges, pk, peak_off, cand_off, b, bu->edge_inds,
                                     (const int64_t(*)[2])bu->edge_peak_inds, &bu->score_opts,
                                     bu->line_scores);
+    return st;
+}
+
+/* Matching and assembly of the scored batch of b frames into out. */
+static sleapc_status bottomup_group(bottomup_layer *bu, int64_t b, sleapc_layer_outputs *out)
+{
+    const sleapc_peak_list *pk = &bu->peaks;
+    const int64_t *peak_off = bu->offsets, *cand_off = bu->offsets + (b + 1);
+    sleapc_status st = SLEAPC_OK;
     for (int64_t s = 0; s < b && !st; s++) {
         /* frames[s] is reused from batch to batch: grouping overwrites it
          * and keeps its arrays and scratch (freed in bottomup_destroy). */
@@ -159,6 +170,37 @@ static sleapc_status bottomup_run(sleapc_layer *l, const uint8_t *frames, int64_
                                     (float)pl->eff_scale, true, out);
 }
 
+static sleapc_status bottomup_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
+                                  int64_t h, int64_t w, sleapc_layer_outputs *out)
+{
+    bottomup_layer *bu = l->impl;
+    sleapc_status st = bottomup_scores(bu, frames, b, c, h, w);
+    return st ? st : bottomup_group(bu, b, out);
+}
+
+/* The run in steps (layer.h): the scores need the device, so collect
+ * finds them before the next batch is submitted. */
+static sleapc_stage *bottomup_stage(sleapc_layer *l)
+{
+    return &((bottomup_layer *)l->impl)->stage;
+}
+
+static bool bottomup_asked(const sleapc_layer *l)
+{
+    return ((const bottomup_layer *)l->impl)->peaks.device != 0;
+}
+
+static sleapc_status bottomup_collect(sleapc_layer *l, int64_t b)
+{
+    sleapc_status st = sleapc__stage_collect(bottomup_stage(l));
+    return st ? st : bottomup_scores(l->impl, NULL, b, 0, 0, 0);
+}
+
+static sleapc_status bottomup_finish(sleapc_layer *l, int64_t b, sleapc_layer_outputs *out)
+{
+    return bottomup_group(l->impl, b, out);
+}
+
 static void bottomup_destroy(sleapc_layer *l)
 {
     bottomup_layer *bu = l->impl;
@@ -182,7 +224,9 @@ static int bottomup_stages(const sleapc_layer *l, sleapc_stage_info *out)
 }
 
 static const struct sleapc_layer_ops bottomup_ops = {
-    .name = "BottomUpLayer", .run = bottomup_run, .destroy = bottomup_destroy, .stages = bottomup_stages};
+    .name = "BottomUpLayer", .run = bottomup_run, .destroy = bottomup_destroy,
+    .stages = bottomup_stages, .stage = bottomup_stage, .asked = bottomup_asked,
+    .collect = bottomup_collect, .finish = bottomup_finish};
 
 sleapc_status sleapc__bottomup_layer_create(const sleapc_model *m, const sleapc_predictor_opts *o,
                                             sleapc_layer **out)

@@ -71,7 +71,7 @@ sleapc_status sleapc__bottomup_stage_peaks(sleapc_stage *stage, sleapc_peak_list
                                            const sleapc_tensor **second)
 {
     static const char *const head = "MultiInstanceConfmapsHead";
-    if (pl->device == 0 && sleapc__stage_device_local_peaks_due(stage))
+    if (frames && pl->device == 0 && sleapc__stage_device_local_peaks_due(stage))
         pl->device = sleapc__stage_device_local_peaks(stage, head, threshold, refine_k,
                                                       &pl->device_channels)
                          ? 1
@@ -81,7 +81,7 @@ sleapc_status sleapc__bottomup_stage_peaks(sleapc_stage *stage, sleapc_peak_list
     if (keep_second && *keep_second == 0 && pl->device != 0)
         *keep_second = sleapc__stage_keep_head(stage, second_head, true) ? 1 : -1;
     const int stride = sleapc__stage_head_stride(stage, head);
-    sleapc_status st = sleapc__stage_run(stage, frames, b, c, h, w);
+    sleapc_status st = frames ? sleapc__stage_run(stage, frames, b, c, h, w) : SLEAPC_OK;
     if (!st)
         st = sleapc__stage_head(stage, second_head, false, second);
     bool found = false;

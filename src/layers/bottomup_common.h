@@ -36,6 +36,7 @@ void sleapc__peak_list_free(sleapc_peak_list *pl);
  * (sleapc__peak_list_find at that head's stride, in the stage's convention;
  * the backend is asked once to find them on its device, and then they come
  * from there when it did: stage_local_peaks.h).
+ * frames NULL: the stage has run (a collected batch, layer.h's collect).
  * cms: that head's output (NULL when the peaks were found on the device);
  * second: the head named second_head (PAFs or class maps), its data NULL
  * while it is kept on the device (stage_kept_heads.h). keep_second: NULL,

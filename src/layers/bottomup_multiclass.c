@@ -35,6 +35,11 @@ typedef struct bumc_layer {
     int32_t (*cells)[3];    /* (cells_cap) each peak's cell */
     float *sampled;         /* (cells_cap, n_classes) the class vectors there */
     int64_t cells_cap;
+    /* The batch between its device work and its host work (bumc_device,
+     * bumc_host): its class maps (fetched if the host reads them), and
+     * whether their vectors at the peaks are in sampled instead. */
+    const sleapc_tensor *cls;
+    bool cls_sampled;
 } bumc_layer;
 
 static const char *const CLASS_HEAD = "ClassMapsHead";
@@ -53,11 +58,11 @@ static sleapc_status grow_cells(bumc_layer *bm, int64_t n)
     return bm->cells_cap ? SLEAPC_OK : sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
 }
 
-/* The class vectors at the peaks read on the device, classified as
- * classify_peaks would classify them on the maps; *done false when the
- * device refused or failed (logged once; the host reads from then on). */
-static sleapc_status classify_on_device(bumc_layer *bm, const sleapc_tensor *cls, int64_t b,
-                                        int cls_stride, sleapc_layer_outputs *out, bool *done)
+/* The class vectors at the peaks read on the device into sampled; *done
+ * false when the device refused or failed (logged once; the host reads
+ * from then on). */
+static sleapc_status sample_on_device(bumc_layer *bm, const sleapc_tensor *cls, int cls_stride,
+                                      bool *done)
 {
     const sleapc_peak_list *pk = &bm->peaks;
     *done = false;
@@ -79,17 +84,19 @@ static sleapc_status classify_on_device(bumc_layer *bm, const sleapc_tensor *cls
         return SLEAPC_OK;
     }
     *done = true;
-    return sleapc__identity_classify_sampled(
-        bm->sampled, b, bm->n_classes, cls->shape[2], cls->shape[3], cls_stride, pk->peaks,
-        pk->vals, pk->sample_inds, pk->channel_inds, pk->n, bm->n_nodes, &bm->ws, out->keypoints,
-        out->peak_values, bm->class_probs);
+    return SLEAPC_OK;
 }
 
-static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
-                              int64_t h, int64_t w, sleapc_layer_outputs *out)
+/* What a batch needs of the device: of frames, or with frames NULL of the
+ * stage's collected batch (the run in steps does it at collect, before the
+ * next batch is begun): its peaks, and its class vectors at the peaks or
+ * its class maps. */
+static sleapc_status bumc_device(bumc_layer *bm, const uint8_t *frames, int64_t b, int64_t c,
+                                 int64_t h, int64_t w)
 {
-    bumc_layer *bm = l->impl;
     const sleapc_tensor *cms = NULL, *cls = NULL;
+    bm->cls = NULL;
+    bm->cls_sampled = false;
     /* Once the host reads the class maps, they come back with the forward
      * (that batch fetched them). */
     if (bm->maps_kept > 0 && !bm->sample_on_device)
@@ -100,8 +107,23 @@ static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b,
     if (!st && cls->shape[1] != bm->n_classes)
         st = sleapc__fail(SLEAPC_ERR_BACKEND, "class maps have %lld channels, the config %lld classes",
                           (long long)cls->shape[1], (long long)bm->n_classes);
-    if (!st)
-        st = sleapc__layer_outputs_reset(out, b, bm->n_classes, bm->n_nodes, bm->n_classes);
+    const int cls_stride = sleapc__stage_head_stride(&bm->stage, CLASS_HEAD);
+    if (!st && bm->sample_on_device)
+        st = sample_on_device(bm, cls, cls_stride, &bm->cls_sampled);
+    if (!st && !bm->cls_sampled)
+        st = sleapc__stage_head_maps(&bm->stage, CLASS_HEAD, &cls); /* kept: fetched */
+    bm->cls = st ? NULL : cls;
+    return st;
+}
+
+/* The host's part of the batch bumc_device prepared: classes, instances. */
+static sleapc_status bumc_host(bumc_layer *bm, int64_t b, sleapc_layer_outputs *out)
+{
+    const sleapc_tensor *cls = bm->cls;
+    if (!cls)
+        return sleapc__fail(SLEAPC_ERR_STATE, "multi-class bottom-up: no batch collected");
+    sleapc_status st = sleapc__layer_outputs_reset(out, b, bm->n_classes, bm->n_nodes,
+                                                   bm->n_classes);
     size_t need = (size_t)(b * bm->n_classes * bm->n_nodes) * sizeof(float);
     if (!st && need > bm->probs_cap) {
         sleapc__free(bm->class_probs);
@@ -115,16 +137,17 @@ static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b,
     const sleapc_peak_list *pk = &bm->peaks;
     const int cls_stride = sleapc__stage_head_stride(&bm->stage, CLASS_HEAD);
     const sleapc_convention *cv = bm->stage.convention;
-    bool done = false;
-    if (bm->sample_on_device)
-        st = classify_on_device(bm, cls, b, cls_stride, out, &done);
-    if (!st && !done)
-        st = sleapc__stage_head_maps(&bm->stage, CLASS_HEAD, &cls); /* kept: fetched */
-    if (!st && !done)
+    if (bm->cls_sampled)
+        st = sleapc__identity_classify_sampled(
+            bm->sampled, b, bm->n_classes, cls->shape[2], cls->shape[3], cls_stride, pk->peaks,
+            pk->vals, pk->sample_inds, pk->channel_inds, pk->n, bm->n_nodes, &bm->ws,
+            out->keypoints, out->peak_values, bm->class_probs);
+    else
         st = cv->classify_peaks(cls->data, b, bm->n_classes, cls->shape[2], cls->shape[3],
                                 cls_stride, pk->peaks, pk->vals, pk->sample_inds,
                                 pk->channel_inds, pk->n, bm->n_nodes, &bm->ws, out->keypoints,
                                 out->peak_values, bm->class_probs);
+    bm->cls = NULL;
     const sleapc_preprocess_plan *pl = &bm->stage.plan;
     for (int64_t s = 0; s < b; s++)
         out->eff_scale[s] = (float)pl->eff_scale;
@@ -148,6 +171,37 @@ static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b,
     return SLEAPC_OK;
 }
 
+static sleapc_status bumc_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
+                              int64_t h, int64_t w, sleapc_layer_outputs *out)
+{
+    bumc_layer *bm = l->impl;
+    sleapc_status st = bumc_device(bm, frames, b, c, h, w);
+    return st ? st : bumc_host(bm, b, out);
+}
+
+/* The run in steps (layer.h): the peaks and class vectors need the device,
+ * so collect does them. */
+static sleapc_stage *bumc_stage(sleapc_layer *l)
+{
+    return &((bumc_layer *)l->impl)->stage;
+}
+
+static bool bumc_asked(const sleapc_layer *l)
+{
+    return ((const bumc_layer *)l->impl)->peaks.device != 0;
+}
+
+static sleapc_status bumc_collect(sleapc_layer *l, int64_t b)
+{
+    sleapc_status st = sleapc__stage_collect(bumc_stage(l));
+    return st ? st : bumc_device(l->impl, NULL, b, 0, 0, 0);
+}
+
+static sleapc_status bumc_finish(sleapc_layer *l, int64_t b, sleapc_layer_outputs *out)
+{
+    return bumc_host(l->impl, b, out);
+}
+
 static void bumc_destroy(sleapc_layer *l)
 {
     bumc_layer *bm = l->impl;
@@ -168,7 +222,9 @@ static int bumc_stages(const sleapc_layer *l, sleapc_stage_info *out)
 }
 
 static const struct sleapc_layer_ops bumc_ops = {
-    .name = "BottomUpMultiClassLayer", .run = bumc_run, .destroy = bumc_destroy, .stages = bumc_stages};
+    .name = "BottomUpMultiClassLayer", .run = bumc_run, .destroy = bumc_destroy,
+    .stages = bumc_stages, .stage = bumc_stage, .asked = bumc_asked, .collect = bumc_collect,
+    .finish = bumc_finish};
 
 sleapc_status sleapc__bottomup_multiclass_layer_create(const sleapc_model *m,
                                                        const sleapc_predictor_opts *o,

@@ -15,14 +15,9 @@ typedef struct centroid_layer {
     int64_t anchor;
 } centroid_layer;
 
-static sleapc_status centroid_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
-                                  int64_t h, int64_t w, sleapc_layer_outputs *out)
+/* Each centroid an instance (found: the finder's outputs of b frames). */
+static void centroid_instances(centroid_layer *cl, int64_t b, sleapc_layer_outputs *out)
 {
-    centroid_layer *cl = l->impl;
-    sleapc_status st = sleapc__centroid_finder_run(&cl->finder, frames, b, c, h, w, cl->n_nodes, 0,
-                                                   out);
-    if (st)
-        return st;
     out->centroid_only = true;
     out->has_instance_scores = true;
     for (int64_t k = 0; k < b * out->n_slots; k++) {
@@ -32,7 +27,43 @@ static sleapc_status centroid_run(sleapc_layer *l, const uint8_t *frames, int64_
         out->peak_values[k * cl->n_nodes + cl->anchor] = out->centroid_values[k];
         out->instance_scores[k] = out->centroid_values[k];
     }
-    return SLEAPC_OK;
+}
+
+static sleapc_status centroid_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
+                                  int64_t h, int64_t w, sleapc_layer_outputs *out)
+{
+    centroid_layer *cl = l->impl;
+    sleapc_status st = sleapc__centroid_finder_run(&cl->finder, frames, b, c, h, w, cl->n_nodes, 0,
+                                                   out);
+    if (!st)
+        centroid_instances(cl, b, out);
+    return st;
+}
+
+/* The run in steps (layer.h). */
+static sleapc_stage *centroid_stage(sleapc_layer *l)
+{
+    return &((centroid_layer *)l->impl)->finder.stage;
+}
+
+static bool centroid_asked(const sleapc_layer *l)
+{
+    return ((const centroid_layer *)l->impl)->finder.device != 0;
+}
+
+static sleapc_status centroid_collect(sleapc_layer *l, int64_t b)
+{
+    (void)b;
+    return sleapc__stage_collect(centroid_stage(l));
+}
+
+static sleapc_status centroid_finish(sleapc_layer *l, int64_t b, sleapc_layer_outputs *out)
+{
+    centroid_layer *cl = l->impl;
+    sleapc_status st = sleapc__centroid_finder_finish(&cl->finder, b, cl->n_nodes, 0, out);
+    if (!st)
+        centroid_instances(cl, b, out);
+    return st;
 }
 
 static void centroid_destroy(sleapc_layer *l)
@@ -50,7 +81,9 @@ static int centroid_stages(const sleapc_layer *l, sleapc_stage_info *out)
 }
 
 static const struct sleapc_layer_ops centroid_ops = {
-    .name = "CentroidLayer", .run = centroid_run, .destroy = centroid_destroy, .stages = centroid_stages};
+    .name = "CentroidLayer", .run = centroid_run, .destroy = centroid_destroy,
+    .stages = centroid_stages, .stage = centroid_stage, .asked = centroid_asked,
+    .collect = centroid_collect, .finish = centroid_finish};
 
 sleapc_status sleapc__centroid_layer_create(const sleapc_model *m, const sleapc_predictor_opts *o,
                                             sleapc_layer **out)

@@ -122,9 +122,17 @@ sleapc_status sleapc__centroid_finder_run(sleapc_centroid_finder *f, const uint8
                         ? 1
                         : -1;
     sleapc_status st = sleapc__stage_run(&f->stage, frames, b, c, h, w);
+    return st ? st : sleapc__centroid_finder_finish(f, b, n_nodes, n_classes, out);
+}
+
+sleapc_status sleapc__centroid_finder_finish(sleapc_centroid_finder *f, int64_t b,
+                                             int64_t n_nodes, int64_t n_classes,
+                                             sleapc_layer_outputs *out)
+{
+    sleapc_status st = SLEAPC_OK;
     int64_t n_peaks = 0;
     bool found = false;
-    if (!st && f->device > 0)
+    if (f->device > 0)
         st = device_peaks(f, b, &n_peaks, &found);
     if (!st && !found)
         st = host_peaks(f, b, &n_peaks);

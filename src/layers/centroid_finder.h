@@ -39,4 +39,11 @@ sleapc_status sleapc__centroid_finder_run(sleapc_centroid_finder *f, const uint8
                                           int64_t n_nodes, int64_t n_classes,
                                           sleapc_layer_outputs *out);
 
+/* The run's second half (its post-processing), on the stage's last run or
+ * collected batch of b frames: centroid_finder_run is stage_run then this.
+ * The backend has been asked for device peaks once f->device != 0. */
+sleapc_status sleapc__centroid_finder_finish(sleapc_centroid_finder *f, int64_t b,
+                                             int64_t n_nodes, int64_t n_classes,
+                                             sleapc_layer_outputs *out);
+
 #endif

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "layers/convention.h"
 #include "layers/exported.h"
+#include "layers/stage.h"
 
 sleapc_preprocess_opts sleapc__layer_preprocess_opts(const sleapc_model *m,
                                                      const sleapc_predictor_opts *o, bool full)
@@ -17,6 +18,41 @@ sleapc_preprocess_opts sleapc__layer_preprocess_opts(const sleapc_model *m,
 int sleapc__layer_refine_k(const sleapc_predictor_opts *o)
 {
     return o->integral_refinement ? o->integral_patch_size : 0;
+}
+
+bool sleapc__layer_can_overlap(sleapc_layer *l)
+{
+    const struct sleapc_layer_ops *o = l->ops;
+    return o->stage && o->asked && o->collect && o->finish &&
+           sleapc__stage_overlap_on(o->stage(l));
+}
+
+bool sleapc__layer_can_begin(sleapc_layer *l, int64_t c, int64_t h, int64_t w)
+{
+    return sleapc__layer_can_overlap(l) && l->ops->asked(l) &&
+           sleapc__stage_async(l->ops->stage(l), c, h, w);
+}
+
+sleapc_status sleapc__layer_begin(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
+                                  int64_t h, int64_t w)
+{
+    return sleapc__stage_begin(l->ops->stage(l), frames, b, c, h, w);
+}
+
+sleapc_status sleapc__layer_collect(sleapc_layer *l, int64_t b)
+{
+    return l->ops->collect(l, b);
+}
+
+sleapc_status sleapc__layer_finish(sleapc_layer *l, int64_t b, sleapc_layer_outputs *out)
+{
+    return l->ops->finish(l, b, out);
+}
+
+void sleapc__layer_drop(sleapc_layer *l)
+{
+    if (l->ops->stage)
+        sleapc__stage_drain(l->ops->stage(l));
 }
 
 static bool is_type(const sleapc_model *m, sleapc_model_type t)

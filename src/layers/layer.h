@@ -24,6 +24,18 @@ struct sleapc_layer_ops {
                             int64_t h, int64_t w, int64_t instances);
     /* What each network stage runs on now (at most 2): the count filled. */
     int (*stages)(const sleapc_layer *l, sleapc_stage_info *out);
+    /* Optional, all four or none: run in steps, so that the device runs
+     * the next batch's forward while the host finishes this one (the
+     * sleapc__layer_begin ... helpers below drive them). stage: the one
+     * network stage batches are begun on. asked: the layer has asked its
+     * backend for what it asks once (device peaks: asking replans, which a
+     * batch in flight forbids). collect: wait for the oldest begun batch of
+     * b frames and do what needs the device (device PAF scores); finish:
+     * the rest, into out, as run would. */
+    struct sleapc_stage *(*stage)(sleapc_layer *l);
+    bool (*asked)(const sleapc_layer *l);
+    sleapc_status (*collect)(sleapc_layer *l, int64_t b);
+    sleapc_status (*finish)(sleapc_layer *l, int64_t b, sleapc_layer_outputs *out);
 };
 
 struct sleapc_layer {
@@ -58,6 +70,21 @@ sleapc_status sleapc__bottomup_layer_create(const sleapc_model *m, const sleapc_
 sleapc_status sleapc__bottomup_multiclass_layer_create(const sleapc_model *m,
                                                        const sleapc_predictor_opts *o,
                                                        sleapc_layer **out);
+
+/* A run in steps (the ops' stage, asked, collect and finish): run(k) gives
+ * what begin(k), collect(k), finish(k) give, and begin(k + 1) may come
+ * between collect(k) and finish(k), with frames of the same size. */
+/* Whether l runs in steps on its backend (submit/collect, overlap on). */
+bool sleapc__layer_can_overlap(sleapc_layer *l);
+/* Whether a batch of (c, h, w) frames may be begun now. */
+bool sleapc__layer_can_begin(sleapc_layer *l, int64_t c, int64_t h, int64_t w);
+/* Preprocess and submit b frames (b, c, h, w), not kept. */
+sleapc_status sleapc__layer_begin(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
+                                  int64_t h, int64_t w);
+sleapc_status sleapc__layer_collect(sleapc_layer *l, int64_t b);
+sleapc_status sleapc__layer_finish(sleapc_layer *l, int64_t b, sleapc_layer_outputs *out);
+/* Drop the begun batches still on the device (an error or a stop). */
+void sleapc__layer_drop(sleapc_layer *l);
 
 /* Shared helpers (layer.c). */
 

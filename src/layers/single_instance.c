@@ -58,19 +58,11 @@ static sleapc_status device_peaks(global_layer *g, int64_t b, sleapc_layer_outpu
     return SLEAPC_OK;
 }
 
-static sleapc_status global_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
-                                int64_t h, int64_t w, sleapc_layer_outputs *out)
+/* The post-processing of the last run (or collected batch) of b frames. */
+static sleapc_status global_finish(sleapc_layer *l, int64_t b, sleapc_layer_outputs *out)
 {
     global_layer *g = l->impl;
-    /* Asked before a run, after a reduced precision's first-batch check. */
-    if (!g->asked && sleapc__stage_device_local_peaks_due(&g->stage)) {
-        g->asked = true;
-        g->device_peaks =
-            sleapc__stage_device_global_peaks(&g->stage, g->head, g->threshold, g->refine_k);
-    }
-    sleapc_status st = sleapc__stage_run(&g->stage, frames, b, c, h, w);
-    if (!st)
-        st = g->device_peaks ? device_peaks(g, b, out) : host_peaks(g, b, out);
+    sleapc_status st = g->device_peaks ? device_peaks(g, b, out) : host_peaks(g, b, out);
     if (st)
         return st;
     int64_t n = out->n_nodes;
@@ -85,6 +77,37 @@ static sleapc_status global_run(sleapc_layer *l, const uint8_t *frames, int64_t 
         out->eff_scale[k] = (float)pl->eff_scale;
     }
     return SLEAPC_OK;
+}
+
+static sleapc_status global_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
+                                int64_t h, int64_t w, sleapc_layer_outputs *out)
+{
+    global_layer *g = l->impl;
+    /* Asked before a run, after a reduced precision's first-batch check. */
+    if (!g->asked && sleapc__stage_device_local_peaks_due(&g->stage)) {
+        g->asked = true;
+        g->device_peaks =
+            sleapc__stage_device_global_peaks(&g->stage, g->head, g->threshold, g->refine_k);
+    }
+    sleapc_status st = sleapc__stage_run(&g->stage, frames, b, c, h, w);
+    return st ? st : global_finish(l, b, out);
+}
+
+/* The run in steps (layer.h). */
+static sleapc_stage *global_stage(sleapc_layer *l)
+{
+    return &((global_layer *)l->impl)->stage;
+}
+
+static bool global_asked(const sleapc_layer *l)
+{
+    return ((const global_layer *)l->impl)->asked;
+}
+
+static sleapc_status global_collect(sleapc_layer *l, int64_t b)
+{
+    (void)b;
+    return sleapc__stage_collect(global_stage(l));
 }
 
 static void global_destroy(sleapc_layer *l)
@@ -102,9 +125,13 @@ static int global_stages(const sleapc_layer *l, sleapc_stage_info *out)
 }
 
 static const struct sleapc_layer_ops single_instance_ops = {
-    .name = "SingleInstanceLayer", .run = global_run, .destroy = global_destroy, .stages = global_stages};
+    .name = "SingleInstanceLayer", .run = global_run, .destroy = global_destroy,
+    .stages = global_stages, .stage = global_stage, .asked = global_asked,
+    .collect = global_collect, .finish = global_finish};
 static const struct sleapc_layer_ops centered_instance_ops = {
-    .name = "CenteredInstanceLayer", .run = global_run, .destroy = global_destroy, .stages = global_stages};
+    .name = "CenteredInstanceLayer", .run = global_run, .destroy = global_destroy,
+    .stages = global_stages, .stage = global_stage, .asked = global_asked,
+    .collect = global_collect, .finish = global_finish};
 
 static sleapc_status create(const sleapc_model *m, const sleapc_predictor_opts *o, bool full,
                             const char *head, const struct sleapc_layer_ops *ops,

@@ -361,6 +361,31 @@ static sleapc_status bf16_check(sleapc_stage *s, const sleapc_tensor *x)
     return SLEAPC_OK;
 }
 
+/* Preprocess b frames (b, c, h, w) on the host into s->input: *x is the
+ * model input (the plan for that size is s->plan). */
+static sleapc_status host_input(sleapc_stage *s, const uint8_t *frames, int64_t b, int64_t c,
+                                int64_t h, int64_t w, sleapc_tensor *x)
+{
+    const sleapc_preprocess_plan *pl = &s->plan;
+    size_t frame_in = (size_t)(c * h * w);
+    size_t frame_out = (size_t)(pl->c * pl->out_h * pl->out_w);
+    size_t elem = sleapc__dtype_size(s->convention->input_dtype);
+    if (b < 1 || frame_out > SIZE_MAX / elem / (size_t)b)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "preprocess: batch of %lld frames: bad size",
+                            (long long)b);
+    sleapc_status st = grow(&s->input, &s->input_cap, frame_out * elem * (size_t)b);
+    if (!st)
+        st = grow(&s->scratch, &s->scratch_cap, pl->scratch_bytes);
+    for (int64_t k = 0; k < b && !st; k++) {
+        const uint8_t *src = frames + (size_t)k * frame_in;
+        st = s->convention->preprocess(pl, src, (uint8_t *)s->input + (size_t)k * frame_out * elem,
+                                       s->scratch);
+    }
+    *x = (sleapc_tensor){.dtype = s->convention->input_dtype, .ndim = 4,
+                         .shape = {b, pl->c, pl->out_h, pl->out_w}, .data = s->input};
+    return st;
+}
+
 sleapc_status sleapc__stage_run(sleapc_stage *s, const uint8_t *frames, int64_t b, int64_t c,
                                 int64_t h, int64_t w)
 {
@@ -370,31 +395,60 @@ sleapc_status sleapc__stage_run(sleapc_stage *s, const uint8_t *frames, int64_t 
         st = sleapc__stage_run_windows_frames(s, frames, b, c, h, w, &on_device);
     if (st || on_device)
         return st;
-    const sleapc_preprocess_plan *pl = &s->plan;
-    size_t frame_in = (size_t)(c * h * w);
-    size_t frame_out = (size_t)(pl->c * pl->out_h * pl->out_w);
-    size_t elem = sleapc__dtype_size(s->convention->input_dtype);
-    if (b < 1 || frame_out > SIZE_MAX / elem / (size_t)b)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "preprocess: batch of %lld frames: bad size",
-                            (long long)b);
-    st = grow(&s->input, &s->input_cap, frame_out * elem * (size_t)b);
+    sleapc_tensor x;
+    st = host_input(s, frames, b, c, h, w, &x);
     if (!st)
-        st = grow(&s->scratch, &s->scratch_cap, pl->scratch_bytes);
-    if (st)
-        return st;
-    for (int64_t k = 0; k < b && !st; k++) {
-        const uint8_t *src = frames + (size_t)k * frame_in;
-        st = s->convention->preprocess(pl, src, (uint8_t *)s->input + (size_t)k * frame_out * elem,
-                                       s->scratch);
-    }
-    if (st)
-        return st;
-    sleapc_tensor x = {.dtype = s->convention->input_dtype, .ndim = 4,
-                       .shape = {b, pl->c, pl->out_h, pl->out_w}, .data = s->input};
-    st = sleapc__backend_forward(s->be, &x, &s->out);
+        st = sleapc__backend_forward(s->be, &x, &s->out);
     if (!st && s->bf16_error < 0 && reduced(s->precision))
         st = bf16_check(s, &x);
     return st;
+}
+
+bool sleapc__stage_overlap_on(const sleapc_stage *s)
+{
+    if (!sleapc__backend_can_submit(s->be))
+        return false;
+    const char *on = getenv("SLEAPC_OVERLAP");
+    if (on && *on)
+        return strcmp(on, "0") != 0;
+    /* A software device (lavapipe) shares the host's cores: off unless asked. */
+    return strcmp(sleapc__backend_device(s->be), "cpu") != 0;
+}
+
+bool sleapc__stage_async(sleapc_stage *s, int64_t c, int64_t h, int64_t w)
+{
+    return sleapc__stage_overlap_on(s) && !(reduced(s->precision) && s->bf16_error < 0) &&
+           sleapc__stage_plan(s, c, h, w) == SLEAPC_OK && !sleapc__stage_windows_due(s);
+}
+
+sleapc_status sleapc__stage_begin(sleapc_stage *s, const uint8_t *frames, int64_t b, int64_t c,
+                                  int64_t h, int64_t w)
+{
+    sleapc_tensor x;
+    sleapc_status st = sleapc__stage_plan(s, c, h, w);
+    if (!st)
+        st = host_input(s, frames, b, c, h, w, &x);
+    return st ? st : sleapc__backend_submit(s->be, &x);
+}
+
+sleapc_status sleapc__stage_collect(sleapc_stage *s)
+{
+    return sleapc__backend_collect(s->be, &s->out);
+}
+
+void sleapc__stage_drain(sleapc_stage *s)
+{
+    /* The message of the error that ends the run outlives a failed collect. */
+    char kept[1024];
+    snprintf(kept, sizeof kept, "%s", sleapc__last_error());
+    bool lost = false;
+    while (s->be && s->be->in_flight > 0)
+        lost |= sleapc__backend_collect(s->be, &s->out) != SLEAPC_OK;
+    if (lost && *kept)
+        (void)sleapc__fail(SLEAPC_ERR_STATE, "%s", kept);
+    else if (lost)
+        sleapc__clear_error();
+    sleapc__tensor_map_clear(&s->out);
 }
 
 static bool input_bytes(int64_t b, int64_t c, int64_t h, int64_t w, size_t *out)

@@ -46,6 +46,29 @@ void sleapc__stage_free(sleapc_stage *s);
 sleapc_status sleapc__stage_run(sleapc_stage *s, const uint8_t *frames, int64_t b, int64_t c,
                                 int64_t h, int64_t w);
 
+/* ---- Overlap: the next batch's forward on the device while the host
+ * finishes this one (layer.h's collect and finish; the predictor drives
+ * them). ----
+ * Whether the stage may overlap at all: its backend has submit/collect and
+ * the overlap is on (SLEAPC_OVERLAP=0 or 1; unset: on unless the device is
+ * the CPU, where a software device shares the host's cores). */
+bool sleapc__stage_overlap_on(const sleapc_stage *s);
+/* Whether a batch of (c, h, w) frames may be begun now: overlap on, a
+ * reduced precision's first-batch check done, and the plan for that size
+ * (made here) preprocesses on the host (a batch cut on the device runs
+ * forward_windows, which waits). */
+bool sleapc__stage_async(sleapc_stage *s, int64_t c, int64_t h, int64_t w);
+/* Preprocess b frames as stage_run does on the host and submit them; the
+ * frames are not kept. */
+sleapc_status sleapc__stage_begin(sleapc_stage *s, const uint8_t *frames, int64_t b, int64_t c,
+                                  int64_t h, int64_t w);
+/* Wait for the oldest begun batch: its outputs in s->out, as stage_run
+ * leaves them, until the second begin after it. */
+sleapc_status sleapc__stage_collect(sleapc_stage *s);
+/* Drop every begun batch not yet collected (an error or a stop ends the
+ * run); the current error message is kept. */
+void sleapc__stage_drain(sleapc_stage *s);
+
 /* For layers that build the model input themselves (tiles): the input
  * buffer for b uint8 inputs of (c, h, w), grown as needed, then a forward on
  * it. Only for a convention whose model input is uint8. */
@@ -79,6 +102,9 @@ sleapc_status sleapc__stage_device_peaks(const sleapc_stage *s, int64_t b, int64
  * windows repeat, its backend has them, and no first-batch precision check
  * needs the host's input. */
 bool sleapc__stage_windows(const sleapc_stage *s);
+/* Whether stage_run cuts frames of s->plan's size on the device
+ * (run_windows_frames below) rather than preprocessing them on the host. */
+bool sleapc__stage_windows_due(const sleapc_stage *s);
 /* stage_run's device path: when the plan for these frames does anything
  * (channels, size matcher, scale, stride pad), the frames go up as they are
  * and the device preprocesses them; *done false: the host must. */

@@ -37,14 +37,20 @@ static bool no_size_match(const sleapc_preprocess_plan *p)
            p->sized_w == p->src_w;
 }
 
+bool sleapc__stage_windows_due(const sleapc_stage *s)
+{
+    const sleapc_preprocess_plan *p = &s->plan;
+    bool work = p->c != p->src_c || !no_size_match(p) || p->scaled_h != p->sized_h ||
+                p->scaled_w != p->sized_w || p->out_h != p->scaled_h || p->out_w != p->scaled_w;
+    return work && sleapc__stage_windows(s);
+}
+
 sleapc_status sleapc__stage_run_windows_frames(sleapc_stage *s, const uint8_t *frames, int64_t b,
                                                int64_t c, int64_t h, int64_t w, bool *done)
 {
     *done = false;
     const sleapc_preprocess_plan *p = &s->plan;
-    bool work = p->c != p->src_c || !no_size_match(p) || p->scaled_h != p->sized_h ||
-                p->scaled_w != p->sized_w || p->out_h != p->scaled_h || p->out_w != p->scaled_w;
-    if (!work || !sleapc__stage_windows(s) || b < 1 || b > INT32_MAX)
+    if (!sleapc__stage_windows_due(s) || b < 1 || b > INT32_MAX)
         return SLEAPC_OK;
     /* The windows' frame indices and origins (all 0) in the scratch the host
      * path would have used. */

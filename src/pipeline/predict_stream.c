@@ -107,6 +107,45 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* What the loop keeps for progress reports. */
+typedef struct progress_state {
+    sleapc_predictor *p;
+    sleapc_writer *w;
+    const sleapc_run_opts *o;
+    stream *s;
+    double t0;
+    sleapc_progress pr;
+    /* The rate leaves out one-time costs: what "auto" spends measuring, and
+     * from the second batch on the whole first batch (plans, warm caches). */
+    int64_t setup0, first_n;
+    double first_s;
+} progress_state;
+
+/* The frames of slot, whose instances are p's last results: to the writer,
+ * then progress and the abort check. */
+static sleapc_status deliver(progress_state *ps, const batch_slot *slot)
+{
+    sleapc_status st = ps->w ? sleapc__writer_add(ps->w, ps->p, ps->o->video, slot->indices)
+                             : SLEAPC_OK;
+    sleapc_progress *pr = &ps->pr;
+    pr->done += slot->n;
+    pr->elapsed_s = now_s() - ps->t0;
+    if (ps->first_n == 0) {
+        ps->first_n = pr->done;
+        ps->first_s = pr->elapsed_s;
+    }
+    double setup_s = (double)(sleapc__backend_setup_ns() - ps->setup0) * 1e-9;
+    if (pr->done > ps->first_n && pr->elapsed_s > ps->first_s)
+        pr->fps = (double)(pr->done - ps->first_n) / (pr->elapsed_s - ps->first_s);
+    else
+        pr->fps = pr->elapsed_s > setup_s ? (double)pr->done / (pr->elapsed_s - setup_s) : 0.0;
+    if (!st && ps->o->progress)
+        ps->o->progress(pr, ps->o->user);
+    if (!st && sleapc__predictor_should_abort(ps->p))
+        atomic_store(&ps->s->aborted, true);
+    return st;
+}
+
 sleapc_status sleapc__predict_stream(sleapc_predictor *p, const sleapc_frame_reader *reader,
                                      const int64_t *frame_indices, int64_t n_frames,
                                      sleapc_writer *w, const sleapc_run_opts *opts)
@@ -118,7 +157,8 @@ sleapc_status sleapc__predict_stream(sleapc_predictor *p, const sleapc_frame_rea
         n_frames = 0;
     }
     int depth = o.queue_depth > 0 ? o.queue_depth : 2;
-    int n_slots = depth + 1;
+    /* One more while the overlap holds a begun batch's slot. */
+    int n_slots = depth + 1 + (sleapc__predictor_can_overlap(p) ? 1 : 0);
     stream s = {.reader = reader,
                 .frames = frame_indices,
                 .n_frames = n_frames,
@@ -143,40 +183,52 @@ sleapc_status sleapc__predict_stream(sleapc_predictor *p, const sleapc_frame_rea
     if (!st)
         st = sleapc__thread_start(decode_main, &s, &decoder);
 
-    double t0 = now_s();
-    sleapc_progress pr = {.total = n_frames};
-    /* The rate leaves out one-time costs: what "auto" spends measuring, and
-     * from the second batch on the whole first batch (plans, warm caches). */
-    int64_t setup0 = sleapc__backend_setup_ns(), first_n = 0;
-    double first_s = 0;
+    progress_state ps = {.p = p, .w = w, .o = &o, .s = &s, .t0 = now_s(),
+                         .pr = {.total = n_frames},
+                         .setup0 = sleapc__backend_setup_ns()};
     /* "auto" budgets its measuring by the run's length (0: a live source). */
     sleapc__backend_run_begin(frame_indices ? n_frames : 0);
-    void *item;
-    while (!st && sleapc__queue_pop(s.full_q, &item)) {
-        batch_slot *slot = item;
-        st = sleapc__predictor_run(p, slot->pixels, true, slot->n, reader->height, reader->width,
-                                   reader->channels);
-        if (!st && w)
-            st = sleapc__writer_add(w, p, o.video, slot->indices);
-        pr.done += slot->n;
-        sleapc__queue_push(s.free_q, slot);
-        pr.elapsed_s = now_s() - t0;
-        if (first_n == 0) {
-            first_n = pr.done;
-            first_s = pr.elapsed_s;
+    /* pending: a batch begun on the device, finished after the next one is
+     * begun (predictor_impl.h's overlap), or run alone when the next cannot
+     * be begun: the frames reach the writer in order either way. */
+    batch_slot *pending = NULL;
+    bool more = true;
+    while (!st && more) {
+        void *item = NULL;
+        more = sleapc__queue_pop(s.full_q, &item);
+        batch_slot *next = more ? item : NULL;
+        bool begin = next && sleapc__predictor_can_begin(p, next->n, reader->height,
+                                                          reader->width, reader->channels);
+        if (begin)
+            st = sleapc__predictor_begin(p, next->pixels, next->n, reader->height,
+                                         reader->width, reader->channels);
+        if (!st && pending) {
+            st = sleapc__predictor_finish(p);
+            if (!st)
+                st = deliver(&ps, pending);
+            sleapc__queue_push(s.free_q, pending);
+            pending = NULL;
         }
-        double setup_s = (double)(sleapc__backend_setup_ns() - setup0) * 1e-9;
-        if (pr.done > first_n && pr.elapsed_s > first_s)
-            pr.fps = (double)(pr.done - first_n) / (pr.elapsed_s - first_s);
-        else
-            pr.fps = pr.elapsed_s > setup_s ? (double)pr.done / (pr.elapsed_s - setup_s) : 0.0;
-        if (!st && o.progress)
-            o.progress(&pr, o.user);
-        if (!st && sleapc__predictor_should_abort(p))
-            atomic_store(&s.aborted, true);
+        if (next && begin && !st) {
+            pending = next;
+            next = NULL;
+        } else if (next && !st) {
+            st = sleapc__predictor_run(p, next->pixels, true, next->n, reader->height,
+                                       reader->width, reader->channels);
+            if (!st)
+                st = deliver(&ps, next);
+        }
+        if (next)
+            sleapc__queue_push(s.free_q, next);
         if (!st && stopped(&s))
             break;
     }
+    /* An error or a stop leaves a begun batch: dropped, as the sequential
+     * path never runs the batch after the one that failed or stopped. */
+    sleapc__predictor_drop(p);
+    if (pending)
+        sleapc__queue_push(s.free_q, pending);
+    sleapc_progress pr = ps.pr;
     sleapc__backend_run_end();
     /* Unblock and finish the decoder whatever happened. */
     if (s.free_q)

@@ -24,6 +24,15 @@ struct sleapc_predictor {
     sleapc_predictions results;
     sleapc_predictor_stats stats;
     char device[16];             /* opts.device's copy */
+    /* Batches begun on the device and not yet finished (predictor_overlap.c),
+     * oldest first: their frame counts, whether the oldest is collected,
+     * and their frames' size. */
+    int64_t begun_n[2];
+    int n_begun;
+    bool oldest_collected;
+    int64_t begun_h, begun_w, begun_c;
+    int64_t overlapped;          /* batches begun while an earlier one was still to
+                                    finish on the host (the overlap happened) */
 };
 
 /* The bodies of the public predictor functions (include/sleapc/predictor.h
@@ -76,6 +85,29 @@ int sleapc__predictor_n_instances(const sleapc_predictor *p, int frame);
 sleapc_status sleapc__predictor_instance(const sleapc_predictor *p, int frame, int i,
                                          sleapc_instance *out);
 
+
+/* ---- Overlap (predictor_overlap.c): a batch's forward runs on the device
+ * while the host finishes the batch before it, on a layer and backend that
+ * run in steps (layer.h); results equal predictor_run's, batch by batch,
+ * in order. The caller: begin(k + 1), then finish(k) (k's instances in
+ * p->results as predictor_run leaves them), for consecutive batches of one
+ * size; a batch that cannot be begun is run after the begun ones are
+ * finished. ----
+ * Whether p may overlap at all (a reader keeps a frame buffer more). */
+bool sleapc__predictor_can_overlap(sleapc_predictor *p);
+/* Whether a batch of n frames (c, h, w) can be begun now. */
+bool sleapc__predictor_can_begin(sleapc_predictor *p, int64_t n, int64_t h, int64_t w,
+                                 int64_t c);
+/* Begin n frames in the network's layout (c, h, w), not kept after the
+ * call: the batch begun before it is collected first. */
+sleapc_status sleapc__predictor_begin(sleapc_predictor *p, const uint8_t *frames, int64_t n,
+                                      int64_t h, int64_t w, int64_t c);
+/* Finish the oldest begun batch into p->results. */
+sleapc_status sleapc__predictor_finish(sleapc_predictor *p);
+/* Batches begun and not finished. */
+int sleapc__predictor_n_begun(const sleapc_predictor *p);
+/* Drop the begun batches (an error or a stop ends the run). */
+void sleapc__predictor_drop(sleapc_predictor *p);
 
 /* Append one layer batch to p->results (outputs.py to_labels). */
 sleapc_status sleapc__predictor_pack(sleapc_predictor *p, const sleapc_layer_outputs *o);

@@ -228,8 +228,8 @@ static sleapc_status vulkan_device_sample_head(sleapc_backend *be, const char *h
 }
 
 static sleapc_status plan_outputs(vulkan_state *vs, vk_plan *p, sleapc_tensor_map *out);
-/* Score PAF lines against the head's maps of the last forward, still in
- * its node buffer (the contract's device_paf_scores). */
+/* Score PAF lines against the head's maps of the last forward or collect,
+ * still in its plan's node buffer (the contract's device_paf_scores). */
 static sleapc_status vulkan_device_paf_scores(sleapc_backend *be, const char *head,
                                               const sleapc_backend_paf_lines *lines, float *scores)
 {
@@ -261,6 +261,7 @@ static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
     st = sleapc__vk_input_fill(vs->plan.in.map, x, g->in_channels);
     if (!st)
         st = sleapc__vk_submit_wait(&vs->ctx, vs->plan.cmd, vs->plan.fence);
+    vs->last = &vs->plan;
     return st ? st : plan_outputs(vs, &vs->plan, out);
 }
 
@@ -286,6 +287,7 @@ static sleapc_status vulkan_forward_windows(sleapc_backend *be, const sleapc_bac
             return st;
     }
     st = sleapc__vk_windows_run(&vs->ctx, &vs->pl, &vs->win, g, &vs->plan, w);
+    vs->last = &vs->plan;
     return st ? st : plan_outputs(vs, &vs->plan, out);
 }
 
@@ -363,6 +365,7 @@ static sleapc_status vulkan_collect(sleapc_backend *be, sleapc_tensor_map *out)
     vulkan_state *vs = be->impl;
     vk_plan *p = NULL;
     sleapc_status st = sleapc__vk_async_collect(&vs->ctx, &vs->async, &vs->plan, &p);
+    vs->last = p; /* NULL after a failed run: the backend's own plan */
     return st ? st : plan_outputs(vs, p, out);
 }
 
