@@ -33,6 +33,13 @@
 #define WINO_MIN_CHUNK 64
 #define WINO_MAX_CHUNK 256
 #define WINO_MAX_CHANNELS (1 << 20)
+/* Transformed weights from which a map with fewer chunks than the threads
+ * can share runs each chunk's steps across the threads (phase_in) rather
+ * than in smaller chunks, each streaming all the weights again: a parallel
+ * step costs two more waits for the threads (1.3-1.5x slower at 48-96
+ * channels on 48x48 maps, 2 threads), a chunk more of 384 channels 9 MB of
+ * weights in F(2). */
+#define WINO_PHASED_BYTES (4.0 * 1024 * 1024)
 /* Bytes of transformed weights a group of channel blocks keeps in L2 while
  * it runs over every strip of a chunk (see wino_gemm). */
 #define WINO_GROUP_BYTES (128 * 1024)
@@ -183,8 +190,8 @@ static int64_t chunk_cap(const native_wino *wg)
  * equal size (whole strips) at most chunk_cap. Each chunk streams every
  * transformed weight once (alpha^2 x c_in x c_out floats: 16 MB for 512
  * channels in F(2), far more than the chunk's V on small maps), so the
- * fewest chunks, whatever the threads: where there are too few chunks to
- * share, the threads split each chunk's steps instead (phase_in). */
+ * fewest chunks (but see WINO_PHASED_BYTES): where there are too few chunks
+ * to share, the threads split each chunk's steps instead (phase_in). */
 static int64_t chunk_tiles(const native_wino *wg, int64_t n_tiles)
 {
     int64_t strip = wg->uk->strip, cap = chunk_cap(wg);
@@ -473,7 +480,8 @@ static void wino_task(void *ctx, int64_t task, int thread)
     }
 }
 
-/* Fewer chunks than the threads can share (small maps): each chunk in three
+/* Fewer chunks than the threads can share (small maps) and large weights
+ * (WINO_PHASED_BYTES): each chunk in three
  * parallel steps over one V and M (thread 0's), split by input channels,
  * alpha^2 positions and output channels, so that no thread repeats the
  * input transform (a third of Winograd's time at 128 channels) and every
@@ -526,9 +534,20 @@ void sleapc__native_wino_run_parts(const native_wino *wg, sleapc_threadpool *tp,
         .scratch = scratch,
     };
     j.n_tiles = b * j.th * j.tw;
-    j.l = layout_of(wg, chunk_tiles(wg, j.n_tiles));
-    int64_t n_chunks = (j.n_tiles + j.l.ts - 1) / j.l.ts;
-    if (n_threads > 1 && n_chunks < 2 * n_threads) {
+    int64_t ts = chunk_tiles(wg, j.n_tiles);
+    int64_t n_chunks = (j.n_tiles + ts - 1) / ts;
+    bool few = n_threads > 1 && n_chunks < 2 * n_threads;
+    double w_bytes = (double)wg->al * wg->al * wg->c_in * wg->c_out * sizeof(float);
+    if (few && w_bytes < WINO_PHASED_BYTES) {
+        /* Small weights: two chunks a thread, each thread all three steps. */
+        int64_t spread = round_up((j.n_tiles + 2 * n_threads - 1) / (2 * n_threads),
+                                  wg->uk->strip);
+        ts = spread < ts ? spread : ts;
+        n_chunks = (j.n_tiles + ts - 1) / ts;
+        few = false;
+    }
+    j.l = layout_of(wg, ts);
+    if (few) {
         int n_min = wg->c_in < wg->c_out ? wg->c_in : wg->c_out;
         if (n_min > wg->al * wg->al)
             n_min = wg->al * wg->al;
