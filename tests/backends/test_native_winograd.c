@@ -293,10 +293,10 @@ int main(void)
     wino_case(5, 17, 37, 29, 1, true, true, 1);
     wino_case(33, 8, 7, 50, 3, true, true, 4);
     wino_case(2, 3, 70, 70, 1, false, true, 2);
-    /* Transformed weights of 4 MiB and more, on a map of too few chunks for
-     * the threads: each chunk's steps split across them (two chunks in
-     * F(2)). */
-    wino_case(256, 256, 18, 18, 1, true, true, 2);
+    /* Transformed weights of 8 MiB and more (F(4) and F(6); F(2) 4 MiB), on
+     * a map of too few chunks for the threads: each chunk's steps split
+     * across them (two chunks in F(4), the items sharing one). */
+    wino_case(256, 256, 26, 26, 2, true, true, 2);
 
     for (int p = 1; p < N_POOLS; p++)
         sleapc__threadpool_destroy(pools[p]);

@@ -35,11 +35,11 @@
 #define WINO_MAX_CHANNELS (1 << 20)
 /* Transformed weights from which a map with fewer chunks than the threads
  * can share runs each chunk's steps across the threads (phase_in) rather
- * than in smaller chunks, each streaming all the weights again: a parallel
- * step costs two more waits for the threads (1.3-1.5x slower at 48-96
- * channels on 48x48 maps, 2 threads), a chunk more of 384 channels 9 MB of
- * weights in F(2). */
-#define WINO_PHASED_BYTES (4.0 * 1024 * 1024)
+ * than in smaller chunks, each streaming all the weights again: the steps
+ * cost two more waits for the threads and V and M shared between them
+ * (1.2-1.5x slower at 48-128 channels on 48x48 maps, 2 threads, with 1-4
+ * MiB of weights), a chunk more of 384 channels 9 MiB of weights in F(2). */
+#define WINO_PHASED_BYTES (8.0 * 1024 * 1024)
 /* Bytes of transformed weights a group of channel blocks keeps in L2 while
  * it runs over every strip of a chunk (see wino_gemm). */
 #define WINO_GROUP_BYTES (128 * 1024)
