@@ -344,7 +344,7 @@ static void stage_tiles(const native_wino *wg, const wino_job *j, const float *p
 static void wino_gemm(const native_wino *wg, const float *v, float *mm, int64_t ts, int64_t n,
                       int64_t p0, int64_t p1, int blk0, int blk1)
 {
-    int64_t strip = wg->uk->strip, vw = wg->uk->strip_t;
+    int64_t strip = wg->uk->strip, vw = wg->uk->strip_t; /* vw: one vector of tiles */
     int64_t c_in = wg->c_in;
     int64_t v_ps = c_in * ts, v_ss = c_in * strip, m_ps = (int64_t)wg->c_out * ts;
     int64_t n_strips = (n + strip - 1) / strip;
