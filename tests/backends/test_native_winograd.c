@@ -285,7 +285,7 @@ int main(void)
      * in both directions; a map of whole F(2), F(4) and F(6) tiles; more
      * tiles than one chunk (several chunks per task, a short last chunk);
      * batch items whose tiles share a chunk. Channels: 1; odd; more than a
-     * register block (c_out 13, 17); parts of uneven sizes. */
+     * register block (c_out 13, 17); parts of uneven sizes; wide layers. */
     wino_case(1, 1, 1, 1, 1, false, true, 1);
     wino_case(3, 5, 2, 3, 2, true, true, 1);
     wino_case(7, 13, 9, 11, 1, true, false, 2);
@@ -293,6 +293,10 @@ int main(void)
     wino_case(5, 17, 37, 29, 1, true, true, 1);
     wino_case(33, 8, 7, 50, 3, true, true, 4);
     wino_case(2, 3, 70, 70, 1, false, true, 2);
+    /* Transformed weights of 8 MiB and more (F(4) and F(6); F(2) 4 MiB), on
+     * a map of too few chunks for the threads: each chunk's steps split
+     * across them (two chunks in F(4), the items sharing one). */
+    wino_case(256, 256, 26, 26, 2, true, true, 2);
 
     for (int p = 1; p < N_POOLS; p++)
         sleapc__threadpool_destroy(pools[p]);

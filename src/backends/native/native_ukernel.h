@@ -89,13 +89,15 @@ typedef void (*native_convt_row_fn)(const native_convt_row *r);
 /* Winograd input transform (native_winograd.c) of one channel over n tiles:
  * V = B^T d B per tile. Input (i, j) of tile t (i, j < alpha) is at
  * rows + (i * alpha + j) * ps + t (ps >= n). V's position p = k * alpha + l
- * goes to v + p * v_ps, n floats. tmp: alpha^2 * ps floats. */
+ * of tile t goes to v + p * v_ps + (t / strip) * v_ss + t % strip: runs of
+ * one strip of tiles, v_ss apart (the GEMM's packed panels; v_ss = strip
+ * for a contiguous row). tmp: alpha^2 * ps floats. */
 typedef struct native_wino_in {
     const struct native_wino_mats *mt;
     const float *rows;
     int64_t ps, n;
     float *v;
-    int64_t v_ps;
+    int64_t v_ps, v_ss;
     float *tmp;
 } native_wino_in;
 

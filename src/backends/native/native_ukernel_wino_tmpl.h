@@ -112,6 +112,7 @@ NUK_INLINE void nuk_wino_in(const native_wino_in *a, int m)
     const int al = m + 2;
     const int64_t ps = a->ps, v_ps = a->v_ps;
     for (int64_t t = 0; t < a->n; t += NUK_VW) {
+        float *vt = a->v + t / NUK_STRIP * a->v_ss + t % NUK_STRIP;
         nuk_vec d[8][8], u[8][8]; /* d[j][i]: input (i, j); u[k][j] */
         for (int i = 0; i < al; i++)
             for (int j = 0; j < al; j++)
@@ -125,7 +126,7 @@ NUK_INLINE void nuk_wino_in(const native_wino_in *a, int m)
             nuk_vec y[8];
             nuk_bt(u[k], y, m);
             for (int l = 0; l < al; l++)
-                nuk_store(a->v + (k * al + l) * v_ps + t, y[l]);
+                nuk_store(vt + (k * al + l) * v_ps, y[l]);
         }
     }
 }

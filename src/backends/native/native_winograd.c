@@ -8,15 +8,16 @@
  *  1. stages each input channel's alpha rows of a tile row from the source
  *     parts (a virtual concat is read in place, zeros outside the map),
  *     split in alpha column phases so the input transform is vector code over
- *     tiles, and transforms them into V[p][ci][tile] (p: the alpha^2
- *     positions);
+ *     tiles, and transforms them into V[p][strip][ci][tile in strip] (p: the
+ *     alpha^2 positions; panels of one kernel strip of tiles);
  *  2. multiplies, for each position, its c_in x c_out matrix of transformed
- *     weights (packed as conv1 blocks at create) into M[p][co][tile];
+ *     weights (packed as conv1 blocks at create) into M[p][co][tile]
+ *     (wino_gemm);
  *  3. transforms M back per output channel, adds the bias, applies the ReLU
  *     and writes the m x m outputs of each tile into dst.
  * Per chunk, the transformed weights are read once and V and M go through
- * L3 once; each position's slab of V stays in L2 while every block reads
- * it (see chunk_tiles). */
+ * L3 once. Where the chunks are too few to share (small maps), the threads
+ * run each step of a chunk together instead (phase_in). */
 #include "backends/native/native_winograd.h"
 
 #include <string.h>
@@ -32,6 +33,16 @@
 #define WINO_MIN_CHUNK 64
 #define WINO_MAX_CHUNK 256
 #define WINO_MAX_CHANNELS (1 << 20)
+/* Transformed weights from which a map with fewer chunks than the threads
+ * can share runs each chunk's steps across the threads (phase_in) rather
+ * than in smaller chunks, each streaming all the weights again: the steps
+ * cost two more waits for the threads and V and M shared between them
+ * (1.2-1.5x slower at 48-128 channels on 48x48 maps, 2 threads, with 1-4
+ * MiB of weights), a chunk more of 384 channels 9 MiB of weights in F(2). */
+#define WINO_PHASED_BYTES (8.0 * 1024 * 1024)
+/* Bytes of transformed weights a group of channel blocks keeps in L2 while
+ * it runs over every strip of a chunk (see wino_gemm). */
+#define WINO_GROUP_BYTES (128 * 1024)
 
 struct native_wino {
     const native_ukernels *uk;
@@ -152,17 +163,15 @@ nomem:
                         c_out);
 }
 
-/* Tiles per chunk: each block of every position reads the position's
- * c_in x ts slab of V, which should stay in L2 (WINO_SLAB_BYTES), and each
- * weight loaded serves ts tiles, so ts as large as that allows, whole
- * kernel strips; where the channels are few, the staged rows, V and M of a
- * chunk (written by one step, read by the next) should stay in L2 too
- * (WINO_CHUNK_BYTES, about 2/3 of a 512 KiB L2; 1.1-1.3x faster at 16-32
+/* Most tiles per chunk: each weight loaded serves ts tiles, so ts as large
+ * as the cache allows, whole kernel strips: each position's c_in x ts slab
+ * of V within WINO_SLAB_BYTES; where the channels are few, the staged rows,
+ * V and M of a chunk (written by one step, read by the next) within
+ * WINO_CHUNK_BYTES (about 2/3 of a 512 KiB L2; 1.1-1.3x faster at 16-32
  * channels on AVX2 than 256-tile chunks), but not below WINO_MIN_CHUNK
- * tiles, which the weights of the wide layers need; and small enough that
- * one item's tiles make two chunks a thread where they can (at batch 1 the
- * deep, narrow maps have few tiles). */
-static int64_t chunk_tiles(const native_wino *wg, int64_t h, int64_t w, int n_threads)
+ * tiles, which the weights of the wide layers need. Independent of the map
+ * and the batch: the scratch holds a chunk of this size per thread. */
+static int64_t chunk_cap(const native_wino *wg)
 {
     int64_t strip = wg->uk->strip;
     int64_t ts = WINO_SLAB_BYTES / ((int64_t)wg->c_in * (int64_t)sizeof(float)) / strip * strip;
@@ -172,13 +181,25 @@ static int64_t chunk_tiles(const native_wino *wg, int64_t h, int64_t w, int n_th
         fit = WINO_MIN_CHUNK;
     if (ts > fit)
         ts = fit;
-    int64_t tiles = ((h + wg->m - 1) / wg->m) * ((w + wg->m - 1) / wg->m);
-    int64_t spread = round_up((tiles + 2 * n_threads - 1) / (2 * n_threads), strip);
-    if (ts > spread)
-        ts = spread;
     if (ts > WINO_MAX_CHUNK)
         ts = WINO_MAX_CHUNK;
     return ts < strip ? strip : ts;
+}
+
+/* Tiles per chunk of a run over n_tiles tiles (the whole batch): chunks of
+ * equal size (whole strips) at most chunk_cap. Each chunk streams every
+ * transformed weight once (alpha^2 x c_in x c_out floats: 16 MB for 512
+ * channels in F(2), far more than the chunk's V on small maps), so the
+ * fewest chunks (but see WINO_PHASED_BYTES): where there are too few chunks
+ * to share, the threads split each chunk's steps instead (phase_in). */
+static int64_t chunk_tiles(const native_wino *wg, int64_t n_tiles)
+{
+    int64_t strip = wg->uk->strip, cap = chunk_cap(wg);
+    int64_t n_chunks = (n_tiles + cap - 1) / cap;
+    if (n_chunks < 1)
+        n_chunks = 1;
+    int64_t ts = round_up((n_tiles + n_chunks - 1) / n_chunks, strip);
+    return ts > cap ? cap : ts < strip ? strip : ts;
 }
 
 /* Per-thread scratch, in floats: V, M, the staged tiles, the transforms'
@@ -188,11 +209,11 @@ typedef struct wino_layout {
     int64_t v, mm, rows, tin, tout, y, total;
 } wino_layout;
 
-static wino_layout layout_of(const native_wino *wg, int64_t h, int64_t w, int n_threads)
+static wino_layout layout_of(const native_wino *wg, int64_t ts)
 {
     wino_layout l;
     int64_t al = wg->al, m = wg->m;
-    l.ts = chunk_tiles(wg, h, w, n_threads);
+    l.ts = ts;
     int64_t v = round_up(al * al * wg->c_in * l.ts, 16);
     int64_t mm = round_up(al * al * wg->c_out * l.ts, 16);
     int64_t rows = round_up(al * al * l.ts, 16);
@@ -215,7 +236,7 @@ size_t sleapc__native_wino_scratch_size(const native_wino *wg, int64_t h, int64_
     if (w < 0 || w > NATIVE_MAX_WIDTH || h < 0 || h > NATIVE_MAX_WIDTH)
         return SIZE_MAX;
     size_t n = n_threads < 1 ? 1 : (size_t)n_threads;
-    uint64_t per = (uint64_t)layout_of(wg, h, w, (int)n).total * sizeof(float);
+    uint64_t per = (uint64_t)layout_of(wg, chunk_cap(wg)).total * sizeof(float);
     if (per > SIZE_MAX / n)
         return SIZE_MAX;
     return (size_t)per * n;
@@ -229,6 +250,8 @@ typedef struct wino_job {
     wino_layout l;
     char *scratch;
     native_split split;
+    int64_t chunk;  /* phased runs: the chunk, and tasks per step */
+    int n_parts;
 } wino_job;
 
 /* Channel ci's plane of batch item bi, from the part that holds it. */
@@ -308,6 +331,132 @@ static void stage_tiles(const native_wino *wg, const wino_job *j, const float *p
     }
 }
 
+/* M[p][co][tile] = sum over ci of U[p][ci][co] V[p][ci][tile] for the
+ * chunk's n tiles, positions [p0, p1) and the output channels of blocks
+ * [blk0, blk1), on the 1x1 microkernels. V of a position is packed by strips of tiles, each strip's
+ * c_in x strip panel contiguous (wino_in's v_ss), so a kernel call reads its
+ * panel in order and it stays in L1 while the blocks of a group, whose
+ * weights stay in L2 (WINO_GROUP_BYTES), run over it; a last partial strip
+ * runs on a whole vector of tiles, not a whole strip (less padding on small
+ * maps; its lanes past n hold zeros, see wino_task). Every sum
+ * runs over ci in order, as in the direct method: the same products, added
+ * in the same order, whatever the blocking. */
+static void wino_gemm(const native_wino *wg, const float *v, float *mm, int64_t ts, int64_t n,
+                      int64_t p0, int64_t p1, int blk0, int blk1)
+{
+    int64_t strip = wg->uk->strip, vw = wg->uk->strip_t; /* vw: one vector of tiles */
+    int64_t c_in = wg->c_in;
+    int64_t v_ps = c_in * ts, v_ss = c_in * strip, m_ps = (int64_t)wg->c_out * ts;
+    int64_t n_strips = (n + strip - 1) / strip;
+    int64_t last = n - (n_strips - 1) * strip; /* tiles in the last strip */
+    int per_group = (int)(WINO_GROUP_BYTES / (c_in * wg->uk->cb * (int64_t)sizeof(float)));
+    if (per_group < 1)
+        per_group = 1;
+    native_conv_row gr = {.src_cs = strip, .kh = 1, .kw = 1, .c_in = wg->c_in, .dst_cs = ts};
+    for (int64_t p = p0; p < p1; p++) {
+        const float *u = wg->u + (size_t)p * (size_t)c_in * (size_t)wg->c_out;
+        for (int g0 = blk0; g0 < blk1; g0 += per_group) {
+            int g1 = g0 + per_group < blk1 ? g0 + per_group : blk1;
+            for (int64_t s = 0; s < n_strips; s++) {
+                gr.src = v + p * v_ps + s * v_ss;
+                gr.n_px = s + 1 < n_strips ? strip : round_up(last, vw);
+                for (int blk = g0; blk < g1; blk++) {
+                    int co0 = native_block_start(&wg->blocks, blk);
+                    gr.w = u + (size_t)co0 * (size_t)c_in;
+                    gr.bias = wg->zeros + co0;
+                    gr.dst = mm + p * m_ps + co0 * ts + s * strip;
+                    (blk < wg->blocks.n_big ? wg->fn_big : wg->fn_small)(&gr);
+                }
+            }
+        }
+    }
+}
+
+/* A thread's scratch: V, M, the staged rows, the transforms' temporaries
+ * and the output tiles of one chunk. */
+typedef struct wino_bufs {
+    float *v, *mm, *rows, *tin, *tout, *y;
+} wino_bufs;
+
+static wino_bufs bufs_of(const wino_job *j, int thread)
+{
+    float *base = (float *)(j->scratch + (size_t)thread * (size_t)j->l.total * sizeof(float));
+    wino_bufs bf = {base + j->l.v,   base + j->l.mm,   base + j->l.rows,
+                    base + j->l.tin, base + j->l.tout, base + j->l.y};
+    return bf;
+}
+
+/* Tiles [g0, g1) of chunk c. */
+static void chunk_range(const wino_job *j, int64_t c, int64_t *g0, int64_t *g1)
+{
+    *g0 = c * j->l.ts;
+    *g1 = *g0 + j->l.ts < j->n_tiles ? *g0 + j->l.ts : j->n_tiles;
+}
+
+/* Steps 1 (stage, input transform) for input channels [ci0, ci1) of chunk
+ * c into v, with the thread's rows and tin. */
+static void chunk_in(const wino_job *j, int64_t c, int ci0, int ci1, const wino_bufs *bf,
+                     float *v)
+{
+    const native_wino *wg = j->wg;
+    int64_t g0, g1, ts = j->l.ts, strip = wg->uk->strip;
+    chunk_range(j, c, &g0, &g1);
+    int64_t n = g1 - g0;
+    /* The GEMM reads whole vectors of tiles: zeros past n, which the
+     * staging leaves alone, so V is zero there too. */
+    int64_t n_vec = round_up(n, wg->uk->strip_t);
+    if (n_vec > n)
+        for (int q = 0; q < wg->al * wg->al; q++)
+            memset(bf->rows + q * ts + n, 0, (size_t)(n_vec - n) * sizeof(float));
+    for (int ci = ci0; ci < ci1; ci++) {
+        for (int64_t g = g0; g < g1;) {
+            tile_run r = run_at(j, g, g1);
+            stage_tiles(wg, j, src_plane(j, r.bi, ci), &r, bf->rows + (g - g0), ts);
+            g += r.n;
+        }
+        native_wino_in a = {.mt = wg->mt, .rows = bf->rows, .ps = ts, .n = n,
+                            .v = v + ci * strip, .v_ps = (int64_t)wg->c_in * ts,
+                            .v_ss = (int64_t)wg->c_in * strip, .tmp = bf->tin};
+        wg->fin(&a);
+    }
+}
+
+/* Step 3 (output transform, bias, ReLU, scatter) for output channels
+ * [co_lo, co_hi) of chunk c from mm, with the thread's tout and y. */
+static void chunk_out(const wino_job *j, int64_t c, int co_lo, int co_hi, const wino_bufs *bf,
+                      const float *mm)
+{
+    const native_wino *wg = j->wg;
+    int64_t g0, g1, ts = j->l.ts, m = wg->m, plane = j->h * j->w;
+    chunk_range(j, c, &g0, &g1);
+    int64_t n = g1 - g0;
+    for (int co = co_lo; co < co_hi; co++) {
+        native_wino_out a = {.mt = wg->mt, .mm = mm + co * ts, .m_ps = (int64_t)wg->c_out * ts,
+                             .n = n, .bias = wg->bias[co], .relu = wg->relu, .y = bf->y,
+                             .tmp = bf->tout};
+        wg->fout(&a);
+        for (int64_t g = g0; g < g1;) {
+            tile_run r = run_at(j, g, g1);
+            const float *yr = bf->y + (g - g0);
+            float *out = j->dst + (r.bi * wg->c_out + co) * plane;
+            int64_t cols = j->w - r.tx0 * m; /* outputs of the run in a row */
+            if (cols > r.n * m)
+                cols = r.n * m;
+            for (int64_t ry = 0; ry < m && r.ty * m + ry < j->h; ry++) {
+                float *row = out + (r.ty * m + ry) * j->w + r.tx0 * m;
+                wg->scatter(yr + ry * m * n, n, row, cols);
+            }
+            g += r.n;
+        }
+    }
+}
+
+static int block_co(const native_wino *wg, int blk)
+{
+    return blk < wg->blocks.n ? native_block_start(&wg->blocks, blk) : wg->c_out;
+}
+
+/* A run of chunks for a group of channel blocks, all three steps. */
 static void wino_task(void *ctx, int64_t task, int thread)
 {
     const wino_job *j = ctx;
@@ -319,71 +468,52 @@ static void wino_task(void *ctx, int64_t task, int thread)
     int blk1 = blk0 + sp->blocks_per_group < wg->blocks.n ? blk0 + sp->blocks_per_group
                                                           : wg->blocks.n;
     int64_t c0 = unit_task * sp->units_per_task;
-    int64_t ts = j->l.ts;
-    int64_t n_chunks = (j->n_tiles + ts - 1) / ts;
+    int64_t n_chunks = (j->n_tiles + j->l.ts - 1) / j->l.ts;
     int64_t c1 = c0 + sp->units_per_task < n_chunks ? c0 + sp->units_per_task : n_chunks;
-    float *base = (float *)(j->scratch + (size_t)thread * (size_t)j->l.total * sizeof(float));
-    float *v = base + j->l.v, *mm = base + j->l.mm, *rows = base + j->l.rows;
-    float *tin = base + j->l.tin, *tout = base + j->l.tout, *y = base + j->l.y;
-    int al2 = wg->al * wg->al, m = wg->m;
-    int64_t v_ps = (int64_t)wg->c_in * ts, m_ps = (int64_t)wg->c_out * ts;
-    int64_t plane = j->h * j->w;
-
+    wino_bufs bf = bufs_of(j, thread);
     for (int64_t c = c0; c < c1; c++) {
-        int64_t g0 = c * ts;
-        int64_t g1 = g0 + ts < j->n_tiles ? g0 + ts : j->n_tiles;
-        int64_t n = g1 - g0;
-        for (int ci = 0; ci < wg->c_in; ci++) {
-            for (int64_t g = g0; g < g1;) {
-                tile_run r = run_at(j, g, g1);
-                stage_tiles(wg, j, src_plane(j, r.bi, ci), &r, rows + (g - g0), ts);
-                g += r.n;
-            }
-            native_wino_in a = {.mt = wg->mt, .rows = rows, .ps = ts, .n = n,
-                                .v = v + ci * ts, .v_ps = v_ps, .tmp = tin};
-            wg->fin(&a);
-        }
-        /* The GEMM reads whole strips: zeros after a short last chunk. */
-        int64_t n_pad = round_up(n, wg->uk->strip) - n;
-        if (n_pad)
-            for (int64_t q = 0; q < (int64_t)al2 * wg->c_in; q++)
-                memset(v + q * ts + n, 0, (size_t)n_pad * sizeof(float));
-
-        native_conv_row gr = {.src_cs = ts, .kh = 1, .kw = 1, .c_in = wg->c_in, .dst_cs = ts,
-                              .n_px = n};
-        for (int p = 0; p < al2; p++) {
-            gr.src = v + p * v_ps;
-            for (int blk = blk0; blk < blk1; blk++) {
-                int co0 = native_block_start(&wg->blocks, blk);
-                gr.w = wg->u + (size_t)p * (size_t)wg->c_in * (size_t)wg->c_out +
-                       (size_t)co0 * (size_t)wg->c_in;
-                gr.bias = wg->zeros + co0;
-                gr.dst = mm + p * m_ps + co0 * ts;
-                (blk < wg->blocks.n_big ? wg->fn_big : wg->fn_small)(&gr);
-            }
-        }
-
-        int co_lo = native_block_start(&wg->blocks, blk0);
-        int co_hi = blk1 < wg->blocks.n ? native_block_start(&wg->blocks, blk1) : wg->c_out;
-        for (int co = co_lo; co < co_hi; co++) {
-            native_wino_out a = {.mt = wg->mt, .mm = mm + co * ts, .m_ps = m_ps, .n = n,
-                                 .bias = wg->bias[co], .relu = wg->relu, .y = y, .tmp = tout};
-            wg->fout(&a);
-            for (int64_t g = g0; g < g1;) {
-                tile_run r = run_at(j, g, g1);
-                const float *yr = y + (g - g0);
-                float *out = j->dst + (r.bi * wg->c_out + co) * plane;
-                int64_t cols = j->w - r.tx0 * m; /* outputs of the run in a row */
-                if (cols > r.n * m)
-                    cols = r.n * m;
-                for (int ry = 0; ry < m && r.ty * m + ry < j->h; ry++) {
-                    float *row = out + (r.ty * m + ry) * j->w + r.tx0 * m;
-                    wg->scatter(yr + ry * m * n, n, row, cols);
-                }
-                g += r.n;
-            }
-        }
+        int64_t g0, g1;
+        chunk_range(j, c, &g0, &g1);
+        chunk_in(j, c, 0, wg->c_in, &bf, bf.v);
+        wino_gemm(wg, bf.v, bf.mm, j->l.ts, g1 - g0, 0, (int64_t)wg->al * wg->al, blk0, blk1);
+        chunk_out(j, c, block_co(wg, blk0), block_co(wg, blk1), &bf, bf.mm);
     }
+}
+
+/* Fewer chunks than the threads can share (small maps) and large weights
+ * (WINO_PHASED_BYTES): each chunk in three
+ * parallel steps over one V and M (thread 0's), split by input channels,
+ * alpha^2 positions and output channels, so that no thread repeats the
+ * input transform (a third of Winograd's time at 128 channels) and every
+ * transformed weight and every value of V is read once per chunk. */
+static void phase_in(void *ctx, int64_t task, int thread)
+{
+    const wino_job *j = ctx;
+    int c_in = j->wg->c_in;
+    wino_bufs bf = bufs_of(j, thread), b0 = bufs_of(j, 0);
+    chunk_in(j, j->chunk, (int)(task * c_in / j->n_parts), (int)((task + 1) * c_in / j->n_parts),
+             &bf, b0.v);
+}
+
+static void phase_gemm(void *ctx, int64_t task, int thread)
+{
+    (void)thread;
+    const wino_job *j = ctx;
+    int64_t al2 = (int64_t)j->wg->al * j->wg->al;
+    int64_t g0, g1;
+    chunk_range(j, j->chunk, &g0, &g1);
+    wino_bufs b0 = bufs_of(j, 0);
+    wino_gemm(j->wg, b0.v, b0.mm, j->l.ts, g1 - g0, task * al2 / j->n_parts,
+              (task + 1) * al2 / j->n_parts, 0, j->wg->blocks.n);
+}
+
+static void phase_out(void *ctx, int64_t task, int thread)
+{
+    const wino_job *j = ctx;
+    int c_out = j->wg->c_out;
+    wino_bufs bf = bufs_of(j, thread), b0 = bufs_of(j, 0);
+    chunk_out(j, j->chunk, (int)(task * c_out / j->n_parts),
+              (int)((task + 1) * c_out / j->n_parts), &bf, b0.mm);
 }
 
 void sleapc__native_wino_run_parts(const native_wino *wg, sleapc_threadpool *tp,
@@ -401,11 +531,36 @@ void sleapc__native_wino_run_parts(const native_wino *wg, sleapc_threadpool *tp,
         .w = w,
         .th = (h + wg->m - 1) / wg->m,
         .tw = (w + wg->m - 1) / wg->m,
-        .l = layout_of(wg, h, w, n_threads),
         .scratch = scratch,
     };
     j.n_tiles = b * j.th * j.tw;
-    int64_t n_chunks = (j.n_tiles + j.l.ts - 1) / j.l.ts;
+    int64_t ts = chunk_tiles(wg, j.n_tiles);
+    int64_t n_chunks = (j.n_tiles + ts - 1) / ts;
+    bool few = n_threads > 1 && n_chunks < 2 * n_threads;
+    double w_bytes = (double)wg->al * wg->al * wg->c_in * wg->c_out * sizeof(float);
+    if (few && w_bytes < WINO_PHASED_BYTES) {
+        /* Small weights: two chunks a thread, each thread all three steps. */
+        int64_t spread = round_up((j.n_tiles + 2 * n_threads - 1) / (2 * n_threads),
+                                  wg->uk->strip);
+        ts = spread < ts ? spread : ts;
+        n_chunks = (j.n_tiles + ts - 1) / ts;
+        few = false;
+    }
+    j.l = layout_of(wg, ts);
+    if (few) {
+        int n_min = wg->c_in < wg->c_out ? wg->c_in : wg->c_out;
+        if (n_min > wg->al * wg->al)
+            n_min = wg->al * wg->al;
+        j.n_parts = NATIVE_TASKS_PER_THREAD * n_threads < n_min
+                        ? NATIVE_TASKS_PER_THREAD * n_threads
+                        : n_min;
+        for (j.chunk = 0; j.chunk < n_chunks; j.chunk++) {
+            sleapc__threadpool_run_indexed(tp, phase_in, &j, j.n_parts);
+            sleapc__threadpool_run_indexed(tp, phase_gemm, &j, j.n_parts);
+            sleapc__threadpool_run_indexed(tp, phase_out, &j, j.n_parts);
+        }
+        return;
+    }
     sleapc__native_split_plan(1, n_chunks, wg->blocks.n, n_threads, 2, &j.split);
     sleapc__threadpool_run_indexed(tp, wino_task, &j, j.split.n_tasks);
 }
