@@ -7,8 +7,9 @@
  * turns put any cache pressure from elsewhere on every method alike. Prints
  * ms, effective GFLOP/s (the direct method's FLOPs / time) and each
  * method's speed-up over direct.
- * Usage: bench_winograd [threads (1)] [rounds (5)] [c_in x h x w, e.g. 16x384x384: that
- * shape only, for a profiler] */
+ * Usage: bench_winograd [threads (1)] [rounds (5)] [shape: c_in x h x w, e.g. 16x384x384:
+ * that table shape only, for a profiler; or c_in x h x w -> c_out, e.g. 16x1024x1024->16: any
+ * shape] [batch (1)] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,9 @@ int main(int argc, char **argv)
 {
     int threads = argc > 1 ? atoi(argv[1]) : 1;
     int rounds = argc > 2 ? atoi(argv[2]) : 5;
+    int batch = argc > 4 ? atoi(argv[4]) : 1;
+    if (batch < 1)
+        batch = 1;
     if (threads < 1)
         threads = 1;
     if (rounds < 1)
@@ -46,19 +50,31 @@ int main(int argc, char **argv)
         /* the centered-instance UNet's (filters 24, rate 2) */
         {24, 192, 192, 24},  {48, 96, 96, 48},   {384, 12, 12, 384},
     };
+    shape any[1];
+    const shape *list = shapes;
+    size_t n_shapes = sizeof shapes / sizeof shapes[0];
+    if (argc > 3 && sscanf(argv[3], "%dx%dx%d->%d", &any[0].c_in, &any[0].h, &any[0].w,
+                           &any[0].c_out) == 4) {
+        if (any[0].c_in < 1 || any[0].h < 1 || any[0].w < 1 || any[0].c_out < 1)
+            return 1;
+        list = any;
+        n_shapes = 1;
+    }
     sleapc_threadpool *tp = NULL;
     if (sleapc__threadpool_create(threads, &tp) != SLEAPC_OK)
         return 1;
-    printf("%d thread(s), fastest of %d rounds by process CPU time\n", threads, rounds);
+    printf("%d thread(s), batch %d, fastest of %d rounds by process CPU time\n", threads, batch,
+           rounds);
     printf("%-22s %10s %10s %10s %10s   %s\n", "c_in x h x w -> c_out", "direct ms", "F(2) ms",
            "F(4) ms", "F(6) ms", "speed-up F(2) F(4) F(6); direct GFLOP/s");
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        const shape *s = &shapes[i];
+    for (size_t i = 0; i < n_shapes; i++) {
+        const shape *s = &list[i];
         char only[64];
         snprintf(only, sizeof only, "%dx%dx%d", s->c_in, s->h, s->w);
-        if (argc > 3 && strcmp(argv[3], only) != 0)
+        if (argc > 3 && list == shapes && strcmp(argv[3], only) != 0)
             continue;
-        size_t n_src = (size_t)s->c_in * s->h * s->w, n_dst = (size_t)s->c_out * s->h * s->w;
+        size_t n_src = (size_t)batch * s->c_in * s->h * s->w;
+        size_t n_dst = (size_t)batch * s->c_out * s->h * s->w;
         size_t n_w = (size_t)s->c_out * s->c_in * 9;
         float *src = sleapc__aligned_alloc(n_src * sizeof *src);
         float *dst = sleapc__aligned_alloc(n_dst * sizeof *dst);
@@ -83,12 +99,12 @@ int main(int argc, char **argv)
             for (int k = 0; k < 4; k++) {
                 sleapc__native_conv_set_winograd(conv, 2 * k);
                 double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-                sleapc__native_conv_run(conv, tp, src, 1, s->h, s->w, dst, scratch);
+                sleapc__native_conv_run(conv, tp, src, batch, s->h, s->w, dst, scratch);
                 double t = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
                 if (r > 0 && t < best[k]) /* round 0 warms up */
                     best[k] = t;
             }
-        double flop = 2.0 * 9 * s->c_in * s->c_out * (double)s->h * s->w;
+        double flop = 2.0 * 9 * s->c_in * s->c_out * (double)s->h * s->w * batch;
         char label[64];
         snprintf(label, sizeof label, "%dx%dx%d -> %d", s->c_in, s->h, s->w, s->c_out);
         printf("%-22s %10.2f %10.2f %10.2f %10.2f   %5.2f %5.2f %5.2f; %.1f\n", label,

@@ -181,10 +181,23 @@ static int64_t chunk_tiles(const native_wino *wg, int64_t h, int64_t w, int n_th
     return ts < strip ? strip : ts;
 }
 
+/* Floats between two positions' slabs of V or M holding `floats`: whole
+ * cache lines, an odd number of them. c x ts floats is often a multiple of
+ * 4 KiB (16 channels x 64 tiles), and then the alpha^2 values of a tile,
+ * which each transform loads or stores together, all fell in one L1 set
+ * (8 ways for 36 or 64 lines); an odd line count spreads them over the
+ * sets. */
+static int64_t pos_stride(int64_t floats)
+{
+    int64_t n = round_up(floats, 16);
+    return (n / 16) % 2 == 0 ? n + 16 : n;
+}
+
 /* Per-thread scratch, in floats: V, M, the staged tiles, the transforms'
  * temporaries, and the output tiles. */
 typedef struct wino_layout {
     int64_t ts;            /* tiles per chunk (a multiple of the strip) */
+    int64_t v_ps, m_ps;    /* floats between positions in V and in M */
     int64_t v, mm, rows, tin, tout, y, total;
 } wino_layout;
 
@@ -193,8 +206,10 @@ static wino_layout layout_of(const native_wino *wg, int64_t h, int64_t w, int n_
     wino_layout l;
     int64_t al = wg->al, m = wg->m;
     l.ts = chunk_tiles(wg, h, w, n_threads);
-    int64_t v = round_up(al * al * wg->c_in * l.ts, 16);
-    int64_t mm = round_up(al * al * wg->c_out * l.ts, 16);
+    l.v_ps = pos_stride(wg->c_in * l.ts);
+    l.m_ps = pos_stride(wg->c_out * l.ts);
+    int64_t v = al * al * l.v_ps;
+    int64_t mm = al * al * l.m_ps;
     int64_t rows = round_up(al * al * l.ts, 16);
     int64_t tin = round_up(al * al * l.ts, 16);
     int64_t tout = round_up(al * m * l.ts, 16);
@@ -326,7 +341,7 @@ static void wino_task(void *ctx, int64_t task, int thread)
     float *v = base + j->l.v, *mm = base + j->l.mm, *rows = base + j->l.rows;
     float *tin = base + j->l.tin, *tout = base + j->l.tout, *y = base + j->l.y;
     int al2 = wg->al * wg->al, m = wg->m;
-    int64_t v_ps = (int64_t)wg->c_in * ts, m_ps = (int64_t)wg->c_out * ts;
+    int64_t v_ps = j->l.v_ps, m_ps = j->l.m_ps;
     int64_t plane = j->h * j->w;
 
     for (int64_t c = c0; c < c1; c++) {
@@ -346,8 +361,9 @@ static void wino_task(void *ctx, int64_t task, int thread)
         /* The GEMM reads whole strips: zeros after a short last chunk. */
         int64_t n_pad = round_up(n, wg->uk->strip) - n;
         if (n_pad)
-            for (int64_t q = 0; q < (int64_t)al2 * wg->c_in; q++)
-                memset(v + q * ts + n, 0, (size_t)n_pad * sizeof(float));
+            for (int p = 0; p < al2; p++)
+                for (int ci = 0; ci < wg->c_in; ci++)
+                    memset(v + p * v_ps + ci * ts + n, 0, (size_t)n_pad * sizeof(float));
 
         native_conv_row gr = {.src_cs = ts, .kh = 1, .kw = 1, .c_in = wg->c_in, .dst_cs = ts,
                               .n_px = n};
