@@ -7,8 +7,9 @@
  * turns put any cache pressure from elsewhere on every method alike. Prints
  * ms, effective GFLOP/s (the direct method's FLOPs / time) and each
  * method's speed-up over direct.
- * Usage: bench_winograd [threads (1)] [rounds (5)] [c_in x h x w, e.g. 16x384x384: that
- * shape only, for a profiler; "all": every shape] [batch (1)] */
+ * Usage: bench_winograd [threads (1)] [rounds (5)] [shape: c_in x h x w, e.g. 16x384x384:
+ * that table shape only, for a profiler; c_in x h x w -> c_out, e.g. 16x1024x1024->16: any
+ * shape; "all": every table shape] [batch (1)] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,13 +34,13 @@ int main(int argc, char **argv)
 {
     int threads = argc > 1 ? atoi(argv[1]) : 1;
     int rounds = argc > 2 ? atoi(argv[2]) : 5;
+    int batch = argc > 4 ? atoi(argv[4]) : 1;
+    if (batch < 1)
+        batch = 1;
     if (threads < 1)
         threads = 1;
     if (rounds < 1)
         rounds = 1;
-    int batch = argc > 4 ? atoi(argv[4]) : 1;
-    if (batch < 1)
-        batch = 1;
     /* Encoder and decoder convs of the bench_configs UNets (filters 16..256,
      * rate 2), a decoder conv over a concat, and the narrow deep maps. */
     static const shape shapes[] = {
@@ -49,6 +50,16 @@ int main(int argc, char **argv)
         /* the centered-instance UNet's (filters 24, rate 2) */
         {24, 192, 192, 24},  {48, 96, 96, 48},   {384, 12, 12, 384},
     };
+    shape any[1];
+    const shape *list = shapes;
+    size_t n_shapes = sizeof shapes / sizeof shapes[0];
+    if (argc > 3 && sscanf(argv[3], "%dx%dx%d->%d", &any[0].c_in, &any[0].h, &any[0].w,
+                           &any[0].c_out) == 4) {
+        if (any[0].c_in < 1 || any[0].h < 1 || any[0].w < 1 || any[0].c_out < 1)
+            return 1;
+        list = any;
+        n_shapes = 1;
+    }
     sleapc_threadpool *tp = NULL;
     if (sleapc__threadpool_create(threads, &tp) != SLEAPC_OK)
         return 1;
@@ -56,11 +67,11 @@ int main(int argc, char **argv)
            rounds);
     printf("%-22s %10s %10s %10s %10s   %s\n", "c_in x h x w -> c_out", "direct ms", "F(2) ms",
            "F(4) ms", "F(6) ms", "speed-up F(2) F(4) F(6); direct GFLOP/s");
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        const shape *s = &shapes[i];
+    for (size_t i = 0; i < n_shapes; i++) {
+        const shape *s = &list[i];
         char only[64];
         snprintf(only, sizeof only, "%dx%dx%d", s->c_in, s->h, s->w);
-        if (argc > 3 && strcmp(argv[3], "all") != 0 && strcmp(argv[3], only) != 0)
+        if (argc > 3 && list == shapes && strcmp(argv[3], "all") != 0 && strcmp(argv[3], only) != 0)
             continue;
         size_t n_src = (size_t)batch * s->c_in * s->h * s->w;
         size_t n_dst = (size_t)batch * s->c_out * s->h * s->w;

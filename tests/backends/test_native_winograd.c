@@ -284,8 +284,10 @@ int main(void)
     /* Sizes: one pixel; smaller than a tile; tiles with a partial last one
      * in both directions; a map of whole F(2), F(4) and F(6) tiles; more
      * tiles than one chunk (several chunks per task, a short last chunk);
-     * batch items whose tiles share a chunk. Channels: 1; odd; more than a
-     * register block (c_out 13, 17); parts of uneven sizes; wide layers. */
+     * batch items whose tiles share a chunk; rows of two or more groups of 8
+     * tiles and a tail for every tile size (the 8-wide sets' transposed
+     * staging and scatter). Channels: 1; odd; more than a register block
+     * (c_out 13, 17); parts of uneven sizes; wide layers. */
     wino_case(1, 1, 1, 1, 1, false, true, 1);
     wino_case(3, 5, 2, 3, 2, true, true, 1);
     wino_case(7, 13, 9, 11, 1, true, false, 2);
@@ -297,6 +299,7 @@ int main(void)
      * a map of too few chunks for the threads: each chunk's steps split
      * across them (two chunks in F(4), the items sharing one). */
     wino_case(256, 256, 26, 26, 2, true, true, 2);
+    wino_case(4, 5, 8, 103, 2, true, true, 1);
 
     for (int p = 1; p < N_POOLS; p++)
         sleapc__threadpool_destroy(pools[p]);

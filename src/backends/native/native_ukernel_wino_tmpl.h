@@ -106,56 +106,67 @@ NUK_INLINE void nuk_at(const nuk_vec *x, nuk_vec *y, int m)
 
 /* Vectors of tiles [t, t + NUK_VW): reads and writes stay within
  * round_up(n, NUK_VW) <= ps of each row (ps is a whole number of strips), so
- * the last vector is whole; lanes past n are garbage the driver drops. */
+ * the last vector is whole; lanes past n are garbage the driver drops.
+ * Column phase j's alpha inputs are loaded and transformed at once, and the
+ * alpha values of each k go to the stack (tr) for the second pass: one
+ * store per value in between, where loading all alpha^2 inputs first made
+ * the compiler copy them to the stack and back twice (stores, one a cycle,
+ * bounded the transform). The arithmetic is the same. */
 NUK_INLINE void nuk_wino_in(const native_wino_in *a, int m)
 {
     const int al = m + 2;
-    const int64_t ps = a->ps, v_ps = a->v_ps;
-    for (int64_t t = 0; t < a->n; t += NUK_VW) {
-        float *vt = a->v + t / NUK_STRIP * a->v_ss + t % NUK_STRIP;
-        nuk_vec d[8][8], u[8][8]; /* d[j][i]: input (i, j); u[k][j] */
-        for (int i = 0; i < al; i++)
-            for (int j = 0; j < al; j++)
-                d[j][i] = nuk_load(a->rows + (i * al + j) * ps + t);
-        nuk_vec tr[8][8]; /* tr[j][k] = sum_i B^T[k][i] d(i, j) */
-        for (int j = 0; j < al; j++)
-            nuk_bt(d[j], tr[j], m);
+    const int64_t ps = a->ps, v_ps = a->v_ps, v_ss = a->v_ss, n = a->n;
+    const float *rows = a->rows;
+    for (int64_t t = 0; t < n; t += NUK_VW) {
+        float *vt = a->v + t / NUK_STRIP * v_ss + t % NUK_STRIP;
+        nuk_vec tr[8][8]; /* tr[k][j] = sum_i B^T[k][i] d(i, j) */
+        for (int j = 0; j < al; j++) {
+            nuk_vec d[8], y[8];
+            for (int i = 0; i < al; i++)
+                d[i] = nuk_load(rows + (i * al + j) * ps + t);
+            nuk_bt(d, y, m);
+            for (int k = 0; k < al; k++)
+                tr[k][j] = y[k];
+        }
         for (int k = 0; k < al; k++) {
-            for (int j = 0; j < al; j++)
-                u[k][j] = tr[j][k];
             nuk_vec y[8];
-            nuk_bt(u[k], y, m);
+            nuk_bt(tr[k], y, m);
             for (int l = 0; l < al; l++)
                 nuk_store(vt + (k * al + l) * v_ps, y[l]);
         }
     }
 }
 
-/* y has rows of exactly n floats: the last vector is stored in part. */
-NUK_INLINE void nuk_wino_out(const native_wino_out *a, int m)
+/* y has rows of exactly n floats: the last vector is stored in part. As
+ * in nuk_wino_in, each pass's results go to the stack once (z), and the
+ * struct's fields are read into locals once (stores through y could
+ * otherwise alias them, and were followed by reloads of relu and y). */
+NUK_INLINE void nuk_wino_out(const native_wino_out *a, int m, bool relu)
 {
     const int al = m + 2;
     const int64_t n = a->n, m_ps = a->m_ps;
+    const float *mm = a->mm;
+    float *yo = a->y;
     const nuk_vec bias = nuk_splat(a->bias);
     for (int64_t t = 0; t < n; t += NUK_VW) {
-        nuk_vec z[8][6]; /* z[k][s] = sum_l M(k, l) A[l][s] */
+        nuk_vec z[6][8]; /* z[s][k] = sum_l M(k, l) A[l][s] */
         for (int k = 0; k < al; k++) {
-            nuk_vec x[8];
+            nuk_vec x[8], y[6];
             for (int l = 0; l < al; l++)
-                x[l] = nuk_load(a->mm + (k * al + l) * m_ps + t);
-            nuk_at(x, z[k], m);
+                x[l] = nuk_load(mm + (k * al + l) * m_ps + t);
+            nuk_at(x, y, m);
+            for (int s = 0; s < m; s++)
+                z[s][k] = y[s];
         }
         int64_t left = n - t;
         for (int s = 0; s < m; s++) {
-            nuk_vec x[8], y[6];
-            for (int k = 0; k < al; k++)
-                x[k] = z[k][s];
-            nuk_at(x, y, m);
+            nuk_vec y[6];
+            nuk_at(z[s], y, m);
             for (int r = 0; r < m; r++) {
                 nuk_vec o = y[r] + bias;
-                if (a->relu)
+                if (relu)
                     o = nuk_relu(o);
-                float *dst = a->y + (r * m + s) * n + t;
+                float *dst = yo + (r * m + s) * n + t;
                 if (left >= NUK_VW) {
                     nuk_store(dst, o);
                 } else {
@@ -185,26 +196,80 @@ static void nuk_wino_in_6(const native_wino_in *a)
 
 static void nuk_wino_out_2(const native_wino_out *a)
 {
-    nuk_wino_out(a, 2);
+    if (a->relu)
+        nuk_wino_out(a, 2, true);
+    else
+        nuk_wino_out(a, 2, false);
 }
 
 static void nuk_wino_out_4(const native_wino_out *a)
 {
-    nuk_wino_out(a, 4);
+    if (a->relu)
+        nuk_wino_out(a, 4, true);
+    else
+        nuk_wino_out(a, 4, false);
 }
 
 static void nuk_wino_out_6(const native_wino_out *a)
 {
-    nuk_wino_out(a, 6);
+    if (a->relu)
+        nuk_wino_out(a, 6, true);
+    else
+        nuk_wino_out(a, 6, false);
 }
 
 /* Staging and scatter (native_wino_gather_fn, native_wino_scatter_fn):
- * plain strided copies with m a constant, here so that they are compiled
- * for the set's target (the compiler turns them into vector loads and
- * permutes; native_winograd.c is built for the baseline target). */
+ * strided copies with m a constant, here so that they are compiled for the
+ * set's target (native_winograd.c is built for the baseline target). On
+ * 8-wide sets, 8 tiles at a time: the alpha phases of 8 tiles are an 8 x 8
+ * transpose of 8 row loads (one at each tile's first column), and 8 tiles'
+ * m x m outputs of one row are the transpose of their m rows of y, stored
+ * one tile at a time, each store's 8 - m extra lanes overwritten by the
+ * next tile's. The compiler made the plain loops single-float loads and
+ * inserts (a third of Winograd's time at 16 channels); the values copied
+ * are the same. */
+#if NUK_VW == 8
+/* o[k][j] = x[j][k], 8 x 8 (unpacks, shuffles, 128-bit permutes). */
+NUK_INLINE void nuk_transpose8(const nuk_vec *x, nuk_vec *o)
+{
+    const nuk_ivec lo = {0, 8, 1, 9, 4, 12, 5, 13}, hi = {2, 10, 3, 11, 6, 14, 7, 15};
+    const nuk_ivec s44 = {0, 1, 8, 9, 4, 5, 12, 13}, see = {2, 3, 10, 11, 6, 7, 14, 15};
+    const nuk_ivec p20 = {0, 1, 2, 3, 8, 9, 10, 11}, p31 = {4, 5, 6, 7, 12, 13, 14, 15};
+    nuk_vec t[8], u[8];
+    for (int k = 0; k < 4; k++) {
+        t[2 * k] = __builtin_shuffle(x[2 * k], x[2 * k + 1], lo);
+        t[2 * k + 1] = __builtin_shuffle(x[2 * k], x[2 * k + 1], hi);
+    }
+    for (int k = 0; k < 2; k++) {
+        u[4 * k] = __builtin_shuffle(t[4 * k], t[4 * k + 2], s44);
+        u[4 * k + 1] = __builtin_shuffle(t[4 * k], t[4 * k + 2], see);
+        u[4 * k + 2] = __builtin_shuffle(t[4 * k + 1], t[4 * k + 3], s44);
+        u[4 * k + 3] = __builtin_shuffle(t[4 * k + 1], t[4 * k + 3], see);
+    }
+    for (int k = 0; k < 4; k++) {
+        o[k] = __builtin_shuffle(u[k], u[k + 4], p20);
+        o[k + 4] = __builtin_shuffle(u[k], u[k + 4], p31);
+    }
+}
+#endif
+
 NUK_INLINE void nuk_wino_gather(const float *row, int64_t x0, int64_t t0, int64_t t1, float *d,
                                 int64_t ps, int m)
 {
+#if NUK_VW == 8
+    /* Whole groups of 8 tiles whose loads (8 columns from each tile's
+     * first) stay inside [x0 + t0 m, x0 + t1 m + 2), the columns the caller
+     * lets us read. */
+    int64_t end = x0 + (t1 - 1) * m + m + 2;
+    for (; t0 + 8 <= t1 && x0 + (t0 + 7) * m + 8 <= end; t0 += 8) {
+        nuk_vec x[8], o[8];
+        for (int k = 0; k < 8; k++)
+            x[k] = nuk_load(row + x0 + (t0 + k) * m);
+        nuk_transpose8(x, o);
+        for (int j = 0; j < m + 2; j++)
+            nuk_store(d + j * ps + t0, o[j]);
+    }
+#endif
     for (int j = 0; j < m + 2; j++) {
         float *dd = d + j * ps;
         for (int64_t t = t0; t < t1; t++)
@@ -215,7 +280,20 @@ NUK_INLINE void nuk_wino_gather(const float *row, int64_t x0, int64_t t0, int64_
 NUK_INLINE void nuk_wino_scatter(const float *y, int64_t ys, float *row, int64_t cols, int m)
 {
     int64_t whole = cols / m;
-    for (int64_t t = 0; t < whole; t++)
+    int64_t t = 0;
+#if NUK_VW == 8
+    /* Each tile's store writes 8 columns: the group's last one must end
+     * inside the row. */
+    for (; t + 8 <= whole && (t + 7) * m + 8 <= cols; t += 8) {
+        nuk_vec x[8], o[8];
+        for (int s = 0; s < 8; s++)
+            x[s] = nuk_load(y + (s < m ? s : m - 1) * ys + t);
+        nuk_transpose8(x, o);
+        for (int k = 0; k < 8; k++)
+            nuk_store(row + (t + k) * m, o[k]);
+    }
+#endif
+    for (; t < whole; t++)
         for (int s = 0; s < m; s++)
             row[t * m + s] = y[s * ys + t];
     for (int s = 0; whole * m + s < cols; s++)

@@ -202,10 +202,23 @@ static int64_t chunk_tiles(const native_wino *wg, int64_t n_tiles)
     return ts > cap ? cap : ts < strip ? strip : ts;
 }
 
+/* Floats between two positions' slabs of V or M holding `floats`: whole
+ * cache lines, an odd number of them. c x ts floats is often a multiple of
+ * 4 KiB (16 channels x 64 tiles), and then the alpha^2 values of a tile,
+ * which each transform loads or stores together, all fell in one L1 set
+ * (8 ways for 36 or 64 lines); an odd line count spreads them over the
+ * sets. */
+static int64_t pos_stride(int64_t floats)
+{
+    int64_t n = round_up(floats, 16);
+    return (n / 16) % 2 == 0 ? n + 16 : n;
+}
+
 /* Per-thread scratch, in floats: V, M, the staged tiles, the transforms'
  * temporaries, and the output tiles. */
 typedef struct wino_layout {
     int64_t ts;            /* tiles per chunk (a multiple of the strip) */
+    int64_t v_ps, m_ps;    /* floats between positions in V and in M */
     int64_t v, mm, rows, tin, tout, y, total;
 } wino_layout;
 
@@ -214,8 +227,10 @@ static wino_layout layout_of(const native_wino *wg, int64_t ts)
     wino_layout l;
     int64_t al = wg->al, m = wg->m;
     l.ts = ts;
-    int64_t v = round_up(al * al * wg->c_in * l.ts, 16);
-    int64_t mm = round_up(al * al * wg->c_out * l.ts, 16);
+    l.v_ps = pos_stride(wg->c_in * l.ts);
+    l.m_ps = pos_stride(wg->c_out * l.ts);
+    int64_t v = al * al * l.v_ps;
+    int64_t mm = al * al * l.m_ps;
     int64_t rows = round_up(al * al * l.ts, 16);
     int64_t tin = round_up(al * al * l.ts, 16);
     int64_t tout = round_up(al * m * l.ts, 16);
@@ -341,12 +356,12 @@ static void stage_tiles(const native_wino *wg, const wino_job *j, const float *p
  * maps; its lanes past n hold zeros, see wino_task). Every sum
  * runs over ci in order, as in the direct method: the same products, added
  * in the same order, whatever the blocking. */
-static void wino_gemm(const native_wino *wg, const float *v, float *mm, int64_t ts, int64_t n,
+static void wino_gemm(const native_wino *wg, const float *v, float *mm, const wino_layout *l, int64_t n,
                       int64_t p0, int64_t p1, int blk0, int blk1)
 {
     int64_t strip = wg->uk->strip, vw = wg->uk->strip_t; /* vw: one vector of tiles */
     int64_t c_in = wg->c_in;
-    int64_t v_ps = c_in * ts, v_ss = c_in * strip, m_ps = (int64_t)wg->c_out * ts;
+    int64_t ts = l->ts, v_ps = l->v_ps, v_ss = c_in * strip, m_ps = l->m_ps;
     int64_t n_strips = (n + strip - 1) / strip;
     int64_t last = n - (n_strips - 1) * strip; /* tiles in the last strip */
     int per_group = (int)(WINO_GROUP_BYTES / (c_in * wg->uk->cb * (int64_t)sizeof(float)));
@@ -415,7 +430,7 @@ static void chunk_in(const wino_job *j, int64_t c, int ci0, int ci1, const wino_
             g += r.n;
         }
         native_wino_in a = {.mt = wg->mt, .rows = bf->rows, .ps = ts, .n = n,
-                            .v = v + ci * strip, .v_ps = (int64_t)wg->c_in * ts,
+                            .v = v + ci * strip, .v_ps = j->l.v_ps,
                             .v_ss = (int64_t)wg->c_in * strip, .tmp = bf->tin};
         wg->fin(&a);
     }
@@ -431,7 +446,7 @@ static void chunk_out(const wino_job *j, int64_t c, int co_lo, int co_hi, const 
     chunk_range(j, c, &g0, &g1);
     int64_t n = g1 - g0;
     for (int co = co_lo; co < co_hi; co++) {
-        native_wino_out a = {.mt = wg->mt, .mm = mm + co * ts, .m_ps = (int64_t)wg->c_out * ts,
+        native_wino_out a = {.mt = wg->mt, .mm = mm + co * ts, .m_ps = j->l.m_ps,
                              .n = n, .bias = wg->bias[co], .relu = wg->relu, .y = bf->y,
                              .tmp = bf->tout};
         wg->fout(&a);
@@ -475,7 +490,7 @@ static void wino_task(void *ctx, int64_t task, int thread)
         int64_t g0, g1;
         chunk_range(j, c, &g0, &g1);
         chunk_in(j, c, 0, wg->c_in, &bf, bf.v);
-        wino_gemm(wg, bf.v, bf.mm, j->l.ts, g1 - g0, 0, (int64_t)wg->al * wg->al, blk0, blk1);
+        wino_gemm(wg, bf.v, bf.mm, &j->l, g1 - g0, 0, (int64_t)wg->al * wg->al, blk0, blk1);
         chunk_out(j, c, block_co(wg, blk0), block_co(wg, blk1), &bf, bf.mm);
     }
 }
@@ -503,7 +518,7 @@ static void phase_gemm(void *ctx, int64_t task, int thread)
     int64_t g0, g1;
     chunk_range(j, j->chunk, &g0, &g1);
     wino_bufs b0 = bufs_of(j, 0);
-    wino_gemm(j->wg, b0.v, b0.mm, j->l.ts, g1 - g0, task * al2 / j->n_parts,
+    wino_gemm(j->wg, b0.v, b0.mm, &j->l, g1 - g0, task * al2 / j->n_parts,
               (task + 1) * al2 / j->n_parts, 0, j->wg->blocks.n);
 }
 
