@@ -21,47 +21,6 @@ static sleapc_status vk_fail(VkResult r, const char *what)
                         sleapc__vk_result_str(r));
 }
 
-/* The descriptor pool, set, command buffer and fence, made once. */
-static sleapc_status init_once(vk_context *ctx, const vk_pipelines *pl, vk_paf *pf)
-{
-    if (pf->fence)
-        return SLEAPC_OK;
-    VkDescriptorPoolSize size = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                 .descriptorCount = VK_N_BINDINGS};
-    VkDescriptorPoolCreateInfo dpci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-                                       .maxSets = 1,
-                                       .poolSizeCount = 1,
-                                       .pPoolSizes = &size};
-    VkResult r = vkCreateDescriptorPool(ctx->dev, &dpci, NULL, &pf->pool);
-    if (r != VK_SUCCESS) {
-        pf->pool = VK_NULL_HANDLE;
-        return vk_fail(r, "descriptor pool");
-    }
-    VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                      .descriptorPool = pf->pool,
-                                      .descriptorSetCount = 1,
-                                      .pSetLayouts = &pl->set_layout};
-    r = vkAllocateDescriptorSets(ctx->dev, &ai, &pf->set);
-    if (r != VK_SUCCESS)
-        return vk_fail(r, "descriptor set");
-    VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                       .commandPool = ctx->cmd_pool,
-                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                       .commandBufferCount = 1};
-    r = vkAllocateCommandBuffers(ctx->dev, &cai, &pf->cmd);
-    if (r != VK_SUCCESS) {
-        pf->cmd = VK_NULL_HANDLE;
-        return vk_fail(r, "command buffer");
-    }
-    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    r = vkCreateFence(ctx->dev, &fci, NULL, &pf->fence);
-    if (r != VK_SUCCESS) {
-        pf->fence = VK_NULL_HANDLE;
-        return vk_fail(r, "fence");
-    }
-    return SLEAPC_OK;
-}
-
 /* Grow the host-visible buffers to n lines and n_points points. */
 static sleapc_status reserve(vk_context *ctx, vk_paf *pf, int64_t n, int n_points)
 {
@@ -108,19 +67,9 @@ static sleapc_status pack(const sleapc_backend_paf_lines *ln, const int64_t shap
 
 static void bind(vk_context *ctx, vk_paf *pf, VkBuffer head)
 {
-    VkBuffer bufs[VK_N_BINDINGS] = {pf->scores.buf, head, pf->lines.buf, pf->t.buf, pf->t.buf};
-    VkDescriptorBufferInfo info[VK_N_BINDINGS];
-    VkWriteDescriptorSet wr[VK_N_BINDINGS];
-    for (int k = 0; k < VK_N_BINDINGS; k++) {
-        info[k] = (VkDescriptorBufferInfo){.buffer = bufs[k], .range = VK_WHOLE_SIZE};
-        wr[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                       .dstSet = pf->set,
-                                       .dstBinding = (uint32_t)k,
-                                       .descriptorCount = 1,
-                                       .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                       .pBufferInfo = &info[k]};
-    }
-    vkUpdateDescriptorSets(ctx->dev, VK_N_BINDINGS, wr, 0, NULL);
+    const VkBuffer bufs[VK_N_BINDINGS] = {pf->scores.buf, head, pf->lines.buf, pf->t.buf,
+                                          pf->t.buf};
+    sleapc__vk_oneshot_bind(ctx, pf->set, bufs);
 }
 
 static bool power_of_two(int v)
@@ -182,7 +131,8 @@ sleapc_status sleapc__vk_paf_score(vk_context *ctx, const vk_pipelines *pl, vk_p
         shape[0] * shape[1] > UINT32_MAX / (shape[2] * shape[3]) || ln->n > INT32_MAX ||
         ln->n > max_lines)
         return SLEAPC_ERR_UNSUPPORTED;
-    sleapc_status st = init_once(ctx, pl, pf);
+    sleapc_status st =
+        sleapc__vk_oneshot_init(ctx, pl, "PAF scores", &pf->pool, &pf->set, &pf->cmd, &pf->fence);
     if (!st)
         st = reserve(ctx, pf, ln->n, ln->n_points);
     if (!st)

@@ -15,47 +15,6 @@ static sleapc_status vk_fail(VkResult r, const char *what)
                         sleapc__vk_result_str(r));
 }
 
-/* The descriptor pool, set, command buffer and fence, made once. */
-static sleapc_status init_once(vk_context *ctx, const vk_pipelines *pl, vk_sample *sm)
-{
-    if (sm->fence)
-        return SLEAPC_OK;
-    VkDescriptorPoolSize size = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                 .descriptorCount = VK_N_BINDINGS};
-    VkDescriptorPoolCreateInfo dpci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-                                       .maxSets = 1,
-                                       .poolSizeCount = 1,
-                                       .pPoolSizes = &size};
-    VkResult r = vkCreateDescriptorPool(ctx->dev, &dpci, NULL, &sm->pool);
-    if (r != VK_SUCCESS) {
-        sm->pool = VK_NULL_HANDLE;
-        return vk_fail(r, "descriptor pool");
-    }
-    VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                      .descriptorPool = sm->pool,
-                                      .descriptorSetCount = 1,
-                                      .pSetLayouts = &pl->set_layout};
-    r = vkAllocateDescriptorSets(ctx->dev, &ai, &sm->set);
-    if (r != VK_SUCCESS)
-        return vk_fail(r, "descriptor set");
-    VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                       .commandPool = ctx->cmd_pool,
-                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                       .commandBufferCount = 1};
-    r = vkAllocateCommandBuffers(ctx->dev, &cai, &sm->cmd);
-    if (r != VK_SUCCESS) {
-        sm->cmd = VK_NULL_HANDLE;
-        return vk_fail(r, "command buffer");
-    }
-    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    r = vkCreateFence(ctx->dev, &fci, NULL, &sm->fence);
-    if (r != VK_SUCCESS) {
-        sm->fence = VK_NULL_HANDLE;
-        return vk_fail(r, "fence");
-    }
-    return SLEAPC_OK;
-}
-
 /* Grow the host-visible buffers to n cells of c channels. */
 static sleapc_status reserve(vk_context *ctx, vk_sample *sm, int64_t n, int64_t c)
 {
@@ -80,20 +39,9 @@ static sleapc_status reserve(vk_context *ctx, vk_sample *sm, int64_t n, int64_t 
 
 static void bind(vk_context *ctx, vk_sample *sm, VkBuffer head)
 {
-    VkBuffer bufs[VK_N_BINDINGS] = {sm->values.buf, head, sm->cells.buf, sm->cells.buf,
-                                    sm->cells.buf};
-    VkDescriptorBufferInfo info[VK_N_BINDINGS];
-    VkWriteDescriptorSet wr[VK_N_BINDINGS];
-    for (int k = 0; k < VK_N_BINDINGS; k++) {
-        info[k] = (VkDescriptorBufferInfo){.buffer = bufs[k], .range = VK_WHOLE_SIZE};
-        wr[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                       .dstSet = sm->set,
-                                       .dstBinding = (uint32_t)k,
-                                       .descriptorCount = 1,
-                                       .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                       .pBufferInfo = &info[k]};
-    }
-    vkUpdateDescriptorSets(ctx->dev, VK_N_BINDINGS, wr, 0, NULL);
+    const VkBuffer bufs[VK_N_BINDINGS] = {sm->values.buf, head, sm->cells.buf, sm->cells.buf,
+                                          sm->cells.buf};
+    sleapc__vk_oneshot_bind(ctx, sm->set, bufs);
 }
 
 static VkResult record(const vk_pipelines *pl, vk_sample *sm, const int64_t shape[4], int64_t n)
@@ -116,15 +64,15 @@ static VkResult record(const vk_pipelines *pl, vk_sample *sm, const int64_t shap
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
     int32_t pc[4] = {(int32_t)n, (int32_t)shape[1], (int32_t)shape[2], (int32_t)shape[3]};
     vkCmdBindPipeline(sm->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pl->pipe[VK_K_SAMPLE_CELLS]);
-    vkCmdBindDescriptorSets(sm->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pl->layout, 0, 1, &sm->set,
-                            0, NULL);
+    vkCmdBindDescriptorSets(sm->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pl->layout, 0, 1, &sm->set, 0,
+                            NULL);
     vkCmdPushConstants(sm->cmd, pl->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, pc);
     vkCmdDispatch(sm->cmd, (uint32_t)((n * shape[1] + LOCAL_SIZE - 1) / LOCAL_SIZE), 1, 1);
     VkMemoryBarrier after = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                              .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
                              .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-    vkCmdPipelineBarrier(sm->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                         VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, NULL, 0, NULL);
+    vkCmdPipelineBarrier(sm->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                         0, 1, &after, 0, NULL, 0, NULL);
     return vkEndCommandBuffer(sm->cmd);
 }
 
@@ -144,10 +92,11 @@ sleapc_status sleapc__vk_sample(vk_context *ctx, const vk_pipelines *pl, vk_samp
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                                 "vulkan: sample head: cell %lld (%d, %d, %d) outside maps of "
                                 "(%lld, %lld, %lld, %lld)",
-                                (long long)i, (int)cells[i][0], (int)cells[i][1],
-                                (int)cells[i][2], (long long)shape[0], (long long)shape[1],
-                                (long long)shape[2], (long long)shape[3]);
-    sleapc_status st = init_once(ctx, pl, sm);
+                                (long long)i, (int)cells[i][0], (int)cells[i][1], (int)cells[i][2],
+                                (long long)shape[0], (long long)shape[1], (long long)shape[2],
+                                (long long)shape[3]);
+    sleapc_status st =
+        sleapc__vk_oneshot_init(ctx, pl, "sample head", &sm->pool, &sm->set, &sm->cmd, &sm->fence);
     if (!st)
         st = reserve(ctx, sm, n, shape[1]);
     if (st)
