@@ -117,16 +117,15 @@ typedef struct vk_pipelines {
  * with ctx->fp16_math the convolutions' fp16-arithmetic ones. */
 sleapc_status sleapc__vk_pipelines_create(vk_context *ctx, bool fp16, vk_pipelines *out);
 void sleapc__vk_pipelines_destroy(vk_context *ctx, vk_pipelines *p);
+/* Point a descriptor set's VK_N_BINDINGS bindings at bufs, whole. */
+void sleapc__vk_set_write(vk_context *ctx, VkDescriptorSet set, const VkBuffer bufs[VK_N_BINDINGS]);
 /* A device op of one dispatch outside the plan (vulkan_oneshot.c): its
  * descriptor pool with one set of pl's layout, command buffer and fence,
  * made once (nothing to do when *fence is set); what names the op in
- * errors, and what was made before a failure is left to the op's destroy.
- * bind points the set's bindings at bufs, whole. */
+ * errors, and what was made before a failure is left to the op's destroy. */
 sleapc_status sleapc__vk_oneshot_init(vk_context *ctx, const vk_pipelines *pl, const char *what,
                                       VkDescriptorPool *pool, VkDescriptorSet *set,
                                       VkCommandBuffer *cmd, VkFence *fence);
-void sleapc__vk_oneshot_bind(vk_context *ctx, VkDescriptorSet set,
-                             const VkBuffer bufs[VK_N_BINDINGS]);
 
 /* conv2d.comp's tiling: output tile side and output channels per workgroup,
  * and the largest kernel its shared memory holds. */

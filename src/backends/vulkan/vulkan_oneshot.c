@@ -1,6 +1,6 @@
 /* What a device op of one dispatch outside the plan needs (PAF scores, a
  * head read at cells): one descriptor set, a command buffer and a fence,
- * made once; and the set pointed at the op's buffers for each call. */
+ * made once. */
 #include "backends/vulkan/vulkan_impl.h"
 
 #include "core/error.h"
@@ -51,21 +51,4 @@ sleapc_status sleapc__vk_oneshot_init(vk_context *ctx, const vk_pipelines *pl, c
         return oneshot_fail(what, "fence", r);
     }
     return SLEAPC_OK;
-}
-
-void sleapc__vk_oneshot_bind(vk_context *ctx, VkDescriptorSet set,
-                             const VkBuffer bufs[VK_N_BINDINGS])
-{
-    VkDescriptorBufferInfo info[VK_N_BINDINGS];
-    VkWriteDescriptorSet wr[VK_N_BINDINGS];
-    for (int k = 0; k < VK_N_BINDINGS; k++) {
-        info[k] = (VkDescriptorBufferInfo){.buffer = bufs[k], .range = VK_WHOLE_SIZE};
-        wr[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                       .dstSet = set,
-                                       .dstBinding = (uint32_t)k,
-                                       .descriptorCount = 1,
-                                       .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                       .pBufferInfo = &info[k]};
-    }
-    vkUpdateDescriptorSets(ctx->dev, VK_N_BINDINGS, wr, 0, NULL);
 }

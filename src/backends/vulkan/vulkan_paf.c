@@ -69,7 +69,7 @@ static void bind(vk_context *ctx, vk_paf *pf, VkBuffer head)
 {
     const VkBuffer bufs[VK_N_BINDINGS] = {pf->scores.buf, head, pf->lines.buf, pf->t.buf,
                                           pf->t.buf};
-    sleapc__vk_oneshot_bind(ctx, pf->set, bufs);
+    sleapc__vk_set_write(ctx, pf->set, bufs);
 }
 
 static bool power_of_two(int v)

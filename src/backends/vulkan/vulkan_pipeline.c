@@ -147,3 +147,19 @@ void sleapc__vk_pipelines_destroy(vk_context *ctx, vk_pipelines *p)
         vkDestroyDescriptorSetLayout(ctx->dev, p->set_layout, NULL);
     memset(p, 0, sizeof *p);
 }
+
+void sleapc__vk_set_write(vk_context *ctx, VkDescriptorSet set, const VkBuffer bufs[VK_N_BINDINGS])
+{
+    VkDescriptorBufferInfo info[VK_N_BINDINGS];
+    VkWriteDescriptorSet wr[VK_N_BINDINGS];
+    for (int k = 0; k < VK_N_BINDINGS; k++) {
+        info[k] = (VkDescriptorBufferInfo){.buffer = bufs[k], .range = VK_WHOLE_SIZE};
+        wr[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                       .dstSet = set,
+                                       .dstBinding = (uint32_t)k,
+                                       .descriptorCount = 1,
+                                       .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                       .pBufferInfo = &info[k]};
+    }
+    vkUpdateDescriptorSets(ctx->dev, VK_N_BINDINGS, wr, 0, NULL);
+}

@@ -41,7 +41,7 @@ static void bind(vk_context *ctx, vk_sample *sm, VkBuffer head)
 {
     const VkBuffer bufs[VK_N_BINDINGS] = {sm->values.buf, head, sm->cells.buf, sm->cells.buf,
                                           sm->cells.buf};
-    sleapc__vk_oneshot_bind(ctx, sm->set, bufs);
+    sleapc__vk_set_write(ctx, sm->set, bufs);
 }
 
 static VkResult record(const vk_pipelines *pl, vk_sample *sm, const int64_t shape[4], int64_t n)

@@ -159,22 +159,6 @@ static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-static void write_set(vk_context *ctx, VkDescriptorSet set, const VkBuffer bufs[VK_N_BINDINGS])
-{
-    VkDescriptorBufferInfo info[VK_N_BINDINGS];
-    VkWriteDescriptorSet wr[VK_N_BINDINGS];
-    for (int k = 0; k < VK_N_BINDINGS; k++) {
-        info[k] = (VkDescriptorBufferInfo){.buffer = bufs[k], .range = VK_WHOLE_SIZE};
-        wr[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                       .dstSet = set,
-                                       .dstBinding = (uint32_t)k,
-                                       .descriptorCount = 1,
-                                       .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                       .pBufferInfo = &info[k]};
-    }
-    vkUpdateDescriptorSets(ctx->dev, VK_N_BINDINGS, wr, 0, NULL);
-}
-
 static sleapc_status vk_ok(VkResult r, const char *what)
 {
     if (r == VK_SUCCESS)
@@ -275,8 +259,8 @@ static sleapc_status record_match(vk_context *ctx, const vk_pipelines *pl, vk_wi
                                      vw->geom.buf};
     VkBuffer set_h[VK_N_BINDINGS] = {vw->sized.buf, vw->tmp.buf, vw->geom.buf, vw->geom.buf,
                                      vw->geom.buf};
-    write_set(ctx, vw->set_mw, set_w);
-    write_set(ctx, vw->set_mh, set_h);
+    sleapc__vk_set_write(ctx, vw->set_mw, set_w);
+    sleapc__vk_set_write(ctx, vw->set_mh, set_h);
     push_w pw = {(int32_t)c,  (int32_t)fc,          (int32_t)fh, (int32_t)fw, (int32_t)fh,
                  (int32_t)fw, (int32_t)w->match_w, taps_w,      ob_w,        ow_w,
                  off_samples};
@@ -350,8 +334,8 @@ sleapc_status sleapc__vk_windows_run(vk_context *ctx, const vk_pipelines *pl, vk
                                      vw->geom.buf, vw->geom.buf, vw->geom.buf};
     VkBuffer set_h[VK_N_BINDINGS] = {p->node[0].buf, vw->tmp.buf, vw->geom.buf, vw->geom.buf,
                                      vw->geom.buf};
-    write_set(ctx, vw->set_w, set_w);
-    write_set(ctx, vw->set_h, set_h);
+    sleapc__vk_set_write(ctx, vw->set_w, set_w);
+    sleapc__vk_set_write(ctx, vw->set_h, set_h);
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
     st = vk_ok(vkBeginCommandBuffer(vw->cmd, &bi), "begin commands");
