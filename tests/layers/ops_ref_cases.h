@@ -130,6 +130,21 @@ static inline const cJSON *ref_obj(const cJSON *obj, const char *key)
     return cJSON_GetObjectItemCaseSensitive(obj, key);
 }
 
+/* The manifest's model folders under the data directory, at most 2, as
+ * paths to read; their count. */
+static inline int ref_model_dirs(const cJSON *m, char dirs[2][2048])
+{
+    const cJSON *it;
+    int n = 0;
+    cJSON_ArrayForEach(it, ref_obj(m, "model_dirs"))
+    {
+        const char *rel = cJSON_GetStringValue(it);
+        if (rel && n < 2 && strncmp(rel, "shared/data/", 12) == 0)
+            snprintf(dirs[n++], sizeof dirs[0], "%s", test_data_path(rel + 12));
+    }
+    return n;
+}
+
 /* The name of backend call i ("centroid", "centered_instance", ...), or NULL. */
 static inline const char *ref_stage(const cJSON *m, int i)
 {

@@ -78,14 +78,7 @@ int main(void)
         return 77;
     }
     char dirs[2][2048];
-    const cJSON *it;
-    int n = 0;
-    cJSON_ArrayForEach(it, ref_obj(m, "model_dirs"))
-    {
-        const char *rel = cJSON_GetStringValue(it);
-        if (rel && n < 2 && strncmp(rel, "shared/data/", 12) == 0)
-            snprintf(dirs[n++], sizeof dirs[0], "%s", test_data_path(rel + 12));
-    }
+    const int n = ref_model_dirs(m, dirs);
     CHECK(n == 2);
     const cJSON *pc = ref_obj(m, "predict_call");
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
