@@ -3,6 +3,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +25,7 @@ typedef struct worker {
     pthread_t thread;
     struct sleapc_threadpool *tp;
     int index;               /* thread index passed to tasks, >= 1 */
+    atomic_int tid;          /* the kernel's id of the thread (0: unknown yet) */
 } worker;
 
 struct sleapc_threadpool {
@@ -103,8 +106,22 @@ static void drain(sleapc_threadpool *tp, const job *j, int thread)
     }
 }
 
+/* The calling thread's kernel id, from /proc/thread-self ("PID/task/TID");
+ * 0 where there is none. */
+static int own_tid(void)
+{
+    char link[64];
+    ssize_t n = readlink("/proc/thread-self", link, sizeof link - 1);
+    if (n <= 0)
+        return 0;
+    link[n] = '\0';
+    const char *t = strrchr(link, '/');
+    return t ? atoi(t + 1) : 0;
+}
+
 static void *worker_main(void *p)
 {
+    atomic_store(&((worker *)p)->tid, own_tid());
     sleapc_threadpool *tp = ((worker *)p)->tp;
     int index = ((worker *)p)->index;
     uint64_t seen = 0;
@@ -192,6 +209,7 @@ sleapc_status sleapc__threadpool_create(int n_threads, sleapc_threadpool **out)
         worker *wk = &tp->workers[i];
         wk->tp = tp;
         wk->index = i + 1;
+        atomic_init(&wk->tid, 0);
         int rc = pthread_create(&wk->thread, NULL, worker_main, wk);
         if (rc != 0) {
             sleapc__threadpool_destroy(tp);
@@ -272,4 +290,44 @@ void sleapc__threadpool_run_indexed(sleapc_threadpool *tp, sleapc_task_thread_fn
 {
     job j = {.fn_indexed = fn, .ctx = ctx, .n_tasks = n_tasks};
     run_job(tp, &j);
+}
+
+/* Seconds thread tid has waited for a core (schedstat's run delay), or -1. */
+static double run_delay_s(int tid)
+{
+    if (tid <= 0)
+        return -1;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", tid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    unsigned long long run_ns, wait_ns;
+    int got = fscanf(f, "%llu %llu", &run_ns, &wait_ns);
+    fclose(f);
+    return got == 2 ? 1e-9 * (double)wait_ns : -1;
+}
+
+static double clock_of_s(clockid_t id)
+{
+    struct timespec t;
+    if (clock_gettime(id, &t) != 0)
+        return 0;
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void sleapc__threadpool_times(const sleapc_threadpool *tp, double *cpu_s, double *wait_s)
+{
+    double cpu = clock_of_s(CLOCK_THREAD_CPUTIME_ID);
+    double wait = run_delay_s(own_tid());
+    int n_workers = tp ? tp->n_started : 0;
+    for (int i = 0; i < n_workers; i++) {
+        clockid_t id;
+        if (pthread_getcpuclockid(tp->workers[i].thread, &id) == 0)
+            cpu += clock_of_s(id);
+        double w = wait < 0 ? -1 : run_delay_s(atomic_load(&tp->workers[i].tid));
+        wait = w < 0 ? -1 : wait + w;
+    }
+    *cpu_s = cpu;
+    *wait_s = wait;
 }

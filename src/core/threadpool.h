@@ -37,6 +37,15 @@ typedef void (*sleapc_task_thread_fn)(void *ctx, int64_t task, int thread);
 void sleapc__threadpool_run_indexed(sleapc_threadpool *tp, sleapc_task_thread_fn fn, void *ctx,
                                     int64_t n_tasks);
 
+/* Seconds of CPU the pool's threads have run so far, the calling thread (the
+ * one that runs the loops) included, and seconds they have waited for a core
+ * while ready to run (Linux's run delay; -1 where the system does not say).
+ * Differences between two calls time the runs between them. Each thread's
+ * own clock is read: the process's clock adds another thread's running time
+ * only at that thread's scheduler ticks, milliseconds late, which is most of
+ * a short run. tp NULL: the calling thread. */
+void sleapc__threadpool_times(const sleapc_threadpool *tp, double *cpu_s, double *wait_s);
+
 /* Number of online CPU cores (at least 1). */
 int sleapc__cpu_count(void);
 

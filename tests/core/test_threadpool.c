@@ -1,8 +1,10 @@
 /* Thread pool: every task index runs exactly once, on a valid thread index,
  * for any task count and pool size; NULL pools run serially; bad arguments
- * and failed allocations are reported without leaks. */
+ * and failed allocations are reported without leaks; the pool's CPU clock
+ * counts what its tasks ran. */
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/alloc.h"
 #include "core/threadpool.h"
@@ -100,10 +102,63 @@ static void test_alloc_failure(void)
     }
 }
 
+static double thread_cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Each task spins for SPIN_S of its own thread's CPU time and adds what it
+ * measured, in nanoseconds. */
+#define SPIN_S 0.004
+static atomic_llong spun_ns;
+
+static void spin_task(void *p, int64_t task)
+{
+    (void)p;
+    (void)task;
+    double t0 = thread_cpu_s(), t;
+    while ((t = thread_cpu_s()) - t0 < SPIN_S) {
+    }
+    atomic_fetch_add(&spun_ns, (long long)((t - t0) * 1e9));
+}
+
+/* sleapc__threadpool_times reads every thread's own clock: its CPU time
+ * grows by at least what the tasks measured on theirs, at once (the process
+ * clock lags by up to a scheduler tick per other thread), and by not much
+ * more (the polls between runs); the run delay never goes back. */
+static void test_times(void)
+{
+    for (int n_threads = 1; n_threads <= 3; n_threads++) {
+        sleapc_threadpool *tp = NULL;
+        CHECK_OK(sleapc__threadpool_create(n_threads, &tp));
+        sleapc__threadpool_run(tp, spin_task, NULL, n_threads); /* workers started */
+        atomic_store(&spun_ns, 0);
+        double c0, q0, c1, q1;
+        sleapc__threadpool_times(tp, &c0, &q0);
+        for (int r = 0; r < 5; r++)
+            sleapc__threadpool_run(tp, spin_task, NULL, 4 * n_threads);
+        sleapc__threadpool_times(tp, &c1, &q1);
+        double spun = 1e-9 * (double)atomic_load(&spun_ns);
+        CHECK_MSG(c1 - c0 >= spun - 1e-6, "%d threads: pool CPU %.6f s < tasks' %.6f s",
+                  n_threads, c1 - c0, spun);
+        /* Polls: at most 50 us per thread and run, a margin of 20x. */
+        CHECK_MSG(c1 - c0 <= spun + 5 * n_threads * 1e-3, "%d threads: pool CPU %.6f s, tasks' "
+                  "%.6f s", n_threads, c1 - c0, spun);
+        CHECK((q0 < 0 && q1 < 0) || (q0 >= 0 && q1 >= q0));
+        sleapc__threadpool_destroy(tp);
+    }
+    double c, q;
+    sleapc__threadpool_times(NULL, &c, &q);
+    CHECK(c > 0);
+}
+
 int main(void)
 {
     test_every_index_once();
     test_create_args();
     test_alloc_failure();
+    test_times();
     return test_finish();
 }

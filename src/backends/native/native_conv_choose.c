@@ -1,18 +1,25 @@
 /* The method of each 3x3 conv, chosen when the plan is built: the direct
  * method or Winograd F(m), among the tile sizes accurate enough for the
  * layer, by timing each on the planned shape (random input, the plan's
- * thread pool). Candidates are timed in interleaved rounds by the process's
- * CPU time and the best pass counts: on a machine shared with other jobs
- * wall time mostly measures the others (measured at a load of 10 per core,
- * wall-time choices left a UNet's convs 1.24x slower than the best
- * choice), while CPU time is the work each method costs.
+ * thread pool) in interleaved rounds.
+ *
+ * A pass is timed by its wall time where none of the pool's threads waited
+ * for a core during it (a clean pass: the kernel's run delay says so): wall
+ * time is what a user waits for, and only it sees a method that leaves a
+ * thread idle, which on small maps is most of the difference between them.
+ * On a machine shared with other jobs a pass is rarely clean; a candidate
+ * with no clean pass after the last round is compared by the CPU time its
+ * threads ran (each thread's own clock, exact), the work the method costs
+ * whatever the others do (measured at a load of 10 per core: wall-time
+ * choices left a UNet's convs 1.24x slower than the best choice).
  *
  * A timing is not repeatable, and two methods differ in the last bits, so
  * near-ties go to the direct method (or the smaller tile) and each choice is
  * kept in the auto cache (auto_cache.h) under the graph, the node, its
- * input, the threads, the CPU and the version: the first run measures, later
- * runs (and concurrent ones that find the entry) use the kept choice, and of
- * concurrent first runs the first to keep its choice wins for all. */
+ * input, the items timed, the threads, the CPU and the version: the first
+ * run measures, later runs (and concurrent ones that find the entry) use the
+ * kept choice, and of concurrent first runs the first to keep its choice
+ * wins for all. */
 #include "backends/native/native_conv_choose.h"
 
 #include <inttypes.h>
@@ -28,14 +35,21 @@
 #include "core/error.h"
 #include "model/graph_hash.h"
 
-/* Timing passes per candidate after a warmup pass (faults the transformed
- * weights and scratch in); after the first, only for candidates within
- * ROUND_MARGIN of the best so far. */
-#define ROUNDS 2
-#define ROUND_MARGIN 1.15
-/* Batch items timed: both methods' time grows linearly with the batch, and
- * every item timed adds about ten conv runs per item to a plan. */
-#define TIMED_ITEMS 1
+/* Timing rounds after a warmup pass (faults the transformed weights and
+ * scratch in): at least ROUNDS; up to MAX_ROUNDS while a candidate still in
+ * the running has no clean pass. After the first round only candidates
+ * within ROUND_MARGIN of the best so far run. A pass is clean when the
+ * threads' run delay in it is at most CLEAN_WAIT of its wall time. */
+#define ROUNDS 3
+#define MAX_ROUNDS 6
+#define ROUND_MARGIN 1.3
+#define CLEAN_WAIT 0.02
+/* Batch items timed: at most TIMED_PIXELS of map (all of a small map's
+ * batch: its tiles are what the threads share, so one item of a 12 x 12 map
+ * times a method that cannot keep two threads busy, eight items one that
+ * can), and at least one item (a large map's time grows linearly with the
+ * batch, and every item timed adds about a dozen conv runs to a plan). */
+#define TIMED_PIXELS (48 * 48 * 8)
 /* Below this many FLOPs per batch item a conv stays direct untimed: the time is too short
  * to tell the methods apart, and too small to matter. */
 #define MIN_TIMED_FLOP 4e6
@@ -78,10 +92,10 @@ bool sleapc__native_wino_accurate(int m, int c_in)
     return ratio <= WINO_BOUND_RATIO;
 }
 
-static double cpu_s(void)
+static double wall_s(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -117,7 +131,7 @@ static int kept_pick(const sleapc_auto_entry *e, const int *cand, int n)
 
 static sleapc_status time_candidates(native_conv *conv, int c_in, int c_out,
                                      sleapc_threadpool *tp, const int *cand, int n, int64_t bt,
-                                     int64_t h, int64_t w, double *best);
+                                     int64_t h, int64_t w, double *best, bool *live);
 
 sleapc_status sleapc__native_conv_choose(native_conv *conv, int c_in, int c_out,
                                          sleapc_threadpool *tp, native_conv_method how,
@@ -134,31 +148,35 @@ sleapc_status sleapc__native_conv_choose(native_conv *conv, int c_in, int c_out,
     for (int m = 2; m <= 6; m += 2)
         if (sleapc__native_wino_accurate(m, c_in))
             cand[n++] = m;
-    /* Per batch item: timing uses one, so the choice (and the key) does not
-     * depend on the batch, and a short last batch runs as the others. */
+    /* The choice holds for the whole plan: a short last batch runs as the
+     * others. */
     if (n == 0 || 18.0 * c_in * c_out * (double)(h * w) < MIN_TIMED_FLOP)
         return sleapc__native_conv_set_winograd(conv, 0);
     if (n == 1)
         return sleapc__native_conv_set_winograd(conv, cand[0]);
 
+    int64_t bt = TIMED_PIXELS / (h * w);
+    bt = bt < 1 ? 1 : bt > b ? b : bt;
     char key[1024] = "";
     sleapc_auto_entry e;
     if (key_prefix)
-        snprintf(key, sizeof key, "%s node %d input %dx%lldx%lld", key_prefix, node, c_in,
-                 (long long)h, (long long)w);
+        snprintf(key, sizeof key, "%s node %d input %dx%lldx%lld items %lld", key_prefix, node,
+                 c_in, (long long)h, (long long)w, (long long)bt);
     int pick = *key && sleapc__auto_cache_load(key, &e) ? kept_pick(&e, cand, n) : -1;
     if (pick >= 0)
         return sleapc__native_conv_set_winograd(conv, cand[pick]);
 
-    double best[4];
-    int64_t bt = b < TIMED_ITEMS ? b : TIMED_ITEMS;
-    sleapc_status st = time_candidates(conv, c_in, c_out, tp, cand, n, bt, h, w, best);
+    double best[4] = {1e300, 1e300, 1e300, 1e300};
+    bool live[4] = {false, false, false, false};
+    sleapc_status st = time_candidates(conv, c_in, c_out, tp, cand, n, bt, h, w, best, live);
     if (st)
         return st;
-    pick = 0;
-    for (int k = 1; k < n; k++)
-        if (PICK_MARGIN * best[k] < best[pick])
+    pick = -1;
+    for (int k = 0; k < n; k++)
+        if (live[k] && (pick < 0 || PICK_MARGIN * best[k] < best[pick]))
             pick = k;
+    if (pick < 0) /* not reached: the fastest candidate stays in the running */
+        pick = 0;
     if (*key) {
         memset(&e, 0, sizeof e);
         snprintf(e.chosen, sizeof e.chosen, "%s", cand_name(cand[pick]));
@@ -172,11 +190,13 @@ sleapc_status sleapc__native_conv_choose(native_conv *conv, int c_in, int c_out,
     return sleapc__native_conv_set_winograd(conv, cand[pick]);
 }
 
-/* best[k]: candidate k's best pass in seconds of CPU time (1e300: not timed
- * after the first round). */
+/* live[k]: candidate k stayed in the running; best[k]: its time in seconds,
+ * by clean wall time or, where a candidate in the running has no clean
+ * pass, by the CPU time of all over the threads (a dropped candidate: its
+ * time when dropped, for the record). */
 static sleapc_status time_candidates(native_conv *conv, int c_in, int c_out,
                                      sleapc_threadpool *tp, const int *cand, int n, int64_t bt,
-                                     int64_t h, int64_t w, double *best)
+                                     int64_t h, int64_t w, double *best, bool *live)
 {
     int n_threads = sleapc__threadpool_n_threads(tp);
     size_t scratch_bytes = 0;
@@ -201,26 +221,52 @@ static sleapc_status time_candidates(native_conv *conv, int c_in, int c_out,
     for (size_t i = 0; i < n_in; i++)
         src[i] = (float)(next_rand(&seed) & 0xffff) / 65536.0f;
 
+    double wall[4], cpu[4];
     for (int k = 0; k < n; k++) {
         sleapc__native_conv_set_winograd(conv, cand[k]);
         sleapc__native_conv_run(conv, tp, src, bt, h, w, dst, scratch);
-        best[k] = 1e300;
+        wall[k] = cpu[k] = 1e300;
+        live[k] = true;
     }
-    for (int round = 0; round < ROUNDS; round++) {
-        double fastest = 1e300;
+    for (int round = 0; round < MAX_ROUNDS; round++) {
+        bool all_clean = true;
         for (int k = 0; k < n; k++)
-            fastest = best[k] < fastest ? best[k] : fastest;
+            all_clean = all_clean && (!live[k] || wall[k] < 1e299);
+        if (round >= ROUNDS && all_clean)
+            break;
+        /* Ranked by clean wall time, or by CPU time per thread (never above
+         * the wall time of the same pass: a bound that keeps an unclean
+         * candidate in the running). */
+        double fastest = 1e300;
         for (int k = 0; k < n; k++) {
-            if (round > 0 && best[k] > ROUND_MARGIN * fastest)
+            double score = wall[k] < 1e299 ? wall[k] : cpu[k] / n_threads;
+            fastest = live[k] && score < fastest ? score : fastest;
+        }
+        for (int k = 0; k < n; k++) {
+            double score = wall[k] < 1e299 ? wall[k] : cpu[k] / n_threads;
+            if (round > 0 && score > ROUND_MARGIN * fastest)
+                live[k] = false;
+            if (!live[k])
                 continue;
             sleapc__native_conv_set_winograd(conv, cand[k]);
-            double t0 = cpu_s();
+            double c0, q0, c1, q1;
+            sleapc__threadpool_times(tp, &c0, &q0);
+            double t0 = wall_s();
             sleapc__native_conv_run(conv, tp, src, bt, h, w, dst, scratch);
-            double t = cpu_s() - t0;
-            if (t < best[k])
-                best[k] = t;
+            double t = wall_s() - t0;
+            sleapc__threadpool_times(tp, &c1, &q1);
+            bool clean = q0 >= 0 && q1 >= 0 && q1 - q0 <= CLEAN_WAIT * t;
+            if (clean && t < wall[k])
+                wall[k] = t;
+            if (c1 - c0 < cpu[k])
+                cpu[k] = c1 - c0;
         }
     }
+    bool all_clean = true;
+    for (int k = 0; k < n; k++)
+        all_clean = all_clean && (!live[k] || wall[k] < 1e299);
+    for (int k = 0; k < n; k++)
+        best[k] = (all_clean || !live[k]) && wall[k] < 1e299 ? wall[k] : cpu[k] / n_threads;
 done:
     sleapc__aligned_free(src);
     sleapc__aligned_free(dst);
