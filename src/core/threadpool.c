@@ -318,16 +318,23 @@ static double clock_of_s(clockid_t id)
 
 void sleapc__threadpool_times(const sleapc_threadpool *tp, double *cpu_s, double *wait_s)
 {
-    double cpu = clock_of_s(CLOCK_THREAD_CPUTIME_ID);
     double wait = run_delay_s(own_tid());
     int n_workers = tp ? tp->n_started : 0;
+    for (int i = 0; i < n_workers; i++) {
+        double w = wait < 0 ? -1 : run_delay_s(atomic_load(&tp->workers[i].tid));
+        wait = w < 0 ? -1 : wait + w;
+    }
+    *wait_s = wait;
+#if defined(_POSIX_THREAD_CPUTIME) && _POSIX_THREAD_CPUTIME >= 0
+    double cpu = clock_of_s(CLOCK_THREAD_CPUTIME_ID);
     for (int i = 0; i < n_workers; i++) {
         clockid_t id;
         if (pthread_getcpuclockid(tp->workers[i].thread, &id) == 0)
             cpu += clock_of_s(id);
-        double w = wait < 0 ? -1 : run_delay_s(atomic_load(&tp->workers[i].tid));
-        wait = w < 0 ? -1 : wait + w;
     }
     *cpu_s = cpu;
-    *wait_s = wait;
+#else
+    /* No per-thread clocks: the process's, late as it is. */
+    *cpu_s = clock_of_s(CLOCK_PROCESS_CPUTIME_ID);
+#endif
 }
