@@ -45,10 +45,9 @@ static const char *name_of(int m)
     return m == 0 ? "direct" : m == 2 ? "f2" : m == 4 ? "f4" : "f6";
 }
 
-/* items: the batch items timed, all of a batch this small. */
-static void key_of(const char *prefix, int node, int items, char *key, size_t cap)
+static void key_of(const char *prefix, int node, char *key, size_t cap)
 {
-    snprintf(key, cap, "%s node %d input %dx%dx%d items %d", prefix, node, C, H, W, items);
+    snprintf(key, cap, "%s node %d input %dx%dx%d", prefix, node, C, H, W);
 }
 
 static int count_files(void)
@@ -67,7 +66,7 @@ static void check_kept_and_reused(native_conv *conv, sleapc_threadpool *tp)
     const char *prefix = "test kept";
     int m = choose(conv, tp, prefix, 1);
     char key[512];
-    key_of(prefix, 1, 2, key, sizeof key);
+    key_of(prefix, 1, key, sizeof key);
     sleapc_auto_entry e;
     CHECK_MSG(sleapc__auto_cache_load(key, &e), "no entry kept for the timed conv");
     CHECK_MSG(strcmp(e.chosen, name_of(m)) == 0, "kept %s, ran %s", e.chosen, name_of(m));
@@ -134,7 +133,7 @@ static void check_concurrent_processes(native_conv *conv)
         CHECK_MSG(m == first, "child %d ran %s, child 0 %s", k, name_of(m), name_of(first));
     }
     char key[512];
-    key_of(prefix, 7, 1, key, sizeof key);
+    key_of(prefix, 7, key, sizeof key);
     sleapc_auto_entry e;
     CHECK(sleapc__auto_cache_load(key, &e) && strcmp(e.chosen, name_of(first)) == 0);
 }

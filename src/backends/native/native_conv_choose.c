@@ -16,7 +16,7 @@
  * A timing is not repeatable, and two methods differ in the last bits, so
  * near-ties go to the direct method (or the smaller tile) and each choice is
  * kept in the auto cache (auto_cache.h) under the graph, the node, its
- * input, the items timed, the threads, the CPU and the version: the first
+ * input, the threads, the CPU and the version: the first
  * run measures, later runs (and concurrent ones that find the entry) use the
  * kept choice, and of concurrent first runs the first to keep its choice
  * wins for all. */
@@ -44,12 +44,11 @@
 #define MAX_ROUNDS 6
 #define ROUND_MARGIN 1.3
 #define CLEAN_WAIT 0.02
-/* Batch items timed: at most TIMED_PIXELS of map (all of a small map's
- * batch: its tiles are what the threads share, so one item of a 12 x 12 map
- * times a method that cannot keep two threads busy, eight items one that
- * can), and at least one item (a large map's time grows linearly with the
- * batch, and every item timed adds about a dozen conv runs to a plan). */
-#define TIMED_PIXELS (48 * 48 * 8)
+/* Batch items timed: one, so that the choice (and the key) does not depend
+ * on the batch and a frame gives the same bits at any batch size (a
+ * batch-8 plan timed over 8 items of a small map chose differently from a
+ * batch-1 plan). */
+#define TIMED_ITEMS 1
 /* Below this many FLOPs per batch item a conv stays direct untimed: the time is too short
  * to tell the methods apart, and too small to matter. */
 #define MIN_TIMED_FLOP 4e6
@@ -148,20 +147,19 @@ sleapc_status sleapc__native_conv_choose(native_conv *conv, int c_in, int c_out,
     for (int m = 2; m <= 6; m += 2)
         if (sleapc__native_wino_accurate(m, c_in))
             cand[n++] = m;
-    /* The choice holds for the whole plan: a short last batch runs as the
-     * others. */
+    /* Per batch item: timing uses one, so the choice (and the key) does not
+     * depend on the batch, and a short last batch runs as the others. */
     if (n == 0 || 18.0 * c_in * c_out * (double)(h * w) < MIN_TIMED_FLOP)
         return sleapc__native_conv_set_winograd(conv, 0);
     if (n == 1)
         return sleapc__native_conv_set_winograd(conv, cand[0]);
 
-    int64_t bt = TIMED_PIXELS / (h * w);
-    bt = bt < 1 ? 1 : bt > b ? b : bt;
+    int64_t bt = b < TIMED_ITEMS ? b : TIMED_ITEMS;
     char key[1024] = "";
     sleapc_auto_entry e;
     if (key_prefix)
-        snprintf(key, sizeof key, "%s node %d input %dx%lldx%lld items %lld", key_prefix, node,
-                 c_in, (long long)h, (long long)w, (long long)bt);
+        snprintf(key, sizeof key, "%s node %d input %dx%lldx%lld", key_prefix, node, c_in,
+                 (long long)h, (long long)w);
     int pick = *key && sleapc__auto_cache_load(key, &e) ? kept_pick(&e, cand, n) : -1;
     if (pick >= 0)
         return sleapc__native_conv_set_winograd(conv, cand[pick]);
