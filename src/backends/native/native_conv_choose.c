@@ -188,6 +188,15 @@ sleapc_status sleapc__native_conv_choose(native_conv *conv, int c_in, int c_out,
     return sleapc__native_conv_set_winograd(conv, cand[pick]);
 }
 
+/* Every candidate still in the running has a clean pass. */
+static bool all_clean(const double *wall, const bool *live, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (live[k] && wall[k] >= 1e299)
+            return false;
+    return true;
+}
+
 /* live[k]: candidate k stayed in the running; best[k]: its time in seconds,
  * by clean wall time or, where a candidate in the running has no clean
  * pass, by the CPU time of all over the threads (a dropped candidate: its
@@ -227,10 +236,7 @@ static sleapc_status time_candidates(native_conv *conv, int c_in, int c_out,
         live[k] = true;
     }
     for (int round = 0; round < MAX_ROUNDS; round++) {
-        bool all_clean = true;
-        for (int k = 0; k < n; k++)
-            all_clean = all_clean && (!live[k] || wall[k] < 1e299);
-        if (round >= ROUNDS && all_clean)
+        if (round >= ROUNDS && all_clean(wall, live, n))
             break;
         /* Ranked by clean wall time, or by CPU time per thread (never above
          * the wall time of the same pass: a bound that keeps an unclean
@@ -260,11 +266,9 @@ static sleapc_status time_candidates(native_conv *conv, int c_in, int c_out,
                 cpu[k] = c1 - c0;
         }
     }
-    bool all_clean = true;
+    bool clean = all_clean(wall, live, n);
     for (int k = 0; k < n; k++)
-        all_clean = all_clean && (!live[k] || wall[k] < 1e299);
-    for (int k = 0; k < n; k++)
-        best[k] = (all_clean || !live[k]) && wall[k] < 1e299 ? wall[k] : cpu[k] / n_threads;
+        best[k] = (clean || !live[k]) && wall[k] < 1e299 ? wall[k] : cpu[k] / n_threads;
 done:
     sleapc__aligned_free(src);
     sleapc__aligned_free(dst);
