@@ -6,9 +6,11 @@
  * every node: output shape, GFLOP (2 per multiply-add), CPU ms and wall ms
  * (the fastest of the timed runs), GFLOP/s by CPU time and that as a
  * fraction of one core's FMA peak measured in the same run. CPU time is the
- * process's (all pool threads; idle workers sleep and cost none), so it
- * stays meaningful on a machine shared with other jobs, where wall time
- * does not. A summary per op kind follows each network.
+ * sum of the backend's threads' own clocks (the caller and the pool's
+ * workers; idle workers sleep and cost none), so it stays meaningful on a
+ * machine shared with other jobs, where wall time does not, and no worker's
+ * time arrives late at a scheduler tick as the process's clock has it. A
+ * summary per op kind follows each network.
  * Usage: bench_native_layers [configs_dir ("": default)] [n_threads (2)] [runs (5)] [filter]
  *                            [conv (direct)]
  *   filter: only configs whose file name contains it; conv: direct, winograd or auto, the
@@ -35,7 +37,7 @@ static double clock_s(clockid_t id)
 /* Per-node times of the current run, filled by the hook. */
 typedef struct profile {
     int n;
-    clockid_t cpu_clock;
+    const sleapc_backend *be;
     double last_wall, last_cpu;
     double *wall, *cpu;         /* this run */
     double *best_wall, *best_cpu;
@@ -44,7 +46,7 @@ typedef struct profile {
 static void on_node(void *ctx, int node)
 {
     profile *p = ctx;
-    double w = clock_s(CLOCK_MONOTONIC), c = clock_s(p->cpu_clock);
+    double w = clock_s(CLOCK_MONOTONIC), c = sleapc__native_backend_cpu_s(p->be);
     if (node > 0 && node < p->n) {
         p->wall[node] = w - p->last_wall;
         p->cpu[node] = c - p->last_cpu;
@@ -169,8 +171,7 @@ static void bench_one(const char *dir, const bench_case *c, int n_threads, int r
     if (st)
         goto fail;
 
-    /* With one thread, this thread's CPU time excludes everything else. */
-    p.cpu_clock = n_threads == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_PROCESS_CPUTIME_ID;
+    p.be = be;
     sleapc__native_backend_set_node_hook(be, on_node, &p);
     double best_total = 1e30;
     for (int r = 0; r < runs; r++) {

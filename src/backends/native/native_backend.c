@@ -352,6 +352,16 @@ void sleapc__native_backend_set_node_hook(sleapc_backend *be, sleapc_native_node
     ns->node_hook_ctx = ctx;
 }
 
+double sleapc__native_backend_cpu_s(const sleapc_backend *be)
+{
+    if (!be || be->ops != &native_ops)
+        return -1;
+    const native_state *ns = be->impl;
+    double cpu, wait;
+    sleapc__threadpool_times(ns->tp, &cpu, &wait);
+    return cpu;
+}
+
 static int native_score(void)
 {
     return 2; /* runs anywhere; faster backends score higher */

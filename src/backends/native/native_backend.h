@@ -15,4 +15,10 @@ typedef void (*sleapc_native_node_fn)(void *ctx, int node);
 void sleapc__native_backend_set_node_hook(sleapc_backend *be, sleapc_native_node_fn fn,
                                           void *ctx);
 
+/* CPU seconds the backend's threads (the calling thread and its pool's
+ * workers) have run so far, each by its own clock where the system has
+ * per-thread clocks, so no other thread's time lags in at its scheduler
+ * ticks as with the process's clock. -1 when be is not native. */
+double sleapc__native_backend_cpu_s(const sleapc_backend *be);
+
 #endif
