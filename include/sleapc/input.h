@@ -19,6 +19,10 @@ typedef struct sleapc_input sleapc_input;
  * Returns SLEAPC_ERR_IO, SLEAPC_ERR_FORMAT or SLEAPC_ERR_INVALID_ARG (a
  * video index the file does not have) with a message naming the file. */
 SLEAPC_API sleapc_status sleapc_input_open(const char *path, int video_index, sleapc_input **out);
+/* As sleapc_input_open, video frames decoded as the sleap-nn release compat
+ * says (sleapc_input_open: the default, sleap-io 0.9.5's frames). */
+SLEAPC_API sleapc_status sleapc_input_open_compat(const char *path, int video_index,
+                                                  sleapc_compat compat, sleapc_input **out);
 SLEAPC_API void sleapc_input_close(sleapc_input *in);
 
 /* Live sources: "-" (standard input), a URL FFmpeg can open (rtsp://,

@@ -45,6 +45,8 @@ typedef struct sleapc_predictor_opts {
                                         them; "cpu": the CPU backends; "cuda[:N]",
                                         "mps", "gpu[:N]": that GPU (Vulkan backend) */
     sleapc_conv_method conv;         /* AUTO (native backend, see runner.h) */
+    sleapc_compat compat;            /* DEFAULT: the newest sleap-nn release followed
+                                        (sleapc.h); recorded in the provenance */
 } sleapc_predictor_opts;
 
 SLEAPC_API sleapc_predictor_opts sleapc_predictor_opts_default(void);

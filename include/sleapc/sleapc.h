@@ -55,6 +55,24 @@ SLEAPC_API const char *sleapc_version(void);
 SLEAPC_API uint32_t sleapc_version_number(void);
 SLEAPC_API int sleapc_abi_version(void);
 
+/* Which sleap-nn release a run reproduces where releases differ: how video
+ * frames are decoded (sleap-io 0.9.5 converts with the stream's colour
+ * matrix; the 0.3.3 reference frames forced BT.601), how uint8 frames are
+ * resized (PyTorch 2.x's uint8 kernel; PyTorch 1.13 computed in float), how
+ * top-down crops are sized. docs/compatibility.md lists every difference.
+ * Zero is the newest release sleapc follows. */
+typedef enum sleapc_compat {
+    SLEAPC_COMPAT_DEFAULT = 0,      /* = SLEAPC_COMPAT_SLEAP_NN_0_3_5 */
+    SLEAPC_COMPAT_SLEAP_NN_0_3_5 = 1,
+    SLEAPC_COMPAT_SLEAP_NN_0_3_3 = 2
+} sleapc_compat;
+
+/* "0.3.5" or "0.3.3" (DEFAULT resolved). Static text; NULL for an unknown value. */
+SLEAPC_API const char *sleapc_compat_name(sleapc_compat c);
+/* "0.3.5", "0.3.3" (a leading "sleap-nn" / "sleap-nn-" / "sleap-nn==" is
+ * allowed) into *out. SLEAPC_ERR_INVALID_ARG, naming the choices, otherwise. */
+SLEAPC_API sleapc_status sleapc_compat_parse(const char *s, sleapc_compat *out);
+
 /* Short static description of a status ("format error"). Never NULL. */
 SLEAPC_API const char *sleapc_status_str(sleapc_status st);
 

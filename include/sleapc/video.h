@@ -33,6 +33,10 @@ typedef struct sleapc_video sleapc_video;
  * SLEAPC_ERR_UNSUPPORTED (no decoder) or SLEAPC_ERR_NOMEM; the message names
  * the file. */
 SLEAPC_API sleapc_status sleapc_video_open(const char *path, sleapc_video **out);
+/* As sleapc_video_open, frames decoded as the sleap-nn release compat says
+ * (sleapc_video_open: the default, sleap-io 0.9.5's frames). */
+SLEAPC_API sleapc_status sleapc_video_open_compat(const char *path, sleapc_compat compat,
+                                                  sleapc_video **out);
 
 /* Number of frames (>= 1); 0 for NULL. */
 SLEAPC_API int64_t sleapc_video_n_frames(const sleapc_video *v);

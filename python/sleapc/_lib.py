@@ -41,6 +41,7 @@ class PredictorOpts(ctypes.Structure):
         ("anchor_part", ctypes.c_char_p),
         ("device", ctypes.c_char_p),
         ("conv", ctypes.c_int),
+        ("compat", ctypes.c_int),
     ]
 
 
@@ -291,6 +292,8 @@ _protos = {
     "sleapc_stream_predict": (_S, [_P, ctypes.POINTER(Frame), ctypes.POINTER(ctypes.c_int)]),
     "sleapc_stream_last_timing": (StreamTiming, [_P]),
     "sleapc_input_open": (_S, [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_P)]),
+    "sleapc_input_open_compat": (_S, [ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
+                                      ctypes.POINTER(_P)]),
     "sleapc_input_close": (None, [_P]),
     "sleapc_input_is_live": (ctypes.c_bool, [_P]),
     "sleapc_input_n_frames": (ctypes.c_int64, [_P]),
@@ -321,6 +324,7 @@ _protos = {
     "sleapc_abort_set": (None, [ABORT_FN, ctypes.c_void_p]),
     "sleapc_writer_discard": (None, [_P]),
     "sleapc_video_open": (_S, [ctypes.c_char_p, ctypes.POINTER(_P)]),
+    "sleapc_video_open_compat": (_S, [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_P)]),
     "sleapc_video_n_frames": (ctypes.c_int64, [_P]),
     "sleapc_video_shape": (None, [_P, c_int64_p, c_int64_p, c_int64_p]),
     "sleapc_video_read": (_S, [_P, ctypes.c_int64, ctypes.c_void_p]),

@@ -46,6 +46,17 @@ def _device(v):
     return v.encode()
 
 
+# Which sleap-nn release to reproduce where releases differ (sleapc_compat).
+_COMPATS = {None: 0, "0.3.5": 1, "0.3.3": 2}
+
+
+def _compat(v):
+    v = None if v is None else str(v).replace("sleap-nn==", "").replace("sleap-nn-", "")
+    if v not in _COMPATS:
+        raise ValueError(f"compat: expected '0.3.5' (the default) or '0.3.3', got {v!r}")
+    return _COMPATS[v]
+
+
 _OPTIONS = {
     "backend": ("backend", lambda v: str(v).encode()),
     "threads": ("n_threads", int),
@@ -70,6 +81,7 @@ _OPTIONS = {
     "precision": ("precision", _precision),
     "anchor_part": ("anchor_part", lambda v: None if v is None else str(v).encode()),
     "device": ("device", _device),
+    "compat": ("compat", _compat),
 }
 
 
@@ -182,6 +194,7 @@ class Predictor:
                 self._keep.append(converted)
             setattr(opts, field, converted)
         self.max_instances = opts.max_instances
+        self._compat = opts.compat
         self._p = ctypes.c_void_p()
         self._models = [m for m in model_paths if isinstance(m, Model)]
         if self._models:
@@ -360,7 +373,8 @@ class Predictor:
         if not lib.sleapc_input_path_is_live(os.fsencode(path)):
             _existing(path)
         inp = ctypes.c_void_p()
-        check(lib.sleapc_input_open(os.fsencode(path), video_index or 0, ctypes.byref(inp)))
+        check(lib.sleapc_input_open_compat(os.fsencode(path), video_index or 0, self._compat,
+                                           ctypes.byref(inp)))
         writers: List[ctypes.c_void_p] = []
         try:
             return self._predict_input(path, inp, writers, output, frames, progress, video_index,
@@ -551,10 +565,13 @@ def _predict(model_paths, data_path, output_path, options, run_opts):
     return results if several else results[0]
 
 
-def read_frames(path, indices=None):
-    """Frames of a video (or an image, a folder of images, a .npy) as uint8 (N,H,W,C)."""
+def read_frames(path, indices=None, compat=None):
+    """Frames of a video (or an image, a folder of images, a .npy) as uint8 (N,H,W,C).
+
+    compat: None or "0.3.5" decodes as sleap-io 0.9.5 does; "0.3.3" as the sleap-nn
+    0.3.3 reference frames were decoded (BT.601 forced)."""
     v = ctypes.c_void_p()
-    check(lib.sleapc_video_open(os.fsencode(path), ctypes.byref(v)))
+    check(lib.sleapc_video_open_compat(os.fsencode(path), _compat(compat), ctypes.byref(v)))
     try:
         h, w, c = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
         lib.sleapc_video_shape(v, ctypes.byref(h), ctypes.byref(w), ctypes.byref(c))

@@ -1,5 +1,6 @@
 /* Public input functions: check arguments, call the pipeline. */
 #include "api/opts_size.h"
+#include "core/compat.h"
 #include "core/error.h"
 #include "io/video/frame_source.h"
 #include "pipeline/input_impl.h"
@@ -8,7 +9,18 @@ sleapc_status sleapc_input_open(const char *path, int video_index, sleapc_input 
 {
     if (!path || !out)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "open input: path and out are required");
-    return sleapc__input_open(path, video_index, out);
+    return sleapc__input_open(path, video_index, SLEAPC_DECODE_FFMPEG_DEFAULT, out);
+}
+
+sleapc_status sleapc_input_open_compat(const char *path, int video_index, sleapc_compat compat,
+                                       sleapc_input **out)
+{
+    if (!path || !out)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "open input: path and out are required");
+    if (!sleapc__compat_valid(compat))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "open input: unknown compat value %d",
+                            (int)compat);
+    return sleapc__input_open(path, video_index, sleapc__decode_rule_of(compat), out);
 }
 
 void sleapc_input_close(sleapc_input *in)

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/compat.h"
 #include "core/error.h"
 #include "io/video/frame_source.h"
 #include "sleapc/video.h"
@@ -12,13 +13,23 @@ struct sleapc_video {
 
 sleapc_status sleapc_video_open(const char *path, sleapc_video **out)
 {
+    return sleapc_video_open_compat(path, SLEAPC_COMPAT_DEFAULT, out);
+}
+
+sleapc_status sleapc_video_open_compat(const char *path, sleapc_compat compat, sleapc_video **out)
+{
     if (!path || !out)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "open video: path and out are required");
     *out = NULL;
     sleapc_video *v = sleapc__calloc(1, sizeof *v);
     if (!v)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "open video: %s: out of memory", path);
-    sleapc_status st = sleapc__frame_source_open(path, &v->src);
+    if (!sleapc__compat_valid(compat)) {
+        sleapc__free(v);
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "open video: %s: unknown compat value %d",
+                            path, (int)compat);
+    }
+    sleapc_status st = sleapc__frame_source_open_rule(path, sleapc__decode_rule_of(compat), &v->src);
     if (st) {
         sleapc__free(v);
         return st;

@@ -2,6 +2,7 @@
  * choice between it and SLEAP 1.x's (convention_sleap1.c). */
 #include "layers/convention.h"
 
+#include "core/compat.h"
 #include "layers/ops/coords.h"
 #include "layers/ops/crops.h"
 #include "layers/ops/peaks.h"
@@ -19,6 +20,7 @@ static sleapc_preprocess_opts preprocess_opts(const sleapc_model *m, const sleap
     sleapc_preprocess_opts pp = {0};
     pp.scale = o->input_scale > 0 ? o->input_scale : c->scale;
     pp.max_stride = m->graph.max_stride;
+    pp.u8_int_resize = !sleapc__compat_is_0_3_3(o->compat);
     if (full) {
         pp.ensure_rgb = o->ensure_rgb >= 0 ? o->ensure_rgb != 0 : c->ensure_rgb;
         pp.ensure_grayscale =
@@ -42,7 +44,8 @@ static sleapc_status crop_source_plan(const sleapc_preprocess_plan *stage,
 {
     sleapc_preprocess_opts so = {.max_height = stage->opts.max_height,
                                  .max_width = stage->opts.max_width,
-                                 .scale = 1.0};
+                                 .scale = 1.0,
+                                 .u8_int_resize = stage->opts.u8_int_resize};
     return sleapc__preprocess_plan_make(&so, stage->src_c, stage->src_h, stage->src_w, out);
 }
 

@@ -102,6 +102,9 @@ sleapc_status sleapc__stage_device_peaks(const sleapc_stage *s, int64_t b, int64
  * windows repeat, its backend has them, and no first-batch precision check
  * needs the host's input. */
 bool sleapc__stage_windows(const sleapc_stage *s);
+/* Whether plan p resizes (size matcher or input scale) by the uint8 kernel,
+ * which the windows do not repeat. */
+bool sleapc__plan_int_resize(const sleapc_preprocess_plan *p);
 /* Whether stage_run cuts frames of s->plan's size on the device
  * (run_windows_frames below) rather than preprocessing them on the host. */
 bool sleapc__stage_windows_due(const sleapc_stage *s);

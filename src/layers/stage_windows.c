@@ -11,12 +11,21 @@
 #include "core/alloc.h"
 #include "core/error.h"
 
+bool sleapc__plan_int_resize(const sleapc_preprocess_plan *p)
+{
+    return p->opts.u8_int_resize && (p->match_h != p->src_h || p->match_w != p->src_w ||
+                                     p->scaled_h != p->sized_h || p->scaled_w != p->sized_w);
+}
+
 bool sleapc__stage_windows(const sleapc_stage *s)
 {
     /* The first batch of a reduced precision is checked against float32 on
-     * the host's input (stage.c: bf16_check). */
+     * the host's input (stage.c: bf16_check). The device resizes as the
+     * float path does, so a plan resized by the uint8 kernel stays on the
+     * host. */
     return s->convention->device_windows && sleapc__backend_has_windows(s->be) &&
-           (s->precision == SLEAPC_PRECISION_FP32 || s->bf16_error >= 0);
+           (s->precision == SLEAPC_PRECISION_FP32 || s->bf16_error >= 0) &&
+           !sleapc__plan_int_resize(&s->plan);
 }
 
 static sleapc_status grow(void **p, size_t *cap, size_t need)

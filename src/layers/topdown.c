@@ -256,7 +256,8 @@ static sleapc_status crops_on_device(topdown_layer *t, crop_source *cs)
     if (!t->ci.convention->crop_origins || !sleapc__stage_windows(&t->ci))
         return SLEAPC_OK;
     sleapc_status st = SLEAPC_ERR_UNSUPPORTED;
-    if (t->finder.stage.convention->device_windows) {
+    if (t->finder.stage.convention->device_windows &&
+        !sleapc__plan_int_resize(&t->finder.stage.plan)) {
         st = source_plan(t);
         if (!st)
             st = sleapc__stage_upload_frames(&t->ci, cs->frames, cs->b, cs->c, cs->h, cs->w);

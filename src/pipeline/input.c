@@ -74,7 +74,7 @@ static sleapc_status labeled_frames(sleapc_input *in)
     return SLEAPC_OK;
 }
 
-static sleapc_status open_labels(sleapc_input *in, int video_index)
+static sleapc_status open_labels(sleapc_input *in, int video_index, sleapc_decode_rule rule)
 {
     sleapc_status st = sleapc__slp_open(in->path, &in->labels);
     if (st)
@@ -121,12 +121,13 @@ static sleapc_status open_labels(sleapc_input *in, int video_index)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     st = sleapc__slp_video_path(r, video_index, &file);
     if (!st)
-        st = sleapc__frame_source_open(file, &in->src);
+        st = sleapc__frame_source_open_rule(file, rule, &in->src);
     sleapc__free(file);
     return st;
 }
 
-sleapc_status sleapc__input_open(const char *path, int video_index, sleapc_input **out)
+sleapc_status sleapc__input_open(const char *path, int video_index, sleapc_decode_rule rule,
+                                 sleapc_input **out)
 {
     *out = NULL;
     sleapc_input *in = sleapc__calloc(1, sizeof *in);
@@ -136,17 +137,17 @@ sleapc_status sleapc__input_open(const char *path, int video_index, sleapc_input
     }
     sleapc_status st;
     if (sleapc__pred_path_is_slp(path)) {
-        st = open_labels(in, video_index);
+        st = open_labels(in, video_index, rule);
     } else if (sleapc__frame_source_is_live(path)) {
         /* Frames as they come: no count, no defaults; recorded by the name
          * it was opened with (sleap-nn records the source string). */
-        st = video_index == 0 ? sleapc__frame_source_open_live(path, &in->src)
+        st = video_index == 0 ? sleapc__frame_source_open_live_rule(path, rule, &in->src)
                               : sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                                              "%s: --video_index applies to labels files only", path);
         if (!st && !(in->record_name = sleapc__strdup(path)))
             st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     } else {
-        st = video_index == 0 ? sleapc__frame_source_open(path, &in->src)
+        st = video_index == 0 ? sleapc__frame_source_open_rule(path, rule, &in->src)
                               : sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                                              "%s: --video_index applies to labels files only", path);
         if (!st && !(in->record_name = sleapc__strdup(path)))

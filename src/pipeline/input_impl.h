@@ -3,11 +3,14 @@
 #ifndef SLEAPC_PIPELINE_INPUT_IMPL_H
 #define SLEAPC_PIPELINE_INPUT_IMPL_H
 
+#include "io/video/frame_source.h"
 #include "sleapc/input.h"
 
 /* The bodies of the public input functions (include/sleapc/input.h documents
  * them); pointers are never NULL here, the public functions check. */
-sleapc_status sleapc__input_open(const char *path, int video_index, sleapc_input **out);
+/* Video frames are decoded by rule (frame_source.h). */
+sleapc_status sleapc__input_open(const char *path, int video_index, sleapc_decode_rule rule,
+                                 sleapc_input **out);
 void sleapc__input_close(sleapc_input *in);
 int64_t sleapc__input_n_frames(const sleapc_input *in);
 int64_t sleapc__input_n_default_frames(const sleapc_input *in);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/compat.h"
 #include "backends/backend.h"
 #include "core/alloc.h"
 #include "core/error.h"
@@ -44,6 +45,9 @@ sleapc_predictor_opts sleapc__predictor_opts_default(void)
 /* Contradictions and out-of-range values, refused before any model loads. */
 static sleapc_status check_opts(const sleapc_predictor_opts *o)
 {
+    if (!sleapc__compat_valid(o->compat))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "compat %d: expected a sleapc_compat value",
+                            (int)o->compat);
     if (o->batch_size < 1 || o->batch_size > 4096)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "batch_size %d: expected 1..4096", o->batch_size);
     if (!(o->peak_threshold >= 0.0 && o->peak_threshold <= 1.0))

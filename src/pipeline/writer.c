@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/compat.h"
 #include "backends/backend.h"
 #include "core/alloc.h"
 #include "core/error.h"
@@ -161,6 +162,7 @@ static char *provenance_json(const sleapc_predictor *p)
     cJSON_AddStringToObject(j, "software", "sleapc");
     cJSON_AddStringToObject(j, "sleapc_version", sleapc__version());
     cJSON_AddStringToObject(j, "layer", sleapc__predictor_layer_name(p));
+    cJSON_AddStringToObject(j, "sleap_nn_compat", sleapc__compat_name(o->compat));
     cJSON *models = cJSON_AddArrayToObject(j, "model_paths");
     for (int i = 0; i < p->n_models; i++)
         cJSON_AddItemToArray(models, cJSON_CreateString(p->models[i]->dir));

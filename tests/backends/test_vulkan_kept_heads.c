@@ -298,6 +298,7 @@ static sleapc_predictor *predictor(const char *backend, int n_points, const slea
     snprintf(model, sizeof model, "%s", test_data_path(rel));
     const char *paths[1] = {model};
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    o.compat = SLEAPC_COMPAT_SLEAP_NN_0_3_3; /* reference data of sleap-nn 0.3.3 */
     o.backend = backend;
     o.n_threads = 1;
     o.batch_size = 1;

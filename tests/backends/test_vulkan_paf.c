@@ -361,6 +361,7 @@ static sleapc_predictor *predict(const char *backend, const sleapc_tensor *crop)
              test_data_path("sleap-nn-assets/model_ckpts/minimal_instance_bottomup"));
     const char *paths[1] = {model};
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    o.compat = SLEAPC_COMPAT_SLEAP_NN_0_3_3; /* reference data of sleap-nn 0.3.3 */
     o.backend = backend;
     o.n_threads = 1;
     o.batch_size = 1;

@@ -38,7 +38,7 @@ static void check_case(const char *id)
     char out_path[1024];
     snprintf(out_path, sizeof out_path, "%s/%s.json", test_tmp_dir(), id);
     len += (size_t)snprintf(args + len, sizeof args - len,
-                            " -i '%s' -o '%s' --threads 2 --peak_threshold %.17g",
+                            " -i '%s' -o '%s' --threads 2 --compat 0.3.3 --peak_threshold %.17g",
                             ref_path(id, "frame.npy"), out_path, ref_num(pc, "peak_threshold", 0.2));
     if (ref_num(pc, "max_instances", 0) > 0)
         snprintf(args + len, sizeof args - len, " --max_instances %d",

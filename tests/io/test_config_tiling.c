@@ -196,6 +196,7 @@ static void check_fields(void)
 static sleapc_predictor_opts opts(void)
 {
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    o.compat = SLEAPC_COMPAT_SLEAP_NN_0_3_3; /* reference data of sleap-nn 0.3.3 */
     o.n_threads = 2;
     o.backend = "native";
     return o;

@@ -105,8 +105,9 @@ static void compare_case(const char *case_dir, const cJSON *source, ref_stats *s
 
     sleapc_tensor ref;
     CHECK_OK(sleapc__npy_read(npy_path, &ref));
+    /* The 0.3.3 reference frames were decoded with BT.601 forced. */
     sleapc_video *v = NULL;
-    CHECK_OK(sleapc_video_open(video_path, &v));
+    CHECK_OK(sleapc_video_open_compat(video_path, SLEAPC_COMPAT_SLEAP_NN_0_3_3, &v));
     if (!v || !ref.data) {
         sleapc_video_close(v);
         sleapc__free(ref.data);
@@ -193,6 +194,64 @@ static void test_reference_frames(void)
            exact.n_cases, (long long)exact.n_differ, (long long)exact.n_values, exact.max_diff,
            robot.n_cases, (long long)robot.n_differ, (long long)robot.n_values,
            robot.max_diff);
+}
+
+/* sleap-io 0.9.5's frames (sleapnn-0.3.5/frames: what sleap-nn 0.3.5 decodes):
+ * frames 0-19 of both videos, with the default decoding, byte for byte. The
+ * same libswscale conversion as `ffmpeg -pix_fmt rgb24`, which reproduced
+ * them exactly. */
+static void check_sleap_io_video(const char *video_rel, const char *npy_rel)
+{
+    char video_path[1024];
+    snprintf(video_path, sizeof video_path, "%s", test_data_path(video_rel));
+    sleapc_tensor ref;
+    sleapc_status rst = sleapc__npy_read(test_data_path(npy_rel), &ref);
+    if (rst == SLEAPC_ERR_IO) {
+        printf("sleap-io frames: %s absent, skipped\n", npy_rel);
+        return;
+    }
+    CHECK_OK(rst);
+    sleapc_video *v = NULL;
+    CHECK_OK(sleapc_video_open(video_path, &v));
+    if (!v || !ref.data) {
+        sleapc_video_close(v);
+        sleapc__free(ref.data);
+        return;
+    }
+    int64_t h, w, c;
+    sleapc_video_shape(v, &h, &w, &c);
+    bool same_shape = ref.ndim == 4 && ref.shape[0] == 20 && ref.shape[1] == h &&
+                      ref.shape[2] == w && ref.shape[3] == c && ref.dtype == SLEAPC_DTYPE_U8;
+    CHECK_MSG(same_shape, "%s: shape differs from the decoded video (%lldx%lldx%lld)", npy_rel,
+              (long long)h, (long long)w, (long long)c);
+    size_t n = frame_bytes(v);
+    uint8_t *frame = malloc(n);
+    int64_t n_differ = 0;
+    int max_diff = 0;
+    for (int k = 0; same_shape && frame && k < 20; k++) {
+        CHECK_OK(sleapc_video_read(v, k, frame));
+        const uint8_t *r = (const uint8_t *)ref.data + (size_t)k * n;
+        for (size_t i = 0; i < n; i++) {
+            int d = abs((int)frame[i] - (int)r[i]);
+            n_differ += d != 0;
+            max_diff = d > max_diff ? d : max_diff;
+        }
+    }
+    CHECK_MSG(n_differ == 0, "%s: %lld of %lld values differ from sleap-io's (max %d)", video_rel,
+              (long long)n_differ, (long long)(20 * n), max_diff);
+    printf("sleap-io frames: %s: %lld of %lld values differ (max %d)\n", video_rel,
+           (long long)n_differ, (long long)(20 * n), max_diff);
+    free(frame);
+    sleapc__free(ref.data);
+    sleapc_video_close(v);
+}
+
+static void test_sleap_io_frames(void)
+{
+    check_sleap_io_video("sleap-nn-assets/datasets/centered_pair_small.mp4",
+                         "sleapnn-0.3.5/frames/centered_pair_small.sleap_io.f0000-0019.npy");
+    check_sleap_io_video("sleap-nn-assets/datasets/small_robot.mp4",
+                         "sleapnn-0.3.5/frames/small_robot.sleap_io.f0000-0019.npy");
 }
 
 /* Frames chosen for random access must come out exactly as the sequential
@@ -381,6 +440,7 @@ int main(void)
     test_require_data();
     test_counts();
     test_reference_frames();
+    test_sleap_io_frames();
     test_random_access("sleap-nn-assets/datasets/centered_pair_small.mp4", 30);
     test_random_access("sleap-assets/videos/dance.mp4", 8);
     test_bad_inputs();

@@ -34,6 +34,7 @@ static sleapc_predictor *make(const char *m1, const char *m2, double thr, int ma
         snprintf(b, sizeof b, "%s", test_data_path(m2));
     const char *paths[2] = {a, b};
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    o.compat = SLEAPC_COMPAT_SLEAP_NN_0_3_3; /* reference data of sleap-nn 0.3.3 */
     o.n_threads = 2;
     o.peak_threshold = thr;
     o.max_instances = max_inst;
@@ -193,7 +194,7 @@ static void check_bottomup(void)
 static uint8_t *decode_frames(const char *rel, int64_t n, int64_t shape[4])
 {
     sleapc_video *v = NULL;
-    CHECK_OK(sleapc_video_open(test_data_path(rel), &v));
+    CHECK_OK(sleapc_video_open_compat(test_data_path(rel), SLEAPC_COMPAT_SLEAP_NN_0_3_3, &v));
     if (!v)
         return NULL;
     sleapc_video_shape(v, &shape[1], &shape[2], &shape[3]);
@@ -216,6 +217,7 @@ static void check_single_instance(void)
              test_data_path("sleap-nn-assets/model_ckpts/minimal_instance_single_instance"));
     const char *paths[1] = {m};
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    o.compat = SLEAPC_COMPAT_SLEAP_NN_0_3_3; /* reference data of sleap-nn 0.3.3 */
     o.n_threads = 2;
     o.peak_threshold = 0.3;
     o.input_scale = 1.0;

@@ -318,6 +318,7 @@ static void check_case(const char *dir, const char *type, const cJSON *meta, con
     sleapc_tensor x = {0};
     CHECK_OK(sleapc__npy_read(path, &x));
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    o.compat = SLEAPC_COMPAT_SLEAP_NN_0_3_3; /* reference data of sleap-nn 0.3.3 */
     o.backend = "native";
     o.n_threads = 2;
     sleapc_predictor *p = NULL;

@@ -83,6 +83,7 @@ static void predict(const char *model, const char *clip, int n, int batch, int m
     memset(s, 0, sizeof *s);
     const char *paths[1] = {model};
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    o.compat = SLEAPC_COMPAT_SLEAP_NN_0_3_3; /* reference data of sleap-nn 0.3.3 */
     o.backend = "vulkan";
     o.n_threads = 1;
     o.batch_size = batch;
@@ -184,6 +185,7 @@ static void check_decode_error(const char *model, const char *clip)
         memset(s, 0, sizeof *s);
         const char *paths[1] = {model};
         sleapc_predictor_opts o = sleapc_predictor_opts_default();
+        o.compat = SLEAPC_COMPAT_SLEAP_NN_0_3_3; /* reference data of sleap-nn 0.3.3 */
         o.backend = "vulkan";
         o.n_threads = 1;
         CHECK_OK(sleapc_predictor_create(paths, 1, &o, &s->p));

@@ -50,6 +50,7 @@ static sleapc_predictor *run(const char *backend, const char *const paths[2],
                              const sleapc_tensor *frames)
 {
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    o.compat = SLEAPC_COMPAT_SLEAP_NN_0_3_3; /* reference data of sleap-nn 0.3.3 */
     o.backend = backend;
     o.n_threads = 2;
     o.peak_threshold = 0.75;

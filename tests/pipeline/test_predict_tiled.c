@@ -180,6 +180,7 @@ static sleapc_predictor_opts case_opts(const cJSON *m, const char *backend)
 {
     const cJSON *pc = ref_obj(m, "predict_call");
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    o.compat = SLEAPC_COMPAT_SLEAP_NN_0_3_3; /* reference data of sleap-nn 0.3.3 */
     o.n_threads = 2;
     o.backend = backend;
     o.peak_threshold = ref_num(pc, "peak_threshold", 0.2);
@@ -320,7 +321,7 @@ static void check_cli(const char *id)
     char dir[2048], out_path[1024], args[8192];
     model_dir(m, dir, sizeof dir);
     snprintf(out_path, sizeof out_path, "%s/%s.json", test_tmp_dir(), id);
-    snprintf(args, sizeof args, "predict -m '%s' -i '%s' -o '%s' --threads 2 --backend native", dir,
+    snprintf(args, sizeof args, "predict -m '%s' -i '%s' -o '%s' --threads 2 --backend native --compat 0.3.3", dir,
              ref_path(id, "frame.npy"), out_path);
     int rc = test_run_cli(args);
     CHECK_MSG(rc == 0, "%s: exit %d: %s", id, rc, test_cli_output());

@@ -185,13 +185,14 @@ static void run(const char *name, const char *input, const char *m1, const char 
     snprintf(out, sizeof out, "%s/%s.slp", test_tmp_dir(), name);
     const char *paths[2] = {a, b};
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    o.compat = SLEAPC_COMPAT_SLEAP_NN_0_3_3; /* reference data of sleap-nn 0.3.3 */
     o.n_threads = 2;
     o.backend = "native";
     sleapc_predictor *p = NULL;
     sleapc_input *in = NULL;
     sleapc_writer *w = NULL;
     CHECK_OK(sleapc_predictor_create(paths, m2 ? 2 : 1, &o, &p));
-    CHECK_OK(sleapc_input_open(in_path, 0, &in));
+    CHECK_OK(sleapc_input_open_compat(in_path, 0, SLEAPC_COMPAT_SLEAP_NN_0_3_3, &in));
     if (!p || !in) {
         sleapc_predictor_destroy(p);
         sleapc_input_close(in);

@@ -82,6 +82,7 @@ int main(void)
     CHECK(n == 2);
     const cJSON *pc = ref_obj(m, "predict_call");
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    o.compat = SLEAPC_COMPAT_SLEAP_NN_0_3_3; /* reference data of sleap-nn 0.3.3 */
     o.backend = "vulkan";
     o.n_threads = 2;
     o.peak_threshold = ref_num(pc, "peak_threshold", 0.2);

@@ -204,6 +204,7 @@ static void check_backend(const char *backend, int64_t n_frames, const char *mod
                           const char *video, const sleapc_slp *r)
 {
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    o.compat = SLEAPC_COMPAT_SLEAP_NN_0_3_3; /* reference data of sleap-nn 0.3.3 */
     o.backend = backend;
     o.n_threads = 2;
     o.peak_threshold = provenance_num(r, "peak_threshold", 0.2);
@@ -213,7 +214,7 @@ static void check_backend(const char *backend, int64_t n_frames, const char *mod
     sleapc_predictor *p = NULL;
     CHECK_OK(sleapc_predictor_create(paths, 1, &o, &p));
     sleapc_input *in = NULL;
-    CHECK_OK(sleapc_input_open(video, 0, &in));
+    CHECK_OK(sleapc_input_open_compat(video, 0, SLEAPC_COMPAT_SLEAP_NN_0_3_3, &in));
     int64_t *frames = malloc((size_t)n_frames * sizeof *frames);
     CHECK(frames != NULL);
     if (!p || !in || !frames) {

@@ -48,6 +48,7 @@ static void check_n(const char *name, const char *video, const char *m1, const c
     snprintf(v, sizeof v, "%s", video[0] == '/' ? video : test_data_path(video));
     const char *paths[2] = {a, b};
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    o.compat = SLEAPC_COMPAT_SLEAP_NN_0_3_3; /* reference data of sleap-nn 0.3.3 */
     o.n_threads = 2;
     o.backend = backend;
     o.max_instances = max_instances;

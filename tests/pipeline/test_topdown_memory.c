@@ -28,6 +28,7 @@ static int64_t largest_block(const sleapc_tensor *frame, double centroid_thresho
     snprintf(b, sizeof b, "%s", test_data_path(CENTERED));
     const char *paths[2] = {a, b};
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
+    o.compat = SLEAPC_COMPAT_SLEAP_NN_0_3_3; /* reference data of sleap-nn 0.3.3 */
     o.backend = "native";
     o.n_threads = 1;
     o.batch_size = 2;

@@ -204,7 +204,8 @@ static inline void tracking_case_frames_close(tracking_case_frames *f)
 static inline tracking_case_frames *tracking_case_frames_open(const char *video_path)
 {
     tracking_case_frames *f = calloc(1, sizeof *f);
-    if (!f || sleapc_video_open(video_path, &f->video) != SLEAPC_OK) {
+    /* The 0.3.3 tracking references were made on the 0.3.3 decoding. */
+    if (!f || sleapc_video_open_compat(video_path, SLEAPC_COMPAT_SLEAP_NN_0_3_3, &f->video) != SLEAPC_OK) {
         tracking_case_frames_close(f);
         return NULL;
     }

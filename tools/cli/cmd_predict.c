@@ -142,6 +142,8 @@ static int check_options(cli_predict_args *a)
                          "--device cuda|mps|gpu); the CPU backends compute fp32 or bf16");
     if (a->conv && cli_conv_method(a->conv, &a->o.conv))
         return 1;
+    if (a->compat && sleapc_compat_parse(a->compat, &a->o.compat))
+        return cli_error("--compat: %s", sleapc_last_error());
     a->tracking.max_instances = a->o.max_instances;
     if (sleapc_tracking_opts_check(&a->tracking, &a->filters, 0))
         return cli_lib_error();

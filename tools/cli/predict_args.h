@@ -34,6 +34,7 @@ typedef struct cli_predict_args {
     const char *integral_refinement;
     const char *precision;
     const char *conv;          /* --conv direct|winograd|auto */
+    const char *compat;        /* --compat 0.3.5|0.3.3 */
     const char *shard;         /* "K/N" */
     int shard_k, shard_n;
     int video_index;           /* -1: not given */

@@ -66,6 +66,7 @@ static const opt_row opts[] = {
     {"backend", NULL, OPT_STR, F(o.backend), 0, 0},
     {"precision", NULL, OPT_STR, F(precision), 0, 0},
     {"conv", NULL, OPT_STR, F(conv), 0, 0},
+    {"compat", NULL, OPT_STR, F(compat), 0, 0},
     {"threads", NULL, OPT_INT, F(o.n_threads), 1, 1024},
     {"gui", NULL, OPT_FLAG, F(gui), 0, 0},
     {"verbose", "-v", OPT_FLAG, F(verbose), 0, 0},

@@ -155,7 +155,7 @@ int cli_predict_input(const cli_predict_args *a, sleapc_predictor *p, const char
     run_ctx c = {.p = p, .stop = stop};
     cli_output_list outs;
     memset(t, 0, sizeof *t);
-    sleapc_status ost = sleapc_input_open(input, video, &in);
+    sleapc_status ost = sleapc_input_open_compat(input, video, a->o.compat, &in);
     if (ost == SLEAPC_ERR_INTERRUPTED) {
         fprintf(stderr, "\nsleapc: interrupted: %s; nothing was written\n", sleapc_last_error());
         rc = 130;

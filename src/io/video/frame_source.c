@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "core/alloc.h"
+#include "core/compat.h"
 #include "core/error.h"
 #include "core/suffix.h"
 
@@ -55,7 +56,19 @@ static sleapc_status open_kind(sleapc_frame_source *src, bool is_dir)
     return sleapc__video_ffmpeg_open(src);
 }
 
+sleapc_decode_rule sleapc__decode_rule_of(sleapc_compat c)
+{
+    return sleapc__compat_is_0_3_3(c) ? SLEAPC_DECODE_BT601_ACCURATE
+                                      : SLEAPC_DECODE_FFMPEG_DEFAULT;
+}
+
 sleapc_status sleapc__frame_source_open(const char *path, sleapc_frame_source **out)
+{
+    return sleapc__frame_source_open_rule(path, SLEAPC_DECODE_FFMPEG_DEFAULT, out);
+}
+
+sleapc_status sleapc__frame_source_open_rule(const char *path, sleapc_decode_rule rule,
+                                             sleapc_frame_source **out)
 {
     if (!path || !out)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "open video: path and out are required");
@@ -75,6 +88,7 @@ sleapc_status sleapc__frame_source_open(const char *path, sleapc_frame_source **
         sleapc__free(src);
         return sleapc__fail(SLEAPC_ERR_NOMEM, "open video: %s: out of memory", path);
     }
+    src->decode = rule;
     sleapc_status st = open_kind(src, is_dir);
     if (st) {
         sleapc__frame_source_close(src);
@@ -93,6 +107,12 @@ sleapc_status sleapc__frame_source_open(const char *path, sleapc_frame_source **
 
 sleapc_status sleapc__frame_source_open_live(const char *path, sleapc_frame_source **out)
 {
+    return sleapc__frame_source_open_live_rule(path, SLEAPC_DECODE_FFMPEG_DEFAULT, out);
+}
+
+sleapc_status sleapc__frame_source_open_live_rule(const char *path, sleapc_decode_rule rule,
+                                                  sleapc_frame_source **out)
+{
     if (!path || !out)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "open video: path and out are required");
     *out = NULL;
@@ -101,6 +121,7 @@ sleapc_status sleapc__frame_source_open_live(const char *path, sleapc_frame_sour
         sleapc__free(src);
         return sleapc__fail(SLEAPC_ERR_NOMEM, "open video: %s: out of memory", path);
     }
+    src->decode = rule;
     sleapc_status st = sleapc__video_live_open(src);
     if (!st && (!src->ops->next || src->height < 1 || src->width < 1 ||
                 (src->channels != 1 && src->channels != 3)))

@@ -13,6 +13,18 @@
 
 typedef struct sleapc_frame_source sleapc_frame_source;
 
+/* How decoded YUV video frames become RGB: the two decoders whose frames
+ * sleap-nn releases were checked on (sleapc_compat picks one). */
+typedef enum sleapc_decode_rule {
+    /* sleap-io 0.9.5 (its opencv, pyav-on-gray and FFMPEG plugins) and
+     * `ffmpeg -pix_fmt rgb24`: the colour matrix the stream is tagged with,
+     * swscale's default bicubic flags. */
+    SLEAPC_DECODE_FFMPEG_DEFAULT = 0,
+    /* The sleap-nn 0.3.3 reference frames: BT.601 whatever the tag,
+     * bicubic + accurate rounding. */
+    SLEAPC_DECODE_BT601_ACCURATE = 1
+} sleapc_decode_rule;
+
 /* What each kind of source provides. Call the wrappers below, never these. */
 struct sleapc_frame_source_ops {
     const char *kind; /* required: "video", "images" or "npy" */
@@ -39,7 +51,11 @@ struct sleapc_frame_source {
     bool live;         /* read once in order with sleapc__frame_source_next */
     volatile sig_atomic_t *stop; /* live: non-zero makes a waiting read end the
                                     source (the caller's stop request); may be NULL */
+    sleapc_decode_rule decode;   /* set before the kind opens; video kinds follow it */
 };
+
+/* The decoding of the sleap-nn release c reproduces (sleapc_compat). */
+sleapc_decode_rule sleapc__decode_rule_of(sleapc_compat c);
 
 /* Open path: a folder (its images), a .npy file, an image file (PNG, JPEG,
  * TIFF, BMP) or anything FFmpeg can demux as video. The kind is chosen by
@@ -48,6 +64,9 @@ struct sleapc_frame_source {
  * SLEAPC_ERR_FORMAT (not a readable video/image/array) or SLEAPC_ERR_NOMEM,
  * with a message naming path. */
 sleapc_status sleapc__frame_source_open(const char *path, sleapc_frame_source **out);
+/* The same, video frames converted by rule (the open above: the default). */
+sleapc_status sleapc__frame_source_open_rule(const char *path, sleapc_decode_rule rule,
+                                             sleapc_frame_source **out);
 
 /* True when path names a live source: "-" (standard input), a URL
  * (scheme://...), a camera (/dev/video*, a character device) or a named
@@ -61,6 +80,8 @@ bool sleapc__frame_source_is_live(const char *path);
  * with SLEAPC_ERR_IO; one that stops delivering frames for 10 s later ends
  * there (with a warning to the log hook). Errors name path. */
 sleapc_status sleapc__frame_source_open_live(const char *path, sleapc_frame_source **out);
+sleapc_status sleapc__frame_source_open_live_rule(const char *path, sleapc_decode_rule rule,
+                                                  sleapc_frame_source **out);
 
 /* The next frame of a live source into dst; *end (and SLEAPC_OK) when the
  * source has no more. */

@@ -170,6 +170,7 @@ sleapc_status sleapc__video_ffmpeg_open(sleapc_frame_source *src)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "open video: %s: out of memory", src->path);
     v->last = -1;
     v->skip_before = AV_NOPTS_VALUE;
+    v->conv.rule = src->decode;
     src->ops = &video_ops;
     src->impl = v;
     sleapc_status st = sleapc__ffmpeg_open_input(v, src->path);

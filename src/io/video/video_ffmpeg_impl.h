@@ -14,6 +14,7 @@
 #include <libavformat/avformat.h>
 #include <libavutil/frame.h>
 
+#include "io/video/frame_source.h"
 #include "io/video/video_index.h"
 #include "sleapc/sleapc.h"
 
@@ -23,6 +24,8 @@ typedef struct sleapc_ffmpeg_converter {
     struct SwsContext *sws;
     int src_w, src_h, src_fmt, dst_fmt; /* what sws was built for */
     int src_range;                      /* colour range last applied; -1: none yet */
+    int src_space;                      /* colour matrix tag last applied */
+    sleapc_decode_rule rule;            /* set by the owner before the first run */
     uint8_t *buf;                       /* packed output, sleapc__aligned_alloc */
     size_t buf_size;
 } sleapc_ffmpeg_converter;

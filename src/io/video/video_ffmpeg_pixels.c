@@ -2,11 +2,15 @@
  * and still images (PNG, JPEG, TIFF, BMP) decoded and converted the same way,
  * gray formats kept gray (sleap-io's grayscale rule).
  *
- * Pixels are converted as the reference frames were made, with
- *   ffmpeg -vf scale=in_color_matrix=bt601:flags=bicubic+accurate_rnd -pix_fmt rgb24
- * i.e. the settings libavfilter's vf_scale (FFmpeg 5.1) gives libswscale:
- * bicubic + accurate rounding, MPEG-2 chroma siting for yuv420p, BT.601
- * coefficients both ways and the source range the frame declares. */
+ * Video frames are converted as libavfilter's vf_scale (FFmpeg 5.1) converts
+ * them, by one of two rules (sleapc_decode_rule):
+ *   FFMPEG_DEFAULT  ffmpeg -i V -pix_fmt rgb24: the colour matrix of the
+ *                   frame's tag, swscale's default bicubic flags. sleap-io
+ *                   0.9.5 gives these frames.
+ *   BT601_ACCURATE  ffmpeg -vf scale=in_color_matrix=bt601:flags=bicubic+accurate_rnd
+ *                   (how the sleap-nn 0.3.3 reference frames were made).
+ * Both: MPEG-2 chroma siting for yuv420p and the source range the frame
+ * declares. Still images keep the second rule. */
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
@@ -28,7 +32,9 @@ void sleapc__ffmpeg_converter_free(sleapc_ffmpeg_converter *c)
 {
     sws_freeContext(c->sws);
     sleapc__aligned_free(c->buf);
+    sleapc_decode_rule rule = c->rule;
     memset(c, 0, sizeof *c);
+    c->rule = rule;
 }
 
 static sleapc_status converter_build(sleapc_ffmpeg_converter *c, const AVFrame *f, int dst_fmt,
@@ -48,7 +54,10 @@ static sleapc_status converter_build(sleapc_ffmpeg_converter *c, const AVFrame *
     av_opt_set_int(s, "dstw", f->width, 0);
     av_opt_set_int(s, "dsth", f->height, 0);
     av_opt_set_int(s, "dst_format", dst_fmt, 0);
-    av_opt_set_int(s, "sws_flags", SWS_BICUBIC | SWS_ACCURATE_RND, 0);
+    av_opt_set_int(s, "sws_flags",
+                   c->rule == SLEAPC_DECODE_BT601_ACCURATE ? SWS_BICUBIC | SWS_ACCURATE_RND
+                                                           : SWS_BICUBIC,
+                   0);
     /* vf_scale's "MPEG-2 chroma positions by convention" for yuv420p input. */
     if (f->format == AV_PIX_FMT_YUV420P)
         av_opt_set_int(s, "src_v_chr_pos", 128, 0);
@@ -64,12 +73,23 @@ static sleapc_status converter_build(sleapc_ffmpeg_converter *c, const AVFrame *
     c->src_fmt = f->format;
     c->dst_fmt = dst_fmt;
     c->src_range = -1;
+    c->src_space = -1;
     return SLEAPC_OK;
 }
 
-/* vf_scale (in_color_matrix set) does this for every frame: BT.601 in and
- * out, the source range from the frame when it says one, the rest kept. */
-static void converter_set_colorspace(sleapc_ffmpeg_converter *c, int range)
+/* vf_scale's parse_yuv_type: the coefficients of a colour matrix tag, with
+ * the tags swscale has no table for read as BT.601 (BT.470BG). */
+static const int *tagged_coefficients(int space)
+{
+    if (space < 1 || space > 10 || space == 8)
+        space = AVCOL_SPC_BT470BG;
+    return sws_getCoefficients(space);
+}
+
+/* vf_scale does this for every frame: the input matrix (BT.601 forced, or
+ * the frame's tag) both ways, the source range from the frame when it says
+ * one, the rest kept. */
+static void converter_set_colorspace(sleapc_ffmpeg_converter *c, int range, int space)
 {
     int *inv = NULL, *table = NULL, src_full = 0, dst_full = 0, bright = 0, contrast = 0,
         sat = 0;
@@ -77,11 +97,14 @@ static void converter_set_colorspace(sleapc_ffmpeg_converter *c, int range)
                              &sat);
     if (range != AVCOL_RANGE_UNSPECIFIED)
         src_full = range == AVCOL_RANGE_JPEG;
-    const int *coefs = sws_getCoefficients(SWS_CS_ITU601);
+    const int *coefs = c->rule == SLEAPC_DECODE_BT601_ACCURATE
+                           ? sws_getCoefficients(SWS_CS_ITU601)
+                           : tagged_coefficients(space);
     /* Fails only for formats without YUV (nothing to set then). */
     (void)sws_setColorspaceDetails(c->sws, coefs, src_full, coefs, dst_full, bright, contrast,
                                    sat);
     c->src_range = range;
+    c->src_space = space;
 }
 
 /* Convert f into c->buf as packed rows (width * bytes-per-pixel, no gaps). */
@@ -96,8 +119,8 @@ sleapc_status sleapc__ffmpeg_converter_run(sleapc_ffmpeg_converter *c, const AVF
         if (st)
             return st;
     }
-    if (c->src_range != (int)f->color_range)
-        converter_set_colorspace(c, (int)f->color_range);
+    if (c->src_range != (int)f->color_range || c->src_space != (int)f->colorspace)
+        converter_set_colorspace(c, (int)f->color_range, (int)f->colorspace);
 
     /* swscale's SIMD output may touch a little past a row: write to 64-byte
      * aligned rows with slack, then close the gaps. */
@@ -161,6 +184,7 @@ sleapc_status sleapc__image_decoder_create(sleapc_image_decoder **out)
     sleapc_image_decoder *d = sleapc__calloc(1, sizeof *d);
     if (!d)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "decode image: out of memory");
+    d->conv.rule = SLEAPC_DECODE_BT601_ACCURATE;
     d->pkt = av_packet_alloc();
     d->frame = av_frame_alloc();
     if (!d->pkt || !d->frame) {

@@ -378,6 +378,7 @@ sleapc_status sleapc__video_live_open(sleapc_frame_source *src)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "open video: %s: out of memory", src->path);
     v->timeout_s = timeout_from_env();
     v->fd = -1;
+    v->conv.rule = src->decode;
     src->ops = &live_ops;
     src->impl = v;
     src->live = true;

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/resize_aa.h"
+#include "core/resize_aa_u8.h"
 
 /* Sizes stay below 2^24 so every index the resize turns into a float is exact. */
 #define MAX_SIDE ((int64_t)1 << 24)
@@ -189,13 +190,31 @@ typedef struct run_layout {
     size_t image_bytes;
 } run_layout;
 
+/* Scratch bytes of one resize by the plan's kernel. */
+static sleapc_status resize_scratch_size(const sleapc_preprocess_opts *o, int64_t c, int64_t in_h,
+                                         int64_t in_w, int64_t out_h, int64_t out_w, size_t *out)
+{
+    return o->u8_int_resize
+               ? sleapc__resize_aa_u8_int_scratch_size(c, in_h, in_w, out_h, out_w, out)
+               : sleapc__resize_aa_scratch_size(c, in_h, in_w, out_h, out_w, out);
+}
+
+static sleapc_status resize_u8(const sleapc_preprocess_opts *o, const uint8_t *src, int64_t c,
+                               int64_t in_h, int64_t in_w, uint8_t *dst, int64_t out_h,
+                               int64_t out_w, void *scratch)
+{
+    return o->u8_int_resize
+               ? sleapc__resize_aa_u8_int(src, c, in_h, in_w, dst, out_h, out_w, scratch)
+               : sleapc__resize_aa_u8(src, c, in_h, in_w, dst, out_h, out_w, scratch);
+}
+
 static void run_layout_of(const sleapc_preprocess_plan *p, run_layout *l)
 {
     size_t a = 0, b = 0;
     /* The plan was validated, so these cannot fail. */
-    (void)sleapc__resize_aa_scratch_size(p->c, p->src_h, p->src_w, p->match_h, p->match_w, &a);
-    (void)sleapc__resize_aa_scratch_size(p->c, p->sized_h, p->sized_w, p->scaled_h, p->scaled_w,
-                                         &b);
+    (void)resize_scratch_size(&p->opts, p->c, p->src_h, p->src_w, p->match_h, p->match_w, &a);
+    (void)resize_scratch_size(&p->opts, p->c, p->sized_h, p->sized_w, p->scaled_h, p->scaled_w,
+                              &b);
     l->resize_bytes = a > b ? a : b;
     /* Keep the images that follow int64_t-aligned. */
     l->resize_bytes = (l->resize_bytes + 7) / 8 * 8;
@@ -253,9 +272,9 @@ sleapc_status sleapc__preprocess_plan_make(const sleapc_preprocess_opts *opts, i
         image_numel(p.c, p.scaled_h, p.scaled_w) < 0 || image_numel(p.c, p.out_h, p.out_w) < 0)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "plan preprocessing: images too large");
     size_t rb = 0;
-    st = sleapc__resize_aa_scratch_size(p.c, h, w, p.match_h, p.match_w, &rb);
+    st = resize_scratch_size(opts, p.c, h, w, p.match_h, p.match_w, &rb);
     if (!st)
-        st = sleapc__resize_aa_scratch_size(p.c, p.sized_h, p.sized_w, p.scaled_h, p.scaled_w, &rb);
+        st = resize_scratch_size(opts, p.c, p.sized_h, p.sized_w, p.scaled_h, p.scaled_w, &rb);
     if (st)
         return sleapc__wrap(st, "plan preprocessing");
 
@@ -320,7 +339,7 @@ sleapc_status sleapc__preprocess_run_u8(const sleapc_preprocess_plan *plan, cons
             c = p->c;
             break;
         case STEP_RESIZE_MATCH:
-            st = sleapc__resize_aa_u8(cur, c, h, w, next, p->match_h, p->match_w, resize_scratch);
+            st = resize_u8(&p->opts, cur, c, h, w, next, p->match_h, p->match_w, resize_scratch);
             h = p->match_h;
             w = p->match_w;
             break;
@@ -330,7 +349,7 @@ sleapc_status sleapc__preprocess_run_u8(const sleapc_preprocess_plan *plan, cons
             w = p->sized_w;
             break;
         case STEP_RESIZE_SCALE:
-            st = sleapc__resize_aa_u8(cur, c, h, w, next, p->scaled_h, p->scaled_w, resize_scratch);
+            st = resize_u8(&p->opts, cur, c, h, w, next, p->scaled_h, p->scaled_w, resize_scratch);
             h = p->scaled_h;
             w = p->scaled_w;
             break;

@@ -24,6 +24,9 @@ typedef struct sleapc_preprocess_opts {
     int64_t max_width;     /* size matcher target; 0 = unset (use the frame's) */
     double scale;          /* input scale; 1.0 = none. Must be > 0 */
     int64_t max_stride;    /* pad H and W up to a multiple; <= 1 = none */
+    bool u8_int_resize;    /* resizes by PyTorch 2.x's uint8 kernel (resize_aa_u8.h,
+                              sleap-nn 0.3.5), else by its float path (resize_aa.h,
+                              PyTorch 1.13: the sleap-nn 0.3.3 data) */
 } sleapc_preprocess_opts;
 
 /* Every intermediate size of the chain for one input frame size. */
