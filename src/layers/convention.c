@@ -63,12 +63,16 @@ static void keep_values(const float *xy, float *vals, int64_t n)
     (void)n;
 }
 
-static sleapc_status crop_boxes(const float *centers, int64_t n, int64_t crop_size, float *bboxes,
-                                float *offsets, int64_t *crop_h, int64_t *crop_w)
+static sleapc_status crop_boxes(const float *centers, int64_t n, int64_t crop_size,
+                                bool first_box_size, float *bboxes, float *offsets,
+                                int64_t *crop_h, int64_t *crop_w)
 {
     sleapc_status st = sleapc__crops_make_bboxes(centers, n, crop_size, crop_size, bboxes);
-    /* Quirk (ops/crops.py:crop_bboxes): every crop takes the first box's size. */
-    if (!st)
+    /* sleap-nn 0.3.3 (ops/crops.py:crop_bboxes): every crop takes the first
+     * box's size, truncated, 1 px short for ~5% of centroids; 0.3.5 (#778)
+     * always cuts crop_size. */
+    *crop_h = *crop_w = crop_size;
+    if (!st && first_box_size)
         st = sleapc__crops_size_from_bbox(bboxes, crop_h, crop_w);
     /* The lift adds the fractional top-left, the +0.5 included. */
     for (int64_t k = 0; !st && k < n; k++) {

@@ -67,9 +67,11 @@ typedef struct sleapc_convention {
     /* ---- Top-down crops (crops.h, crops_sleap1.h) ---- */
     /* Boxes of n crops around centers (n, 2) in the crop source, into bboxes
      * (room for 8 floats a crop), the batch's crop size and the lift offsets
-     * (n, 2) of crop-local points. */
-    sleapc_status (*crop_boxes)(const float *centers, int64_t n, int64_t crop_size, float *bboxes,
-                                float *offsets, int64_t *crop_h, int64_t *crop_w);
+     * (n, 2) of crop-local points. first_box_size: sleap-nn 0.3.3's size
+     * rule (the first box's, truncated) where the convention has one. */
+    sleapc_status (*crop_boxes)(const float *centers, int64_t n, int64_t crop_size,
+                                bool first_box_size, float *bboxes, float *offsets,
+                                int64_t *crop_h, int64_t *crop_w);
     size_t (*crop_scratch_size)(int64_t c, int64_t crop_h, int64_t crop_w);
     /* Cut crops k0 .. k0 + n - 1 (boxes and sample_inds of every crop) of
      * images (b, c, h, w) into dst (n, c, crop_h, crop_w). */

@@ -78,9 +78,11 @@ static void unfound_scores(const float *xy, float *vals, int64_t n)
 }
 
 /* Boxes of 4 floats (y1, x1, y2, x2) a crop; crop_corners widens them. */
-static sleapc_status crop_boxes(const float *centers, int64_t n, int64_t crop_size, float *bboxes,
-                                float *offsets, int64_t *crop_h, int64_t *crop_w)
+static sleapc_status crop_boxes(const float *centers, int64_t n, int64_t crop_size,
+                                bool first_box_size, float *bboxes, float *offsets,
+                                int64_t *crop_h, int64_t *crop_w)
 {
+    (void)first_box_size; /* SLEAP 1.x sizes its crops its own way */
     sleapc_status st = sleapc__crops_sleap1_boxes(centers, n, crop_size, bboxes);
     if (!st)
         st = sleapc__crops_sleap1_size(bboxes, crop_h, crop_w);

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/compat.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "layers/centroid_finder.h"
@@ -31,6 +32,7 @@ typedef struct topdown_layer {
     bool ci_asked;               /* ci_device_peaks was asked for (once stage 2 may) */
     int64_t n_nodes, n_classes;
     int64_t crop_size;
+    bool first_box_size; /* sleap-nn 0.3.3: a batch's crops take its first box's size */
     int64_t max_crops;           /* crops per stage-2 network call (--batch_size) */
     double threshold;            /* stage-2 peak threshold */
     int refine_k;
@@ -152,8 +154,8 @@ static sleapc_status size_match(topdown_layer *t, crop_source *cs)
  * the batch's, whatever calls cut them. */
 static sleapc_status plan_crops(topdown_layer *t, int64_t n, int64_t *ch, int64_t *cw)
 {
-    return t->ci.convention->crop_boxes(t->centers, n, t->crop_size, t->bboxes, t->offsets, ch,
-                                        cw);
+    return t->ci.convention->crop_boxes(t->centers, n, t->crop_size, t->first_box_size,
+                                        t->bboxes, t->offsets, ch, cw);
 }
 
 /* Cut crops k0 .. k0 + m - 1 into t->crops. */
@@ -461,6 +463,7 @@ sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const s
     t->threshold = o->peak_threshold;
     t->refine_k = sleapc__layer_refine_k(o);
     t->crop_size = o->crop_size > 0 ? o->crop_size : ci->cfg.crop_size;
+    t->first_box_size = sleapc__compat_is_0_3_3(o->compat);
     t->max_crops = o->batch_size > 0 ? o->batch_size : 4;
     sleapc_status st = SLEAPC_OK;
     if (t->crop_size <= 0)

@@ -96,11 +96,59 @@ static void intersect(int64_t *list, int64_t *n, const int64_t *sel, int64_t n_s
     *n = m;
 }
 
+/* Frames 0 .. n_all - 1 (or --frames) less those in sel (ascending). */
+static int all_frames_but(const cli_predict_args *a, int64_t n_all, const int64_t *sel,
+                          int64_t n_sel, int64_t **frames, int64_t *n)
+{
+    if (a->frames) {
+        if (cli_parse_frames(a->frames, n_all, frames, n))
+            return 1;
+    } else {
+        *frames = malloc((size_t)(n_all > 0 ? n_all : 1) * sizeof **frames);
+        if (!*frames)
+            return cli_error("out of memory");
+        for (int64_t k = 0; k < n_all; k++)
+            (*frames)[k] = k;
+        *n = n_all;
+    }
+    int64_t m = 0;
+    for (int64_t i = 0; i < *n; i++) {
+        bool drop = false;
+        for (int64_t j = 0; j < n_sel && !drop; j++)
+            drop = sel[j] == (*frames)[i];
+        if (!drop)
+            (*frames)[m++] = (*frames)[i];
+    }
+    *n = m;
+    return 0;
+}
+
+/* sleap-nn 0.3.5 (#762): a labels file with --video_index predicts its whole
+ * video (or --frames), less the user-labelled frames with
+ * --exclude_user_labeled; the other frame filters do not apply. */
+static int pick_video_frames(const cli_predict_args *a, const char *input, sleapc_input *in,
+                             int video, int64_t **frames, int64_t *n)
+{
+    if (a->only_labeled_frames || a->only_suggested_frames || a->only_predicted_frames)
+        fprintf(stderr, "sleapc: warning: %s: with --video_index the whole video is "
+                "predicted; --only_labeled_frames, --only_suggested_frames and "
+                "--only_predicted_frames do not apply (sleap-nn 0.3.5)\n", input);
+    int64_t *user = NULL, n_user = 0;
+    if (a->exclude_user_labeled &&
+        sleapc_labels_select_frames(input, video, SLEAPC_FRAMES_USER_LABELED, &user, &n_user))
+        return cli_lib_error();
+    int rc = all_frames_but(a, sleapc_input_n_frames(in), user, n_user, frames, n);
+    sleapc_free(user);
+    return rc;
+}
+
 /* The frames to predict, owned by the caller. */
 static int pick_frames(const cli_predict_args *a, const char *input, sleapc_input *in, int video,
                        int64_t **frames, int64_t *n)
 {
     bool labels = has_ext(input, ".slp");
+    if (labels && a->video_index >= 0 && a->o.compat != SLEAPC_COMPAT_SLEAP_NN_0_3_3)
+        return pick_video_frames(a, input, in, video, frames, n);
     bool filtered = a->only_labeled_frames || a->only_suggested_frames ||
                     a->exclude_user_labeled || a->only_predicted_frames;
     int64_t *sel = NULL, n_sel = 0;
