@@ -119,6 +119,7 @@ def software(ffmpeg_exe=None):
         sw["cv2"] = cv2.__version__
     except ImportError:
         sw["cv2"] = None
+    sw["torch"] = torch_version()
     sw["python"] = platform.python_version()
     sw["platform"] = platform.platform()
     sw["machine"] = platform.machine()
@@ -134,13 +135,23 @@ def software(ffmpeg_exe=None):
     return sw
 
 
+def torch_version():
+    """torch.__version__ (with its local tag, e.g. +cu132), else the wheel's."""
+    try:
+        import torch
+
+        return torch.__version__
+    except ImportError:
+        return dist_version("torch")
+
+
 def env_predict(device="cpu"):
     """The `env` block of predict/*/options.json."""
     import cv2
 
     return {
         "sleap_nn": dist_version("sleap-nn"),
-        "torch": dist_version("torch"),
+        "torch": torch_version(),
         "sleap_io": dist_version("sleap-io"),
         "numpy": dist_version("numpy"),
         "python": platform.python_version(),

@@ -301,8 +301,13 @@ def run_cli_case(stage, case, case_dir):
     C.relativize_slp(slp, stage)
     with stage.cwd():
         exp = labels_to_expected(sio.load_slp(slp), case["name"])
-    summary = [ln.split(" | ", 1)[1] for ln in lines
-               if " | " in ln and ln.split(" | ", 1)[1].startswith(("source=", "frames="))]
+    # sleap-nn's two summary lines, without their "Starting inference | " /
+    # "Inference complete | " prefixes.
+    summary = []
+    for ln in lines:
+        msg = ln.split(" | ", 1)[-1]
+        if msg.startswith(("Starting inference | ", "Inference complete | ")):
+            summary.append(msg.split(" | ", 1)[1])
     opts = {
         "case": case["name"],
         "model_type": case["model_type"],
