@@ -390,7 +390,16 @@ def relativize_slp(path, stage):
                     rewrite_dataset(dg, name, dg[name])
 
         copy_group(src, dst)
-    os.replace(tmp, path)
+    # A second, plain copy: the rewrite above deletes and recreates objects,
+    # which leaves the old bytes in the file's free space.
+    tmp2 = path + ".repack2"
+    with h5py.File(tmp, "r") as src, h5py.File(tmp2, "w") as dst:
+        for k, v in src.attrs.items():
+            dst.attrs[k] = v
+        for name in src:
+            src.copy(src[name], dst, name=name)
+    os.remove(tmp)
+    os.replace(tmp2, path)
 
 
 # --------------------------------------------------------------------------
