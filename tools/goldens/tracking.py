@@ -253,7 +253,8 @@ def run(stage, args):
             continue
         C.log("tracking: %s" % name)
         case_dir, exp, options = run_case(stage, name, opts, input_rel)
-        C.write_json_compact(os.path.join(case_dir, "expected.json"), C.jsonable(exp))
+        write = C.write_json_indent if "error" in exp else C.write_json_compact  # as in the stored data
+        write(os.path.join(case_dir, "expected.json"), C.jsonable(exp))
         C.write_json_indent(os.path.join(case_dir, "options.json"), C.jsonable(options))
         # input.json: one file, hard-linked into every case folder.
         link = os.path.join(case_dir, "input.json")
