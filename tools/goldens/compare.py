@@ -36,7 +36,9 @@ INFO_RE = re.compile(
     r"sleap_nn_log|log_summary|/sha256$|/sha256s?(/|$)|/versions?(/|$)|python_version|platform|"
     r"/sleap_nn/version|sleap_nn_version|sleap_io_version|/system_info(/|$)|/format$|^/(sleap_io|opencv|av|"
     r"imageio_ffmpeg|imageio_ffmpeg_binary_version|opencv_videoio_ffmpeg|av_ffmpeg_library_versions|ffmpeg_cli)(/|$)|"
-    r"onnxruntime_version|torch_version|onnx_version|producer_version|/note$)"
+    r"onnxruntime_version|torch_version|onnx_version|producer_version|/note$|"
+    # files that embed an export timestamp
+    r"/files/(model\.onnx|export_metadata\.json)$)"
 )
 SCORE_RE = re.compile(r"(score|_vals|vals\b|probs|logits|/metrics|/dists|oks|/mot/|idf1|mota|hota)", re.I)
 BASENAME_RE = re.compile(r"video_paths")
