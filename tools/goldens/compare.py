@@ -17,8 +17,7 @@ Tolerances (defaults; see --help):
 Values that depend on the machine or the moment (timestamps, wall times,
 package versions, sha256 of files that embed them, sleap-nn log lines) are
 listed as notes, not failures. Exit status 1 when a failure was found.
-Needs numpy (and h5py for nothing; the .slp files are compared through
-expected.json).
+Needs only numpy: the .slp files are compared through their expected.json.
 """
 
 import argparse
