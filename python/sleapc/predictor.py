@@ -405,7 +405,7 @@ class Predictor:
                                  "cannot be picked")
             indices = None
         else:
-            indices = self._pick_frames(path, inp, frames, video_index or 0, label_flags)
+            indices = self._pick_frames(path, inp, frames, video_index, label_flags)
             indices = _run.shard_frames(indices, shard)
         scoped = None
         if video_index is not None and path.endswith(".slp"):
@@ -463,6 +463,17 @@ class Predictor:
 
     def _pick_frames(self, path, inp, frames, video_index, label_flags):
         n_all = lib.sleapc_input_n_frames(inp)
+        if (video_index is not None and path.endswith(".slp")
+                and self._compat != _COMPATS["0.3.3"]):
+            # sleap-nn 0.3.5 (#762): the whole video (or frames), less the user-labelled
+            # frames with exclude_user_labeled; the other label filters do not apply.
+            picked = (_run.parse_frames(frames, n_all) if frames is not None
+                      else np.arange(n_all, dtype=np.int64))
+            if label_flags.get("exclude_user_labeled"):
+                user = _run.label_filter(path, video_index, {"only_labeled_frames": True})
+                picked = picked[~np.isin(picked, user)]
+            return np.ascontiguousarray(picked, dtype=np.int64)
+        video_index = video_index or 0
         sel = _run.label_filter(path, video_index, label_flags)
         if frames is not None:
             picked = _run.parse_frames(frames, n_all)

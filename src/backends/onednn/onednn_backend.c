@@ -252,17 +252,15 @@ fail:
 
 static int onednn_score(void)
 {
-    /* "auto" prefers oneDNN where its AVX-512 (and bf16/AMX) kernels pay off;
-     * on AVX2-only CPUs it measured on par with native at best and slower
-     * with OpenMP's default busy-waiting on a busy machine, so it ranks below
-     * native (2) there but stays available by name. */
+    /* The order "auto" serves before it has measured anything (a run too
+     * short to repay timing, an empty cache): native first on every CPU.
+     * Measured in float32 (bench/README.md, "Backend order"): oneDNN 2.6 ran
+     * the bench networks 2-7x slower than native on AVX-512 (Intel Xeon with
+     * AMX; AMD Zen 4/5) and on par at best on AVX2, once native had Winograd.
+     * It stays available by name and to auto's measurement. */
     if (dnnl_engine_get_count(dnnl_cpu) == 0)
         return 0;
-#if defined(__x86_64__) || defined(__i386__)
-    return __builtin_cpu_supports("avx512f") ? 10 : 1;
-#else
-    return 1; /* elsewhere (AArch64) native's NEON kernels come first */
-#endif
+    return 1;
 }
 
 /* The library loaded at run time, which may differ from the headers'. */

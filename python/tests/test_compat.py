@@ -1,0 +1,45 @@
+"""The sleap-nn release reproduced (compat): frames as sleap-io 0.9.5 decodes them by
+default, the 0.3.3 reference decoding on request, and --video_index as sleap-nn 0.3.5
+reads it (the whole video of a labels file)."""
+import os
+
+import numpy as np
+import pytest
+
+import sleapc
+
+SI = "sleap-nn-assets/model_ckpts/minimal_instance_single_instance"
+SLP = "sleap-nn-assets/datasets/small_robot_minimal.slp"
+
+
+def test_read_frames_as_sleap_io(data):
+    want = np.load(data("sleapnn-0.3.5/frames/small_robot.sleap_io.f0000-0019.npy"))
+    got = sleapc.read_frames(data("sleap-nn-assets/datasets/small_robot.mp4"), range(20))
+    assert got.shape == want.shape
+    assert np.array_equal(got, want)  # the same libswscale conversion: exact
+
+
+def test_read_frames_0_3_3_differs(data):
+    want = np.load(data("sleapnn-0.3.5/frames/small_robot.sleap_io.f0000-0019.npy"))
+    old = sleapc.read_frames(data("sleap-nn-assets/datasets/small_robot.mp4"), [0],
+                             compat="0.3.3")
+    # BT.601 forced on a BT.709 video: tens of grey levels apart (frames/README.md).
+    assert np.abs(old[0].astype(int) - want[0].astype(int)).max() > 10
+    with pytest.raises(ValueError):
+        sleapc.read_frames(data("sleap-nn-assets/datasets/small_robot.mp4"), [0],
+                           compat="0.3.4")
+
+
+@pytest.mark.parametrize("kw,n", [({"video_index": 0}, 166),
+                                  ({"video_index": 0, "exclude_user_labeled": True}, 164),
+                                  ({}, 2)])
+def test_video_index_whole_video(data, kw, n):
+    with sleapc.Predictor(data(SI), threads=2) as p:
+        r = p.predict_video(data(SLP), **kw)
+    assert len(r) == n
+
+
+def test_video_index_0_3_3(data):
+    with sleapc.Predictor(data(SI), threads=2, compat="0.3.3") as p:
+        r = p.predict_video(data(SLP), video_index=0)
+    assert len(r) == 2  # 0.3.3: the labelled frames of that video
