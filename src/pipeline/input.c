@@ -116,13 +116,16 @@ static sleapc_status open_labels(sleapc_input *in, int video_index, sleapc_decod
         return sleapc__slp_embedded_shape(in->images, in->image_video, in->dec, "", &in->height,
                                           &in->width, &in->channels, &in->n_frames);
     }
-    in->record_name = sleapc__strdup(v->filename);
-    if (!in->record_name)
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     st = sleapc__slp_video_path(r, video_index, &file);
     if (!st)
         st = sleapc__frame_source_open_rule(file, rule, &in->src);
-    sleapc__free(file);
+    /* Recorded where it was found, as sleap-io records a video it found
+     * beside the labels file: the predictions then open it (and --use_flow
+     * reads its frames) from the same place. */
+    if (!st)
+        in->record_name = file;
+    else
+        sleapc__free(file);
     return st;
 }
 

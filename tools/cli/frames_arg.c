@@ -1,9 +1,10 @@
 /* --frames: "0-99,150,200-210" -> a list of frame indices, checked against
- * the number of frames the input has. A frame listed more than once (by
- * repeats or overlapping ranges) is kept once, where it first appears: the
- * list means a set of frames, and predicting one twice would only write two
- * identical labeled frames for one index (and let a careless list grow
- * without bound). */
+ * the number of frames the input has. "1,-200" is the range 1-200, as
+ * sleap-nn reads it (the SLEAP GUI writes whole-video ranges that way). A
+ * frame listed more than once (by repeats or overlapping ranges) is kept
+ * once, where it first appears: the list means a set of frames, and
+ * predicting one twice would only write two identical labeled frames for one
+ * index (and let a careless list grow without bound). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,9 +31,10 @@ int cli_parse_frames(const char *spec, int64_t n_frames, int64_t **out, int64_t 
         if (end == p || a < 0)
             goto bad;
         p = end;
-        if (*p == '-') {
-            b = strtoll(p + 1, &end, 10);
-            if (end == p + 1 || b < a)
+        if (*p == '-' || (p[0] == ',' && p[1] == '-')) {
+            p += *p == '-' ? 1 : 2;
+            b = strtoll(p, &end, 10);
+            if (end == p || b < a)
                 goto bad;
             p = end;
         } else {
