@@ -125,7 +125,10 @@ sleapc_status sleapc__rt_op_compare(const rt_op_ctx *c, rt_tensor *const *in, in
     sleapc_status st = prepare(c, in, 2, 0, SLEAPC_ONNX_DTYPE_BOOL, out, &it);
     if (st)
         return st;
-    bool eq = is_op(c, "Equal"), lt = is_op(c, "Less");
+    /* x < y, x == y, or both (LessOrEqual); Greater* swap the operands. */
+    bool ge = is_op(c, "GreaterOrEqual"), le = is_op(c, "LessOrEqual");
+    bool eq = is_op(c, "Equal"), swap = ge || is_op(c, "Greater");
+    bool lt = !eq, eq_too = eq || ge || le;
     uint8_t *d = out->data;
     for (int64_t i = 0; i < out->numel; i++, sleapc__rt_iter_next(&it)) {
         double x, y;
@@ -137,7 +140,12 @@ sleapc_status sleapc__rt_op_compare(const rt_op_ctx *c, rt_tensor *const *in, in
         case SLEAPC_ONNX_DTYPE_INT64: {
             int64_t a = ((const int64_t *)in[0]->data)[it.off[0]];
             int64_t b = ((const int64_t *)in[1]->data)[it.off[1]];
-            d[i] = eq ? a == b : lt ? a < b : a > b;
+            if (swap) {
+                int64_t t = a;
+                a = b;
+                b = t;
+            }
+            d[i] = (lt && a < b) || (eq_too && a == b);
             continue;
         }
         case SLEAPC_ONNX_DTYPE_BOOL:
@@ -148,7 +156,12 @@ sleapc_status sleapc__rt_op_compare(const rt_op_ctx *c, rt_tensor *const *in, in
             return sleapc__rt_fail(c, SLEAPC_ERR_UNSUPPORTED, "%s inputs",
                                    sleapc__onnx_dtype_name(in[0]->dtype));
         }
-        d[i] = eq ? x == y : lt ? x < y : x > y;
+        if (swap) {
+            double t = x;
+            x = y;
+            y = t;
+        }
+        d[i] = (lt && x < y) || (eq_too && x == y);
     }
     return SLEAPC_OK;
 }

@@ -186,6 +186,8 @@ sleapc_status sleapc__rt_op_slice(const rt_op_ctx *c, rt_tensor *const *in, int 
                                   rt_tensor *out, int n_out);
 sleapc_status sleapc__rt_op_gather(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
                                    rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_gather_elements(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                            rt_tensor *out, int n_out);
 sleapc_status sleapc__rt_op_expand(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
                                    rt_tensor *out, int n_out);
 sleapc_status sleapc__rt_op_constant_of_shape(const rt_op_ctx *c, rt_tensor *const *in, int n_in,

@@ -1,4 +1,5 @@
-/* Indexing host kernels: Concat, Slice, Gather, Transpose, Pad. They move
+/* Indexing host kernels: Concat, Slice, Gather, GatherElements, Transpose,
+ * Pad. They move
  * elements without looking at them, so every dtype works; every index is
  * checked against its tensor. */
 #include <string.h>
@@ -185,6 +186,62 @@ sleapc_status sleapc__rt_op_gather(const rt_op_ctx *c, rt_tensor *const *in, int
             memcpy(d, (const uint8_t *)x->data + (size_t)(o * n + v) * row, row);
             d += row;
         }
+    return SLEAPC_OK;
+}
+
+/* out[i] = x[i with its `axis` index replaced by indices[i]]: out has the
+ * indices' shape, which must fit inside x's on every other axis (ONNX
+ * Runtime's check; the spec leaves larger ones undefined). */
+sleapc_status sleapc__rt_op_gather_elements(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                            rt_tensor *out, int n_out)
+{
+    (void)n_out;
+    int64_t axis_attr = 0;
+    sleapc_status st = sleapc__rt_need(c, in, n_in, 2);
+    if (!st)
+        st = sleapc__rt_attr_int(c, "axis", 0, &axis_attr);
+    if (st)
+        return st;
+    const rt_tensor *x = in[0], *ix = in[1];
+    int a = 0;
+    st = sleapc__rt_axis(c, axis_attr, x->ndim, &a);
+    if (st)
+        return st;
+    if (ix->dtype != SLEAPC_ONNX_DTYPE_INT64 && ix->dtype != SLEAPC_ONNX_DTYPE_INT32)
+        return sleapc__rt_fail(c, SLEAPC_ERR_FORMAT, "indices are not integers");
+    if (ix->ndim != x->ndim)
+        return sleapc__rt_fail(c, SLEAPC_ERR_FORMAT, "indices of rank %d for data of rank %d",
+                               ix->ndim, x->ndim);
+    for (int i = 0; i < x->ndim; i++)
+        if (i != a && ix->shape[i] > x->shape[i])
+            return sleapc__rt_fail(c, SLEAPC_ERR_FORMAT,
+                                   "indices dimension %d is %lld, data's only %lld", i,
+                                   (long long)ix->shape[i], (long long)x->shape[i]);
+    st = sleapc__rt_alloc(c, out, x->dtype, ix->ndim, ix->shape);
+    if (st || out->numel == 0)
+        return st;
+    int64_t xs[RT_MAX_DIMS], idx[RT_MAX_DIMS] = {0}, n = x->shape[a], s = 1;
+    for (int i = x->ndim - 1; i >= 0; i--) {
+        xs[i] = s;
+        s *= x->shape[i];
+    }
+    size_t es = sleapc__rt_esize(x);
+    for (int64_t j = 0; j < out->numel; j++) {
+        int64_t v = ix->dtype == SLEAPC_ONNX_DTYPE_INT64 ? ((const int64_t *)ix->data)[j]
+                                                         : ((const int32_t *)ix->data)[j];
+        v = v < 0 ? v + n : v;
+        if (v < 0 || v >= n)
+            return sleapc__rt_fail(c, SLEAPC_ERR_FORMAT, "index %lld out of [0, %lld)",
+                                   (long long)v, (long long)n);
+        int64_t off = 0;
+        for (int i = 0; i < x->ndim; i++)
+            off += (i == a ? v : idx[i]) * xs[i];
+        memcpy((uint8_t *)out->data + (size_t)j * es, (const uint8_t *)x->data + (size_t)off * es,
+               es);
+        /* The next index of the indices' shape, in C order. */
+        for (int i = ix->ndim - 1; i >= 0 && ++idx[i] == ix->shape[i]; i--)
+            idx[i] = 0;
+    }
     return SLEAPC_OK;
 }
 

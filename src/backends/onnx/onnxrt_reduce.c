@@ -1,4 +1,4 @@
-/* Reductions on the host: ReduceMax/Min/Sum/Mean, ArgMax/ArgMin, TopK. Ties
+/* Reductions on the host: ReduceMax/Min/Sum/Mean/L2, ArgMax/ArgMin, TopK. Ties
  * go to the lower index, as in ONNX Runtime (ArgMax's first occurrence, TopK's
  * GreaterValueCmp), which is also the order the exports' peak lists rely on. */
 #include <math.h>
@@ -63,6 +63,7 @@ sleapc_status sleapc__rt_op_reduce(const rt_op_ctx *c, rt_tensor *const *in, int
     int kind = op_is(c, "ReduceMax")   ? 0
                : op_is(c, "ReduceMin") ? 1
                : op_is(c, "ReduceSum") ? 2
+               : op_is(c, "ReduceL2")  ? 4
                                        : 3;
     float *d = out->data;
     for (int64_t i = 0; i < out->numel; i++)
@@ -79,10 +80,13 @@ sleapc_status sleapc__rt_op_reduce(const rt_op_ctx *c, rt_tensor *const *in, int
         else if (kind == 1)
             *o = v < *o || isnan(v) ? v : *o;
         else
-            *o += v;
+            *o += kind == 4 ? v * v : v;
     }
     for (int64_t i = 0; kind == 3 && count > 0 && i < out->numel; i++)
         d[i] /= (float)count;
+    /* ReduceL2: the square root of the sum of squares. */
+    for (int64_t i = 0; kind == 4 && i < out->numel; i++)
+        d[i] = sqrtf(d[i]);
     return SLEAPC_OK;
 }
 

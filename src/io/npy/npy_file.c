@@ -52,9 +52,25 @@ static void swap_bytes(void *data, size_t n_items, size_t itemsize)
         }
 }
 
+/* Where the bytes come from: a file descriptor, or (mem set) a buffer. */
+typedef struct npy_src {
+    int fd;
+    const unsigned char *mem;
+    size_t left; /* mem: bytes not read yet */
+} npy_src;
+
 /* 0: all read; 1: end of file first; -1: error (errno). */
-static int read_exact(int fd, void *buf, size_t n)
+static int read_exact(npy_src *src, void *buf, size_t n)
 {
+    if (src->mem) {
+        if (n > src->left)
+            return 1;
+        memcpy(buf, src->mem, n);
+        src->mem += n;
+        src->left -= n;
+        return 0;
+    }
+    int fd = src->fd;
     unsigned char *p = buf;
     while (n > 0) {
         ssize_t k = read(fd, p, n);
@@ -259,13 +275,13 @@ static sleapc_status map_descr(const char *path, const char *descr, sleapc_dtype
 }
 
 /* Converting <f8 in chunks keeps the peak memory at the float32 result. */
-static sleapc_status read_f64_as_f32(const char *path, int fd, float *dst, int64_t numel)
+static sleapc_status read_f64_as_f32(const char *path, npy_src *src, float *dst, int64_t numel)
 {
     double chunk[512];
     bool swap = !host_is_little_endian();
     for (int64_t done = 0; done < numel;) {
         size_t n = (size_t)(numel - done < 512 ? numel - done : 512);
-        int r = read_exact(fd, chunk, n * sizeof(double));
+        int r = read_exact(src, chunk, n * sizeof(double));
         if (r != 0)
             return sleapc__fail(r < 0 ? SLEAPC_ERR_IO : SLEAPC_ERR_FORMAT, "read npy: %s: %s", path,
                                 r < 0 ? strerror(errno) : "data too short");
@@ -286,10 +302,10 @@ static sleapc_status read_f64_as_f32(const char *path, int fd, float *dst, int64
     return SLEAPC_OK;
 }
 
-static sleapc_status read_body(const char *path, int fd, off_t file_size, sleapc_tensor *out)
+static sleapc_status read_body(const char *path, npy_src *src, off_t file_size, sleapc_tensor *out)
 {
     unsigned char prefix[12];
-    if (file_size < 10 || read_exact(fd, prefix, 10) != 0)
+    if (file_size < 10 || read_exact(src, prefix, 10) != 0)
         return bad(path, "truncated header");
     if (memcmp(prefix, NPY_MAGIC, NPY_MAGIC_LEN) != 0)
         return bad(path, "not a .npy file (bad magic)");
@@ -300,7 +316,7 @@ static sleapc_status read_body(const char *path, int fd, off_t file_size, sleapc
         header_len = (size_t)prefix[8] | (size_t)prefix[9] << 8;
     } else if ((major == 2 || major == 3) && minor == 0) {
         /* 3.0 differs from 2.0 only in allowing UTF-8 field names. */
-        if (file_size < 12 || read_exact(fd, prefix + 10, 2) != 0)
+        if (file_size < 12 || read_exact(src, prefix + 10, 2) != 0)
             return bad(path, "truncated header");
         prefix_len = 12;
         header_len = (size_t)prefix[8] | (size_t)prefix[9] << 8 | (size_t)prefix[10] << 16 |
@@ -320,7 +336,7 @@ static sleapc_status read_body(const char *path, int fd, off_t file_size, sleapc
         return sleapc__fail(SLEAPC_ERR_NOMEM, "read npy: %s: out of memory", path);
     npy_header h;
     sleapc_status st = SLEAPC_OK;
-    int r = read_exact(fd, text, header_len);
+    int r = read_exact(src, text, header_len);
     if (r != 0)
         st = r < 0 ? sleapc__fail(SLEAPC_ERR_IO, "read npy: %s: %s", path, strerror(errno))
                    : bad(path, "truncated header");
@@ -363,9 +379,9 @@ static sleapc_status read_body(const char *path, int fd, off_t file_size, sleapc
     if (!data)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "read npy: %s: out of memory", path);
     if (file_itemsize != itemsize) {
-        st = read_f64_as_f32(path, fd, data, numel);
+        st = read_f64_as_f32(path, src, data, numel);
     } else {
-        r = read_exact(fd, data, (size_t)numel * itemsize);
+        r = read_exact(src, data, (size_t)numel * itemsize);
         if (r != 0)
             st = sleapc__fail(r < 0 ? SLEAPC_ERR_IO : SLEAPC_ERR_FORMAT, "read npy: %s: %s", path,
                               r < 0 ? strerror(errno) : "data too short");
@@ -406,9 +422,21 @@ sleapc_status sleapc__npy_read(const char *path, sleapc_tensor *out)
     else if (!S_ISREG(sb.st_mode))
         st = sleapc__fail(SLEAPC_ERR_IO, "read npy: %s: not a regular file", path);
     else
-        st = read_body(path, fd, sb.st_size, out);
+        st = read_body(path, &(npy_src){.fd = fd}, sb.st_size, out);
     close(fd);
     return st;
+}
+
+sleapc_status sleapc__npy_read_buffer(const void *buf, size_t size, const char *label,
+                                      sleapc_tensor *out)
+{
+    if (!buf || !label || !out)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "read npy: buffer, label and out are required");
+    memset(out, 0, sizeof *out);
+    if ((uintmax_t)size > (uintmax_t)INT64_MAX / 2)
+        return bad(label, "buffer too large");
+    npy_src src = {.fd = -1, .mem = buf, .left = size};
+    return read_body(label, &src, (off_t)size, out);
 }
 
 /* numpy's own rendering: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), } */

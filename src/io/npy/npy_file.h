@@ -10,6 +10,11 @@
  * out->data is allocated with sleapc__malloc; free it with sleapc__free. */
 sleapc_status sleapc__npy_read(const char *path, sleapc_tensor *out);
 
+/* The same for a .npy held in memory (an entry of an .npz); label names it
+ * in messages. buf is only read. */
+sleapc_status sleapc__npy_read_buffer(const void *buf, size_t size, const char *label,
+                                      sleapc_tensor *out);
+
 /* Write t as a v1.0 file, atomically (temporary file in the same folder, then
  * rename): an interrupted write never leaves a partial file at path. */
 sleapc_status sleapc__npy_write(const char *path, const sleapc_tensor *t);

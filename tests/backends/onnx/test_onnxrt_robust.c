@@ -73,6 +73,10 @@ static void check_hostile_graphs(void)
         {"Tile", {1, 2}, 2, SLEAPC_ERR_UNSUPPORTED, "(Tile) is not supported"},
         {"Slice", {0}, 1, SLEAPC_ERR_FORMAT, "missing"},
         {"TopK", {5}, 1, SLEAPC_ERR_FORMAT, "expects 2 inputs, 2 outputs"},
+        /* sleap-nn 0.3.5's ops: indices of another rank, mixed types, a bad axis. */
+        {"GatherElements", {0}, 1, SLEAPC_ERR_FORMAT, "indices of rank 1"},
+        {"GreaterOrEqual", {0}, 1, SLEAPC_ERR_FORMAT, "types"},
+        {"ReduceL2", {5}, 1, SLEAPC_ERR_FORMAT, "axis 5"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sleapc_status st = one_node(cases[i].op, cases[i].k, cases[i].nk, NULL);
