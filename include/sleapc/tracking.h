@@ -43,6 +43,8 @@ typedef struct sleapc_tracking_opts {
     double tracking_clean_iou_threshold;    /* 0 */
     int max_instances; /* --max_instances of the run (0 = none): derives the target
                           count and max_tracks as sleap-nn's CLI does */
+    sleapc_compat compat; /* DEFAULT: the newest sleap-nn release followed (as the
+                             predictor's compat; docs/compatibility.md) */
 } sleapc_tracking_opts;
 
 SLEAPC_API sleapc_tracking_opts sleapc_tracking_opts_default(void);

@@ -72,6 +72,7 @@ class TrackingOpts(ctypes.Structure):
         ("tracking_clean_instance_count", ctypes.c_int),
         ("tracking_clean_iou_threshold", ctypes.c_double),
         ("max_instances", ctypes.c_int),
+        ("compat", ctypes.c_int),
     ]
 
 

@@ -366,6 +366,7 @@ class Predictor:
             raise ValueError("Predictor is closed")
         path = os.fspath(path)
         t, f, keep = tracking_opts(tracking, self.max_instances)
+        t.compat = self._compat
         if tracking:
             raise TypeError(f"predict_video: unknown option {sorted(tracking)[0]!r}")
         filtered = any(getattr(f, n) != getattr(lib.sleapc_filter_opts_default(), n)

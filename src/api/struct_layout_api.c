@@ -83,7 +83,7 @@ STRUCT(sleapc_tracking_opts, FIELD(sleapc_tracking_opts, struct_size),
        FIELD(sleapc_tracking_opts, tracking_pre_cull_iou_threshold),
        FIELD(sleapc_tracking_opts, tracking_clean_instance_count),
        FIELD(sleapc_tracking_opts, tracking_clean_iou_threshold),
-       FIELD(sleapc_tracking_opts, max_instances))
+       FIELD(sleapc_tracking_opts, max_instances), FIELD(sleapc_tracking_opts, compat))
 STRUCT(sleapc_filter_opts, FIELD(sleapc_filter_opts, struct_size),
        FIELD(sleapc_filter_opts, filter_overlapping),
        FIELD(sleapc_filter_opts, filter_overlapping_method),

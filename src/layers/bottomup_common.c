@@ -46,8 +46,9 @@ static sleapc_status reserve(sleapc_peak_list *pl, int64_t bound)
 }
 
 sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const sleapc_convention *cv,
-                                     const float *cms, int64_t b, int64_t c, int64_t h, int64_t w,
-                                     double threshold, int refine_k, int stride)
+                                     bool flat_tops, const float *cms, int64_t b, int64_t c,
+                                     int64_t h, int64_t w, double threshold, int refine_k,
+                                     int stride)
 {
     int64_t bound = sleapc__peaks_local_max_count(b, c, h, w);
     if (bound < 0)
@@ -55,8 +56,8 @@ sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const sleapc_conventi
     sleapc_status st = reserve(pl, bound);
     if (st)
         return st;
-    st = cv->find_local(cms, b, c, h, w, threshold, refine_k, pl->cap, pl->peaks, pl->vals,
-                        pl->sample_inds, pl->channel_inds, &pl->n);
+    st = cv->find_local(cms, b, c, h, w, threshold, refine_k, flat_tops, pl->cap, pl->peaks,
+                        pl->vals, pl->sample_inds, pl->channel_inds, &pl->n);
     if (st)
         return st;
     sleapc__coords_undo_stride(pl->peaks, pl->n, stride);
@@ -104,8 +105,9 @@ sleapc_status sleapc__bottomup_stage_peaks(sleapc_stage *stage, sleapc_peak_list
     if (st)
         return st;
     const sleapc_tensor *t = *cms;
-    return sleapc__peak_list_find(pl, stage->convention, t->data, b, t->shape[1], t->shape[2],
-                                  t->shape[3], threshold, refine_k, stride);
+    return sleapc__peak_list_find(pl, stage->convention, stage->flat_tops, t->data, b,
+                                  t->shape[1], t->shape[2], t->shape[3], threshold, refine_k,
+                                  stride);
 }
 
 sleapc_grouping_opts sleapc__bottomup_grouping_opts(const sleapc_predictor_opts *o)

@@ -25,11 +25,12 @@ typedef struct sleapc_peak_list {
 } sleapc_peak_list;
 
 /* Local peaks of cms (b, c, h, w) as convention cv finds and refines them
- * (refine_k: see peaks.h, peaks_sleap1.h), multiplied by stride. The arrays
- * grow as needed and are reused. */
+ * (refine_k: see peaks.h, peaks_sleap1.h; flat_tops: the stage's), multiplied
+ * by stride. The arrays grow as needed and are reused. */
 sleapc_status sleapc__peak_list_find(sleapc_peak_list *pl, const sleapc_convention *cv,
-                                     const float *cms, int64_t b, int64_t c, int64_t h, int64_t w,
-                                     double threshold, int refine_k, int stride);
+                                     bool flat_tops, const float *cms, int64_t b, int64_t c,
+                                     int64_t h, int64_t w, double threshold, int refine_k,
+                                     int stride);
 void sleapc__peak_list_free(sleapc_peak_list *pl);
 
 /* Run the stage on frames and find the peaks of its MultiInstanceConfmapsHead

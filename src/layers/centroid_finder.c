@@ -107,8 +107,8 @@ static sleapc_status host_peaks(sleapc_centroid_finder *f, int64_t b, int64_t *n
     if (st)
         return st;
     return f->stage.convention->find_local(cms->data, b, cms->shape[1], mh, mw, f->threshold,
-                                           f->refine_k, f->cap, f->peaks, f->vals,
-                                           f->sample_inds, f->channel_inds, n_peaks);
+                                           f->refine_k, f->stage.flat_tops, f->cap, f->peaks,
+                                           f->vals, f->sample_inds, f->channel_inds, n_peaks);
 }
 
 sleapc_status sleapc__centroid_finder_run(sleapc_centroid_finder *f, const uint8_t *frames,

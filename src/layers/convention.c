@@ -115,6 +115,17 @@ static void crop_origins(const float *bboxes, int64_t k0, int64_t n, int64_t cro
                              &origins[2 * k + 1]);
 }
 
+/* 0.3.5's local peaks, or 0.3.3's strict maxima. */
+static sleapc_status find_local(const float *cms, int64_t s, int64_t c, int64_t h, int64_t w,
+                                double threshold, int refine_k, bool flat_tops, int64_t capacity,
+                                float *peaks, float *vals, int32_t *sample_inds,
+                                int32_t *channel_inds, int64_t *n_found)
+{
+    return (flat_tops ? sleapc__peaks_find_local_flat : sleapc__peaks_find_local)(
+        cms, s, c, h, w, threshold, refine_k, capacity, peaks, vals, sample_inds, channel_inds,
+        n_found);
+}
+
 /* sleapc__grouping_pack cuts to max_instances itself. */
 static void bottomup_keep(sleapc_grouping_result *r, int64_t max_instances)
 {
@@ -131,7 +142,7 @@ const sleapc_convention sleapc__convention_sleap_nn = {
     .crop_source_plan = crop_source_plan,
     .crop_source = sleapc__preprocess_run_u8,
     .find_global = sleapc__peaks_find_global,
-    .find_local = sleapc__peaks_find_local,
+    .find_local = find_local,
     .undo_input_scale = sleapc__coords_undo_input_scale,
     .global_scores = no_scores,
     .unfound_scores = keep_values,

@@ -52,8 +52,11 @@ typedef struct sleapc_convention {
     /* ---- Peaks and coordinates (peaks.h, peaks_sleap1.h, coords.h) ---- */
     sleapc_status (*find_global)(const float *cms, int64_t s, int64_t c, int64_t h, int64_t w,
                                  double threshold, int refine_k, float *peaks, float *vals);
+    /* flat_tops: sleap-nn 0.3.5's flat-topped peaks (peaks.h), the run's
+     * compat choice (stage.h); SLEAP 1.x's finder ignores it. */
     sleapc_status (*find_local)(const float *cms, int64_t s, int64_t c, int64_t h, int64_t w,
-                                double threshold, int refine_k, int64_t capacity, float *peaks,
+                                double threshold, int refine_k, bool flat_tops,
+                                int64_t capacity, float *peaks,
                                 float *vals, int32_t *sample_inds, int32_t *channel_inds,
                                 int64_t *n_found);
     void (*undo_input_scale)(float *xy, int64_t n, double input_scale);

@@ -143,6 +143,17 @@ static void bottomup_keep(sleapc_grouping_result *r, int64_t max_instances)
         r->n_instances = max_instances;
 }
 
+/* SLEAP 1.x keeps strict maxima whatever sleap-nn release is chosen. */
+static sleapc_status find_local(const float *cms, int64_t s, int64_t c, int64_t h, int64_t w,
+                                double threshold, int refine_k, bool flat_tops, int64_t capacity,
+                                float *peaks, float *vals, int32_t *sample_inds,
+                                int32_t *channel_inds, int64_t *n_found)
+{
+    (void)flat_tops;
+    return sleapc__peaks_sleap1_find_local(cms, s, c, h, w, threshold, refine_k, capacity, peaks,
+                                           vals, sample_inds, channel_inds, n_found);
+}
+
 const sleapc_convention sleapc__convention_sleap1 = {
     .name = "SLEAP 1.x",
     .preprocess_opts = preprocess_opts,
@@ -152,7 +163,7 @@ const sleapc_convention sleapc__convention_sleap1 = {
     .crop_source_plan = crop_source_plan,
     .crop_source = sleapc__preprocess_tf_run_u8,
     .find_global = sleapc__peaks_sleap1_find_global,
-    .find_local = sleapc__peaks_sleap1_find_local,
+    .find_local = find_local,
     .undo_input_scale = sleapc__coords_undo_input_scale_sleap1,
     .global_scores = global_scores,
     .unfound_scores = unfound_scores,

@@ -9,6 +9,7 @@
 #include "backends/bf16_policy.h"
 #include "layers/bf16_fragility.h"
 #include "core/alloc.h"
+#include "core/compat.h"
 #include "core/dtype.h"
 #include "core/error.h"
 
@@ -35,6 +36,7 @@ sleapc_status sleapc__stage_init(sleapc_stage *s, const sleapc_model *m,
     s->bf16_moved = -1;
     s->peak_threshold = (float)o->peak_threshold;
     s->n_threads = o->n_threads;
+    s->flat_tops = !sleapc__compat_is_0_3_3(o->compat);
     sleapc_backend_opts bo = {.n_threads = o->n_threads, .precision = o->precision,
                               .device = o->device, .conv = o->conv};
     sleapc_status st = sleapc__backend_create(o->backend, &m->graph, &bo, &s->be);

@@ -33,6 +33,8 @@ typedef struct sleapc_stage {
                                        < 0 until measured */
     float peak_threshold;           /* the layer's, for that estimate */
     int n_threads;                  /* the predictor's, for a backend made later */
+    bool flat_tops;                 /* local peaks as sleap-nn 0.3.5 finds them (peaks.h);
+                                       false under compat 0.3.3 */
 } sleapc_stage;
 
 /* Create the backend for m (o: backend, threads, precision), warm it up on a small input and check it returns

@@ -16,7 +16,9 @@ bool sleapc__stage_device_local_peaks(sleapc_stage *s, const char *head, double 
                                       int refine_k, int64_t *channels)
 {
     const sleapc_tensor *maps = sleapc__tensor_map_get(&s->out, head);
-    if (!s->convention->device_global_peaks || !maps || maps->ndim != 4 ||
+    /* The device finders keep strict maxima only (0.3.3's rule); 0.3.5's
+     * flat tops are found on the host. */
+    if (!s->convention->device_global_peaks || s->flat_tops || !maps || maps->ndim != 4 ||
         sleapc__backend_device_local_peaks(s->be, head, threshold, refine_k,
                                            SLEAPC_DEVICE_PEAKS_PER_MAP) != SLEAPC_OK)
         return false;

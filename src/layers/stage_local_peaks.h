@@ -26,7 +26,9 @@ bool sleapc__stage_device_local_peaks_due(const sleapc_stage *s);
  * sleapc__peaks_find_local would: true when it will (*channels: the head's
  * channel count, from the last run), false when the layer finds them on
  * the host. Like sleapc__stage_device_global_peaks, only a convention whose
- * peak finding is peaks.c's asks (not SLEAP 1.x). */
+ * peak finding is peaks.c's asks (not SLEAP 1.x), and only for 0.3.3's
+ * strict maxima: the device finders do not know 0.3.5's flat tops, so under
+ * 0.3.5 (s->flat_tops) the host finds them. */
 bool sleapc__stage_device_local_peaks(sleapc_stage *s, const char *head, double threshold,
                                       int refine_k, int64_t *channels);
 

@@ -21,6 +21,7 @@
 #include "../../tools/cli/predict_run.c"
 #include "../../tools/cli/predict_usage.c"
 #include "../../tools/cli/suggest.c"
+#include "../../tools/cli/tracker_choice_args.c"
 #include "../../tools/cli/tracking_args.c"
 #define usage predict_usage
 #include "../../tools/cli/cmd_predict.c"

@@ -7,6 +7,7 @@
 
 #include "core/alloc.h"
 #include "io/config/model_config.h"
+#include "io/config/model_heads.h"
 #include "test_util.h"
 
 static bool str_eq(const char *a, const char *b)
@@ -197,6 +198,50 @@ static const char *skeleton_yaml =
     "    - [wingR, wingL]\n";
 
 /* Nulls resolve to the skeleton; symmetries in both spellings; scale list. */
+/* centroid.confmaps.use_sigmoid_activation (sleap-nn 0.3.5, heads.py
+ * CentroidConfmapsHead.activation): the centroid head ends in a sigmoid; off
+ * when absent, as in sleap-nn; not a boolean: an error naming the key. */
+static void test_centroid_sigmoid(void)
+{
+    static const char *const values[] = {"true", "false", NULL};
+    for (int k = 0; k < 3; k++) {
+        char text[4096], line[128] = "";
+        if (values[k])
+            snprintf(line, sizeof line, ", use_sigmoid_activation: %s", values[k]);
+        snprintf(text, sizeof text,
+                 "%smodel_config:\n"
+                 "  backbone_config: {unet: {filters: 8, max_stride: 8}}\n"
+                 "  head_configs:\n"
+                 "    centroid:\n"
+                 "      confmaps: {anchor_part: thorax, sigma: 2.5, output_stride: 2%s}\n",
+                 skeleton_yaml, line);
+        sleapc_model_config c;
+        CHECK_OK(sleapc__config_read_yaml(write_tmp("sigmoid.yaml", text), &c));
+        const bool want = k == 0;
+        sleapc_head_spec h[4];
+        CHECK(sleapc__heads_for_config(&c, h) == 1);
+        CHECK_MSG(c.confmaps_sigmoid == want &&
+                      h[0].act == (want ? SLEAPC_ACT_SIGMOID : SLEAPC_ACT_NONE),
+                  "use_sigmoid_activation %s: sigmoid %d", values[k] ? values[k] : "absent",
+                  c.confmaps_sigmoid);
+        sleapc__model_config_clear(&c);
+    }
+    char text[4096];
+    snprintf(text, sizeof text,
+             "%smodel_config:\n"
+             "  backbone_config: {unet: {filters: 8, max_stride: 8}}\n"
+             "  head_configs:\n"
+             "    centroid:\n"
+             "      confmaps: {anchor_part: thorax, use_sigmoid_activation: sometimes}\n",
+             skeleton_yaml);
+    sleapc_model_config c;
+    sleapc_status st = sleapc__config_read_yaml(write_tmp("sigmoid_bad.yaml", text), &c);
+    CHECK_MSG(st != SLEAPC_OK && strstr(sleapc_last_error(), "use_sigmoid_activation"),
+              "not a boolean: %s", sleapc_last_error());
+    if (!st)
+        sleapc__model_config_clear(&c);
+}
+
 static void test_synthetic(void)
 {
     char text[4096];
@@ -421,6 +466,7 @@ int main(void)
     test_bench_configs();
     test_generated_configs();
     test_synthetic();
+    test_centroid_sigmoid();
     test_corrupt();
     test_alloc_failures(
         test_data_path("sleap-nn-assets/model_ckpts/minimal_instance_multiclass_centered_instance/"

@@ -50,6 +50,7 @@ static int run_case(const char *dir)
     const int n_nodes = tracking_case_n_nodes(input);
     const bool ok_opts = tracking_case_options(options, &o);
     CHECK_MSG(ok_opts, "%s: options.json not understood", dir);
+    o.keep_infeasible = true; /* sleap-nn 0.3.3's data (docs/compatibility.md, #745) */
     tracking_case_frames *frames = NULL;
     if (o.use_flow) {
         frames = tracking_case_frames_open(test_data_path("sleap-assets/tracks/clip.mp4"));

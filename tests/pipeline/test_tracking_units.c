@@ -3,7 +3,8 @@
  * list(set(...)) for these insertion orders), the None pseudo-track of
  * sleap-nn's fixed window (spec tracking.md §9.1, traced by hand through
  * sleap-nn's FixedWindowCandidates), and the pre-cull keeping the best
- * instances (sleapc's documented difference, §9.3); a crowded frame (the
+ * instances (sleapc's documented difference, §9.3); the infinite-cost
+ * pairings of sleap-nn 0.3.5 (#745) and 0.3.3; a crowded frame (the
  * tracker's scratch lives on the heap, not the stack) and every allocation
  * failing in turn. */
 #include <math.h>
@@ -90,6 +91,99 @@ static void test_none_pseudo_track(void)
     CHECK(step(t, 2, f2, NULL, 2, track) == 1 && track[0] == 0 && track[1] == -1);
     CHECK(sleapc__tracker_n_tracks(t) == 1);
     sleapc__tracker_destroy(t);
+}
+
+/* One frame through t with its tracking scores. */
+static void step_scores(sleapc_tracker *t, int64_t idx, const double *pts, int n, int *track,
+                        double *ts)
+{
+    int out[8];
+    sleapc_track_frame_in in = {.frame_idx = idx, .n_insts = n, .points = pts};
+    sleapc_track_frame_out o = {.out = out, .track = track, .tracking_score = ts};
+    CHECK_OK(sleapc__tracker_track_frame(t, &in, &o));
+}
+
+/* An infinite-cost pairing (sleap-nn #745): with min_match_points 1, a track
+ * whose only candidate has 1 visible point gets a NaN score (cost +inf) from
+ * every detection. The Hungarian matcher still pairs a detection with it.
+ * 0.3.3 keeps the pairing (score -inf); 0.3.5 drops it when the detection
+ * can start a track (enough points, and a free track under max_tracks), so
+ * it does with score 1. sleap-nn 0.3.5's Tracker, run on these frames, gives
+ * the tracks checked here. */
+static void run_infeasible(sleapc_track_candidates cand, int max_tracks, bool keep_infeasible,
+                           int want_track, double want_score)
+{
+    sleapc_tracker_opts o = sleapc__tracker_opts_default();
+    o.min_match_points = 1;
+    o.candidates = cand;
+    o.max_tracks = max_tracks;
+    o.keep_infeasible = keep_infeasible;
+    sleapc_tracker *t = NULL;
+    CHECK_OK(sleapc__tracker_create(&o, 2, &t));
+    if (!t)
+        return;
+    int track[2];
+    double ts[2];
+    /* frame 0: A, and B with its head only: tracks 0 and 1 */
+    const double f0[] = {10, 10, 20, 20, 100, 100, NAN, NAN};
+    step_scores(t, 0, f0, 2, track, ts);
+    CHECK(track[0] == 0 && track[1] == 1);
+    /* frame 1: both whole; track 1's candidate (B) has too few points */
+    const double f1[] = {11, 11, 21, 21, 101, 101, 111, 111};
+    step_scores(t, 1, f1, 2, track, ts);
+    CHECK_MSG(track[0] == 0 && isfinite(ts[0]), "candidates %d max_tracks %d: A on %d", cand,
+              max_tracks, track[0]);
+    CHECK_MSG(track[1] == want_track && ts[1] == want_score,
+              "candidates %d max_tracks %d keep %d: B on %d score %g, want %d score %g", cand,
+              max_tracks, keep_infeasible, track[1], ts[1], want_track, want_score);
+    CHECK(sleapc__tracker_n_tracks(t) == (want_track == 2 ? 3 : 2));
+    sleapc__tracker_destroy(t);
+}
+
+/* A detection that cannot start a track keeps the forced pairing, so it is
+ * never dropped from the output; one that can, later, starts one. */
+static void test_infeasible_forced(void)
+{
+    sleapc_tracker_opts o = sleapc__tracker_opts_default();
+    o.window_size = 1;
+    o.min_match_points = 1;
+    o.min_new_track_points = 1;
+    sleapc_tracker *t = NULL;
+    CHECK_OK(sleapc__tracker_create(&o, 2, &t));
+    if (!t)
+        return;
+    int track[2];
+    double ts[2];
+    const double f0[] = {10, 10, 20, 20, 100, 100, 110, 110};
+    step_scores(t, 0, f0, 2, track, ts);
+    /* frame 1: B's thorax lost; it still matches track 1 (B had 2 points) */
+    const double f1[] = {11, 11, 21, 21, 101, 101, NAN, NAN};
+    step_scores(t, 1, f1, 2, track, ts);
+    CHECK(track[1] == 1 && isfinite(ts[1]));
+    /* frame 2: track 1's candidate now has 1 point: infinite cost, and the
+     * 1-point detection cannot start a track: the pairing stands */
+    const double f2[] = {12, 12, 22, 22, 102, 102, NAN, NAN};
+    step_scores(t, 2, f2, 2, track, ts);
+    CHECK_MSG(track[1] == 1 && ts[1] == -INFINITY, "forced: track %d score %g", track[1],
+              ts[1]);
+    /* frame 3: whole again, so it can start a track: it does */
+    const double f3[] = {13, 13, 23, 23, 103, 103, 113, 113};
+    step_scores(t, 3, f3, 2, track, ts);
+    CHECK_MSG(track[1] == 2 && ts[1] == 1.0, "dropped: track %d score %g", track[1], ts[1]);
+    sleapc__tracker_destroy(t);
+}
+
+static void test_infeasible_pairs(void)
+{
+    run_infeasible(SLEAPC_TRACK_FIXED_WINDOW, -1, false, 2, 1.0);
+    run_infeasible(SLEAPC_TRACK_LOCAL_QUEUES, -1, false, 2, 1.0);
+    run_infeasible(SLEAPC_TRACK_LOCAL_QUEUES, 3, false, 2, 1.0);
+    /* max_tracks 2: no free track, so the pairing stands */
+    run_infeasible(SLEAPC_TRACK_LOCAL_QUEUES, 2, false, 1, -INFINITY);
+    /* 0.3.3 */
+    run_infeasible(SLEAPC_TRACK_FIXED_WINDOW, -1, true, 1, -INFINITY);
+    run_infeasible(SLEAPC_TRACK_LOCAL_QUEUES, -1, true, 1, -INFINITY);
+    test_infeasible_forced();
 }
 
 static void test_pre_cull_keeps_best(void)
@@ -215,6 +309,7 @@ int main(void)
     test_out_of_memory();
     test_set_order();
     test_none_pseudo_track();
+    test_infeasible_pairs();
     test_pre_cull_keeps_best();
     test_refusals();
     return test_finish();

@@ -96,6 +96,10 @@ int cli_parse_frames(const char *spec, int64_t n_frames, int64_t **out, int64_t 
 int cli_tracking_option(int argc, char **argv, int *i, sleapc_tracking_opts *t,
                         sleapc_filter_opts *f);
 void cli_tracking_usage(void);
+/* sleap-nn 0.3.5's --tracker and MOT options (tracker_choice_args.c), as
+ * cli_tracking_option: the classic tracker's choice and the options at their
+ * defaults are taken, the rest refused with the reason. */
+int cli_tracker_choice_option(int argc, char **argv, int *i);
 
 /* Check an output path before any work: its folder exists and takes a new
  * file, it is not one of the inputs (NULL entries skipped) and not a folder

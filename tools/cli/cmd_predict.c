@@ -145,6 +145,7 @@ static int check_options(cli_predict_args *a)
     if (a->compat && sleapc_compat_parse(a->compat, &a->o.compat))
         return cli_error("--compat: %s", sleapc_last_error());
     a->tracking.max_instances = a->o.max_instances;
+    a->tracking.compat = a->o.compat;
     if (sleapc_tracking_opts_check(&a->tracking, &a->filters, 0))
         return cli_lib_error();
     a->o.ensure_rgb = a->ensure_rgb;

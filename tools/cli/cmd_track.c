@@ -21,6 +21,8 @@ static int usage(void)
            "                               predictions .json\n"
            "  -o, --output_path OUTPUT     .slp, .h5 (analysis), .csv or .json; repeatable\n"
            "  --quiet                      no summary line\n"
+           "  --compat V                   0.3.5 | 0.3.3 (0.3.5): the sleap-nn release whose\n"
+           "                               tracker is reproduced (docs/compatibility.md)\n"
            "\n"
            "Tracking is on unless --no_tracking (then only the filters run).\n\n");
     cli_tracking_usage();
@@ -70,6 +72,12 @@ int cmd_track(int argc, char **argv)
                 return 1;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             quiet = true;
+        } else if (cli_is_option(a, "compat", NULL)) {
+            const char *v = cli_option_value(argc, argv, &i, "compat");
+            if (!v)
+                return 1;
+            if (sleapc_compat_parse(v, &t.compat))
+                return cli_error("--compat: %s", sleapc_last_error());
         } else if (strcmp(a, "--no_tracking") == 0) {
             no_tracking = true;
         } else {

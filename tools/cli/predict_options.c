@@ -337,7 +337,9 @@ int cli_predict_parse(int argc, char **argv, cli_predict_args *a)
         if (r < 0)
             return unknown_option(arg);
         const opt_row *row = &opts[r];
-        bool repeatable = row->kind == OPT_MODEL || row->kind == OPT_INPUT || row->kind == OPT_FORMAT;
+        /* --frames given twice: the last counts, as in sleap-nn (click). */
+        bool repeatable = row->kind == OPT_MODEL || row->kind == OPT_INPUT ||
+                          row->kind == OPT_FORMAT || strcmp(row->name, "frames") == 0;
         if (a->given[r] && !repeatable)
             return cli_error("predict: --%s given twice", row->name);
         a->given[r] = 1;

@@ -36,6 +36,17 @@ void cli_tracking_usage(void)
         "  --use_flow                          shift candidates by optical flow\n"
         "  --of_img_scale X, --of_window_size N, --of_max_levels N   flow (1.0, 21, 3)\n"
         "  --use_kalman, --kf_*                not supported (sleap-nn's pykalman EM)\n"
+        "  --tracker T                         classic (sleap-nn 0.3.5's sort, bytetrack,\n"
+        "                                      ocsort, deepsort, strongsort, botsort and\n"
+        "                                      deepocsort are not yet supported)\n"
+        "  --save_embeddings none, --appearance_weight 0   accepted (sleap-nn's defaults;\n"
+        "                                      sleapc has no re-ID embeddings)\n"
+        "  --euclidean_scale X, --bbox_nms_iou X   accepted, without effect (as in sleap-nn\n"
+        "                                      without --appearance_weight, and for pose\n"
+        "                                      models)\n"
+        "  --track_buffer, --min_hits, --track_high_threshold, --track_low_threshold,\n"
+        "  --new_track_threshold, --min_match_similarity, --appearance_threshold,\n"
+        "  --mot_param, --link_tracklets       refused (MOT trackers, identity linking)\n"
         "filters before tracking (sleap-nn's; all off by default):\n"
         "  --filter_overlapping                drop overlapping instances (greedy NMS)\n"
         "  --filter_overlapping_method M       iou | oks (iou)\n"
@@ -92,6 +103,9 @@ int cli_tracking_option(int argc, char **argv, int *i, sleapc_tracking_opts *t,
         {"filter_min_centroid_distance", K_DOUBLE, &f->filter_min_centroid_distance},
     };
     const char *a = argv[*i];
+    const int mot = cli_tracker_choice_option(argc, argv, i);
+    if (mot)
+        return mot;
     /* The Kalman tracker's own settings: refused as --use_kalman is (the
      * library's check), before any work. */
     static const char *const kalman[] = {"kf_track_features", "kf_init_frame_count",

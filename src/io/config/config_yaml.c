@@ -387,7 +387,11 @@ static sleapc_status read_confmaps(sleapc_yaml_tree *t, const sleapc_yaml_ref *h
         return st;
 
     if (cfg->model_type == SLEAPC_MODEL_TYPE_CENTROID) {
-        st = new_names(t, 1, &cfg->part_names, &cfg->n_part_names);
+        /* sleap-nn 0.3.5 (heads.py CentroidConfmapsHead): a sigmoid on the
+         * head's output, trained and run as (0, 1) probabilities. */
+        st = sleapc__yaml_bool(t, &cm, "use_sigmoid_activation", false, &cfg->confmaps_sigmoid);
+        if (!st)
+            st = new_names(t, 1, &cfg->part_names, &cfg->n_part_names);
         if (!st)
             st = dup_str(t, "centroid", &cfg->part_names[0]);
         return st;

@@ -121,6 +121,8 @@ typedef struct sleapc_model_config {
     char *anchor_part;               /* owned; NULL = null */
     double confmaps_sigma;           /* 5.0 */
     int confmaps_stride;             /* 1 */
+    bool confmaps_sigmoid;           /* centroid.confmaps.use_sigmoid_activation (sleap-nn
+                                        0.3.5's focal-loss centroid head): false */
 
     /* bottomup: head_configs.bottomup.pafs */
     int n_paf_edges;

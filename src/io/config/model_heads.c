@@ -8,7 +8,8 @@ int sleapc__heads_for_config(const sleapc_model_config *cfg, sleapc_head_spec *h
         h[0] = (sleapc_head_spec){"SingleInstanceConfmapsHead", n, cfg->confmaps_stride, SLEAPC_ACT_NONE};
         return 1;
     case SLEAPC_MODEL_TYPE_CENTROID:
-        h[0] = (sleapc_head_spec){"CentroidConfmapsHead", 1, cfg->confmaps_stride, SLEAPC_ACT_NONE};
+        h[0] = (sleapc_head_spec){"CentroidConfmapsHead", 1, cfg->confmaps_stride,
+                                  cfg->confmaps_sigmoid ? SLEAPC_ACT_SIGMOID : SLEAPC_ACT_NONE};
         return 1;
     case SLEAPC_MODEL_TYPE_CENTERED_INSTANCE:
         h[0] = (sleapc_head_spec){"CenteredInstanceConfmapsHead", n, cfg->confmaps_stride, SLEAPC_ACT_NONE};

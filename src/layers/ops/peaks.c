@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
+#include "layers/ops/peaks_flat_top.h"
 
 #define MAX_PATCH_VALUES (SLEAPC_PEAKS_MAX_PATCH * SLEAPC_PEAKS_MAX_PATCH)
 
@@ -191,10 +192,25 @@ static bool strict_local_max(const float *map, int64_t h, int64_t w, int64_t y, 
     return true;
 }
 
-sleapc_status sleapc__peaks_find_local(const float *cms, int64_t s, int64_t c, int64_t h, int64_t w,
-                                       double threshold, int refine_k, int64_t capacity,
-                                       float *peaks, float *vals, int32_t *sample_inds,
-                                       int32_t *channel_inds, int64_t *n_found)
+/* One local peak at grid (x, y) into slot n: its point (x, y) + (dx, dy) in
+ * float32, or refined around the pixel that point floors to (sleap-nn
+ * refines a flat top's fractional peak on the pixel grid that way). */
+static sleapc_status put_local(const float *map, int64_t h, int64_t w, int refine_k, int64_t x,
+                               int64_t y, float dx, float dy, float *pk)
+{
+    pk[0] = (float)x + dx;
+    pk[1] = (float)y + dy;
+    if (refine_k == 0)
+        return SLEAPC_OK;
+    return sleapc__peaks_refine_integral(map, h, w, refine_k, (int64_t)floorf(pk[0]),
+                                         (int64_t)floorf(pk[1]), &pk[0], &pk[1]);
+}
+
+/* find_local_peaks of 0.3.3 (strict maxima) or of 0.3.5 (flat_tops). */
+static sleapc_status find_local(const float *cms, int64_t s, int64_t c, int64_t h, int64_t w,
+                                double threshold, int refine_k, bool flat_tops, int64_t capacity,
+                                float *peaks, float *vals, int32_t *sample_inds,
+                                int32_t *channel_inds, int64_t *n_found)
 {
     int64_t numel;
     if (!n_found || !sizes_ok(s, c, h, w, &numel) || (numel > 0 && !cms) || capacity < 0 ||
@@ -212,19 +228,16 @@ sleapc_status sleapc__peaks_find_local(const float *cms, int64_t s, int64_t c, i
                 for (int64_t ch = 0; ch < c; ch++) {
                     const float *map = cms + (b * c + ch) * h * w;
                     const float v = map[y * w + x];
-                    if (!(v > thr) || !strict_local_max(map, h, w, y, x))
+                    float dx = 0.0f, dy = 0.0f;
+                    if (!(v > thr) ||
+                        !(flat_tops ? sleapc__peaks_flat_top(map, h, w, y, x, &dx, &dy)
+                                    : strict_local_max(map, h, w, y, x)))
                         continue;
                     if (n < capacity) {
-                        float *pk = peaks + 2 * n;
-                        if (refine_k > 0) {
-                            sleapc_status st = sleapc__peaks_refine_integral(map, h, w, refine_k, x,
-                                                                             y, &pk[0], &pk[1]);
-                            if (st)
-                                return sleapc__wrap(st, "find local peaks");
-                        } else {
-                            pk[0] = (float)x;
-                            pk[1] = (float)y;
-                        }
+                        sleapc_status st =
+                            put_local(map, h, w, refine_k, x, y, dx, dy, peaks + 2 * n);
+                        if (st)
+                            return sleapc__wrap(st, "find local peaks");
                         vals[n] = v;
                         sample_inds[n] = (int32_t)b;
                         channel_inds[n] = (int32_t)ch;
@@ -236,4 +249,23 @@ sleapc_status sleapc__peaks_find_local(const float *cms, int64_t s, int64_t c, i
     }
     *n_found = n;
     return SLEAPC_OK;
+}
+
+sleapc_status sleapc__peaks_find_local(const float *cms, int64_t s, int64_t c, int64_t h, int64_t w,
+                                       double threshold, int refine_k, int64_t capacity,
+                                       float *peaks, float *vals, int32_t *sample_inds,
+                                       int32_t *channel_inds, int64_t *n_found)
+{
+    return find_local(cms, s, c, h, w, threshold, refine_k, false, capacity, peaks, vals,
+                      sample_inds, channel_inds, n_found);
+}
+
+sleapc_status sleapc__peaks_find_local_flat(const float *cms, int64_t s, int64_t c, int64_t h,
+                                            int64_t w, double threshold, int refine_k,
+                                            int64_t capacity, float *peaks, float *vals,
+                                            int32_t *sample_inds, int32_t *channel_inds,
+                                            int64_t *n_found)
+{
+    return find_local(cms, s, c, h, w, threshold, refine_k, true, capacity, peaks, vals,
+                      sample_inds, channel_inds, n_found);
 }

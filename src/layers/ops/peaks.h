@@ -1,5 +1,6 @@
 /* Peak finding on confidence maps, mirroring sleap-nn inference/ops/peaks.py:
- * global peaks (one per sample x channel), local peaks (strict 3x3 maxima),
+ * global peaks (one per sample x channel), local peaks (3x3 maxima: strict in
+ * sleap-nn 0.3.3, a flat top of up to 2x2 counted once in 0.3.5),
  * and integral sub-pixel refinement.
  *
  * Maps are (S, C, H, W) float32, C order. Peaks are (x, y) = (column, row) in
@@ -40,14 +41,17 @@ sleapc_status sleapc__peaks_find_global(const float *cms, int64_t s, int64_t c, 
                                         int64_t w, double threshold, int refine_k, float *peaks,
                                         float *vals);
 
-/* An upper bound on the number of local peaks of (s, c, h, w) maps (strict
- * maxima cannot touch, so each 2x2 block holds at most one), for sizing the
- * output arrays once. -1 when the sizes are invalid or the bound overflows. */
+/* An upper bound on the number of local peaks of (s, c, h, w) maps (two
+ * peaks cannot touch, strict or flat-topped: of two neighbours, the later
+ * one in raster order would have to be both above and at most the earlier,
+ * so each 2x2 block holds at most one), for sizing the output arrays once.
+ * -1 when the sizes are invalid or the bound overflows. */
 int64_t sleapc__peaks_local_max_count(int64_t s, int64_t c, int64_t h, int64_t w);
 
-/* Local peaks (`find_local_peaks`): pixels strictly greater than all 8
- * neighbours (out-of-map neighbours count as -inf) and strictly greater than
- * threshold (float32). Flat plateaus give no peak. Order: sample, then row,
+/* Local peaks of sleap-nn 0.3.3's `find_local_peaks` (and of the device
+ * finders, backend.h): pixels strictly greater than all 8 neighbours
+ * (out-of-map neighbours count as -inf) and strictly greater than threshold
+ * (float32). Flat plateaus give no peak. Order: sample, then row,
  * then column, then channel (Torch `where` over (S, H, W, C)). Peaks are
  * refined when refine_k > 0; values are the grid values.
  * capacity: room in the output arrays; the first min(total, capacity) peaks
@@ -60,5 +64,17 @@ sleapc_status sleapc__peaks_find_local(const float *cms, int64_t s, int64_t c, i
                                        double threshold, int refine_k, int64_t capacity,
                                        float *peaks, float *vals, int32_t *sample_inds,
                                        int32_t *channel_inds, int64_t *n_found);
+
+/* Local peaks of sleap-nn 0.3.5's `find_local_peaks` (#781): as above, but a
+ * flat top of equal pixels that fits in a 2x2 block is one peak, found at its
+ * first pixel in raster order and placed at the mean of its pixels'
+ * coordinates (peaks_flat_top.h); a wider top, or one touching a higher
+ * pixel, gives none. With refine_k > 0 a fractional peak is refined around
+ * the pixel it floors to, as sleap-nn does. Same arguments and order. */
+sleapc_status sleapc__peaks_find_local_flat(const float *cms, int64_t s, int64_t c, int64_t h,
+                                            int64_t w, double threshold, int refine_k,
+                                            int64_t capacity, float *peaks, float *vals,
+                                            int32_t *sample_inds, int32_t *channel_inds,
+                                            int64_t *n_found);
 
 #endif

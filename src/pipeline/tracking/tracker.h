@@ -64,6 +64,10 @@ typedef struct sleapc_tracker_opts {
     double of_img_scale;                /* 1.0 */
     int of_window_size;                 /* 21 */
     int of_max_levels;                  /* 3 */
+    bool keep_infeasible;               /* false: a pairing at infinite cost (no usable
+                                           candidate) is dropped when the detection can
+                                           start a track instead (sleap-nn 0.3.5, #745);
+                                           true: it stands, score -inf (0.3.3) */
 } sleapc_tracker_opts;
 
 sleapc_tracker_opts sleapc__tracker_opts_default(void);

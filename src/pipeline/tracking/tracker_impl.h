@@ -69,6 +69,13 @@ sleapc_status sleapc__tracker_set_copy(sleapc_tracker *t, inst_set *dst, const i
 sleapc_status sleapc__tracker_grow(void **p, int64_t *cap, int64_t need, size_t elem);
 /* Scores the current frame against n_cols columns into t->cost. */
 sleapc_status sleapc__tracker_score_columns(sleapc_tracker *t, int n_cols, const uint8_t *gray);
+/* sleap-nn 0.3.5's Tracker.assign_tracks gate (#745, tracker_infeasible.c):
+ * drops from the matcher's n_pairs pairs (t->rows, t->cols over t->cost of
+ * n_cols columns) those at a non-finite cost whose detection can start a
+ * track instead; the others stand. slots: tracks the store may still create
+ * (-1 = no cap). Returns the pairs left, in order. Nothing dropped when
+ * t->o.keep_infeasible (0.3.3). */
+int sleapc__tracker_drop_infeasible(sleapc_tracker *t, int n_cols, int n_pairs, int64_t slots);
 /* The two candidate stores (tracker_stores.c): match the current frame,
  * give it tracks, store it; order: the instances kept, in output order. */
 sleapc_status sleapc__tracker_track_window(sleapc_tracker *t, const uint8_t *gray, int *order,

@@ -27,6 +27,7 @@ sleapc_tracker_opts sleapc__tracker_opts_default(void)
         .of_img_scale = 1.0,
         .of_window_size = 21,
         .of_max_levels = 3,
+        .keep_infeasible = false,
     };
     return o;
 }

@@ -89,6 +89,7 @@ sleapc_status sleapc__tracker_track_window(sleapc_tracker *t, const uint8_t *gra
                                  &n_pairs);
         if (st)
             return st;
+        n_pairs = sleapc__tracker_drop_infeasible(t, n_cols, n_pairs, -1); /* no cap */
         for (int k = 0; k < n_pairs; k++) {
             t->cur.track[t->rows[k]] = t->col_track[t->cols[k]];
             t->cur_tscore[t->rows[k]] = -t->cost[(int64_t)t->rows[k] * n_cols + t->cols[k]];
@@ -180,6 +181,11 @@ sleapc_status sleapc__tracker_track_queues(sleapc_tracker *t, const uint8_t *gra
         sleapc__track_match(t->o.matching, t->cost, n, n_cols, &t->mws, t->rows, t->cols, &n_pairs);
     if (st)
         return st;
+    /* LocalQueueCandidates.available_new_tracks: ids run 0 .. n_queues - 1. */
+    const int64_t slots = t->o.max_tracks < 0                 ? -1
+                          : t->o.max_tracks > t->n_queues ? t->o.max_tracks - t->n_queues
+                                                              : 0;
+    n_pairs = sleapc__tracker_drop_infeasible(t, n_cols, n_pairs, slots);
     for (int k = 0; k < n_pairs; k++) {
         t->cur.track[t->rows[k]] = t->cols[k];
         t->cur_tscore[t->rows[k]] = -t->cost[(int64_t)t->rows[k] * n_cols + t->cols[k]];

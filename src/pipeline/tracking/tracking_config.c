@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/compat.h"
 #include "core/error.h"
 
 /* The index of s in names, or -1 (s NULL: dflt). */
@@ -32,6 +33,10 @@ sleapc_status sleapc__tracking_resolve(const sleapc_tracking_opts *t, int n_node
     static const char *const red[] = {"mean", "max", "robust_quantile"};
     static const char *const match[] = {"hungarian", "greedy"};
     *o = sleapc__tracker_opts_default();
+    if (!sleapc__compat_valid(t->compat))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "tracking: compat %d is not a sleapc_compat",
+                            (int)t->compat);
+    o->keep_infeasible = sleapc__compat_is_0_3_3(t->compat);
     if (t->use_kalman)
         return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
                             "--use_kalman is not supported: sleap-nn fits its Kalman filters "
@@ -157,6 +162,7 @@ sleapc_tracking_opts sleapc__tracking_opts_default(void)
         .tracking_clean_instance_count = 0,
         .tracking_clean_iou_threshold = 0.0,
         .max_instances = 0,
+        .compat = SLEAPC_COMPAT_DEFAULT,
     };
     return t;
 }
