@@ -41,9 +41,9 @@ void sleapc__h5_guess_chunk(int ndim, const int64_t *shape, size_t elem_size, in
 }
 
 /* The creation property list for opts (NULL: contiguous). Chunking is
- * implied by unlimited or gzip, as in h5py. A fixed axis of length 0
- * cannot be chunked (a chunk must fit in the maximum shape), so such a
- * dataset stays contiguous. */
+ * implied by unlimited or gzip, as in h5py. A fixed axis of length 0 keeps
+ * a contiguous layout, except with gzip, where h5py chunks it with the
+ * guessed chunk (1024 along that axis) and libhdf5 accepts it. */
 static hid_t creation_plist(int ndim, const int64_t *shape, size_t fsize,
                             const sleapc_h5_write_opts *o)
 {
@@ -55,7 +55,7 @@ static hid_t creation_plist(int ndim, const int64_t *shape, size_t fsize,
         goto fail;
     bool chunked = o && (o->chunked || o->unlimited || o->gzip > 0) && ndim > 0;
     for (int i = 0; chunked && i < ndim; i++)
-        if (shape[i] == 0 && !o->unlimited)
+        if (shape[i] == 0 && !o->unlimited && o->gzip <= 0)
             chunked = false;
     if (!chunked)
         return dcpl;
@@ -68,7 +68,7 @@ static hid_t creation_plist(int ndim, const int64_t *shape, size_t fsize,
     for (int i = 0; i < ndim; i++) {
         if (ch[i] < 1)
             ch[i] = 1;
-        if (!o->unlimited && ch[i] > shape[i])
+        if (!o->unlimited && ch[i] > shape[i] && shape[i] > 0)
             ch[i] = shape[i];
         hch[i] = (hsize_t)ch[i];
     }

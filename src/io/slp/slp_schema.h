@@ -11,6 +11,8 @@
 /* format_id written (SLEAP 1.x and sleap-io 0.1 write 1.2; every reader
  * accepts it; 1.4+ only adds embedded-image channel order). */
 #define SLEAPC_SLP_FORMAT_ID 1.2
+/* The sleap-io release whose file layouts the writers follow. */
+#define SLEAPC_SLEAP_IO_LAYOUT "0.9.5"
 #define SLEAPC_SLP_INSTANCE_USER 0
 #define SLEAPC_SLP_INSTANCE_PREDICTED 1
 
