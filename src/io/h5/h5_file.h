@@ -259,6 +259,12 @@ sleapc_status sleapc__h5_write_strings(sleapc_h5 *f, const char *dset, int ndim,
 /* A scalar variable-length UTF-8 string dataset (h5py's str). */
 sleapc_status sleapc__h5_write_vlen_string(sleapc_h5 *f, const char *dset, const char *s);
 
+/* A 1-D dataset of n variable-length UTF-8 strings (h5py's
+ * string_dtype()); NULL entries are written as "". opts as above. */
+sleapc_status sleapc__h5_write_vlen_strings(sleapc_h5 *f, const char *dset, int64_t n,
+                                            const char *const *strs,
+                                            const sleapc_h5_write_opts *opts);
+
 /* Write n_rows records as a 1-D compound dataset with a packed file type
  * made of fields in order (file_type or type for each member). */
 sleapc_status sleapc__h5_write_compound(sleapc_h5 *f, const char *dset,

@@ -209,3 +209,28 @@ sleapc_status sleapc__h5_write_vlen_string(sleapc_h5 *f, const char *dset, const
         H5Tclose(t);
     return st;
 }
+
+sleapc_status sleapc__h5_write_vlen_strings(sleapc_h5 *f, const char *dset, int64_t n,
+                                            const char *const *strs,
+                                            const sleapc_h5_write_opts *opts)
+{
+    if (n < 0)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "write HDF5: %s: bad shape", dset);
+    const char **rows = sleapc__calloc((size_t)n + 1, sizeof *rows);
+    if (!rows)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "write HDF5: %s: %s: out of memory", f->path, dset);
+    for (int64_t i = 0; i < n; i++)
+        rows[i] = strs[i] ? strs[i] : "";
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
+        H5Tclose(t);
+        t = H5I_INVALID_HID;
+    }
+    sleapc_h5_write_opts o = opts ? *opts : (sleapc_h5_write_opts){0};
+    o.file_type = SLEAPC_H5_TYPE_DEFAULT;
+    sleapc_status st = sleapc__h5_create_dataset(f, dset, t, t, 1, &n, rows, &o);
+    if (t >= 0)
+        H5Tclose(t);
+    sleapc__free(rows);
+    return st;
+}
