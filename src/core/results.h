@@ -33,6 +33,7 @@ typedef struct sleapc_pred_video {
     int64_t n_frames, height, width, channels;
     char *dataset;     /* images embedded in the package `filename`, else NULL */
     char *source_json; /* that package's JSON of the original video, or NULL */
+    double fps;        /* frames per second, 0 when unknown */
 } sleapc_pred_video;
 
 typedef struct sleapc_predictions {

@@ -16,6 +16,9 @@
 #include "core/error.h"
 #include "core/results.h"
 #include "core/results_spill.h"
+#include "core/suffix.h"
+#include "io/video/frame_source.h"
+#include "io/video/video_encode.h"
 #include "pipeline/predictor_impl.h"
 #include "pipeline/tracking/predictions_track.h"
 #include "pipeline/tracking/tracking_config.h"
@@ -46,6 +49,19 @@ static char *recorded_path(const char *name)
     char *copy = sleapc__strdup(real ? real : name);
     free(real);
     return copy;
+}
+
+/* The frame rate sleap-io records for a media file (its container's), 0
+ * when unknown: only regular video files are opened, never a live source;
+ * images and arrays have none. */
+static double media_fps(const char *name)
+{
+    struct stat st;
+    if (!name || !name[0] || strstr(name, "://") || stat(name, &st) != 0 ||
+        !S_ISREG(st.st_mode) || sleapc__image_file_name(name) ||
+        sleapc__ends_with_nocase(name, ".npy"))
+        return 0;
+    return sleapc__video_probe_fps(name);
 }
 
 static sleapc_status copy_header(sleapc_predictions *pr, const sleapc_predictor *p,
@@ -85,6 +101,7 @@ static sleapc_status copy_header(sleapc_predictions *pr, const sleapc_predictor 
         v->height = videos[i].height;
         v->width = videos[i].width;
         v->channels = videos[i].channels;
+        v->fps = videos[i].dataset ? 0 : media_fps(videos[i].filename);
         if (!v->filename)
             return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
         if (videos[i].dataset && !(v->dataset = sleapc__strdup(videos[i].dataset)))

@@ -1,9 +1,12 @@
-/* Analysis HDF5 and CSV writers on a small constructed prediction set:
- * shapes, transposition, track selection (SLEAP's rules: untracked
- * instances share one column without tracks and are left out with them;
- * empty tracks dropped), types, layout and attributes; the same dataset
- * set and kinds as a real SLEAP analysis export; the exact CSV text; an
- * interrupted write leaves no file. */
+/* Analysis HDF5 and CSV writers on a small constructed prediction set,
+ * against the rules of sleap-io 0.9.5's writers (save_analysis_h5, the
+ * "sleap" CSV), which replaced SLEAP 1.x's as the reference: shapes,
+ * transposition, the frame axis to the video's end, track selection
+ * (untracked instances are left out with tracks; without tracks each
+ * frame's instances fill columns track_0, track_1, ... in order; empty
+ * columns dropped), stored scores, types, gzip on every array, attributes;
+ * the same dataset set and kinds as a real SLEAP analysis export; the
+ * exact CSV text; an interrupted write leaves no file. */
 #include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
@@ -105,6 +108,7 @@ static void test_tracked(void)
 {
     sleapc_predictions pr;
     make_tracked(&pr);
+    pr.videos[0].n_frames = 6; /* the frame axis spans the whole video */
     const char *path = tmp_path("tracked.analysis.h5");
     CHECK_OK(sleapc__predictions_write_analysis_h5(&pr, path));
     sleapc_h5 *f = NULL;
@@ -113,8 +117,9 @@ static void test_tracked(void)
         fixture_free(&pr);
         return;
     }
-    /* Frames 0..2 of video 0; tracks a and b ("unused" dropped). */
-    const int64_t F = 3, T = 2, N = 2;
+    /* Frames 0..5 of video 0 (its length); tracks a and b ("unused"
+     * dropped). */
+    const int64_t F = 6, T = 2, N = 2;
     const int col_input[2] = {0, 2}; /* kept columns -> input track index */
     sleapc_h5_info info;
     double *tr = read_f64(f, "tracks", &info);
@@ -137,7 +142,9 @@ static void test_tracked(void)
     CHECK(info.cls == SLEAPC_H5_CLASS_INT && info.elem_size == 1 && !info.is_signed);
 
     /* Expected cell by cell from the inputs: for each (frame, column) the
-     * last instance of that track in the frame; untracked ones nowhere. */
+     * last instance of that track in the frame; untracked ones nowhere.
+     * Scores as stored in a .slp: 0 for an absent point, NaN for an absent
+     * tracking score. */
     for (int64_t t = 0; tr && ps && is && ts && occ && t < T; t++)
         for (int64_t fr = 0; fr < F; fr++) {
             int src = -1;
@@ -166,9 +173,7 @@ static void test_tracked(void)
                 CHECK(same(ps[(t * N + n) * F + fr], want));
             }
             double want_is = src < 0 ? NAN : pr.insts[src].score;
-            double want_ts = src < 0                               ? NAN
-                             : isnan(pr.insts[src].tracking_score) ? 0.0
-                                                                   : pr.insts[src].tracking_score;
+            double want_ts = src < 0 ? NAN : pr.insts[src].tracking_score;
             CHECK(same(is[t * F + fr], want_is) && same(ts[t * F + fr], want_ts));
         }
     sleapc__free(tr);
@@ -193,7 +198,7 @@ static void test_tracked(void)
     CHECK(info.ndim == 2 && info.shape[0] == 1 && info.shape[1] == 2 && ei && ei[0] == 0 &&
           ei[1] == 1);
     sleapc__free(ei);
-    check_string(f, "labels_path", "None");
+    check_string(f, "labels_path", "");
     check_string(f, "video_path", "videos/v0.mp4");
     check_string(f, "provenance", "{}");
     int64_t vi = -1;
@@ -213,10 +218,11 @@ static void test_tracked(void)
     CHECK_OK(sleapc__h5_attr_string(f, "/", "video_backend_metadata", &a));
     CHECK(a && strstr(a, "\"filename\": \"videos/v0.mp4\"") != NULL);
     sleapc__free(a);
-    /* sleap-io's writer stamps its format version "1.0" under this key
-     * (analysis_h5.py); which program wrote the file has a key of its own. */
+    /* sleap-io stamps its release under this key (analysis_h5.py); here the
+     * release whose layout the file follows. Which program wrote the file
+     * has a key of its own. */
     CHECK_OK(sleapc__h5_attr_string(f, "/", "sleap_io_version", &a));
-    CHECK(a && strcmp(a, "1.0") == 0);
+    CHECK(a && strcmp(a, "0.9.5") == 0);
     sleapc__free(a);
     CHECK_OK(sleapc__h5_attr_string(f, "/", "sleapc_version", &a));
     CHECK(a && strcmp(a, SLEAPC_VERSION_STRING) == 0);
@@ -242,16 +248,36 @@ static void test_untracked(void)
     sleapc_h5 *f = NULL;
     CHECK_OK(sleapc__h5_open(path, &f));
     if (f) {
-        /* One column; both instances land in it and the last one stays. */
+        /* Two columns, track_0 and track_1: instance i of the frame in
+         * column i (sleap-io 0.9.5; SLEAP 1.x kept one column). */
         sleapc_h5_info info;
         double *tr = read_f64(f, "tracks", &info);
-        CHECK(info.ndim == 4 && info.shape[0] == 1 && info.shape[3] == 2);
-        CHECK(tr && isnan(tr[0]) && tr[1] == pr.points[(1 * 2 + 0) * 2 + 0]);
+        CHECK(info.ndim == 4 && info.shape[0] == 2 && info.shape[3] == 2);
+        for (int t = 0; tr && t < 2; t++)
+            for (int n = 0; n < 2; n++)
+                for (int c = 0; c < 2; c++) {
+                    double *col = tr + ((t * 2 + c) * 2 + n) * 2;
+                    CHECK(isnan(col[0]) && col[1] == pr.points[(t * 2 + n) * 2 + c]);
+                }
         sleapc__free(tr);
-        CHECK_OK(sleapc__h5_dataset_info(f, "track_names", &info));
-        CHECK(info.cls == SLEAPC_H5_CLASS_FLOAT && info.ndim == 1 && info.shape[0] == 0);
+        double *ts = read_f64(f, "tracking_scores", &info);
+        CHECK(ts && isnan(ts[1]) && isnan(ts[3]));
+        sleapc__free(ts);
+        char **s = NULL;
+        int64_t n = 0;
+        CHECK_OK(sleapc__h5_read_strings(f, "track_names", &s, &n));
+        CHECK(n == 2 && strcmp(s[0], "track_0") == 0 && strcmp(s[1], "track_1") == 0);
+        sleapc__h5_free_strings(s, n);
+        /* sleap-io compresses every array, the name lists included. */
+        static const char *const lists[] = {"track_names", "node_names", "edge_names",
+                                            "edge_inds"};
+        for (int i = 0; i < 4; i++) {
+            CHECK_OK(sleapc__h5_dataset_info(f, lists[i], &info));
+            CHECK_MSG(info.chunked && info.gzip == 9, "%s: gzip %d", lists[i], info.gzip);
+        }
 
-        /* The same datasets, classes and ranks as SLEAP's own export. */
+        /* The same datasets, classes and ranks as SLEAP's own export (whose
+         * name lists are not compressed). */
         if (test_data_dir()) {
             sleapc_h5 *g = NULL;
             CHECK_OK(sleapc__h5_open(test_data_path("sleap-assets/hdf5_format_v1/"
@@ -268,8 +294,11 @@ static void test_untracked(void)
                 sleapc_h5_info ia, ib;
                 CHECK_OK(sleapc__h5_dataset_info(f, na[i], &ia));
                 CHECK_OK(sleapc__h5_dataset_info(g, nb[i], &ib));
-                CHECK_MSG(ia.cls == ib.cls && ia.ndim == ib.ndim && ia.gzip == ib.gzip &&
-                              ia.vlen_string == ib.vlen_string,
+                /* SLEAP's untracked export has an empty (float64) name list. */
+                bool names = strcmp(na[i], "track_names") == 0;
+                CHECK_MSG((ia.cls == ib.cls || names) && ia.ndim == ib.ndim &&
+                              ia.vlen_string == ib.vlen_string &&
+                              (ia.gzip == ib.gzip || ia.ndim > 0),
                           "%s: class %d/%d rank %d/%d gzip %d/%d", na[i], ia.cls, ib.cls, ia.ndim,
                           ib.ndim, ia.gzip, ib.gzip);
             }
@@ -286,7 +315,7 @@ static void test_csv(void)
 {
     sleapc_predictions pr;
     make_tracked(&pr);
-    pr.insts[1].score = 0.1f; /* printed as the shortest text of the float */
+    pr.insts[1].score = 0.1f; /* not exact in binary */
     const char *path = tmp_path("pred.csv");
     FILE *f = fopen(path, "w");
     CHECK(f != NULL);
@@ -298,14 +327,17 @@ static void test_csv(void)
     fclose(f);
     size_t n = 0;
     char *text = (char *)test_read_file(path, &n);
+    /* sleap-io 0.9.5: node columns sorted by name; numbers as Python
+     * prints the float64 a .slp gives back (0.1f is 0.10000000149011612);
+     * an absent point's x and y empty, its score the stored 0. */
     const char *want =
-        "track,frame_idx,instance.score,nose.x,nose.y,nose.score,\"tail,end.x\",\"tail,end.y\","
-        "\"tail,end.score\"\n"
-        "b,0,0.5,1.0,2.0,0.75,3.5,4.25,0.0\n"
-        ",0,0.1,11.0,12.0,0.75,13.5,14.25,0.125\n"
-        "a,2,1.5,21.0,22.0,0.75,23.5,24.25,0.25\n"
-        "a,2,2.0,31.0,32.0,0.75,,,\n"
-        "a,5,3.0,41.0,42.0,0.75,43.5,44.25,0.5\n";
+        "track,frame_idx,instance.score,nose.score,nose.x,nose.y,\"tail,end.score\","
+        "\"tail,end.x\",\"tail,end.y\"\n"
+        "b,0,0.5,0.75,1.0,2.0,0.0,3.5,4.25\n"
+        ",0,0.10000000149011612,0.75,11.0,12.0,0.125,13.5,14.25\n"
+        "a,2,1.5,0.75,21.0,22.0,0.25,23.5,24.25\n"
+        "a,2,2.0,0.75,31.0,32.0,0.0,,\n"
+        "a,5,3.0,0.75,41.0,42.0,0.5,43.5,44.25\n";
     CHECK_MSG(text && n == strlen(want) && memcmp(text, want, n) == 0, "CSV:\n%.*s", (int)n,
               text ? text : "");
     free(text);

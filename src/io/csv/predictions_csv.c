@@ -1,14 +1,15 @@
-/* Predictions -> CSV in SLEAP's "analysis CSV" columns (write_tracking_h5
- * write_csv_file; sleap-io csv "sleap" format, which it detects by the
- * frame_idx and instance.score columns): track, frame_idx, instance.score,
- * then x, y, score per node in skeleton order. One row per instance, every
- * instance (untracked ones too), frames in the predictions' order. Missing
- * values are empty fields, as pandas writes NaN. */
+/* Predictions -> CSV as sleap-io 0.9.5 writes its "sleap" format (io/csv.py
+ * _write_sleap, which it detects by the frame_idx and instance.score
+ * columns): track, frame_idx, instance.score, then the node columns
+ * "<node>.x/.y/.score" sorted by name. One row per instance, every instance
+ * (untracked ones with an empty track), frames in the predictions' order.
+ * Missing values are empty fields, as pandas writes NaN. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "core/results.h"
 #include "io/csv/predictions_csv.h"
@@ -30,8 +31,10 @@ static void put_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* A float32 as the shortest decimal that reads back to the same float
- * (integral values keep a ".0", as pandas prints floats); empty if NaN. */
+/* A float32 value as pandas prints the float64 sleap-io reads from a .slp:
+ * Python's repr, the shortest decimal that reads back to the same double,
+ * in positional notation for exponents -4 .. 15 (with a ".0" when
+ * integral) and as d.ddde+XX otherwise; empty if NaN. */
 static void put_float(FILE *f, float v)
 {
     fputc(',', f);
@@ -41,33 +44,105 @@ static void put_float(FILE *f, float v)
         fputs(v > 0 ? "inf" : "-inf", f);
         return;
     }
-    char buf[32];
-    for (int prec = 1; prec <= 9; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, (double)v);
-        if (strtof(buf, NULL) == v)
+    double d = v;
+    char buf[40];
+    for (int prec = 0; prec <= 16; prec++) {
+        snprintf(buf, sizeof buf, "%.*e", prec, d);
+        if (strtod(buf, NULL) == d)
             break;
     }
-    fputs(buf, f);
-    if (!strpbrk(buf, ".e"))
-        fputs(".0", f);
+    /* buf is [-]D[.DDD]e(+|-)XX: split into sign, digits and exponent. */
+    char *e = strchr(buf, 'e');
+    int exp10 = atoi(e + 1);
+    *e = '\0';
+    const char *m = buf;
+    if (*m == '-') {
+        fputc('-', f);
+        m++;
+    }
+    char digits[24];
+    size_t nd = 0;
+    for (; *m && nd + 1 < sizeof digits; m++)
+        if (*m != '.')
+            digits[nd++] = *m;
+    digits[nd] = '\0';
+    if (exp10 < -4 || exp10 >= 16) {
+        fprintf(f, "%c%s%se%c%02d", digits[0], nd > 1 ? "." : "", digits + 1,
+                exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
+    } else if (exp10 < 0) {
+        fputs("0.", f);
+        for (int i = -1; i > exp10; i--)
+            fputc('0', f);
+        fputs(digits, f);
+    } else {
+        for (int i = 0; i <= exp10; i++)
+            fputc(i < (int)nd ? digits[i] : '0', f);
+        fputc('.', f);
+        fputs((int)nd > exp10 + 1 ? digits + exp10 + 1 : "0", f);
+    }
 }
 
-static void put_header(FILE *f, const sleapc_predictions *pr)
+static const char *const axis[3] = {".x", ".y", ".score"};
+
+/* The node columns in sleap-io's order: sorted by column name. */
+typedef struct column {
+    const char *node;
+    int axis;
+} column;
+
+/* Byte pos of the column name "<node><axis>", 0 past its end. */
+static unsigned char name_at(const column *c, size_t pos, size_t node_len)
 {
-    static const char *const axis[3] = {".x", ".y", ".score"};
-    fputs("track,frame_idx,instance.score", f);
+    return (unsigned char)(pos < node_len ? c->node[pos] : axis[c->axis][pos - node_len]);
+}
+
+/* Python's str order (code points, which UTF-8 bytes keep). */
+static int column_cmp(const void *pa, const void *pb)
+{
+    const column *a = pa, *b = pb;
+    size_t la = strlen(a->node), lb = strlen(b->node);
+    size_t na = la + strlen(axis[a->axis]), nb = lb + strlen(axis[b->axis]);
+    for (size_t i = 0;; i++) {
+        unsigned ca = i < na ? name_at(a, i, la) : 0, cb = i < nb ? name_at(b, i, lb) : 0;
+        if (ca != cb || !ca)
+            return (ca > cb) - (ca < cb);
+    }
+}
+
+static column *sorted_columns(const sleapc_predictions *pr)
+{
+    size_t n = (size_t)pr->n_nodes * 3;
+    column *c = sleapc__calloc(n + 1, sizeof *c);
+    for (size_t k = 0; c && k < n; k++)
+        c[k] = (column){pr->node_names[k / 3], (int)(k % 3)};
+    if (c)
+        qsort(c, n, sizeof *c, column_cmp);
+    return c;
+}
+
+static int node_index(const sleapc_predictions *pr, const column *c)
+{
     for (int n = 0; n < pr->n_nodes; n++)
-        for (int a = 0; a < 3; a++) {
-            /* Quote the whole column name when the node name needs it. */
-            char name[512];
-            snprintf(name, sizeof name, "%s%s", pr->node_names[n], axis[a]);
-            fputc(',', f);
-            put_field(f, name);
-        }
+        if (pr->node_names[n] == c->node)
+            return n;
+    return 0;
+}
+
+static void put_header(FILE *f, const sleapc_predictions *pr, const column *cols)
+{
+    fputs("track,frame_idx,instance.score", f);
+    for (int k = 0; k < pr->n_nodes * 3; k++) {
+        /* Quote the whole column name when the node name needs it. */
+        char name[512];
+        snprintf(name, sizeof name, "%s%s", cols[k].node, axis[cols[k].axis]);
+        fputc(',', f);
+        put_field(f, name);
+    }
     fputc('\n', f);
 }
 
-static void put_rows(FILE *f, const sleapc_predictions *pr)
+/* An absent point: x and y empty, its score the 0 the .slp stores. */
+static void put_rows(FILE *f, const sleapc_predictions *pr, const column *cols, const int *node)
 {
     int64_t N = pr->n_nodes;
     for (int64_t k = 0; k < pr->n_frames; k++) {
@@ -81,11 +156,11 @@ static void put_rows(FILE *f, const sleapc_predictions *pr)
                 put_field(f, pr->track_names[in->track]);
             fprintf(f, ",%lld", (long long)fr->frame_idx);
             put_float(f, in->score);
-            for (int64_t n = 0; n < N; n++) {
+            for (int64_t c = 0; c < N * 3; c++) {
+                int n = node[c];
                 bool miss = sleapc__pred_point_missing(xy[2 * n], xy[2 * n + 1]);
-                put_float(f, miss ? NAN : xy[2 * n]);
-                put_float(f, miss ? NAN : xy[2 * n + 1]);
-                put_float(f, miss ? NAN : sc[n]);
+                int a = cols[c].axis;
+                put_float(f, a == 2 ? (miss ? 0.0f : sc[n]) : miss ? NAN : xy[2 * n + a]);
             }
             fputc('\n', f);
         }
@@ -116,17 +191,28 @@ sleapc_status sleapc__predictions_write_csv_from(const sleapc_predictions *head,
         st = src->next(src->ctx, &b);
     if (st)
         return st;
-    put_header(f, head);
-    while (b->n_frames > 0) {
-        if ((st = sleapc__predictions_check(b, "write CSV")))
-            return st;
-        put_rows(f, b);
-        if (ferror(f))
-            return sleapc__fail(SLEAPC_ERR_IO, "write CSV: cannot write the rows");
-        if ((st = src->next(src->ctx, &b)))
-            return st;
+    column *cols = sorted_columns(head);
+    int *node = sleapc__calloc((size_t)head->n_nodes * 3 + 1, sizeof *node);
+    if (!cols || !node) {
+        sleapc__free(cols);
+        sleapc__free(node);
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "write CSV: out of memory");
     }
-    if (ferror(f))
+    for (int c = 0; c < head->n_nodes * 3; c++)
+        node[c] = node_index(head, &cols[c]);
+    put_header(f, head, cols);
+    while (!st && b->n_frames > 0) {
+        if ((st = sleapc__predictions_check(b, "write CSV")))
+            break;
+        put_rows(f, b, cols, node);
+        if (ferror(f))
+            st = sleapc__fail(SLEAPC_ERR_IO, "write CSV: cannot write the rows");
+        else
+            st = src->next(src->ctx, &b);
+    }
+    sleapc__free(cols);
+    sleapc__free(node);
+    if (!st && ferror(f))
         return sleapc__fail(SLEAPC_ERR_IO, "write CSV: cannot write the rows");
-    return SLEAPC_OK;
+    return st;
 }

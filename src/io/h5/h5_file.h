@@ -243,7 +243,8 @@ typedef struct sleapc_h5_write_opts {
  * data (C order). opts may be NULL (contiguous, no filter, same type).
  * Chunked layouts: a zero-length axis gets h5py's chunk of 1024 when
  * unlimited; with a fixed zero-length axis the dataset stays contiguous
- * (HDF5 requires chunks to fit the maximum shape). */
+ * unless gzip is asked for (then chunked as h5py does: that axis's chunk
+ * is guessed as if it were 1024 long). */
 sleapc_status sleapc__h5_write(sleapc_h5 *f, const char *dset, sleapc_h5_type t, int ndim,
                                const int64_t *shape, const void *data,
                                const sleapc_h5_write_opts *opts);
@@ -257,6 +258,12 @@ sleapc_status sleapc__h5_write_strings(sleapc_h5 *f, const char *dset, int ndim,
 
 /* A scalar variable-length UTF-8 string dataset (h5py's str). */
 sleapc_status sleapc__h5_write_vlen_string(sleapc_h5 *f, const char *dset, const char *s);
+
+/* A 1-D dataset of n variable-length UTF-8 strings (h5py's
+ * string_dtype()); NULL entries are written as "". opts as above. */
+sleapc_status sleapc__h5_write_vlen_strings(sleapc_h5 *f, const char *dset, int64_t n,
+                                            const char *const *strs,
+                                            const sleapc_h5_write_opts *opts);
 
 /* Write n_rows records as a 1-D compound dataset with a packed file type
  * made of fields in order (file_type or type for each member). */

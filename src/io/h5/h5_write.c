@@ -41,9 +41,9 @@ void sleapc__h5_guess_chunk(int ndim, const int64_t *shape, size_t elem_size, in
 }
 
 /* The creation property list for opts (NULL: contiguous). Chunking is
- * implied by unlimited or gzip, as in h5py. A fixed axis of length 0
- * cannot be chunked (a chunk must fit in the maximum shape), so such a
- * dataset stays contiguous. */
+ * implied by unlimited or gzip, as in h5py. A fixed axis of length 0 keeps
+ * a contiguous layout, except with gzip, where h5py chunks it with the
+ * guessed chunk (1024 along that axis) and libhdf5 accepts it. */
 static hid_t creation_plist(int ndim, const int64_t *shape, size_t fsize,
                             const sleapc_h5_write_opts *o)
 {
@@ -55,7 +55,7 @@ static hid_t creation_plist(int ndim, const int64_t *shape, size_t fsize,
         goto fail;
     bool chunked = o && (o->chunked || o->unlimited || o->gzip > 0) && ndim > 0;
     for (int i = 0; chunked && i < ndim; i++)
-        if (shape[i] == 0 && !o->unlimited)
+        if (shape[i] == 0 && !o->unlimited && o->gzip <= 0)
             chunked = false;
     if (!chunked)
         return dcpl;
@@ -68,7 +68,7 @@ static hid_t creation_plist(int ndim, const int64_t *shape, size_t fsize,
     for (int i = 0; i < ndim; i++) {
         if (ch[i] < 1)
             ch[i] = 1;
-        if (!o->unlimited && ch[i] > shape[i])
+        if (!o->unlimited && ch[i] > shape[i] && shape[i] > 0)
             ch[i] = shape[i];
         hch[i] = (hsize_t)ch[i];
     }
@@ -207,5 +207,30 @@ sleapc_status sleapc__h5_write_vlen_string(sleapc_h5 *f, const char *dset, const
     sleapc_status st = sleapc__h5_create_dataset(f, dset, t, t, 0, NULL, &p, NULL);
     if (t >= 0)
         H5Tclose(t);
+    return st;
+}
+
+sleapc_status sleapc__h5_write_vlen_strings(sleapc_h5 *f, const char *dset, int64_t n,
+                                            const char *const *strs,
+                                            const sleapc_h5_write_opts *opts)
+{
+    if (n < 0)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "write HDF5: %s: bad shape", dset);
+    const char **rows = sleapc__calloc((size_t)n + 1, sizeof *rows);
+    if (!rows)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "write HDF5: %s: %s: out of memory", f->path, dset);
+    for (int64_t i = 0; i < n; i++)
+        rows[i] = strs[i] ? strs[i] : "";
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
+        H5Tclose(t);
+        t = H5I_INVALID_HID;
+    }
+    sleapc_h5_write_opts o = opts ? *opts : (sleapc_h5_write_opts){0};
+    o.file_type = SLEAPC_H5_TYPE_DEFAULT;
+    sleapc_status st = sleapc__h5_create_dataset(f, dset, t, t, 1, &n, rows, &o);
+    if (t >= 0)
+        H5Tclose(t);
+    sleapc__free(rows);
     return st;
 }

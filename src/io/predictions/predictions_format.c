@@ -53,17 +53,21 @@ static sleapc_status write_json(const sleapc_predictions *head, sleapc_results_s
 
 int64_t sleapc__predictions_h5_unheld(const sleapc_predictions *pr)
 {
+    /* Without tracks every instance gets a column; with tracks an untracked
+     * instance has none, and of one track's instances in a frame the last
+     * one stays. */
     int64_t n = 0;
-    for (int64_t k = 0; k < pr->n_frames; k++) {
+    for (int64_t k = 0; pr->n_tracks > 0 && k < pr->n_frames; k++) {
         const sleapc_pred_frame *f = &pr->frames[k];
         if (f->video != 0)
             continue;
-        if (pr->n_tracks == 0) {
-            n += f->n > 1 ? f->n - 1 : 0;
-            continue;
+        for (int64_t i = 0; i < f->n; i++) {
+            int track = pr->insts[f->first + i].track;
+            bool later = false;
+            for (int64_t j = i + 1; j < f->n && !later; j++)
+                later = pr->insts[f->first + j].track == track;
+            n += track < 0 || later;
         }
-        for (int64_t i = 0; i < f->n; i++)
-            n += pr->insts[f->first + i].track < 0;
     }
     return n;
 }
@@ -95,9 +99,8 @@ static sleapc_status write_analysis_h5(const sleapc_predictions *head, sleapc_re
     if (unheld > 0)
         sleapc__log(SLEAPC_LOG_WARN,
                     "%s: the analysis .h5 holds one instance per track and frame; %lld "
-                    "instances are left out (%s)",
-                    path, (long long)unheld,
-                    head->n_tracks ? "untracked" : "no tracks: track them with --tracking");
+                    "untracked or repeated instances are left out",
+                    path, (long long)unheld);
     *left_out = unheld;
     /* Dense (frames, tracks, nodes) matrices: written from memory, head's
      * when it holds the frames, else gathered from src under head's header. */

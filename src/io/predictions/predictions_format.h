@@ -89,9 +89,9 @@ sleapc_status sleapc__predictions_write(const sleapc_predictions *head, sleapc_r
 /* The same from predictions held in memory. */
 sleapc_status sleapc__predictions_write_path(const sleapc_predictions *pr, const char *path);
 
-/* Instances a SLEAP analysis .h5 (one slot per track, first video) cannot
- * hold: without tracks all but one per frame; with tracks the untracked
- * ones. */
+/* Instances of the first video a SLEAP analysis .h5 cannot hold: none
+ * without tracks (each frame's instances fill the columns in order); with
+ * tracks the untracked ones and all but the last of a track in a frame. */
 int64_t sleapc__predictions_h5_unheld(const sleapc_predictions *pr);
 
 #endif

@@ -1,10 +1,11 @@
-/* Predictions -> SLEAP "analysis" HDF5, as SLEAP's Export Analysis writes
- * it (sleap/info/write_tracking_h5.py, main with all_frames=True for the
- * first video): dense matrices stored transposed for MATLAB, gzip level 9,
- * plus the list-valued datasets h5py writes uncompressed. The dimension
- * names and file attributes of sleap-io's analysis_h5 writer ("matlab"
- * preset) are added so that sleap-io reads the axis order from the file. */
+/* Predictions -> SLEAP "analysis" HDF5 as sleap-io 0.9.5 writes it
+ * (save_analysis_h5: io/analysis_h5.py write_labels over
+ * codecs/numpy.py to_analysis_arrays, "matlab" preset, all frames of the
+ * first video): dense matrices stored transposed for MATLAB with their
+ * dimension names, every array gzip level 9, and sleap-io's file
+ * attributes. Untracked multi-animal predictions keep every instance. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -13,11 +14,12 @@
 #include "io/h5/h5_file.h"
 #include "io/slp/pred_check.h"
 #include "io/slp/slp_json.h"
+#include "io/slp/slp_schema.h"
 #include "io/slp/slp_write.h"
 #include "io/slp/slp_write_json.h"
 
 typedef struct matrices {
-    int64_t F, T, N;      /* frames (0 .. last frame index), tracks, nodes */
+    int64_t F, T, N;      /* frames (0 .. end of video or last frame), columns, nodes */
     double *tracks;       /* (T, 2, N, F) */
     uint8_t *occupancy;   /* (F, T) */
     double *point_scores; /* (T, N, F) */
@@ -60,24 +62,33 @@ static sleapc_status alloc_matrices(matrices *m)
     return SLEAPC_OK;
 }
 
-/* get_occupancy_and_points_matrices: each instance goes to the column of
- * its track. Without tracks there is one column, and every instance of a
- * frame lands in it (the last one wins), exactly as SLEAP does ("assume
- * that there's a single instance if we aren't using tracks"); with tracks,
- * untracked instances match no column and are left out. */
-static void fill(matrices *m, const sleapc_predictions *pr)
+/* The record that fills frame f: the last one of video 0 with that frame
+ * index (sleap-io maps frame index -> labelled frame, so a later duplicate
+ * replaces an earlier one). last[f] holds its index + 1, 0 for none. */
+static void last_records(const sleapc_predictions *pr, int64_t F, int64_t *last)
+{
+    for (int64_t k = 0; k < pr->n_frames; k++)
+        if (pr->frames[k].video == 0 && pr->frames[k].frame_idx < F)
+            last[pr->frames[k].frame_idx] = k + 1;
+}
+
+/* sleap-io to_analysis_arrays: with tracks each instance goes to its
+ * track's column (the last one of a track in a frame wins) and untracked
+ * instances are left out; without tracks a frame's instances fill columns
+ * 0, 1, ... in order. Values are the stored ones: an absent point's score
+ * is the 0 the .slp stores, a missing tracking score stays NaN. */
+static void fill(matrices *m, const sleapc_predictions *pr, const int64_t *last)
 {
     int64_t F = m->F, N = m->N;
-    for (int64_t k = 0; k < pr->n_frames; k++) {
-        const sleapc_pred_frame *fr = &pr->frames[k];
-        if (fr->video != 0)
+    for (int64_t f = 0; f < F; f++) {
+        if (!last[f])
             continue;
-        int64_t f = fr->frame_idx;
+        const sleapc_pred_frame *fr = &pr->frames[last[f] - 1];
         for (int64_t i = 0; i < fr->n; i++) {
             int64_t src = fr->first + i;
             const sleapc_pred_instance *in = &pr->insts[src];
-            int64_t t = pr->n_tracks == 0 ? 0 : in->track;
-            if (t < 0)
+            int64_t t = pr->n_tracks == 0 ? i : in->track;
+            if (t < 0 || t >= m->T)
                 continue;
             const float *xy = pr->points + src * N * 2;
             const float *sc = pr->point_scores + src * N;
@@ -86,11 +97,10 @@ static void fill(matrices *m, const sleapc_predictions *pr)
                 bool miss = sleapc__pred_point_missing(xy[2 * n], xy[2 * n + 1]);
                 m->tracks[((t * 2 + 0) * N + n) * F + f] = miss ? NAN : xy[2 * n];
                 m->tracks[((t * 2 + 1) * N + n) * F + f] = miss ? NAN : xy[2 * n + 1];
-                /* Scores as the .slp stores them: 0 for an absent point. */
                 m->point_scores[(t * N + n) * F + f] = miss ? 0.0 : sc[n];
             }
             m->inst_scores[t * F + f] = in->score;
-            m->track_scores[t * F + f] = isnan(in->tracking_score) ? 0.0 : in->tracking_score;
+            m->track_scores[t * F + f] = in->tracking_score;
         }
     }
 }
@@ -124,23 +134,24 @@ static int64_t drop_empty_tracks(matrices *m, int64_t *keep)
     return T;
 }
 
-/* A Python list through h5py: strings as S<n>, numbers as int64, and an
- * empty list as float64 (0,), all contiguous and uncompressed. */
+/* sleap-io writes every array with gzip 9 (h5py's guessed chunks): a list
+ * of strings as S<n>, numbers as int64, and an empty list as float64 (0,). */
+static const sleapc_h5_write_opts gzip9 = {.chunked = true, .gzip = 9};
+
 static sleapc_status write_list_strings(sleapc_h5 *f, const char *name, int ndim,
                                         const int64_t *shape, const char *const *strs)
 {
     if (shape[0] == 0) {
         int64_t zero = 0;
-        return sleapc__h5_write(f, name, SLEAPC_H5_F64, 1, &zero, NULL, NULL);
+        return sleapc__h5_write(f, name, SLEAPC_H5_F64, 1, &zero, NULL, &gzip9);
     }
-    return sleapc__h5_write_strings(f, name, ndim, shape, strs, NULL);
+    return sleapc__h5_write_strings(f, name, ndim, shape, strs, &gzip9);
 }
 
 static sleapc_status write_matrix(sleapc_h5 *f, const char *name, sleapc_h5_type t, int ndim,
                                   const int64_t *shape, const void *data, const char *dims)
 {
-    sleapc_h5_write_opts o = {.chunked = true, .gzip = 9};
-    sleapc_status st = sleapc__h5_write(f, name, t, ndim, shape, data, &o);
+    sleapc_status st = sleapc__h5_write(f, name, t, ndim, shape, data, &gzip9);
     if (!st)
         st = sleapc__h5_set_attr_string(f, name, "dims", dims, true);
     return st;
@@ -168,14 +179,14 @@ static sleapc_status write_skeleton(sleapc_h5 *f, const sleapc_predictions *pr)
     if (!st && E == 0)
         st = write_list_strings(f, "edge_inds", 1, shape, NULL);
     else if (!st)
-        st = sleapc__h5_write(f, "edge_inds", SLEAPC_H5_I64, 2, shape, inds, NULL);
+        st = sleapc__h5_write(f, "edge_inds", SLEAPC_H5_I64, 2, shape, inds, &gzip9);
 done:
     sleapc__free(names);
     sleapc__free(inds);
     return st;
 }
 
-/* sleap-io's extra file attributes (analysis_h5.write_labels). */
+/* sleap-io's file attributes (analysis_h5.write_labels, save_metadata on). */
 static sleapc_status write_file_attrs(sleapc_h5 *f, const sleapc_predictions *pr)
 {
     sleapc_json_text sym = {0};
@@ -196,14 +207,10 @@ static sleapc_status write_file_attrs(sleapc_h5 *f, const sleapc_predictions *pr
         st = sleapc__h5_set_attr_string(f, "/", "preset", "matlab", true);
     if (!st)
         st = sleapc__h5_set_attr_string(f, "/", "format", "analysis", true);
-    /* sleap-io stamps its analysis format's version here, "1.0", whatever
-     * sleap-io release writes the file (analysis_h5.py write_labels; its
-     * reader does not read it): the same value keeps the files alike. Which
-     * program wrote the file is said under a key of its own. */
+    /* sleap-io stamps its own release here; this names the release whose
+     * layout the file follows. Which program wrote it has a key of its own. */
     if (!st)
-        st = sleapc__h5_set_attr_string(f, "/", "sleap_io_version", "1.0", true);
-    if (!st)
-        st = sleapc__h5_set_attr_string(f, "/", "sleapc_version", sleapc__version(), true);
+        st = sleapc__h5_set_attr_string(f, "/", "sleap_io_version", SLEAPC_SLEAP_IO_LAYOUT, true);
     if (!st)
         st = sleapc__h5_set_attr_string(f, "/", "skeleton_name",
                                         pr->skeleton_name ? pr->skeleton_name : "", true);
@@ -211,30 +218,46 @@ static sleapc_status write_file_attrs(sleapc_h5 *f, const sleapc_predictions *pr
         st = sleapc__h5_set_attr_string(f, "/", "skeleton_symmetries", sym.s, true);
     if (!st)
         st = sleapc__h5_set_attr_string(f, "/", "video_backend_metadata", backend, true);
+    if (!st)
+        st = sleapc__h5_set_attr_string(f, "/", "sleapc_version", sleapc__version(), true);
     sleapc__json_free(&sym);
     sleapc__free(backend);
     return st;
 }
 
+/* Column names: the kept tracks' names, or without tracks sleap-io's
+ * "track_<i>", numbered after the empty columns are dropped. */
+static char **track_names(const sleapc_predictions *pr, const matrices *m, const int64_t *keep)
+{
+    char **names = sleapc__calloc((size_t)m->T + 1, sizeof *names);
+    for (int64_t j = 0; names && j < m->T; j++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "track_%lld", (long long)j);
+        const char *name = pr->n_tracks > 0 ? pr->track_names[keep[j]] : buf;
+        if (!(names[j] = sleapc__strdup(name ? name : ""))) {
+            for (int64_t i = 0; i < j; i++)
+                sleapc__free(names[i]);
+            sleapc__free(names);
+            return NULL;
+        }
+    }
+    return names;
+}
+
+/* Datasets in sleap-io's order: the matrices, the name lists, then the
+ * scalars (an empty labels_path: sleapc writes no labels file). */
 static sleapc_status write_file(sleapc_h5 *f, const sleapc_predictions *pr, matrices *m,
                                 const int64_t *keep)
 {
-    const char **tnames = sleapc__calloc((size_t)m->T + 1, sizeof *tnames);
+    char **tnames = track_names(pr, m, keep);
     sleapc_json_text prov = {0};
     if (!tnames)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
-    for (int64_t j = 0; j < m->T && pr->n_tracks > 0; j++)
-        tnames[j] = pr->track_names[keep[j]];
-    /* Without tracks SLEAP's track_names list is empty (not [""]). */
-    int64_t n_names = pr->n_tracks > 0 ? m->T : 0;
     int64_t s4[4] = {m->T, 2, m->N, m->F}, s3[3] = {m->T, m->N, m->F};
     int64_t s2[2] = {m->T, m->F}, so[2] = {m->F, m->T};
-    sleapc_status st = write_list_strings(f, "track_names", 1, &n_names, tnames);
-    if (!st)
-        st = write_skeleton(f, pr);
-    if (!st)
-        st = write_matrix(f, "tracks", SLEAPC_H5_F64, 4, s4, m->tracks,
-                          "[\"track\", \"xy\", \"node\", \"frame\"]");
+    sleapc_status st = write_matrix(f, "tracks", SLEAPC_H5_F64, 4, s4, m->tracks,
+                                    "[\"track\", \"xy\", \"node\", \"frame\"]");
+    /* SLEAP's quirk, kept by sleap-io's matlab preset: occupancy frame-first. */
     if (!st)
         st = write_matrix(f, "track_occupancy", SLEAPC_H5_U8, 2, so, m->occupancy,
                           "[\"frame\", \"track\"]");
@@ -247,16 +270,20 @@ static sleapc_status write_file(sleapc_h5 *f, const sleapc_predictions *pr, matr
     if (!st)
         st = write_matrix(f, "tracking_scores", SLEAPC_H5_F64, 2, s2, m->track_scores,
                           "[\"track\", \"frame\"]");
-    /* SLEAP stores str(labels_path): "None" when there is no labels file. */
     if (!st)
-        st = sleapc__h5_write_vlen_string(f, "labels_path", "None");
+        st = write_list_strings(f, "track_names", 1, &m->T, (const char *const *)tnames);
+    if (!st)
+        st = write_skeleton(f, pr);
+    if (!st)
+        st = sleapc__h5_write_vlen_string(f, "labels_path", "");
     if (!st)
         st = sleapc__h5_write_vlen_string(f, "video_path", pr->videos[0].filename);
     int64_t video_ind = 0;
     if (!st)
         st = sleapc__h5_write(f, "video_ind", SLEAPC_H5_I64, 0, NULL, &video_ind, NULL);
+    /* json.dumps with its default separators. */
     if (!st)
-        st = sleapc__json_put_object_text(&prov, pr->provenance);
+        st = sleapc__json_put_object_text_sep(&prov, pr->provenance, true);
     if (!st)
         st = sleapc__json_status(&prov, "provenance");
     if (!st)
@@ -264,6 +291,8 @@ static sleapc_status write_file(sleapc_h5 *f, const sleapc_predictions *pr, matr
     if (!st)
         st = write_file_attrs(f, pr);
     sleapc__json_free(&prov);
+    for (int64_t j = 0; j < m->T; j++)
+        sleapc__free(tnames[j]);
     sleapc__free(tnames);
     return st;
 }
@@ -277,18 +306,30 @@ sleapc_status sleapc__predictions_write_analysis_h5(const sleapc_predictions *pr
         return st;
     if (pr->n_videos < 1)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "write analysis HDF5: %s: no video", path);
-    /* all_frames=True: columns for frames 0 .. the last frame of video 0. */
-    matrices m = {.T = pr->n_tracks > 0 ? pr->n_tracks : 1, .N = pr->n_nodes};
-    for (int64_t k = 0; k < pr->n_frames; k++)
-        if (pr->frames[k].video == 0 && pr->frames[k].frame_idx + 1 > m.F)
-            m.F = pr->frames[k].frame_idx + 1;
-    int64_t *keep = NULL;
+    /* all_frames=True: frames 0 .. the last labelled frame of video 0, or
+     * to the video's end when its length is known. Columns: one per track,
+     * or without tracks the most instances in one frame. */
+    matrices m = {.T = pr->n_tracks, .N = pr->n_nodes, .F = pr->videos[0].n_frames};
+    if (m.F < 0)
+        m.F = 0;
+    for (int64_t k = 0; k < pr->n_frames; k++) {
+        const sleapc_pred_frame *fr = &pr->frames[k];
+        if (fr->video != 0)
+            continue;
+        if (fr->frame_idx + 1 > m.F)
+            m.F = fr->frame_idx + 1;
+        if (pr->n_tracks == 0 && fr->n > m.T)
+            m.T = fr->n;
+    }
+    int64_t *keep = NULL, *last = NULL;
     sleapc_h5 *f = NULL;
     st = alloc_matrices(&m);
-    if (!st && !(keep = sleapc__calloc((size_t)m.T + 1, sizeof *keep)))
+    if (!st && (!(keep = sleapc__calloc((size_t)m.T + 1, sizeof *keep)) ||
+                !(last = sleapc__calloc((size_t)m.F + 1, sizeof *last))))
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     if (!st) {
-        fill(&m, pr);
+        last_records(pr, m.F, last);
+        fill(&m, pr, last);
         drop_empty_tracks(&m, keep);
         st = sleapc__h5_create_atomic(path, &f);
     }
@@ -301,5 +342,6 @@ sleapc_status sleapc__predictions_write_analysis_h5(const sleapc_predictions *pr
     sleapc__h5_discard(f);
     free_matrices(&m);
     sleapc__free(keep);
+    sleapc__free(last);
     return st ? sleapc__wrap(st, "write %s", path) : SLEAPC_OK;
 }

@@ -244,7 +244,8 @@ sleapc_status sleapc__slp_open_package_video(const sleapc_slp *r, int video, sle
 sleapc_status sleapc__slp_pred_video(const sleapc_slp *r, int video, sleapc_pred_video *out)
 {
     const sleapc_slp_video *v = &r->videos[video];
-    *out = (sleapc_pred_video){NULL, v->n_frames, v->height, v->width, v->channels, NULL, NULL};
+    *out = (sleapc_pred_video){NULL, v->n_frames, v->height, v->width, v->channels,
+                               NULL, NULL, v->fps};
     const char *dataset = v->embedded                              ? v->embed_dataset
                           : sleapc__slp_video_in_package(r, video) ? v->dataset
                                                                    : NULL;

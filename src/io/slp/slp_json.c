@@ -223,6 +223,12 @@ void sleapc__json_free(sleapc_json_text *t)
 
 sleapc_status sleapc__json_put_object_text(sleapc_json_text *t, const char *text)
 {
+    return sleapc__json_put_object_text_sep(t, text, false);
+}
+
+sleapc_status sleapc__json_put_object_text_sep(sleapc_json_text *t, const char *text,
+                                               bool spaced)
+{
     if (!text || !text[0]) {
         sleapc__json_put(t, "{}");
         return SLEAPC_OK;
@@ -242,6 +248,8 @@ sleapc_status sleapc__json_put_object_text(sleapc_json_text *t, const char *text
         if (!in_str) {
             if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
                 put_bytes(t, (const char *)p + i, 1);
+            if (spaced && (c == ',' || c == ':'))
+                put_bytes(t, " ", 1);
             in_str = c == '"';
             i++;
         } else if (c == '\\' && i + 1 < n) {

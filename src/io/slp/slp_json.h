@@ -44,6 +44,9 @@ void sleapc__json_free(sleapc_json_text *t);
  * and key order as given. NULL or "" appends "{}". SLEAPC_ERR_INVALID_ARG
  * when text is not a JSON object. */
 sleapc_status sleapc__json_put_object_text(sleapc_json_text *t, const char *text);
+/* The same with spaced, json.dumps' default ", " and ": " separators. */
+sleapc_status sleapc__json_put_object_text_sep(sleapc_json_text *t, const char *text,
+                                               bool spaced);
 
 /* A copy of JSON text in which each lone \udc80..\udcff escape (a byte
  * that was not UTF-8, escaped as Python's surrogateescape holds it) is the

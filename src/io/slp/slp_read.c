@@ -3,6 +3,7 @@
  * sleap-io read_labels, including the version rules of formats D.7. */
 #include "io/slp/slp_read.h"
 
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,6 +77,32 @@ static sleapc_status read_lists(sleapc_slp *r, sleapc_h5 *f)
     return st;
 }
 
+/* sleap-io 0.9 keeps the provenance in a dataset of its own (the metadata
+ * JSON's copy may be dropped for size) and reads it first. Its text is
+ * kept as stored, so that numbers such as 1.0 are written back unchanged;
+ * one that is not a JSON object leaves the metadata's copy. */
+static sleapc_status read_provenance(sleapc_slp *r, sleapc_h5 *f)
+{
+    char **rows = NULL;
+    int64_t n = 0;
+    sleapc_status st = sleapc__h5_read_strings(f, "provenance_json", &rows, &n);
+    if (st)
+        return st;
+    cJSON *root = n == 1 ? cJSON_Parse(rows[0]) : NULL;
+    if (cJSON_IsObject(root)) {
+        char *text = sleapc__strdup(rows[0]);
+        if (!text)
+            st = sleapc__fail(SLEAPC_ERR_NOMEM, "read labels: %s: out of memory", r->path);
+        else {
+            sleapc__free(r->provenance);
+            r->provenance = text;
+        }
+    }
+    cJSON_Delete(root);
+    sleapc__h5_free_strings(rows, n);
+    return st;
+}
+
 static sleapc_status read_metadata(sleapc_slp *r, sleapc_h5 *f)
 {
     if (!sleapc__h5_is_group(f, "metadata"))
@@ -87,6 +114,8 @@ static sleapc_status read_metadata(sleapc_slp *r, sleapc_h5 *f)
     if (!st)
         st = sleapc__slp_parse_metadata(r, json);
     sleapc__free(json);
+    if (!st && sleapc__h5_is_dataset(f, "provenance_json"))
+        st = read_provenance(r, f);
     return st;
 }
 

@@ -22,6 +22,7 @@ typedef struct sleapc_slp_video {
     char **filenames;
     int64_t n_frames, height, width, channels; /* from backend shape etc.; -1 unknown */
     int grayscale;                             /* 1, 0, or -1 when not stored */
+    double fps;                                /* backend fps (sleap-io 0.9), 0 unknown */
     /* Embedded images (package files): */
     bool embedded;          /* images of this video are stored in this file */
     char *embed_dataset;    /* e.g. "video0/video" (owned), NULL unless embedded */

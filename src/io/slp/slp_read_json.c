@@ -285,6 +285,9 @@ sleapc_status sleapc__slp_parse_video(sleapc_slp *r, int index, const char *json
         v->width = int_or(cJSON_GetObjectItemCaseSensitive(be, "width_"), -1);
         v->channels = int_or(cJSON_GetObjectItemCaseSensitive(be, "channels_"), -1);
     }
+    const cJSON *fps = cJSON_GetObjectItemCaseSensitive(be, "fps");
+    if (cJSON_IsNumber(fps) && fps->valuedouble > 0 && fps->valuedouble <= 1e6)
+        v->fps = fps->valuedouble;
     const cJSON *gray = cJSON_GetObjectItemCaseSensitive(be, "grayscale");
     if (cJSON_IsBool(gray))
         v->grayscale = cJSON_IsTrue(gray);

@@ -8,9 +8,13 @@
 
 #include "io/h5/h5_file.h"
 
-/* format_id written (SLEAP 1.x and sleap-io 0.1 write 1.2; every reader
- * accepts it; 1.4+ only adds embedded-image channel order). */
-#define SLEAPC_SLP_FORMAT_ID 1.2
+/* format_id written: sleap-io 0.9.5 writes 1.4 for labels with no ROIs,
+ * masks, identities or other later additions (write_metadata); readers
+ * since SLEAP 1.3 accept it, and 1.4 only changes how embedded images'
+ * channels are read. */
+#define SLEAPC_SLP_FORMAT_ID 1.4
+/* The sleap-io release whose file layouts the writers follow. */
+#define SLEAPC_SLEAP_IO_LAYOUT "0.9.5"
 #define SLEAPC_SLP_INSTANCE_USER 0
 #define SLEAPC_SLP_INSTANCE_PREDICTED 1
 

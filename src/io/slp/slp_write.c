@@ -1,7 +1,8 @@
-/* Predictions -> .slp, object for object as sleap-io 0.1 write_labels
- * produces for predicted labels (checked against sleap-io-written/): the
- * same dataset names, creation order, dtypes, string padding, chunking and
- * attributes. The file appears atomically (temporary file + rename). */
+/* Predictions -> .slp, object for object as sleap-io 0.9.5 write_labels
+ * produces for predicted labels (checked against the sleap-nn 0.3.5
+ * predictions it wrote): the same dataset names, creation order, dtypes,
+ * string kinds, chunking and attributes, format_id 1.4. The file appears
+ * atomically (temporary file + rename). */
 #include <math.h>
 #include <string.h>
 
@@ -10,20 +11,18 @@
 #include "core/results.h"
 #include "io/h5/h5_file.h"
 #include "io/slp/pred_check.h"
+#include "io/slp/slp_json.h"
 #include "io/slp/slp_schema.h"
 #include "io/slp/slp_write.h"
 #include "io/slp/slp_write_json.h"
 
-/* A list of JSON rows as h5py stores a Python list of numpy bytes:
- * fixed-length strings, chunked, maxshape (None,). h5py turns an empty
- * list into a float64 (0,) dataset with chunks (1024,); do the same. */
+/* A list of JSON rows as sleap-io's _create_json_rows_dataset stores it:
+ * variable-length UTF-8 strings, chunked as h5py guesses, maxshape
+ * (None,); an empty list too (chunks (1024,)). */
 static sleapc_status write_rows(sleapc_h5 *f, const char *name, char **rows, int64_t n)
 {
     sleapc_h5_write_opts o = {.chunked = true, .unlimited = true};
-    int64_t shape = n;
-    if (n == 0)
-        return sleapc__h5_write(f, name, SLEAPC_H5_F64, 1, &shape, NULL, &o);
-    return sleapc__h5_write_strings(f, name, 1, &shape, (const char *const *)rows, &o);
+    return sleapc__h5_write_vlen_strings(f, name, n, (const char *const *)rows, &o);
 }
 
 static void free_rows(char **rows, int64_t n)
@@ -61,16 +60,29 @@ static sleapc_status write_tracks(sleapc_h5 *f, const sleapc_predictions *pr)
     return st;
 }
 
+/* sleap-io write_metadata: the group and its format_id, the provenance in
+ * a dataset of its own (a scalar numpy bytes, left out when empty), then
+ * the metadata JSON, which holds a copy of it. */
 static sleapc_status write_metadata(sleapc_h5 *f, const sleapc_predictions *pr)
 {
     char *json = NULL;
+    sleapc_json_text prov = {0};
     sleapc_status st = sleapc__slp_metadata_json(pr, &json);
+    if (!st)
+        st = sleapc__json_put_object_text(&prov, pr->provenance);
+    if (!st)
+        st = sleapc__json_status(&prov, "provenance");
     if (!st)
         st = sleapc__h5_create_group(f, "metadata");
     if (!st)
         st = sleapc__h5_set_attr_double(f, "metadata", "format_id", SLEAPC_SLP_FORMAT_ID);
+    if (!st && strcmp(prov.s, "{}") != 0) {
+        const char *text = prov.s;
+        st = sleapc__h5_write_strings(f, "provenance_json", 0, NULL, &text, NULL);
+    }
     if (!st)
         st = sleapc__h5_set_attr_string(f, "metadata", "json", json, false);
+    sleapc__json_free(&prov);
     sleapc__free(json);
     return st;
 }
@@ -96,8 +108,8 @@ static void block_records(const sleapc_predictions *b, table_kind kind, int64_t 
         for (int64_t i = 0; i < fr->n; i++, r++) {
             const int64_t src = fr->first + i;
             const sleapc_pred_instance *in = &b->insts[src];
-            /* sleap-io: a predicted instance's tracking_score defaults to 0. */
-            const float ts = isnan(in->tracking_score) ? 0.0f : in->tracking_score;
+            /* Stored as is: sleap-io 0.9.5 writes NaN for an untracked one. */
+            const float ts = in->tracking_score;
             if (kind == TABLE_INSTANCES)
                 insts[r] = (sleapc_slp_instance_rec){row + r,
                                                      SLEAPC_SLP_INSTANCE_PREDICTED,
@@ -237,13 +249,15 @@ sleapc_status sleapc__predictions_write_slp_from(const sleapc_predictions *pr,
     st = sleapc__h5_create_atomic(path, &f);
     if (st)
         return st;
-    /* sleap-io write_labels order: videos, tracks, suggestions, metadata,
-     * then the tables. */
+    /* sleap-io write_labels order: videos, tracks, suggestions, sessions,
+     * metadata, then the tables. */
     st = write_videos(f, pr);
     if (!st)
         st = write_tracks(f, pr);
     if (!st)
         st = write_rows(f, "suggestions_json", NULL, 0);
+    if (!st)
+        st = write_rows(f, "sessions_json", NULL, 0);
     if (!st)
         st = write_metadata(f, pr);
     if (!st)

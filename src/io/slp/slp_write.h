@@ -8,7 +8,7 @@
 /* A SLEAP .slp labels file (the predicted-labels schema sleap-io writes),
  * written atomically: path appears only when everything succeeded. Missing
  * points (NaN) are stored as sleap-io stores them (NaN, invisible, score 0);
- * tracking_score NaN is stored as 0. SLEAPC_ERR_INVALID_ARG for inconsistent
+ * a NaN tracking_score is stored as NaN, as sleap-io 0.9.5 does. SLEAPC_ERR_INVALID_ARG for inconsistent
  * predictions (bad video/track index), SLEAPC_ERR_IO, SLEAPC_ERR_NOMEM. The
  * _from form writes head's header with src's frames (src's blocks carry the
  * same header). */
@@ -16,7 +16,7 @@ sleapc_status sleapc__predictions_write_slp(const sleapc_predictions *pr, const 
 sleapc_status sleapc__predictions_write_slp_from(const sleapc_predictions *head,
                                                  sleapc_results_source *src, const char *path);
 
-/* A SLEAP "analysis" HDF5 file (sleap.info.write_tracking_h5 layout, the
+/* A SLEAP "analysis" HDF5 file (sleap-io 0.9.5 save_analysis_h5 layout, the
  * matrices of the first video), written atomically like the .slp. */
 sleapc_status sleapc__predictions_write_analysis_h5(const sleapc_predictions *pr, const char *path);
 

@@ -1,5 +1,5 @@
 /* Metadata, video and track JSON for a predictions .slp, key for key and in
- * the order sleap-io 0.1 writes them (serialize_skeletons, write_metadata,
+ * the order sleap-io 0.9.5 writes them (serialize_skeletons, write_metadata,
  * video_to_dict, write_tracks), with compact separators. */
 #include "io/slp/slp_write_json.h"
 
@@ -150,17 +150,23 @@ sleapc_status sleapc__slp_video_json(const sleapc_pred_video *v, bool backend_on
     sleapc__json_putf(&t, "%s\"filename\"%s", c, k);
     sleapc__json_put_string(&t, name);
     const char *gray = v->channels == 1 ? "true" : v->channels > 1 ? "false" : "null";
+    sleapc_json_text fps = {0};
+    if (v->fps > 0)
+        sleapc__json_put_double(&fps, v->fps);
+    else
+        sleapc__json_put(&fps, "null");
     if (in_package) {
         sleapc__json_putf(&t, "%s\"dataset\"%s", c, k);
         sleapc__json_put_string(&t, v->dataset);
         sleapc__json_putf(&t,
                           "%s\"input_format\"%s\"channels_last\"%s\"convert_range\"%sfalse"
-                          "%s\"has_embedded_images\"%strue%s\"grayscale\"%s%s}",
-                          c, k, c, k, c, k, c, k, gray);
+                          "%s\"has_embedded_images\"%strue%s\"grayscale\"%s%s%s\"fps\"%s%s}",
+                          c, k, c, k, c, k, c, k, gray, c, k, fps.s ? fps.s : "null");
     } else {
         sleapc__json_putf(&t, "%s\"grayscale\"%s%s", c, k, gray);
-        sleapc__json_putf(&t, "%s\"bgr\"%strue%s\"dataset\"%s\"\"%s\"input_format\"%s\"\"}", c, k,
-                          c, k, c, k);
+        sleapc__json_putf(&t,
+                          "%s\"bgr\"%strue%s\"dataset\"%s\"\"%s\"input_format\"%s\"\"%s\"fps\"%s%s}",
+                          c, k, c, k, c, k, c, k, fps.s ? fps.s : "null");
     }
     if (!backend_only) {
         if (in_package)
@@ -168,7 +174,10 @@ sleapc_status sleapc__slp_video_json(const sleapc_pred_video *v, bool backend_on
         sleapc__json_put(&t, "}");
     }
     sleapc__free(name);
-    sleapc_status st = sleapc__json_status(&t, "video JSON");
+    sleapc_status st = sleapc__json_status(&fps, "video JSON");
+    if (!st)
+        st = sleapc__json_status(&t, "video JSON");
+    sleapc__json_free(&fps);
     if (st) {
         sleapc__json_free(&t);
         return st;

@@ -1,5 +1,5 @@
 /* The JSON texts a .slp file stores for predictions (metadata, videos,
- * tracks), spelled as sleap-io 0.1 writes them. Also used by the analysis
+ * tracks), spelled as sleap-io 0.9.5 writes them. Also used by the analysis
  * writer. Each returns a new string (sleapc__free) or a status. */
 #ifndef SLEAPC_IO_SLP_WRITE_JSON_H
 #define SLEAPC_IO_SLP_WRITE_JSON_H
