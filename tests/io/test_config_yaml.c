@@ -242,6 +242,43 @@ static void test_centroid_sigmoid(void)
         sleapc__model_config_clear(&c);
 }
 
+/* preprocessing.crop_mode (sleap-nn 0.3.5): "fixed" (the default) reads as
+ * before; "bbox" (box-scaled crops, which need a box detector as stage 1) is
+ * refused with the key named; another value is a format error. */
+static void test_crop_mode(void)
+{
+    static const char *const modes[] = {"fixed", "bbox", "square"};
+    for (int k = 0; k < 3; k++) {
+        char text[4096];
+        snprintf(text, sizeof text,
+                 "data_config:\n"
+                 "  preprocessing: {crop_size: 96, crop_mode: %s}\n"
+                 "  skeletons:\n"
+                 "  - name: fly\n"
+                 "    nodes: [head, thorax]\n"
+                 "model_config:\n"
+                 "  backbone_config: {unet: {filters: 8, max_stride: 8}}\n"
+                 "  head_configs:\n"
+                 "    centered_instance:\n"
+                 "      confmaps: {anchor_part: thorax, sigma: 2.5, output_stride: 2}\n",
+                 modes[k]);
+        sleapc_model_config c;
+        sleapc_status st = sleapc__config_read_yaml(write_tmp("crop_mode.yaml", text), &c);
+        if (k == 0) {
+            CHECK_OK(st);
+            CHECK(!st && c.crop_size == 96);
+        } else {
+            CHECK_MSG(st == (k == 1 ? SLEAPC_ERR_UNSUPPORTED : SLEAPC_ERR_FORMAT) &&
+                          strstr(sleapc_last_error(), "crop_mode") &&
+                          strstr(sleapc_last_error(), "crop_mode.yaml"),
+                      "crop_mode %s: %s: %s", modes[k], sleapc_status_str(st),
+                      sleapc_last_error());
+        }
+        if (!st)
+            sleapc__model_config_clear(&c);
+    }
+}
+
 static void test_synthetic(void)
 {
     char text[4096];
@@ -467,6 +504,7 @@ int main(void)
     test_generated_configs();
     test_synthetic();
     test_centroid_sigmoid();
+    test_crop_mode();
     test_corrupt();
     test_alloc_failures(
         test_data_path("sleap-nn-assets/model_ckpts/minimal_instance_multiclass_centered_instance/"

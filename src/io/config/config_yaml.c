@@ -244,8 +244,24 @@ static sleapc_status read_skeleton(sleapc_yaml_tree *t, const sleapc_yaml_ref *d
 static sleapc_status read_preprocessing(sleapc_yaml_tree *t, const sleapc_yaml_ref *data,
                                         sleapc_model_config *cfg)
 {
-    sleapc_yaml_ref pre, scale, crop;
+    sleapc_yaml_ref pre, scale, crop, mode;
+    const char *crop_mode = NULL;
     sleapc_status st = sleapc__yaml_get(t, data, "preprocessing", &pre);
+    /* sleap-nn 0.3.5's box-scaled crops need a box detector as stage 1 (or
+     * ground-truth boxes), neither of which sleapc runs yet: such a model is
+     * refused, never cut fixed crops around centroids instead. */
+    if (!st)
+        st = sleapc__yaml_get(t, &pre, "crop_mode", &mode);
+    if (!st && !sleapc__yaml_is_null(&mode))
+        st = sleapc__yaml_str(t, &mode, NULL, &crop_mode);
+    if (!st && crop_mode && strcmp(crop_mode, "bbox") == 0)
+        return sleapc__yaml_fail(t, &mode, SLEAPC_ERR_UNSUPPORTED,
+                                 "preprocessing.crop_mode: bbox (box-scaled crops) needs a "
+                                 "bbox_centernet / bbox_ssd detector as the first stage, which "
+                                 "sleapc does not run yet");
+    if (!st && crop_mode && strcmp(crop_mode, "fixed") != 0)
+        return sleapc__yaml_fail(t, &mode, SLEAPC_ERR_FORMAT, "unknown crop_mode '%s'",
+                                 crop_mode);
     if (!st)
         st = sleapc__yaml_bool(t, &pre, "ensure_rgb", false, &cfg->ensure_rgb);
     if (!st)
