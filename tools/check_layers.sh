@@ -38,9 +38,38 @@ dups=$(find src include -name '*.h' | awk -F/ '{ n[$NF]++; p[$NF] = p[$NF] " " $
 rc=0
 [ -z "$dups" ] || { printf '%s\n' "$dups"; rc=1; }
 
+# Code without its comments, for awk: block comments followed across lines
+# (a line that starts with "*" may be code: "*out = f(x);"), line comments
+# and string literals left as they are.
+strip_awk='
+function code(line,   out, i, c, n) {
+    out = ""; n = length(line); i = 1
+    while (i <= n) {
+        if (in_block) {
+            if (substr(line, i, 2) == "*/") { in_block = 0; i += 2 } else i++
+            continue
+        }
+        c = substr(line, i, 1)
+        if (c == "\"") {
+            out = out c; i++
+            while (i <= n && substr(line, i, 1) != "\"") {
+                if (substr(line, i, 1) == "\\") { out = out substr(line, i, 2); i += 2; continue }
+                out = out substr(line, i, 1); i++
+            }
+            out = out "\""; i++
+            continue
+        }
+        if (substr(line, i, 2) == "/*") { in_block = 1; i += 2; continue }
+        if (substr(line, i, 2) == "//") break
+        out = out c; i++
+    }
+    return out
+}
+FNR == 1 { in_block = 0 }'
+
 # Rule 7: the public function names, then their calls under src/ outside
-# src/api/ (comment lines, which name the public function they implement,
-# are skipped).
+# src/api/ (comments, which name the public function they implement, are
+# skipped).
 public=$(find include -name '*.h' | LC_ALL=C sort | xargs awk '
     /SLEAPC_API/ { api = 1 }
     api && match($0, /sleapc_[a-z0-9_]+[ \t]*\(/) {
@@ -49,11 +78,10 @@ public=$(find include -name '*.h' | LC_ALL=C sort | xargs awk '
         api = 0
     }
     /;/ { api = 0 }' | LC_ALL=C sort -u)
-calls=$(find src -name '*.[ch]' ! -path 'src/api/*' | LC_ALL=C sort | xargs awk -v names="$public" '
+calls=$(find src -name '*.[ch]' ! -path 'src/api/*' | LC_ALL=C sort | xargs awk -v names="$public" "$strip_awk"'
     BEGIN { n = split(names, a, "\n"); for (i = 1; i <= n; i++) pub[a[i]] = 1 }
-    /^[ \t]*(\/\*|\*|\/\/)/ { next }
     {
-        line = $0
+        line = code($0)
         while (match(line, /sleapc_[a-z0-9_]+\(/)) {
             name = substr(line, RSTART, RLENGTH - 1)
             if (name in pub)
@@ -64,9 +92,8 @@ calls=$(find src -name '*.[ch]' ! -path 'src/api/*' | LC_ALL=C sort | xargs awk 
 [ -z "$calls" ] || { printf '%s\n' "$calls"; rc=1; }
 
 # Rule 8: predictions extensions named outside io (comment lines skipped).
-exts=$(find src -name '*.[ch]' ! -path 'src/io/*' ! -path 'src/api/*' | LC_ALL=C sort | xargs awk '
-    /^[ \t]*(\/\*|\*|\/\/)/ { next }
-    /"\.(slp|h5|hdf5|csv|json)"/ {
+exts=$(find src -name '*.[ch]' ! -path 'src/io/*' ! -path 'src/api/*' | LC_ALL=C sort | xargs awk "$strip_awk"'
+    code($0) ~ /"\.(slp|h5|hdf5|csv|json)"/ {
         printf "check_layers: %s:%d: tests a predictions extension outside io (ask io/predictions/predictions_format.h for the format of the path)\n", FILENAME, FNR
     }')
 [ -z "$exts" ] || { printf '%s\n' "$exts"; rc=1; }

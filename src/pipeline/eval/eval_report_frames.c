@@ -72,7 +72,7 @@ sleapc_report_frames *sleapc__report_frames_open(const char *labels_path, int vi
         }
     }
     if (st) {
-        *why = sleapc_last_error();
+        *why = sleapc__last_error();
         sleapc__report_frames_close(f);
         return NULL;
     }
