@@ -28,7 +28,10 @@ class EvalOpts(ctypes.Structure):
 class EvalTrackingOpts(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32),
                 ("match", ctypes.c_char_p), ("match_threshold", ctypes.c_double),
-                ("oks_stddev", ctypes.c_double)]
+                ("oks_stddev", ctypes.c_double), ("compat", ctypes.c_int),
+                ("carrier", ctypes.c_char_p), ("mt_threshold", ctypes.c_double),
+                ("ml_threshold", ctypes.c_double), ("user_labels_only", ctypes.c_bool),
+                ("global_identity", ctypes.c_bool)]
 
 
 check_layout(EvalOpts, "sleapc_eval_opts")

@@ -149,19 +149,30 @@ static int usage_tracking(void)
 {
     printf("usage: sleapc eval-tracking -g GT -p PRED [options]\n"
            "\n"
-           "Scores the tracks in PRED against the tracks of the user instances in GT:\n"
-           "per frame, instances pair up by minimum-cost assignment; then CLEAR-MOT (MOTA,\n"
-           "MOTP, ID switches, fragmentations, mostly tracked / partly / mostly lost) and\n"
-           "IDF1 / IDP / IDR (Ristani et al. 2016: predicted tracks assigned one to one to\n"
-           "GT tracks to maximise the frames they agree in).\n"
+           "Scores the tracks in PRED against the tracks in GT as sleap-nn 0.3.5's\n"
+           "eval-tracking does: per frame, poses pair up by OKS (the GT box as scale; by\n"
+           "centroid distance for one-node skeletons) by minimum-cost assignment; then\n"
+           "sleap-nn's identity block (ID switches, IDF1, MT/PT/ML, fragmentation, purity)\n"
+           "and the TrackEval-faithful `mot` block (CLEAR-MOT, IDF1, HOTA).\n"
            "\n"
            "  -g, --ground_truth_path GT   labels with tracks\n"
            "  -p, --predicted_path PRED    tracked predictions\n"
-           "  -s, --save_metrics OUT.json  write the figures\n"
-           "  --match distance|oks         pair instances by the mean distance over the\n"
-           "                               nodes both skeletons name (default) or by OKS\n"
-           "  --match_threshold T          distance: at most T px (50); oks: OKS >= T (0.5)\n"
+           "  -s, --save_metrics OUT.json  write the metrics\n"
+           "  --carrier auto|pose|mask     what carries identity (auto); sleapc reads no\n"
+           "                               masks\n"
+           "  --match_threshold T          OKS >= T (0.5); one-node skeletons: at most T px (50)\n"
            "  --oks_stddev S               OKS spread per node (0.025)\n"
+           "  --mt_threshold C             legacy block: coverage >= C is mostly tracked (0.8)\n"
+           "  --ml_threshold C             legacy block: coverage < C is mostly lost (0.2)\n"
+           "  --user_labels_only / --no-user_labels_only\n"
+           "                               drop every prediction from the GT side (off)\n"
+           "  --global_identity / --per_video_identity\n"
+           "                               a trajectory is a track name across videos, or\n"
+           "                               (video, track name) (default)\n"
+           "  --compat V                   0.3.5 | 0.3.3 (0.3.5); 0.3.3: sleapc's earlier\n"
+           "                               table, pairing by the mean distance over the nodes\n"
+           "                               both skeletons name (--match oks: OKS over them)\n"
+           "  --match distance|oks         0.3.3 only: how instances pair up\n"
            "  --report REPORT.html         write a page with the figures and a timeline of\n"
            "                               identities and ID switches\n"
            "  -q, --quiet                  no summary\n");
@@ -170,9 +181,23 @@ static int usage_tracking(void)
 
 int cmd_eval_tracking(int argc, char **argv)
 {
-    static const char *const names[] = {
-        "ground_truth_path", "predicted_path", "save_metrics", "match", "match_threshold",
-        "oks_stddev",        "report",         "quiet",        "help"};
+    static const char *const names[] = {"ground_truth_path",
+                                        "predicted_path",
+                                        "save_metrics",
+                                        "match",
+                                        "match_threshold",
+                                        "oks_stddev",
+                                        "report",
+                                        "quiet",
+                                        "help",
+                                        "carrier",
+                                        "mt_threshold",
+                                        "ml_threshold",
+                                        "user_labels_only",
+                                        "no-user_labels_only",
+                                        "global_identity",
+                                        "per_video_identity",
+                                        "compat"};
     sleapc_eval_tracking_opts o = sleapc_eval_tracking_opts_default();
     const char *gt = NULL, *pred = NULL, *save = NULL, *report = NULL;
     bool quiet = false;
@@ -183,6 +208,29 @@ int cmd_eval_tracking(int argc, char **argv)
             return usage_tracking();
         if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             quiet = true;
+        } else if (!strcmp(a, "--user_labels_only") || !strcmp(a, "--no-user_labels_only")) {
+            o.user_labels_only = !strcmp(a, "--user_labels_only");
+        } else if (!strcmp(a, "--global_identity") || !strcmp(a, "--per_video_identity")) {
+            o.global_identity = !strcmp(a, "--global_identity");
+        } else if (cli_is_option(a, "compat", NULL)) {
+            if (!(v = cli_option_value(argc, argv, &i, "compat")))
+                return 1;
+            if (sleapc_compat_parse(v, &o.compat))
+                return cli_error("eval-tracking: --compat: %s", sleapc_last_error());
+        } else if (cli_is_option(a, "carrier", NULL)) {
+            if (!(o.carrier = cli_option_value(argc, argv, &i, "carrier")))
+                return 1;
+            if (strcmp(o.carrier, "auto") && strcmp(o.carrier, "pose") && strcmp(o.carrier, "mask"))
+                return cli_error("eval-tracking: --carrier \"%s\": expected auto, pose or mask",
+                                 o.carrier);
+        } else if (cli_is_option(a, "mt_threshold", NULL) ||
+                   cli_is_option(a, "ml_threshold", NULL)) {
+            const bool mt = cli_is_option(a, "mt_threshold", NULL);
+            const char *name = mt ? "mt_threshold" : "ml_threshold";
+            if (!(v = cli_option_value(argc, argv, &i, name)))
+                return 1;
+            if (!parse_double(v, mt ? &o.mt_threshold : &o.ml_threshold))
+                return cli_error("eval-tracking: --%s \"%s\": expected a number", name, v);
         } else if (cli_is_option(a, "ground_truth_path", "-g")) {
             if (!(gt = cli_option_value(argc, argv, &i, "ground_truth_path")))
                 return 1;
