@@ -15,16 +15,28 @@ extern "C" {
 
 /* sleap-nn eval's options; sleapc_eval_opts_default() fills its defaults. */
 typedef struct sleapc_eval_opts {
-    uint32_t struct_size;     /* sizeof(sleapc_eval_opts) */
-    double oks_stddev;        /* OKS spread per node (0.025) */
-    double oks_scale;         /* OKS scale in px^2; NaN (default): each GT instance's
-                                 bounding-box area */
-    double match_threshold;   /* OKS (oks mode) or px (centroid mode; 0 means 50) (0) */
-    bool user_labels_only;    /* ground truth: user instances only (true) */
-    const char *match_method; /* "auto" (default: centroid for a one-node prediction
-                                 skeleton, else oks), "oks" or "centroid" */
-    const char *anchor_part;  /* centroid mode: the GT node used as centroid (NULL: the
-                                 mean of the visible nodes) */
+    uint32_t struct_size;          /* sizeof(sleapc_eval_opts) */
+    double oks_stddev;             /* OKS spread per node (0.025) */
+    double oks_scale;              /* OKS scale in px^2; NaN (default): each GT instance's
+                                      bounding-box area */
+    double match_threshold;        /* OKS (oks mode) or px (centroid mode; 0 means 50) (0) */
+    bool user_labels_only;         /* ground truth: user instances only (true) */
+    const char *match_method;      /* "auto" (default: centroid for a one-node prediction
+                                      skeleton, else oks), "oks", "centroid" or "bbox" (box AP on
+                                      predicted boxes, which sleapc does not read: no metrics) */
+    const char *anchor_part;       /* centroid mode: the GT node used as centroid (NULL: the
+                                      mean of the visible nodes) */
+    sleapc_compat compat;          /* SLEAPC_COMPAT_DEFAULT: sleap-nn 0.3.5, where a GT instance
+                                      whose visible box has no area is scored by mean distance
+                                      (1 - d / 50 px) instead of OKS; 0.3.3: OKS */
+    const char *centroid_method;   /* centroid mode: "center_of_mass", "bbox_center",
+                                      "geometric_median" or "anchor" (NULL: anchor when
+                                      anchor_part names a node, else center_of_mass) */
+    const char *centroid_fallback; /* anchor not visible: a reduction above (NULL:
+                                      center_of_mass) */
+    const char *bbox_source;       /* match_method "bbox": GT boxes from "auto" (default), "bboxes",
+                                      "instances" or "masks" */
+    double bbox_padding;           /* match_method "bbox": px of padding on derived GT boxes (0) */
 } sleapc_eval_opts;
 
 SLEAPC_API sleapc_eval_opts sleapc_eval_opts_default(void);

@@ -22,7 +22,10 @@ class EvalOpts(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32),
                 ("oks_stddev", ctypes.c_double), ("oks_scale", ctypes.c_double),
                 ("match_threshold", ctypes.c_double), ("user_labels_only", ctypes.c_bool),
-                ("match_method", ctypes.c_char_p), ("anchor_part", ctypes.c_char_p)]
+                ("match_method", ctypes.c_char_p), ("anchor_part", ctypes.c_char_p),
+                ("compat", ctypes.c_int), ("centroid_method", ctypes.c_char_p),
+                ("centroid_fallback", ctypes.c_char_p), ("bbox_source", ctypes.c_char_p),
+                ("bbox_padding", ctypes.c_double)]
 
 
 class EvalTrackingOpts(ctypes.Structure):

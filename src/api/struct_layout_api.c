@@ -105,7 +105,9 @@ STRUCT(sleapc_render_opts, FIELD(sleapc_render_opts, struct_size),
 STRUCT(sleapc_eval_opts, FIELD(sleapc_eval_opts, struct_size), FIELD(sleapc_eval_opts, oks_stddev),
        FIELD(sleapc_eval_opts, oks_scale), FIELD(sleapc_eval_opts, match_threshold),
        FIELD(sleapc_eval_opts, user_labels_only), FIELD(sleapc_eval_opts, match_method),
-       FIELD(sleapc_eval_opts, anchor_part))
+       FIELD(sleapc_eval_opts, anchor_part), FIELD(sleapc_eval_opts, compat),
+       FIELD(sleapc_eval_opts, centroid_method), FIELD(sleapc_eval_opts, centroid_fallback),
+       FIELD(sleapc_eval_opts, bbox_source), FIELD(sleapc_eval_opts, bbox_padding))
 STRUCT(sleapc_eval_tracking_opts, FIELD(sleapc_eval_tracking_opts, struct_size),
        FIELD(sleapc_eval_tracking_opts, match), FIELD(sleapc_eval_tracking_opts, match_threshold),
        FIELD(sleapc_eval_tracking_opts, oks_stddev), FIELD(sleapc_eval_tracking_opts, compat),

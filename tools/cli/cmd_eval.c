@@ -27,10 +27,23 @@ static int usage(void)
            "  --match_threshold T          OKS (oks) or px (centroid; 0 means 50) (0)\n"
            "  --user_labels_only / --no-user_labels_only\n"
            "                               GT: user instances only (default) or all\n"
-           "  --match_method M             auto (default), oks or centroid; auto is centroid\n"
-           "                               when the prediction skeleton has one node\n"
+           "  --match_method M             auto (default), oks, centroid or bbox; auto is\n"
+           "                               centroid when the prediction skeleton has one node;\n"
+           "                               bbox scores predicted boxes, which sleapc does not\n"
+           "                               read: no metrics, as for pose predictions\n"
            "  --anchor_part NODE           centroid mode: the GT node used as centroid\n"
            "                               (default: the mean of the visible nodes)\n"
+           "  --centroid_method M          centroid mode: center_of_mass, bbox_center,\n"
+           "                               geometric_median or anchor (default: anchor with\n"
+           "                               --anchor_part, else center_of_mass)\n"
+           "  --centroid_fallback M        where the anchor is not visible: center_of_mass\n"
+           "                               (default), bbox_center or geometric_median\n"
+           "  --bbox_source S              bbox mode: GT boxes from auto, bboxes, instances\n"
+           "                               or masks (auto)\n"
+           "  --bbox_padding PX            bbox mode: padding on derived GT boxes (0)\n"
+           "  --compat V                   0.3.5 | 0.3.3 (0.3.5); 0.3.5 scores a GT instance\n"
+           "                               whose visible box has no area by mean distance\n"
+           "                               (1 - d / 50 px) instead of OKS\n"
            "  --report REPORT.html         write a page with the metrics, charts and the\n"
            "                               worst frames drawn\n"
            "  -q, --quiet                  no summary\n");
@@ -62,7 +75,12 @@ int cmd_eval(int argc, char **argv)
                                         "report",
                                         "anchor_part",
                                         "quiet",
-                                        "help"};
+                                        "help",
+                                        "centroid_method",
+                                        "centroid_fallback",
+                                        "bbox_source",
+                                        "bbox_padding",
+                                        "compat"};
     sleapc_eval_opts o = sleapc_eval_opts_default();
     const char *gt = NULL, *pred = NULL, *save = NULL, *report = NULL;
     bool quiet = false;
@@ -93,9 +111,29 @@ int cmd_eval(int argc, char **argv)
             if (!(o.match_method = cli_option_value(argc, argv, &i, "match_method")))
                 return 1;
             if (strcmp(o.match_method, "auto") && strcmp(o.match_method, "oks") &&
-                strcmp(o.match_method, "centroid"))
-                return cli_error("eval: --match_method \"%s\": expected auto, oks or centroid",
-                                 o.match_method);
+                strcmp(o.match_method, "centroid") && strcmp(o.match_method, "bbox"))
+                return cli_error(
+                    "eval: --match_method \"%s\": expected auto, oks, centroid or bbox",
+                    o.match_method);
+        } else if (cli_is_option(a, "centroid_method", NULL)) {
+            if (!(o.centroid_method = cli_option_value(argc, argv, &i, "centroid_method")))
+                return 1;
+        } else if (cli_is_option(a, "centroid_fallback", NULL)) {
+            if (!(o.centroid_fallback = cli_option_value(argc, argv, &i, "centroid_fallback")))
+                return 1;
+        } else if (cli_is_option(a, "bbox_source", NULL)) {
+            if (!(o.bbox_source = cli_option_value(argc, argv, &i, "bbox_source")))
+                return 1;
+        } else if (cli_is_option(a, "bbox_padding", NULL)) {
+            if (!(v = cli_option_value(argc, argv, &i, "bbox_padding")))
+                return 1;
+            if (!parse_double(v, &o.bbox_padding))
+                return cli_error("eval: --bbox_padding \"%s\": expected a number", v);
+        } else if (cli_is_option(a, "compat", NULL)) {
+            if (!(v = cli_option_value(argc, argv, &i, "compat")))
+                return 1;
+            if (sleapc_compat_parse(v, &o.compat))
+                return cli_error("eval: --compat: %s", sleapc_last_error());
         } else if (cli_is_option(a, "anchor_part", NULL)) {
             if (!(o.anchor_part = cli_option_value(argc, argv, &i, "anchor_part")))
                 return 1;
