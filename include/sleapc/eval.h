@@ -15,16 +15,28 @@ extern "C" {
 
 /* sleap-nn eval's options; sleapc_eval_opts_default() fills its defaults. */
 typedef struct sleapc_eval_opts {
-    uint32_t struct_size;     /* sizeof(sleapc_eval_opts) */
-    double oks_stddev;        /* OKS spread per node (0.025) */
-    double oks_scale;         /* OKS scale in px^2; NaN (default): each GT instance's
-                                 bounding-box area */
-    double match_threshold;   /* OKS (oks mode) or px (centroid mode; 0 means 50) (0) */
-    bool user_labels_only;    /* ground truth: user instances only (true) */
-    const char *match_method; /* "auto" (default: centroid for a one-node prediction
-                                 skeleton, else oks), "oks" or "centroid" */
-    const char *anchor_part;  /* centroid mode: the GT node used as centroid (NULL: the
-                                 mean of the visible nodes) */
+    uint32_t struct_size;          /* sizeof(sleapc_eval_opts) */
+    double oks_stddev;             /* OKS spread per node (0.025) */
+    double oks_scale;              /* OKS scale in px^2; NaN (default): each GT instance's
+                                      bounding-box area */
+    double match_threshold;        /* OKS (oks mode) or px (centroid mode; 0 means 50) (0) */
+    bool user_labels_only;         /* ground truth: user instances only (true) */
+    const char *match_method;      /* "auto" (default: centroid for a one-node prediction
+                                      skeleton, else oks), "oks", "centroid" or "bbox" (box AP on
+                                      predicted boxes, which sleapc does not read: no metrics) */
+    const char *anchor_part;       /* centroid mode: the GT node used as centroid (NULL: the
+                                      mean of the visible nodes) */
+    sleapc_compat compat;          /* SLEAPC_COMPAT_DEFAULT: sleap-nn 0.3.5, where a GT instance
+                                      whose visible box has no area is scored by mean distance
+                                      (1 - d / 50 px) instead of OKS; 0.3.3: OKS */
+    const char *centroid_method;   /* centroid mode: "center_of_mass", "bbox_center",
+                                      "geometric_median" or "anchor" (NULL: anchor when
+                                      anchor_part names a node, else center_of_mass) */
+    const char *centroid_fallback; /* anchor not visible: a reduction above (NULL:
+                                      center_of_mass) */
+    const char *bbox_source;       /* match_method "bbox": GT boxes from "auto" (default), "bboxes",
+                                      "instances" or "masks" */
+    double bbox_padding;           /* match_method "bbox": px of padding on derived GT boxes (0) */
 } sleapc_eval_opts;
 
 SLEAPC_API sleapc_eval_opts sleapc_eval_opts_default(void);
@@ -69,14 +81,27 @@ SLEAPC_API sleapc_status sleapc_eval_report(sleapc_eval *ev, const char *html_pa
 /* Free the result. Accepts NULL. */
 SLEAPC_API void sleapc_eval_destroy(sleapc_eval *ev);
 
-/* eval-tracking's options; sleapc_eval_tracking_opts_default() fills them. */
+/* eval-tracking's options; sleapc_eval_tracking_opts_default() fills them.
+ * compat chooses the scoring: sleap-nn 0.3.5's eval-tracking (default:
+ * OKS matching on the whole skeleton, node by node, the legacy identity
+ * block and the TrackEval `mot` block) or sleapc's earlier table for
+ * SLEAPC_COMPAT_SLEAP_NN_0_3_3 (mean distance over the shared nodes, or OKS
+ * with match "oks"). */
 typedef struct sleapc_eval_tracking_opts {
     uint32_t struct_size;   /* sizeof(sleapc_eval_tracking_opts) */
-    const char *match;      /* how instances pair up in a frame: "distance" (default: the
-                               mean distance over the nodes both skeletons name) or "oks" */
-    double match_threshold; /* NaN (default): 50 px for distance (pairs farther never
-                               match), 0.5 for OKS (pairs below never match) */
-    double oks_stddev;      /* "oks": spread per node (0.025) */
+    const char *match;      /* 0.3.3 only: "distance" (default: the mean distance over the
+                               nodes both skeletons name) or "oks" */
+    double match_threshold; /* NaN (default): 0.5 for OKS (pairs below never match), 50 px
+                               for distance (one-node skeletons under 0.3.5) */
+    double oks_stddev;      /* OKS spread per node (0.025) */
+    sleapc_compat compat;   /* SLEAPC_COMPAT_DEFAULT: sleap-nn 0.3.5 */
+    const char *carrier;    /* 0.3.5: "auto" (default), "pose" or "mask" (sleapc reads no
+                               masks: nothing to score) */
+    double mt_threshold;    /* 0.3.5 legacy block: coverage >= it is mostly tracked (0.8) */
+    double ml_threshold;    /* 0.3.5 legacy block: coverage < it is mostly lost (0.2) */
+    bool user_labels_only;  /* 0.3.5: drop every prediction from the ground truth (false) */
+    bool global_identity;   /* 0.3.5: a trajectory is a track name across videos (false:
+                               (video, track name)) */
 } sleapc_eval_tracking_opts;
 
 SLEAPC_API sleapc_eval_tracking_opts sleapc_eval_tracking_opts_default(void);

@@ -22,13 +22,19 @@ class EvalOpts(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32),
                 ("oks_stddev", ctypes.c_double), ("oks_scale", ctypes.c_double),
                 ("match_threshold", ctypes.c_double), ("user_labels_only", ctypes.c_bool),
-                ("match_method", ctypes.c_char_p), ("anchor_part", ctypes.c_char_p)]
+                ("match_method", ctypes.c_char_p), ("anchor_part", ctypes.c_char_p),
+                ("compat", ctypes.c_int), ("centroid_method", ctypes.c_char_p),
+                ("centroid_fallback", ctypes.c_char_p), ("bbox_source", ctypes.c_char_p),
+                ("bbox_padding", ctypes.c_double)]
 
 
 class EvalTrackingOpts(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32),
                 ("match", ctypes.c_char_p), ("match_threshold", ctypes.c_double),
-                ("oks_stddev", ctypes.c_double)]
+                ("oks_stddev", ctypes.c_double), ("compat", ctypes.c_int),
+                ("carrier", ctypes.c_char_p), ("mt_threshold", ctypes.c_double),
+                ("ml_threshold", ctypes.c_double), ("user_labels_only", ctypes.c_bool),
+                ("global_identity", ctypes.c_bool)]
 
 
 check_layout(EvalOpts, "sleapc_eval_opts")

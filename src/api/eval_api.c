@@ -6,6 +6,7 @@
 #include "api/opts_size.h"
 #include "core/alloc.h"
 #include "core/atomic_file.h"
+#include "core/compat.h"
 #include "core/error.h"
 #include "core/suffix.h"
 #include "io/pyobj/pyobj.h"
@@ -28,7 +29,34 @@ sleapc_eval_opts sleapc_eval_opts_default(void)
                               .match_threshold = d.match_threshold,
                               .user_labels_only = d.user_labels_only,
                               .match_method = "auto",
-                              .anchor_part = NULL};
+                              .anchor_part = NULL,
+                              .compat = SLEAPC_COMPAT_DEFAULT,
+                              .centroid_method = NULL,
+                              .centroid_fallback = NULL,
+                              .bbox_source = "auto",
+                              .bbox_padding = 0.0};
+}
+
+/* A centroid method's name (anchor only as the method, not the fallback). */
+static sleapc_status parse_centroid(const char *s, bool method, sleapc_ev_centroid *out)
+{
+    *out = SLEAPC_EV_C_INFER;
+    if (!s)
+        return SLEAPC_OK;
+    if (!strcmp(s, "center_of_mass"))
+        *out = SLEAPC_EV_C_MEAN;
+    else if (!strcmp(s, "bbox_center"))
+        *out = SLEAPC_EV_C_BBOX;
+    else if (!strcmp(s, "geometric_median"))
+        *out = SLEAPC_EV_C_MEDIAN;
+    else if (method && !strcmp(s, "anchor"))
+        *out = SLEAPC_EV_C_ANCHOR;
+    else
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "eval: centroid %s \"%s\": expected center_of_mass, bbox_center, "
+                            "geometric_median%s",
+                            method ? "method" : "fallback", s, method ? " or anchor" : "");
+    return SLEAPC_OK;
 }
 
 sleapc_status sleapc_eval_run(const char *gt_path, const char *pred_path,
@@ -58,9 +86,26 @@ sleapc_status sleapc_eval_run(const char *gt_path, const char *pred_path,
         o.method = SLEAPC_EV_OKS;
     else if (!strcmp(m, "centroid"))
         o.method = SLEAPC_EV_CENTROID;
+    else if (!strcmp(m, "bbox"))
+        o.method = SLEAPC_EV_BBOX;
     else
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "eval: match method \"%s\": expected auto, oks or centroid", m);
+                            "eval: match method \"%s\": expected auto, oks, centroid or bbox", m);
+    if (!sleapc__compat_valid(opts->compat))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "eval: unknown compat value %d",
+                            (int)opts->compat);
+    o.degenerate_fallback = !sleapc__compat_is_0_3_3(opts->compat);
+    if (parse_centroid(opts->centroid_method, true, &o.centroid_method) ||
+        parse_centroid(opts->centroid_fallback, false, &o.centroid_fallback))
+        return SLEAPC_ERR_INVALID_ARG;
+    const char *bs = opts->bbox_source ? opts->bbox_source : "auto";
+    if (strcmp(bs, "auto") && strcmp(bs, "bboxes") && strcmp(bs, "instances") &&
+        strcmp(bs, "masks"))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "eval: bbox source \"%s\": expected auto, bboxes, instances or masks",
+                            bs);
+    if (!isfinite(opts->bbox_padding))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "eval: bbox padding must be finite");
     sleapc_eval *ev = sleapc__calloc(1, sizeof *ev);
     if (!ev)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "eval: out of memory");

@@ -6,8 +6,10 @@
 #include "api/opts_size.h"
 #include "core/alloc.h"
 #include "core/atomic_file.h"
+#include "core/compat.h"
 #include "core/error.h"
 #include "io/pyobj/pyobj.h"
+#include "pipeline/eval/eval_identity.h"
 #include "pipeline/eval/eval_report.h"
 #include "pipeline/eval/eval_tracking.h"
 #include "sleapc/eval.h"
@@ -21,9 +23,57 @@ struct sleapc_eval_tracking {
 sleapc_eval_tracking_opts sleapc_eval_tracking_opts_default(void)
 {
     return (sleapc_eval_tracking_opts){.struct_size = sizeof(sleapc_eval_tracking_opts),
-                                       .match = "distance",
+                                       .match = NULL,
                                        .match_threshold = NAN,
-                                       .oks_stddev = 0.025};
+                                       .oks_stddev = 0.025,
+                                       .compat = SLEAPC_COMPAT_DEFAULT,
+                                       .carrier = "auto",
+                                       .mt_threshold = 0.8,
+                                       .ml_threshold = 0.2,
+                                       .user_labels_only = false,
+                                       .global_identity = false};
+}
+
+/* sleap-nn 0.3.5's eval-tracking. */
+static sleapc_status run_035(const char *gt_path, const char *pred_path,
+                             const sleapc_eval_tracking_opts *opts, sleapc_eval_tracking **out)
+{
+    sleapc_id_opts o = sleapc__id_opts_default();
+    const char *c = opts->carrier ? opts->carrier : "auto";
+    if (!strcmp(c, "auto"))
+        o.carrier = SLEAPC_ID_AUTO;
+    else if (!strcmp(c, "pose"))
+        o.carrier = SLEAPC_ID_POSE;
+    else if (!strcmp(c, "mask"))
+        o.carrier = SLEAPC_ID_MASK;
+    else
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "eval-tracking: carrier \"%s\": expected auto, pose or mask", c);
+    if (opts->match)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "eval-tracking: match \"%s\" chooses sleapc's 0.3.3 matcher; sleap-nn "
+                            "0.3.5 matches by OKS (or centroid distance for one-node skeletons): "
+                            "leave match unset, or choose compat 0.3.3",
+                            opts->match);
+    o.match_threshold = opts->match_threshold;
+    o.oks_stddev = opts->oks_stddev;
+    o.mt_threshold = opts->mt_threshold;
+    o.ml_threshold = opts->ml_threshold;
+    o.user_labels_only = opts->user_labels_only;
+    o.global_identity = opts->global_identity;
+    if (!isfinite(o.mt_threshold) || !isfinite(o.ml_threshold))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "eval-tracking: mt_threshold and ml_threshold must be finite");
+    sleapc_eval_tracking *et = sleapc__calloc(1, sizeof *et);
+    if (!et)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "eval-tracking: out of memory");
+    sleapc_status st = sleapc__id_run(gt_path, pred_path, &o, &et->r);
+    if (st) {
+        sleapc__free(et);
+        return st;
+    }
+    *out = et;
+    return SLEAPC_OK;
 }
 
 sleapc_status sleapc_eval_tracking_run(const char *gt_path, const char *pred_path,
@@ -42,6 +92,11 @@ sleapc_status sleapc_eval_tracking_run(const char *gt_path, const char *pred_pat
     if (rd)
         return rd;
     opts = &given;
+    if (!sleapc__compat_valid(opts->compat))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "eval-tracking: unknown compat value %d",
+                            (int)opts->compat);
+    if (!sleapc__compat_is_0_3_3(opts->compat))
+        return run_035(gt_path, pred_path, opts, out);
     sleapc_et_opts o = sleapc__et_opts_default();
     const char *m = opts->match ? opts->match : "distance";
     if (strcmp(m, "distance") && strcmp(m, "oks"))
@@ -78,7 +133,8 @@ const char *sleapc_eval_tracking_summary(sleapc_eval_tracking *et)
 {
     if (!et || !et->r)
         return NULL;
-    if (!et->summary && sleapc__et_summary(et->r, &et->summary))
+    if (!et->summary && (et->r->v035 ? sleapc__id_summary(et->r, &et->summary)
+                                     : sleapc__et_summary(et->r, &et->summary)))
         return NULL;
     return et->summary;
 }

@@ -15,9 +15,11 @@
 #include "sleapc/tracking.h"
 #include "sleapc/writer.h"
 
-#define FIELD(type, f) { #f, offsetof(type, f), sizeof(((type *)0)->f) }
-#define STRUCT(type, ...)                                                                     \
-    static const sleapc_field_layout type##_fields[] = { __VA_ARGS__ };
+#define FIELD(type, f)                                                                             \
+    {                                                                                              \
+#f, offsetof(type, f), sizeof(((type *)0)->f)                                              \
+    }
+#define STRUCT(type, ...) static const sleapc_field_layout type##_fields[] = {__VA_ARGS__};
 
 STRUCT(sleapc_field_layout, FIELD(sleapc_field_layout, name), FIELD(sleapc_field_layout, offset),
        FIELD(sleapc_field_layout, size))
@@ -103,10 +105,16 @@ STRUCT(sleapc_render_opts, FIELD(sleapc_render_opts, struct_size),
 STRUCT(sleapc_eval_opts, FIELD(sleapc_eval_opts, struct_size), FIELD(sleapc_eval_opts, oks_stddev),
        FIELD(sleapc_eval_opts, oks_scale), FIELD(sleapc_eval_opts, match_threshold),
        FIELD(sleapc_eval_opts, user_labels_only), FIELD(sleapc_eval_opts, match_method),
-       FIELD(sleapc_eval_opts, anchor_part))
+       FIELD(sleapc_eval_opts, anchor_part), FIELD(sleapc_eval_opts, compat),
+       FIELD(sleapc_eval_opts, centroid_method), FIELD(sleapc_eval_opts, centroid_fallback),
+       FIELD(sleapc_eval_opts, bbox_source), FIELD(sleapc_eval_opts, bbox_padding))
 STRUCT(sleapc_eval_tracking_opts, FIELD(sleapc_eval_tracking_opts, struct_size),
        FIELD(sleapc_eval_tracking_opts, match), FIELD(sleapc_eval_tracking_opts, match_threshold),
-       FIELD(sleapc_eval_tracking_opts, oks_stddev))
+       FIELD(sleapc_eval_tracking_opts, oks_stddev), FIELD(sleapc_eval_tracking_opts, compat),
+       FIELD(sleapc_eval_tracking_opts, carrier), FIELD(sleapc_eval_tracking_opts, mt_threshold),
+       FIELD(sleapc_eval_tracking_opts, ml_threshold),
+       FIELD(sleapc_eval_tracking_opts, user_labels_only),
+       FIELD(sleapc_eval_tracking_opts, global_identity))
 
 typedef struct layout {
     const char *name;
@@ -115,7 +123,10 @@ typedef struct layout {
     int n_fields;
 } layout;
 
-#define LAYOUT(type) { #type, sizeof(type), type##_fields, (int)(sizeof type##_fields / sizeof type##_fields[0]) }
+#define LAYOUT(type)                                                                               \
+    {                                                                                              \
+#type, sizeof(type), type##_fields, (int)(sizeof type##_fields / sizeof type##_fields[0])  \
+    }
 
 static const layout layouts[] = {
     LAYOUT(sleapc_field_layout),       LAYOUT(sleapc_tensor),        LAYOUT(sleapc_predictor_opts),

@@ -48,7 +48,7 @@ int main(void)
 
     const char *preds[3] = {slp, json, h5};
     for (int k = 0; k < 3; k++) {
-        snprintf(args, sizeof args, "eval-tracking -g '%s' -p '%s'", gt13, preds[k]);
+        snprintf(args, sizeof args, "eval-tracking --compat 0.3.3 -g '%s' -p '%s'", gt13, preds[k]);
         CHECK_MSG(test_run_cli(args) == 0 && strstr(test_cli_output(), "| IDF1 | 0.9116 |") &&
                       strstr(test_cli_output(), "| ID switches | 15 |"),
                   "%s: %s", preds[k], test_cli_output());

@@ -87,7 +87,7 @@ int main(void)
 
     snprintf(args, sizeof args, "eval -q -g '%s' -p '%s' --report '%s'", gt2, preds, eval_html);
     CHECK_MSG(test_run_cli(args) == 0, "%s", test_cli_output());
-    snprintf(args, sizeof args, "eval-tracking -q -g '%s' -p '%s' --report '%s'", gt, preds,
+    snprintf(args, sizeof args, "eval-tracking --compat 0.3.3 -q -g '%s' -p '%s' --report '%s'", gt, preds,
              track_html);
     CHECK_MSG(test_run_cli(args) == 0, "%s", test_cli_output());
 

@@ -27,10 +27,23 @@ static int usage(void)
            "  --match_threshold T          OKS (oks) or px (centroid; 0 means 50) (0)\n"
            "  --user_labels_only / --no-user_labels_only\n"
            "                               GT: user instances only (default) or all\n"
-           "  --match_method M             auto (default), oks or centroid; auto is centroid\n"
-           "                               when the prediction skeleton has one node\n"
+           "  --match_method M             auto (default), oks, centroid or bbox; auto is\n"
+           "                               centroid when the prediction skeleton has one node;\n"
+           "                               bbox scores predicted boxes, which sleapc does not\n"
+           "                               read: no metrics, as for pose predictions\n"
            "  --anchor_part NODE           centroid mode: the GT node used as centroid\n"
            "                               (default: the mean of the visible nodes)\n"
+           "  --centroid_method M          centroid mode: center_of_mass, bbox_center,\n"
+           "                               geometric_median or anchor (default: anchor with\n"
+           "                               --anchor_part, else center_of_mass)\n"
+           "  --centroid_fallback M        where the anchor is not visible: center_of_mass\n"
+           "                               (default), bbox_center or geometric_median\n"
+           "  --bbox_source S              bbox mode: GT boxes from auto, bboxes, instances\n"
+           "                               or masks (auto)\n"
+           "  --bbox_padding PX            bbox mode: padding on derived GT boxes (0)\n"
+           "  --compat V                   0.3.5 | 0.3.3 (0.3.5); 0.3.5 scores a GT instance\n"
+           "                               whose visible box has no area by mean distance\n"
+           "                               (1 - d / 50 px) instead of OKS\n"
            "  --report REPORT.html         write a page with the metrics, charts and the\n"
            "                               worst frames drawn\n"
            "  -q, --quiet                  no summary\n");
@@ -62,7 +75,12 @@ int cmd_eval(int argc, char **argv)
                                         "report",
                                         "anchor_part",
                                         "quiet",
-                                        "help"};
+                                        "help",
+                                        "centroid_method",
+                                        "centroid_fallback",
+                                        "bbox_source",
+                                        "bbox_padding",
+                                        "compat"};
     sleapc_eval_opts o = sleapc_eval_opts_default();
     const char *gt = NULL, *pred = NULL, *save = NULL, *report = NULL;
     bool quiet = false;
@@ -93,9 +111,29 @@ int cmd_eval(int argc, char **argv)
             if (!(o.match_method = cli_option_value(argc, argv, &i, "match_method")))
                 return 1;
             if (strcmp(o.match_method, "auto") && strcmp(o.match_method, "oks") &&
-                strcmp(o.match_method, "centroid"))
-                return cli_error("eval: --match_method \"%s\": expected auto, oks or centroid",
-                                 o.match_method);
+                strcmp(o.match_method, "centroid") && strcmp(o.match_method, "bbox"))
+                return cli_error(
+                    "eval: --match_method \"%s\": expected auto, oks, centroid or bbox",
+                    o.match_method);
+        } else if (cli_is_option(a, "centroid_method", NULL)) {
+            if (!(o.centroid_method = cli_option_value(argc, argv, &i, "centroid_method")))
+                return 1;
+        } else if (cli_is_option(a, "centroid_fallback", NULL)) {
+            if (!(o.centroid_fallback = cli_option_value(argc, argv, &i, "centroid_fallback")))
+                return 1;
+        } else if (cli_is_option(a, "bbox_source", NULL)) {
+            if (!(o.bbox_source = cli_option_value(argc, argv, &i, "bbox_source")))
+                return 1;
+        } else if (cli_is_option(a, "bbox_padding", NULL)) {
+            if (!(v = cli_option_value(argc, argv, &i, "bbox_padding")))
+                return 1;
+            if (!parse_double(v, &o.bbox_padding))
+                return cli_error("eval: --bbox_padding \"%s\": expected a number", v);
+        } else if (cli_is_option(a, "compat", NULL)) {
+            if (!(v = cli_option_value(argc, argv, &i, "compat")))
+                return 1;
+            if (sleapc_compat_parse(v, &o.compat))
+                return cli_error("eval: --compat: %s", sleapc_last_error());
         } else if (cli_is_option(a, "anchor_part", NULL)) {
             if (!(o.anchor_part = cli_option_value(argc, argv, &i, "anchor_part")))
                 return 1;
@@ -149,19 +187,30 @@ static int usage_tracking(void)
 {
     printf("usage: sleapc eval-tracking -g GT -p PRED [options]\n"
            "\n"
-           "Scores the tracks in PRED against the tracks of the user instances in GT:\n"
-           "per frame, instances pair up by minimum-cost assignment; then CLEAR-MOT (MOTA,\n"
-           "MOTP, ID switches, fragmentations, mostly tracked / partly / mostly lost) and\n"
-           "IDF1 / IDP / IDR (Ristani et al. 2016: predicted tracks assigned one to one to\n"
-           "GT tracks to maximise the frames they agree in).\n"
+           "Scores the tracks in PRED against the tracks in GT as sleap-nn 0.3.5's\n"
+           "eval-tracking does: per frame, poses pair up by OKS (the GT box as scale; by\n"
+           "centroid distance for one-node skeletons) by minimum-cost assignment; then\n"
+           "sleap-nn's identity block (ID switches, IDF1, MT/PT/ML, fragmentation, purity)\n"
+           "and the TrackEval-faithful `mot` block (CLEAR-MOT, IDF1, HOTA).\n"
            "\n"
            "  -g, --ground_truth_path GT   labels with tracks\n"
            "  -p, --predicted_path PRED    tracked predictions\n"
-           "  -s, --save_metrics OUT.json  write the figures\n"
-           "  --match distance|oks         pair instances by the mean distance over the\n"
-           "                               nodes both skeletons name (default) or by OKS\n"
-           "  --match_threshold T          distance: at most T px (50); oks: OKS >= T (0.5)\n"
+           "  -s, --save_metrics OUT.json  write the metrics\n"
+           "  --carrier auto|pose|mask     what carries identity (auto); sleapc reads no\n"
+           "                               masks\n"
+           "  --match_threshold T          OKS >= T (0.5); one-node skeletons: at most T px (50)\n"
            "  --oks_stddev S               OKS spread per node (0.025)\n"
+           "  --mt_threshold C             legacy block: coverage >= C is mostly tracked (0.8)\n"
+           "  --ml_threshold C             legacy block: coverage < C is mostly lost (0.2)\n"
+           "  --user_labels_only / --no-user_labels_only\n"
+           "                               drop every prediction from the GT side (off)\n"
+           "  --global_identity / --per_video_identity\n"
+           "                               a trajectory is a track name across videos, or\n"
+           "                               (video, track name) (default)\n"
+           "  --compat V                   0.3.5 | 0.3.3 (0.3.5); 0.3.3: sleapc's earlier\n"
+           "                               table, pairing by the mean distance over the nodes\n"
+           "                               both skeletons name (--match oks: OKS over them)\n"
+           "  --match distance|oks         0.3.3 only: how instances pair up\n"
            "  --report REPORT.html         write a page with the figures and a timeline of\n"
            "                               identities and ID switches\n"
            "  -q, --quiet                  no summary\n");
@@ -170,9 +219,23 @@ static int usage_tracking(void)
 
 int cmd_eval_tracking(int argc, char **argv)
 {
-    static const char *const names[] = {
-        "ground_truth_path", "predicted_path", "save_metrics", "match", "match_threshold",
-        "oks_stddev",        "report",         "quiet",        "help"};
+    static const char *const names[] = {"ground_truth_path",
+                                        "predicted_path",
+                                        "save_metrics",
+                                        "match",
+                                        "match_threshold",
+                                        "oks_stddev",
+                                        "report",
+                                        "quiet",
+                                        "help",
+                                        "carrier",
+                                        "mt_threshold",
+                                        "ml_threshold",
+                                        "user_labels_only",
+                                        "no-user_labels_only",
+                                        "global_identity",
+                                        "per_video_identity",
+                                        "compat"};
     sleapc_eval_tracking_opts o = sleapc_eval_tracking_opts_default();
     const char *gt = NULL, *pred = NULL, *save = NULL, *report = NULL;
     bool quiet = false;
@@ -183,6 +246,29 @@ int cmd_eval_tracking(int argc, char **argv)
             return usage_tracking();
         if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             quiet = true;
+        } else if (!strcmp(a, "--user_labels_only") || !strcmp(a, "--no-user_labels_only")) {
+            o.user_labels_only = !strcmp(a, "--user_labels_only");
+        } else if (!strcmp(a, "--global_identity") || !strcmp(a, "--per_video_identity")) {
+            o.global_identity = !strcmp(a, "--global_identity");
+        } else if (cli_is_option(a, "compat", NULL)) {
+            if (!(v = cli_option_value(argc, argv, &i, "compat")))
+                return 1;
+            if (sleapc_compat_parse(v, &o.compat))
+                return cli_error("eval-tracking: --compat: %s", sleapc_last_error());
+        } else if (cli_is_option(a, "carrier", NULL)) {
+            if (!(o.carrier = cli_option_value(argc, argv, &i, "carrier")))
+                return 1;
+            if (strcmp(o.carrier, "auto") && strcmp(o.carrier, "pose") && strcmp(o.carrier, "mask"))
+                return cli_error("eval-tracking: --carrier \"%s\": expected auto, pose or mask",
+                                 o.carrier);
+        } else if (cli_is_option(a, "mt_threshold", NULL) ||
+                   cli_is_option(a, "ml_threshold", NULL)) {
+            const bool mt = cli_is_option(a, "mt_threshold", NULL);
+            const char *name = mt ? "mt_threshold" : "ml_threshold";
+            if (!(v = cli_option_value(argc, argv, &i, name)))
+                return 1;
+            if (!parse_double(v, mt ? &o.mt_threshold : &o.ml_threshold))
+                return cli_error("eval-tracking: --%s \"%s\": expected a number", name, v);
         } else if (cli_is_option(a, "ground_truth_path", "-g")) {
             if (!(gt = cli_option_value(argc, argv, &i, "ground_truth_path")))
                 return 1;

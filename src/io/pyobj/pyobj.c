@@ -56,6 +56,19 @@ sleapc_pyobj *sleapc__pyobj_np_i64(int64_t v)
     return o;
 }
 
+sleapc_pyobj *sleapc__pyobj_bool(bool v)
+{
+    sleapc_pyobj *o = node(SLEAPC_PYOBJ_BOOL);
+    if (o)
+        o->i = v;
+    return o;
+}
+
+sleapc_pyobj *sleapc__pyobj_none(void)
+{
+    return node(SLEAPC_PYOBJ_NONE);
+}
+
 static sleapc_pyobj *array(sleapc_pyobj_kind kind, const void *data, size_t elem, int ndim,
                            const int64_t *shape)
 {
@@ -319,6 +332,12 @@ static void put_obj(text *t, const sleapc_pyobj *o)
         break;
     case SLEAPC_PYOBJ_STR:
         put_string(t, o->strs[0]);
+        break;
+    case SLEAPC_PYOBJ_BOOL:
+        put(t, o->i ? "true" : "false");
+        break;
+    case SLEAPC_PYOBJ_NONE:
+        put(t, "null");
         break;
     case SLEAPC_PYOBJ_LIST_STR:
         put(t, "[");

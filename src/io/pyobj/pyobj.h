@@ -21,6 +21,8 @@ typedef enum sleapc_pyobj_kind {
     SLEAPC_PYOBJ_LIST_INT,   /* list of Python ints */
     SLEAPC_PYOBJ_LIST_STR,   /* list of str */
     SLEAPC_PYOBJ_STR,        /* str (strs[0]) */
+    SLEAPC_PYOBJ_BOOL,       /* Python bool (i: 0 or 1) */
+    SLEAPC_PYOBJ_NONE,       /* None (JSON null) */
 } sleapc_pyobj_kind;
 
 typedef struct sleapc_pyobj sleapc_pyobj;
@@ -52,6 +54,8 @@ sleapc_pyobj *sleapc__pyobj_array_bool(const uint8_t *data, int ndim, const int6
 sleapc_pyobj *sleapc__pyobj_list_int(const int64_t *data, int64_t n);
 sleapc_pyobj *sleapc__pyobj_list_str(const char *const *data, int64_t n);
 sleapc_pyobj *sleapc__pyobj_str(const char *s);
+sleapc_pyobj *sleapc__pyobj_bool(bool v);
+sleapc_pyobj *sleapc__pyobj_none(void);
 
 /* Add key -> v to dict d, which takes v (also on failure, when v is freed).
  * A NULL v (a failed constructor) fails with SLEAPC_ERR_NOMEM. */

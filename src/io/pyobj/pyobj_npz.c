@@ -232,6 +232,12 @@ static void p_obj(bytes *b, const sleapc_pyobj *o)
     case SLEAPC_PYOBJ_STR:
         p_str(b, o->strs[0]);
         break;
+    case SLEAPC_PYOBJ_BOOL:
+        op(b, o->i ? NEWTRUE : NEWFALSE);
+        break;
+    case SLEAPC_PYOBJ_NONE:
+        op(b, NONE);
+        break;
     case SLEAPC_PYOBJ_LIST_INT:
     case SLEAPC_PYOBJ_LIST_STR:
         op(b, EMPTY_LIST);

@@ -23,18 +23,9 @@ static void pred_centroid(const double *xy, int n, double c[2])
     c[1] = n ? xy[1] : NAN;
 }
 
-/* compute_gt_centroids: the anchor node when present, else the NaN-ignoring
- * mean of each coordinate over the nodes (np.nanmean over the node axis). */
-static void gt_centroid(const double *xy, int n, int anchor, double c[2])
+/* find_points_mean: the NaN-ignoring mean of each coordinate. */
+static void mean_centroid(const double *xy, int n, double c[2])
 {
-    if (anchor >= 0 && anchor < n) {
-        c[0] = xy[2 * anchor];
-        c[1] = xy[2 * anchor + 1];
-    } else {
-        c[0] = c[1] = NAN;
-    }
-    if (!isnan(c[0]) && !isnan(c[1]))
-        return;
     for (int d = 0; d < 2; d++) {
         double sum = 0;
         int cnt = 0;
@@ -45,6 +36,92 @@ static void gt_centroid(const double *xy, int n, int anchor, double c[2])
             }
         c[d] = cnt ? sum / cnt : NAN;
     }
+}
+
+/* find_points_bbox_midpoint: (min + max) / 2 per axis, NaN ignored (none
+ * visible: inf - inf, NaN). */
+static void bbox_centroid(const double *xy, int n, double c[2])
+{
+    for (int d = 0; d < 2; d++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (int k = 0; k < n; k++)
+            if (!isnan(xy[2 * k + d])) {
+                lo = fmin(lo, xy[2 * k + d]);
+                hi = fmax(hi, xy[2 * k + d]);
+            }
+        c[d] = (hi + lo) * 0.5;
+    }
+}
+
+/* find_points_geometric_median: Weiszfeld from the mean of the points
+ * visible in both coordinates; points within 1e-12 of the estimate are left
+ * out of a step; stops once a step moves less than 1e-6 (100 steps at most). */
+static void median_centroid(const double *xy, int n, double c[2])
+{
+    double e[2] = {0, 0};
+    int cnt = 0;
+    for (int k = 0; k < n; k++)
+        if (!isnan(xy[2 * k]) && !isnan(xy[2 * k + 1])) {
+            e[0] += xy[2 * k];
+            e[1] += xy[2 * k + 1];
+            cnt++;
+        }
+    if (!cnt) {
+        c[0] = c[1] = NAN;
+        return;
+    }
+    e[0] /= cnt;
+    e[1] /= cnt;
+    for (int it = 0; it < 100; it++) {
+        double w = 0, u[2] = {0, 0};
+        for (int k = 0; k < n; k++) {
+            if (isnan(xy[2 * k]) || isnan(xy[2 * k + 1]))
+                continue;
+            const double dx = xy[2 * k] - e[0], dy = xy[2 * k + 1] - e[1];
+            const double dd = sqrt(dx * dx + dy * dy);
+            if (!(dd > 1e-12))
+                continue;
+            w += 1.0 / dd;
+            u[0] += xy[2 * k] / dd;
+            u[1] += xy[2 * k + 1] / dd;
+        }
+        const double ne[2] = {w > 0 ? u[0] / fmax(w, 1e-12) : e[0],
+                              w > 0 ? u[1] / fmax(w, 1e-12) : e[1]};
+        const double sx = ne[0] - e[0], sy = ne[1] - e[1];
+        e[0] = ne[0];
+        e[1] = ne[1];
+        if (!(sqrt(sx * sx + sy * sy) >= 1e-6))
+            break;
+    }
+    c[0] = e[0];
+    c[1] = e[1];
+}
+
+static void reduce(sleapc_ev_centroid m, const double *xy, int n, double c[2])
+{
+    if (m == SLEAPC_EV_C_BBOX)
+        bbox_centroid(xy, n, c);
+    else if (m == SLEAPC_EV_C_MEDIAN)
+        median_centroid(xy, n, c);
+    else
+        mean_centroid(xy, n, c);
+}
+
+/* compute_gt_centroids (generate_centroids): the anchor node when visible,
+ * else the fallback; or the method's reduction of the nodes. */
+static void gt_centroid(const double *xy, int n, int anchor, const sleapc_ev_opts *o, double c[2])
+{
+    sleapc_ev_centroid m = o->centroid_method;
+    if (m == SLEAPC_EV_C_INFER)
+        m = anchor >= 0 ? SLEAPC_EV_C_ANCHOR : SLEAPC_EV_C_MEAN;
+    if (m != SLEAPC_EV_C_ANCHOR) {
+        reduce(m, xy, n, c);
+        return;
+    }
+    c[0] = anchor < n ? xy[2 * anchor] : NAN;
+    c[1] = anchor < n ? xy[2 * anchor + 1] : NAN;
+    if (isnan(c[0]) || isnan(c[1]))
+        reduce(o->centroid_fallback, xy, n, c);
 }
 
 static double dist(const double a[2], const double b[2])
@@ -90,7 +167,8 @@ sleapc_status sleapc__ev_match_centroids(sleapc_ev_result *r, const sleapc_ev_op
         int ng = 0, np = 0, nvg = 0, nvp = 0;
         for (int64_t i = gf->first; i < gf->first + gf->n; i++)
             if (sleapc__ev_gt_considered(gt, i, o->user_labels_only)) {
-                gt_centroid(sleapc__ev_points(gt, i), gt->insts[i].n_nodes, r->anchor_ind, gc[ng]);
+                gt_centroid(sleapc__ev_points(gt, i), gt->insts[i].n_nodes, r->anchor_ind, o,
+                            gc[ng]);
                 gidx[ng++] = i;
             }
         for (int64_t i = pf->first; i < pf->first + pf->n; i++) {

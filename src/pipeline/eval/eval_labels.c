@@ -135,7 +135,7 @@ static sleapc_status from_slp(sleapc_ev_labels *l, const sleapc_slp *r)
     for (int64_t i = 0; i < r->n_instances; i++) {
         const sleapc_slp_instance *in = &r->instances[i];
         l->insts[i] = (sleapc_ev_inst){in->predicted, in->predicted ? (double)in->score : NAN,
-                                       in->track, in->n_points, np};
+                                       in->track, in->n_points, np, in->from_predicted + 1};
         for (int k = 0; k < in->n_points; k++, np++) {
             const sleapc_slp_point *p = &r->points[in->first_point + k];
             l->xy[2 * np] = p->visible ? p->x : NAN;
@@ -180,7 +180,7 @@ static sleapc_status from_predictions(sleapc_ev_labels *l, const sleapc_predicti
     l->n_points = n_points;
     for (int64_t i = 0; i < pr->n_insts; i++) {
         l->insts[i] = (sleapc_ev_inst){true, pr->insts[i].score, pr->insts[i].track, pr->n_nodes,
-                                       i * pr->n_nodes};
+                                       i * pr->n_nodes, 0};
         for (int64_t k = 0; k < 2 * pr->n_nodes; k++)
             l->xy[2 * i * pr->n_nodes + k] = pr->points[2 * i * pr->n_nodes + k];
     }

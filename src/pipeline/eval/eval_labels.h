@@ -25,6 +25,7 @@ typedef struct sleapc_ev_inst {
     int track;     /* -1 = none */
     int n_nodes;   /* of its own skeleton */
     int64_t first; /* its points: xy[2*first ...] */
+    int64_t linked; /* user instances: 1 + the instance it corrects (from_predicted); 0 none */
 } sleapc_ev_inst;
 
 typedef struct sleapc_ev_frame {

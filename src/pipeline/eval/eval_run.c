@@ -15,7 +15,10 @@ sleapc_ev_opts sleapc__ev_opts_default(void)
                             .match_threshold = 0,
                             .user_labels_only = true,
                             .method = SLEAPC_EV_AUTO,
-                            .anchor_part = NULL};
+                            .anchor_part = NULL,
+                            .centroid_method = SLEAPC_EV_C_INFER,
+                            .centroid_fallback = SLEAPC_EV_C_INFER,
+                            .degenerate_fallback = true};
 }
 
 void sleapc__ev_result_free(sleapc_ev_result *r)
@@ -81,6 +84,13 @@ sleapc_status sleapc__ev_run(const char *gt_path, const char *pr_path, const sle
         st = sleapc__wrap(st, "eval: predictions");
     if (st)
         goto fail;
+    /* Box AP needs predicted boxes, which sleapc does not read (pose
+     * predictions carry none): sleap-nn then skips the metrics. */
+    if (o->method == SLEAPC_EV_BBOX) {
+        sleapc__log(SLEAPC_LOG_INFO, "eval: 0 predicted boxes: skipping metric computation");
+        *out = r;
+        return SLEAPC_OK;
+    }
     /* No frames, or frames without instances: sleap-nn skips the metrics. */
     if (r->pr->n_insts == 0) {
         *out = r;
@@ -101,6 +111,13 @@ sleapc_status sleapc__ev_run(const char *gt_path, const char *pr_path, const sle
                     "eval: anchor part \"%s\" is not a node of the ground-truth skeleton: "
                     "centroids are the mean of the visible nodes",
                     o->anchor_part);
+    if (r->method == SLEAPC_EV_CENTROID && o->centroid_method == SLEAPC_EV_C_ANCHOR &&
+        r->anchor_ind < 0) {
+        st = sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                          "eval: centroid method anchor needs --anchor_part, a node of the "
+                          "ground-truth skeleton");
+        goto fail;
+    }
     r->match_threshold = o->match_threshold;
     if (r->method == SLEAPC_EV_CENTROID && o->match_threshold == 0)
         r->match_threshold = 50.0;

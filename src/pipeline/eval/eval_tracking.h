@@ -45,6 +45,7 @@ typedef struct sleapc_et_result {
     sleapc_et_switch *switches;
     int *id_map;           /* [gt->n_tracks]: predicted track given to each GT track, -1 */
     sleapc_pyobj *metrics; /* the figures, as a dict */
+    bool v035;             /* sleap-nn 0.3.5's figures (eval_identity.h) */
 } sleapc_et_result;
 
 sleapc_et_opts sleapc__et_opts_default(void);

@@ -15,15 +15,28 @@ typedef enum sleapc_ev_method {
     SLEAPC_EV_AUTO, /* centroid when the prediction skeleton has one node, else oks */
     SLEAPC_EV_OKS,
     SLEAPC_EV_CENTROID,
+    SLEAPC_EV_BBOX, /* box AP on predicted boxes: sleapc reads none, so no metrics */
 } sleapc_ev_method;
 
+/* How a GT centroid is made (sleap-nn generate_centroids). */
+typedef enum sleapc_ev_centroid {
+    SLEAPC_EV_C_INFER,  /* anchor when an anchor node is given, else center_of_mass */
+    SLEAPC_EV_C_MEAN,   /* center_of_mass: NaN-ignoring mean per axis */
+    SLEAPC_EV_C_BBOX,   /* bbox_center: middle of the visible box, per axis */
+    SLEAPC_EV_C_MEDIAN, /* geometric_median: Weiszfeld from the mean */
+    SLEAPC_EV_C_ANCHOR, /* the anchor node; the fallback where it is not visible */
+} sleapc_ev_centroid;
+
 typedef struct sleapc_ev_opts {
-    double oks_stddev;       /* 0.025 */
-    double oks_scale;        /* NaN: each GT instance's bounding-box area */
-    double match_threshold;  /* 0; in centroid mode 0 means 50 px */
-    bool user_labels_only;   /* true */
-    sleapc_ev_method method; /* auto */
-    const char *anchor_part; /* centroid mode: the GT node used as centroid; NULL */
+    double oks_stddev;                    /* 0.025 */
+    double oks_scale;                     /* NaN: each GT instance's bounding-box area */
+    double match_threshold;               /* 0; in centroid mode 0 means 50 px */
+    bool user_labels_only;                /* true */
+    sleapc_ev_method method;              /* auto */
+    const char *anchor_part;              /* centroid mode: the GT node used as centroid; NULL */
+    sleapc_ev_centroid centroid_method;   /* centroid mode: infer */
+    sleapc_ev_centroid centroid_fallback; /* anchor not visible: INFER means center_of_mass */
+    bool degenerate_fallback; /* sleap-nn 0.3.5: GT with a zero-area box scored by distance */
 } sleapc_ev_opts;
 
 sleapc_ev_opts sleapc__ev_opts_default(void);
