@@ -139,17 +139,23 @@ def evaluate(ground_truth, predictions, *, oks_stddev=0.025, oks_scale=None, mat
         lib.sleapc_eval_destroy(ev)
 
 
-def evaluate_tracking(ground_truth, predictions, *, match="distance", match_threshold=None,
-                      oks_stddev=0.025, save_metrics=None, report=None):
-    """Identity quality of the tracks in `predictions` against those of `ground_truth`'s user
-    instances: a dict with idf1, idp, idr, id_switches, fragmentations, mota, motp,
-    mostly_tracked / partly_tracked / mostly_lost and the counts behind them.
+def evaluate_tracking(ground_truth, predictions, *, match=None, match_threshold=None,
+                      oks_stddev=0.025, save_metrics=None, report=None, compat=None):
+    """Identity quality of the tracks in `predictions` against those of `ground_truth`.
 
-    Instances pair up per frame by minimum-cost assignment on the mean distance over the nodes
-    both skeletons name (match="distance", at most match_threshold px, 50 by default) or on
-    OKS (match="oks", at least match_threshold, 0.5 by default)."""
+    By default (compat None or "0.3.5") as sleap-nn 0.3.5's eval-tracking scores them:
+    instances pair up per frame by OKS (at least match_threshold, 0.5 by default; centroid
+    distance for one-node skeletons); the dict holds the identity block (idf1, id_switches,
+    ...) and the TrackEval-style "mot" block (MOTA, HOTA, DetA, AssA, ...).
+    compat="0.3.3" gives sleapc's earlier table: the mean distance over the nodes both
+    skeletons name (match="distance", at most match_threshold px, 50 by default) or OKS
+    (match="oks"), against the ground truth's user instances."""
+    from .predictor import _compat
+
     o = lib.sleapc_eval_tracking_opts_default()
-    o.match = match.encode()
+    o.compat = _compat(compat)
+    if match is not None:
+        o.match = match.encode()
     o.match_threshold = math.nan if match_threshold is None else float(match_threshold)
     o.oks_stddev = oks_stddev
     et = _P()

@@ -63,9 +63,10 @@ def test_evaluate_errors(data):
 
 def test_evaluate_tracking_table(data, tmp_path):
     report = tmp_path / "t.html"
+    # sleapc's earlier table (compat 0.3.3): mean distance over the shared nodes.
     t = sleapc.evaluate_tracking(data("sleap-assets/tracks/clip.slp"),
                                  data("sleap-assets/tracks/clip.predictions.slp"),
-                                 report=str(report))
+                                 report=str(report), compat="0.3.3")
     assert round(t["idf1"], 4) == 0.9116
     assert t["id_switches"] == 15
     assert t["n_pred_tracks"] == 2

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/alloc.h"
+#include "core/error.h"
 #include "core/np_sum.h"
 #include "layers/ops/hungarian.h"
 #include "pipeline/eval/eval_identity_blocks.h"
@@ -102,36 +104,39 @@ static sleapc_status match(const sleapc_id_ctx *c, const int64_t *g, int64_t ng,
     if (!ng || !np)
         return SLEAPC_OK;
     if (c->distance) {
-        /* match_centroids on the visible centroids: rows are predictions */
-        int64_t gm[256], pm[256], ngv = 0, npv = 0;
-        double gc[256][2], pc[256][2];
-        for (int64_t i = 0; i < ng && ngv < 256; i++) {
-            sleapc__id_centroid(c->gt, g[i], gc[ngv]);
-            if (!isnan(gc[ngv][0]) && !isnan(gc[ngv][1]))
+        /* match_centroids on the visible centroids: rows are predictions.
+         * Every instance of the frame counts, however many. */
+        int64_t *gm = sleapc__malloc((size_t)(ng + np) * sizeof *gm), *pm = gm + ng;
+        double *gc = sleapc__malloc((size_t)(ng + np) * 2 * sizeof *gc), *pc = gc + 2 * ng;
+        int64_t ngv = 0, npv = 0;
+        sleapc_status st = gm && gc ? SLEAPC_OK
+                                    : sleapc__fail(SLEAPC_ERR_NOMEM, "eval-tracking: out of memory");
+        for (int64_t i = 0; !st && i < ng; i++) {
+            sleapc__id_centroid(c->gt, g[i], gc + 2 * ngv);
+            if (!isnan(gc[2 * ngv]) && !isnan(gc[2 * ngv + 1]))
                 gm[ngv++] = i;
         }
-        for (int64_t j = 0; j < np && npv < 256; j++) {
-            sleapc__id_centroid(c->pr, p[j], pc[npv]);
-            if (!isnan(pc[npv][0]) && !isnan(pc[npv][1]))
+        for (int64_t j = 0; !st && j < np; j++) {
+            sleapc__id_centroid(c->pr, p[j], pc + 2 * npv);
+            if (!isnan(pc[2 * npv]) && !isnan(pc[2 * npv + 1]))
                 pm[npv++] = j;
         }
-        if (!ngv || !npv)
-            return SLEAPC_OK;
-        for (int64_t j = 0; j < npv; j++)
+        for (int64_t j = 0; !st && j < npv; j++)
             for (int64_t i = 0; i < ngv; i++) {
-                const double dx = pc[j][0] - gc[i][0], dy = pc[j][1] - gc[i][1];
+                const double dx = pc[2 * j] - gc[2 * i], dy = pc[2 * j + 1] - gc[2 * i + 1];
                 sim[j * ngv + i] = sqrt(dx * dx + dy * dy);
             }
-        sleapc_status st = sleapc__hungarian_solve_ws(sim, npv, ngv, ws, rows, cols);
-        if (st)
-            return st;
-        for (int64_t m = 0; m < (npv < ngv ? npv : ngv); m++)
+        if (!st && ngv && npv)
+            st = sleapc__hungarian_solve_ws(sim, npv, ngv, ws, rows, cols);
+        for (int64_t m = 0; !st && ngv && npv && m < (npv < ngv ? npv : ngv); m++)
             if (sim[rows[m] * ngv + cols[m]] <= c->threshold) {
                 const int64_t pj = pm[rows[m]], gi = gm[cols[m]];
                 rows[*n_pairs] = gi;
                 cols[(*n_pairs)++] = pj;
             }
-        return SLEAPC_OK;
+        sleapc__free(gm);
+        sleapc__free(gc);
+        return st;
     }
     sleapc_status st =
         sleapc__id_pose_similarity(c->gt, g, ng, c->pr, p, np, c->o->oks_stddev, sim);
