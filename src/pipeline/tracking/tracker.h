@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pipeline/tracking/mot/mot_params.h"
 #include "sleapc/sleapc.h"
 
 typedef enum sleapc_track_candidates {
@@ -64,6 +65,8 @@ typedef struct sleapc_tracker_opts {
     double of_img_scale;                /* 1.0 */
     int of_window_size;                 /* 21 */
     int of_max_levels;                  /* 3 */
+    bool mot;                           /* a MOT tracker (mot/) with mot_params, not the above */
+    sleapc_mot_params mot_params;
 } sleapc_tracker_opts;
 
 sleapc_tracker_opts sleapc__tracker_opts_default(void);
