@@ -92,8 +92,8 @@ static void check_params(const char *name, const sleapc_mot_params *p, const cJS
     }
     static const char *const kalman[] = {"auto", "xywh", "xyah", "xysr"};
     const cJSON *k = cJSON_GetObjectItem(rec, "kalman");
-    CHECK_MSG(cJSON_IsString(k) && !strcmp(k->valuestring, kalman[p->kalman]),
-              "%s: kalman %s", name, kalman[p->kalman]);
+    CHECK_MSG(cJSON_IsString(k) && !strcmp(k->valuestring, kalman[p->kalman]), "%s: kalman %s",
+              name, kalman[p->kalman]);
     const cJSON *pre = cJSON_GetObjectItem(rec, "preset");
     CHECK_MSG(cJSON_IsString(pre) && !strcmp(pre->valuestring, p->paper ? "paper" : "animal"),
               "%s: preset", name);
@@ -123,7 +123,8 @@ static void compare(const char *name, const sleapc_predictions *pr, bool ids, co
     double worst = 0;
     for (int fi = 0; fi < nf; fi++) {
         const cJSON *fe = cJSON_GetArrayItem(frames, fi);
-        const int64_t k = find_frame(pr, (int64_t)cJSON_GetObjectItem(fe, "frame_idx")->valuedouble, fi);
+        const int64_t k =
+            find_frame(pr, (int64_t)cJSON_GetObjectItem(fe, "frame_idx")->valuedouble, fi);
         const cJSON *tr = cJSON_GetObjectItem(fe, "track");
         const cJSON *ts = cJSON_GetObjectItem(fe, "tracking_score");
         const cJSON *out = cJSON_GetObjectItem(fe, "out");
@@ -143,12 +144,12 @@ static void compare(const char *name, const sleapc_predictions *pr, bool ids, co
                 snprintf(gname, sizeof gname, "track_%d", got);
             else if (got >= 0 && got < pr->n_tracks)
                 snprintf(gname, sizeof gname, "%s", pr->track_names[got]);
-            const bool same = cJSON_IsNull(want) ? got < 0
-                                                 : got >= 0 && !strcmp(gname, want->valuestring);
+            const bool same =
+                cJSON_IsNull(want) ? got < 0 : got >= 0 && !strcmp(gname, want->valuestring);
             if (!same) {
                 if (track_bad++ < 5)
-                    fprintf(stderr, "%s: frame %d instance %lld: track %s, sleap-nn %s\n", name,
-                            fi, (long long)i, got >= 0 ? gname : "none",
+                    fprintf(stderr, "%s: frame %d instance %lld: track %s, sleap-nn %s\n", name, fi,
+                            (long long)i, got >= 0 ? gname : "none",
                             cJSON_IsNull(want) ? "none" : want->valuestring);
                 continue;
             }
@@ -203,8 +204,8 @@ static void run_case(const char *dir, const char *name)
         cJSON_GetObjectItem(options, "tracking_provenance_in_output"), "tracking");
     if (rs == SLEAPC_ERR_UNSUPPORTED) {
         fprintf(stderr, "%s: refused: %s\n", name, sleapc_last_error());
-        CHECK_MSG(sleapc__mot_params_link(&to.mot_params) || to.mot_params.tracker !=
-                      SLEAPC_MOT_SORT,
+        CHECK_MSG(sleapc__mot_params_link(&to.mot_params) ||
+                      to.mot_params.tracker != SLEAPC_MOT_SORT,
                   "%s: refused", name);
         sleapc__predictions_free(&pr);
         cJSON_Delete(options);
@@ -232,8 +233,8 @@ static void run_case(const char *dir, const char *name)
     /* the command line on the .slp: the file's tracks, in its order */
     char out_path[1024], args[4096];
     snprintf(out_path, sizeof out_path, "%s/%s.slp", test_tmp_dir(), name);
-    int k = snprintf(args, sizeof args, "track --quiet -i '%s' -o '%s' --tracking --tracker %s%s", in_path,
-                     out_path, t.tracker, t.link_tracklets ? " --link_tracklets" : "");
+    int k = snprintf(args, sizeof args, "track --quiet -i '%s' -o '%s' --tracking --tracker %s%s",
+                     in_path, out_path, t.tracker, t.link_tracklets ? " --link_tracklets" : "");
     for (int i = 0; i < t.n_mot_params; i++)
         k += snprintf(args + k, sizeof args - (size_t)k, " --mot_param %s", t.mot_params[i]);
     CHECK_MSG(test_run_cli(args) == 0, "%s: sleapc track failed: %s", name, test_cli_output());

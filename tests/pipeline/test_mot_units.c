@@ -18,8 +18,9 @@ static void near(const char *what, const double *got, const double *want, int n,
 {
     int bad = 0;
     for (int i = 0; i < n; i++) {
-        const bool ok = (isnan(got[i]) && isnan(want[i])) ||
-                        fabs(got[i] - want[i]) <= rtol * fmax(fmax(fabs(got[i]), fabs(want[i])), 1.0);
+        const bool ok =
+            (isnan(got[i]) && isnan(want[i])) ||
+            fabs(got[i] - want[i]) <= rtol * fmax(fmax(fabs(got[i]), fabs(want[i])), 1.0);
         if (!ok && bad++ < 3)
             fprintf(stderr, "%s[%d]: %.17g, sleap-nn %.17g\n", what, i, got[i], want[i]);
     }

@@ -108,8 +108,7 @@ static sleapc_status solve_keep(const double *solve, const bool *keep, int n, in
 }
 
 sleapc_status sleapc__mot_assign_capped(const double *cost, int n, int m, double max_cost,
-                                        sleapc_hungarian_ws *ws, int *rows, int *cols,
-                                        int *n_pairs)
+                                        sleapc_hungarian_ws *ws, int *rows, int *cols, int *n_pairs)
 {
     *n_pairs = 0;
     if (n == 0 || m == 0)
@@ -140,8 +139,7 @@ sleapc_status sleapc__mot_assign_capped(const double *cost, int n, int m, double
 }
 
 sleapc_status sleapc__mot_assign_masked(const double *score, const bool *valid, int n, int m,
-                                        sleapc_hungarian_ws *ws, int *rows, int *cols,
-                                        int *n_pairs)
+                                        sleapc_hungarian_ws *ws, int *rows, int *cols, int *n_pairs)
 {
     *n_pairs = 0;
     if (n == 0 || m == 0)

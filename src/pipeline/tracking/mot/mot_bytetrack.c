@@ -47,8 +47,7 @@ static sleapc_status bytetrack_sim(const mot_tracker *T, int64_t d0, int m, doub
  * cols[0..nc) of the frame, capped at max_cost; appends the matches and
  * shrinks rows / cols to those left (order kept). */
 static sleapc_status assign(mot_tracker *T, int64_t d0, int m, const double *sim, int *rows,
-                            int *nr, int *cols, int *nc, double max_cost, bool fused,
-                            mot_result *r)
+                            int *nr, int *cols, int *nc, double max_cost, bool fused, mot_result *r)
 {
     if (*nr == 0 || *nc == 0)
         return SLEAPC_OK;
@@ -69,8 +68,7 @@ static sleapc_status assign(mot_tracker *T, int64_t d0, int m, const double *sim
             cost[(size_t)i * k + c] = 1.0 - s;
         }
     int n_pairs = 0;
-    sleapc_status st =
-        sleapc__mot_assign_capped(cost, n, k, max_cost, &T->hws, pr, pc, &n_pairs);
+    sleapc_status st = sleapc__mot_assign_capped(cost, n, k, max_cost, &T->hws, pr, pc, &n_pairs);
     if (!st) {
         for (int q = 0; q < n_pairs; q++)
             sleapc__mot_result_add(r, T->tracks[rows[pr[q]]], cols[pc[q]],
@@ -102,8 +100,8 @@ static sleapc_status assign(mot_tracker *T, int64_t d0, int m, const double *sim
 /* remove_duplicate_stracks: a lost track whose predicted box overlaps a
  * matched (or would-be new) detection's box above duplicate_similarity;
  * the shorter history is removed, the tracked side on ties. */
-static sleapc_status remove_duplicates(mot_tracker *T, int64_t d0, const int *left_high,
-                                       int n_left, const bool *spawnable, mot_result *r)
+static sleapc_status remove_duplicates(mot_tracker *T, int64_t d0, const int *left_high, int n_left,
+                                       const bool *spawnable, mot_result *r)
 {
     const mot_video *v = T->v;
     const int n = T->n_tracks;
@@ -159,8 +157,7 @@ static sleapc_status remove_duplicates(mot_tracker *T, int64_t d0, const int *le
             if (!(dup[(size_t)q * n_tr + k] > T->p.duplicate_similarity))
                 continue;
             const int64_t lost_hist = lost[q]->last_frame - lost[q]->start_frame;
-            const int64_t tr_hist =
-                k < r->n_matches ? frame_idx - r->matches[k].t->start_frame : 0;
+            const int64_t tr_hist = k < r->n_matches ? frame_idx - r->matches[k].t->start_frame : 0;
             if (tr_hist > lost_hist)
                 drop_lost[q] = true;
             else
@@ -250,8 +247,8 @@ sleapc_status sleapc__mot_bytetrack_associate(mot_tracker *T, int64_t d0, int m,
         else
             tentative[n_tent++] = i;
     }
-    if ((st = assign(T, d0, m, sim, pool, &n_pool, high, &n_high,
-                     1.0 - p->min_match_similarity, true, r)))
+    if ((st = assign(T, d0, m, sim, pool, &n_pool, high, &n_high, 1.0 - p->min_match_similarity,
+                     true, r)))
         goto done;
     /* stage 2: those left that were tracked at the previous step vs the
      * low-score detections, never fused */

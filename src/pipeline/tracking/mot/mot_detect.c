@@ -81,8 +81,8 @@ void sleapc__mot_detect(mot_video *v, int64_t d, const double *ps, double inst_s
     }
     double *raw = v->raw + 4 * d, *box = v->box + 4 * d;
     raw[0] = lo[0], raw[1] = lo[1], raw[2] = hi[0], raw[3] = hi[1];
-    bool valid = nvis > 0 && isfinite(raw[0]) && isfinite(raw[1]) && isfinite(raw[2]) &&
-                 isfinite(raw[3]);
+    bool valid =
+        nvis > 0 && isfinite(raw[0]) && isfinite(raw[1]) && isfinite(raw[2]) && isfinite(raw[3]);
     /* score: mean point score over the visible nodes of a predicted pose,
      * the instance score when none is informative (all zero: from_numpy
      * without point scores) */
@@ -163,8 +163,8 @@ static double median(double *x, int64_t n)
 sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params *p,
                                     mot_calibration *cal)
 {
-    *cal = (mot_calibration){.frame_step = 1, .regular = true, .body_size = NAN,
-                             .score_q95 = NAN, .normalizer = NAN};
+    *cal = (mot_calibration){
+        .frame_step = 1, .regular = true, .body_size = NAN, .score_q95 = NAN, .normalizer = NAN};
     const size_t cap = (size_t)(v->n > v->n_frames ? v->n : v->n_frames) + 1;
     double *buf = sleapc__malloc(cap * sizeof *buf);
     int64_t *deltas = sleapc__malloc(cap * sizeof *deltas);
@@ -194,8 +194,9 @@ sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params 
         cal->frame_step = best;
         cal->regular = (double)best_n >= 0.5 * (double)nd;
     }
-    cal->frames_time_base = p->time_base == SLEAPC_MOT_TIME_AUTO ? cal->regular
-                                                                 : p->time_base == SLEAPC_MOT_TIME_FRAMES;
+    cal->frames_time_base = p->time_base == SLEAPC_MOT_TIME_AUTO
+                                ? cal->regular
+                                : p->time_base == SLEAPC_MOT_TIME_FRAMES;
     /* body size: median raw-box diagonal of the sized detections */
     int64_t m = 0;
     for (int64_t d = 0; d < v->n; d++) {
@@ -221,10 +222,10 @@ sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params 
         cal->score_q95 = sleapc__mot_quantile_sorted(buf, m, 0.95);
     }
     if (p->normalize_scores)
-        cal->normalizer = !isfinite(cal->score_q95)
-                              ? 1.0
-                              : (cal->score_q95 > NORMALIZER_FLOOR ? cal->score_q95
-                                                                   : NORMALIZER_FLOOR);
+        cal->normalizer =
+            !isfinite(cal->score_q95)
+                ? 1.0
+                : (cal->score_q95 > NORMALIZER_FLOOR ? cal->score_q95 : NORMALIZER_FLOOR);
     sleapc__free(buf);
     sleapc__free(deltas);
     int64_t n_valid = 0;

@@ -35,8 +35,8 @@ void sleapc__mot_video_free(mot_video *v);
  * nodes, padded box, score (score_mode), validity. Degenerate geometry
  * (one visible node, or a side under 1 px) is floored at 1 px, as sleap-nn
  * extracts detections before the body size is known. */
-void sleapc__mot_detect(mot_video *v, int64_t d, const double *point_scores,
-                        double instance_score, const sleapc_mot_params *p);
+void sleapc__mot_detect(mot_video *v, int64_t d, const double *point_scores, double instance_score,
+                        const sleapc_mot_params *p);
 
 typedef struct mot_calibration {
     int64_t frame_step;

@@ -329,8 +329,8 @@ void sleapc__mot_kf_update(const mot_kf *kf, double *mean, double *cov, const do
 }
 
 void sleapc__mot_kf_oru(const mot_kf *kf, const double *frozen_mean, const double *frozen_cov,
-                        const double last_obs[4], const double new_obs[4], int n_gap,
-                        double score, int frozen_steps, double *mean, double *cov)
+                        const double last_obs[4], const double new_obs[4], int n_gap, double score,
+                        int frozen_steps, double *mean, double *cov)
 {
     const int n = kf->ndim;
     n_gap = n_gap > 1 ? n_gap : 1;

@@ -15,8 +15,8 @@ typedef enum mot_kf_kind { MOT_KF_XYWH = 0, MOT_KF_XYAH, MOT_KF_XYSR } mot_kf_ki
 
 typedef struct mot_kf {
     mot_kf_kind kind;
-    int ndim;  /* 7 (xysr) or 8 */
-    bool nsa;  /* measurement noise scaled by (1 - score)^2 (StrongSORT NSA) */
+    int ndim; /* 7 (xysr) or 8 */
+    bool nsa; /* measurement noise scaled by (1 - score)^2 (StrongSORT NSA) */
 } mot_kf;
 
 mot_kf sleapc__mot_kf(mot_kf_kind kind, bool nsa);
@@ -45,7 +45,7 @@ void sleapc__mot_kf_update(const mot_kf *kf, double *mean, double *cov, const do
  * new_obs itself; frozen_steps: steps the frozen state had been predicted
  * past last_obs. Result in mean / cov (ready for the real update). */
 void sleapc__mot_kf_oru(const mot_kf *kf, const double *frozen_mean, const double *frozen_cov,
-                        const double last_obs[4], const double new_obs[4], int n_gap,
-                        double score, int frozen_steps, double *mean, double *cov);
+                        const double last_obs[4], const double new_obs[4], int n_gap, double score,
+                        int frozen_steps, double *mean, double *cov);
 
 #endif

@@ -73,14 +73,13 @@ sleapc_status sleapc__mot_ocsort_associate(mot_tracker *T, int64_t d0, int m, mo
     bool *has_dir = sleapc__malloc(nn * sizeof *has_dir);
     mot_track **rem = sleapc__malloc(nn * sizeof *rem);
     sleapc_status st = SLEAPC_OK;
-    if (!sim_all || !sim || !score || !ocm || !geo || !hb || !ibuf || !valid || !has_dir ||
-        !rem) {
+    if (!sim_all || !sim || !score || !ocm || !geo || !hb || !ibuf || !valid || !has_dir || !rem) {
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
         goto done;
     }
     double *dirs = geo, *prev = geo + 2 * nn, *hs = hb + 4 * mm;
-    int *free_rows = ibuf, *free_hi = free_rows + nn, *lo_idx = free_hi + mm,
-        *pr = lo_idx + mm, *pc = pr + (nn + mm);
+    int *free_rows = ibuf, *free_hi = free_rows + nn, *lo_idx = free_hi + mm, *pr = lo_idx + mm,
+        *pc = pr + (nn + mm);
     int n_hi = 0, n_lo = 0;
     for (int j = 0; j < m; j++) {
         const double s = v->score[d0 + j];

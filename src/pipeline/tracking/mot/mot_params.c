@@ -34,8 +34,16 @@ bool sleapc__mot_params_link(const sleapc_mot_params *p)
 
 /* ---- fields ------------------------------------------------------------ */
 
-typedef enum ftype { F_BOOL, F_INT, F_FLOAT, F_UNIT, F_CHOICE, F_OPT_INT, F_OPT_FLOAT,
-                     F_APPEARANCE } ftype;
+typedef enum ftype {
+    F_BOOL,
+    F_INT,
+    F_FLOAT,
+    F_UNIT,
+    F_CHOICE,
+    F_OPT_INT,
+    F_OPT_FLOAT,
+    F_APPEARANCE
+} ftype;
 
 static const char *const SIMILARITIES[] = {"auto", "iou", "oks", "centroid", NULL};
 static const char *const SCORE_MODES[] = {"auto", "instance", "none", NULL};
@@ -49,8 +57,14 @@ typedef struct field {
     const char *const *choices;
 } field;
 
-#define FLD(n, t) {#n, t, offsetof(sleapc_mot_params, n), NULL}
-#define CHO(n, c) {#n, F_CHOICE, offsetof(sleapc_mot_params, n), c}
+#define FLD(n, t)                                                                                  \
+    {                                                                                              \
+#n, t, offsetof(sleapc_mot_params, n), NULL                                                \
+    }
+#define CHO(n, c)                                                                                  \
+    {                                                                                              \
+#n, F_CHOICE, offsetof(sleapc_mot_params, n), c                                            \
+    }
 
 /* MOTParams' fields (less tracker and preset), in its order. */
 static const field FIELDS[] = {
@@ -135,20 +149,44 @@ static void store(sleapc_mot_params *p, const field *f, const value *v)
 
 static void class_defaults(sleapc_mot_params *p)
 {
-    *p = (sleapc_mot_params){
-        .similarity = SLEAPC_MOT_SIM_AUTO, .body_size = NAN, .oks_stddev = 0.1,
-        .box_padding = 0.1, .score_mode = SLEAPC_MOT_SCORE_AUTO, .normalize_scores = false,
-        .kalman = SLEAPC_MOT_KALMAN_AUTO, .time_base = SLEAPC_MOT_TIME_AUTO,
-        .track_buffer = 30, .min_hits = 3, .track_high_threshold = 0.5,
-        .track_low_threshold = 0.1, .new_track_threshold = 0.6, .min_match_similarity = 0.3,
-        .low_stage_min_similarity = 0.5, .unconfirmed_min_similarity = 0.3,
-        .duplicate_similarity = 0.85, .fuse_score = false, .appearance_threshold = NAN,
-        .proximity_threshold = 0.5, .ema_alpha = 0.8, .adaptive_ema = false,
-        .gallery_size = 30, .gallery_budget = 100, .mc_lambda = 0.98, .nsa = false,
-        .delta_t = 3, .inertia = 0.2, .use_byte = false, .w_assoc_emb = 0.75, .aw_param = 0.5,
-        .aw_off = false, .rescue = true, .rescue_min_similarity = 0.15,
-        .link_tracklets = false, .max_tracks = -1, .link_swap_correction = true,
-        .link_spatial_gate_frames = 300};
+    *p = (sleapc_mot_params){.similarity = SLEAPC_MOT_SIM_AUTO,
+                             .body_size = NAN,
+                             .oks_stddev = 0.1,
+                             .box_padding = 0.1,
+                             .score_mode = SLEAPC_MOT_SCORE_AUTO,
+                             .normalize_scores = false,
+                             .kalman = SLEAPC_MOT_KALMAN_AUTO,
+                             .time_base = SLEAPC_MOT_TIME_AUTO,
+                             .track_buffer = 30,
+                             .min_hits = 3,
+                             .track_high_threshold = 0.5,
+                             .track_low_threshold = 0.1,
+                             .new_track_threshold = 0.6,
+                             .min_match_similarity = 0.3,
+                             .low_stage_min_similarity = 0.5,
+                             .unconfirmed_min_similarity = 0.3,
+                             .duplicate_similarity = 0.85,
+                             .fuse_score = false,
+                             .appearance_threshold = NAN,
+                             .proximity_threshold = 0.5,
+                             .ema_alpha = 0.8,
+                             .adaptive_ema = false,
+                             .gallery_size = 30,
+                             .gallery_budget = 100,
+                             .mc_lambda = 0.98,
+                             .nsa = false,
+                             .delta_t = 3,
+                             .inertia = 0.2,
+                             .use_byte = false,
+                             .w_assoc_emb = 0.75,
+                             .aw_param = 0.5,
+                             .aw_off = false,
+                             .rescue = true,
+                             .rescue_min_similarity = 0.15,
+                             .link_tracklets = false,
+                             .max_tracks = -1,
+                             .link_swap_correction = true,
+                             .link_spatial_gate_frames = 300};
 }
 
 /* The published constants of each tracker (params.py _PAPER). */
@@ -386,8 +424,7 @@ static sleapc_status check(const sleapc_mot_params *p)
             continue;
         const double v = *(const double *)((const char *)p + f->off);
         if (!(v >= 0.0 && v <= 1.0))
-            return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s must be in [0, 1], got %g", f->name,
-                                v);
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s must be in [0, 1], got %g", f->name, v);
     }
     if (!isnan(p->body_size) && !(isfinite(p->body_size) && p->body_size > 0))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "body_size must be > 0 (or None), got %g",
@@ -398,8 +435,8 @@ static sleapc_status check(const sleapc_mot_params *p)
     if (p->min_hits < 1)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "min_hits must be >= 1, got %d", p->min_hits);
     if (!(isfinite(p->oks_stddev) && p->oks_stddev > 0))
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "oks_stddev must be a finite number > 0, got %g",
-                            p->oks_stddev);
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "oks_stddev must be a finite number > 0, got %g", p->oks_stddev);
     if (p->gallery_size < 1 || p->gallery_budget < 1)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "gallery_size and gallery_budget must be >= 1");
     if (p->delta_t < 1)

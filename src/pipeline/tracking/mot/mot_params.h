@@ -22,14 +22,28 @@ typedef enum sleapc_mot_tracker {
     SLEAPC_MOT_N_TRACKERS
 } sleapc_mot_tracker;
 
-typedef enum { SLEAPC_MOT_SIM_AUTO = 0, SLEAPC_MOT_SIM_IOU, SLEAPC_MOT_SIM_OKS,
-               SLEAPC_MOT_SIM_CENTROID } sleapc_mot_similarity;
-typedef enum { SLEAPC_MOT_SCORE_AUTO = 0, SLEAPC_MOT_SCORE_INSTANCE,
-               SLEAPC_MOT_SCORE_NONE } sleapc_mot_score_mode;
-typedef enum { SLEAPC_MOT_KALMAN_AUTO = 0, SLEAPC_MOT_KALMAN_XYWH, SLEAPC_MOT_KALMAN_XYAH,
-               SLEAPC_MOT_KALMAN_XYSR } sleapc_mot_kalman;
-typedef enum { SLEAPC_MOT_TIME_AUTO = 0, SLEAPC_MOT_TIME_FRAMES,
-               SLEAPC_MOT_TIME_STEPS } sleapc_mot_time_base;
+typedef enum {
+    SLEAPC_MOT_SIM_AUTO = 0,
+    SLEAPC_MOT_SIM_IOU,
+    SLEAPC_MOT_SIM_OKS,
+    SLEAPC_MOT_SIM_CENTROID
+} sleapc_mot_similarity;
+typedef enum {
+    SLEAPC_MOT_SCORE_AUTO = 0,
+    SLEAPC_MOT_SCORE_INSTANCE,
+    SLEAPC_MOT_SCORE_NONE
+} sleapc_mot_score_mode;
+typedef enum {
+    SLEAPC_MOT_KALMAN_AUTO = 0,
+    SLEAPC_MOT_KALMAN_XYWH,
+    SLEAPC_MOT_KALMAN_XYAH,
+    SLEAPC_MOT_KALMAN_XYSR
+} sleapc_mot_kalman;
+typedef enum {
+    SLEAPC_MOT_TIME_AUTO = 0,
+    SLEAPC_MOT_TIME_FRAMES,
+    SLEAPC_MOT_TIME_STEPS
+} sleapc_mot_time_base;
 
 /* MOTParams; NaN / -1 where sleap-nn's value is None. */
 typedef struct sleapc_mot_params {

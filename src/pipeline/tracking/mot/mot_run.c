@@ -122,8 +122,7 @@ sleapc_status sleapc__mot_track_predictions(sleapc_predictions *pr, const sleapc
     sleapc_status st = sleapc__mot_check_supported(p, pr->n_nodes);
     if (st)
         return st;
-    frame_key *perm =
-        sleapc__malloc((size_t)(pr->n_frames > 0 ? pr->n_frames : 1) * sizeof *perm);
+    frame_key *perm = sleapc__malloc((size_t)(pr->n_frames > 0 ? pr->n_frames : 1) * sizeof *perm);
     if (!perm)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
     for (int64_t k = 0; k < pr->n_frames; k++)

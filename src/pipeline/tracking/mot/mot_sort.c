@@ -25,8 +25,8 @@ sleapc_status sleapc__mot_sort_associate(mot_tracker *T, int64_t d0, int m, mot_
         return SLEAPC_OK;
     const size_t nm = (size_t)n * (size_t)m, nc = (size_t)n * (size_t)n_cand;
     double *sim = sleapc__malloc((nm + 4 * (size_t)n + 2 * nc) * sizeof *sim);
-    int *cand = sleapc__malloc(((size_t)n_cand + 2 * (size_t)(n < n_cand ? n_cand : n)) *
-                               sizeof *cand);
+    int *cand =
+        sleapc__malloc(((size_t)n_cand + 2 * (size_t)(n < n_cand ? n_cand : n)) * sizeof *cand);
     bool *valid = sleapc__malloc(nc * sizeof *valid);
     sleapc_status st = SLEAPC_OK;
     if (!sim || !cand || !valid) {

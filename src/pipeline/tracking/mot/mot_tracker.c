@@ -185,8 +185,7 @@ static int64_t advance(mot_tracker *T, int64_t frame_idx)
                 for (int z = 0; z < T->n_zero_vel; z++)
                     t->mean[T->zero_vel[z]] = 0.0;
             sleapc__mot_kf_predict(&T->kf, t->mean, t->cov);
-            if (k == 0 && n_steps > 1 && T->use_oru && tsu == 0 && !t->frozen &&
-                t->has_last_obs) {
+            if (k == 0 && n_steps > 1 && T->use_oru && tsu == 0 && !t->frozen && t->has_last_obs) {
                 /* the gap's first empty step is this track's first miss */
                 t->frozen = true;
                 memcpy(t->fz_mean, t->mean, sizeof t->mean);
@@ -425,8 +424,7 @@ sleapc_status sleapc__mot_tracker_frame(mot_tracker *T, int64_t f)
     /* spawn from unmatched, valid, confident detections */
     for (int j = 0; j < m; j++) {
         const int64_t d = d0 + j;
-        if (used_det[j] || r.no_spawn[j] || !v->valid[d] ||
-            v->score[d] < T->p.new_track_threshold)
+        if (used_det[j] || r.no_spawn[j] || !v->valid[d] || v->score[d] < T->p.new_track_threshold)
             continue;
         if ((st = spawn(T, d, frame_idx)))
             goto done;

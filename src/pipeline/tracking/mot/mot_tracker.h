@@ -75,7 +75,7 @@ struct mot_tracker {
     int zero_vel[2], n_zero_vel; /* velocities zeroed while not tracked */
     mot_track **tracks;          /* live tracks, in creation order */
     int n_tracks, tracks_cap;
-    mot_track **dead;            /* removed this frame (tracks_cap slots) */
+    mot_track **dead; /* removed this frame (tracks_cap slots) */
     int n_dead;
     int next_tid, next_public;
     int64_t step, last_frame_idx;
