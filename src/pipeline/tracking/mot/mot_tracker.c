@@ -394,7 +394,8 @@ sleapc_status sleapc__mot_tracker_frame(mot_tracker *T, int64_t f)
     }
     if (m > 0 && (st = T->associate(T, d0, m, &r)))
         goto done;
-    memcpy(pool, T->tracks, (size_t)n_live * sizeof *pool);
+    if (n_live > 0)
+        memcpy(pool, T->tracks, (size_t)n_live * sizeof *pool);
     /* matches: Kalman update, counters, history, members */
     int n_applied = 0, n_used_t = 0;
     for (int k = 0; k < r.n_matches; k++) {
