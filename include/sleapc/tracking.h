@@ -45,6 +45,19 @@ typedef struct sleapc_tracking_opts {
                           count and max_tracks as sleap-nn's CLI does */
     sleapc_compat compat; /* DEFAULT: the newest sleap-nn release followed (as the
                              predictor's compat; docs/compatibility.md) */
+    /* sleap-nn 0.3.5's tracker choice and its MOT trackers' options. With a
+     * MOT tracker, max_tracks and oks_stddev are its own (see README), and
+     * the classic tracker's options must stay at their defaults. */
+    const char *tracker;          /* NULL: "classic"; "sort" | "bytetrack" | "ocsort" */
+    int track_buffer;             /* -1 = the preset's */
+    int min_hits;                 /* -1 = the preset's */
+    double track_high_threshold;  /* NaN = the preset's */
+    double track_low_threshold;   /* NaN = the preset's */
+    double new_track_threshold;   /* NaN = the preset's */
+    double min_match_similarity;  /* NaN = the preset's */
+    bool link_tracklets;          /* identity linking after tracking */
+    const char *const *mot_params; /* n_mot_params "KEY=VALUE" (--mot_param; "preset=paper") */
+    int n_mot_params;
 } sleapc_tracking_opts;
 
 SLEAPC_API sleapc_tracking_opts sleapc_tracking_opts_default(void);

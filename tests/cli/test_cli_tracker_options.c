@@ -1,8 +1,9 @@
 /* sleap-nn 0.3.4/0.3.5's new predict options, in `sleapc predict` and
  * `sleapc track`: --tracker classic and the new options at their defaults
- * (or where they do not apply) are accepted and change nothing; the MOT
- * trackers, their options, identity linking and re-ID embeddings are refused
- * with the reason, before any work. --frames given twice: the last counts,
+ * (or where they do not apply) are accepted and change nothing; the motion
+ * trackers' options given to the classic tracker, identity linking, the
+ * appearance trackers and re-ID embeddings are refused with the reason,
+ * before any work (the motion trackers themselves: test_mot_reference). --frames given twice: the last counts,
  * as in sleap-nn. --compat reaches `sleapc track`. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,15 +60,12 @@ typedef struct refusal {
 } refusal;
 
 static const refusal REFUSED[] = {
-    {"--tracker sort", {"not yet supported by sleapc", "classic"}},
-    {"--tracker bytetrack", {"not yet supported by sleapc", NULL}},
-    {"--tracker ocsort", {"not yet supported by sleapc", NULL}},
     {"--tracker botsort", {"not yet supported by sleapc", "re-ID vectors"}},
     {"--tracker deepsort", {"not yet supported by sleapc", "re-ID vectors"}},
     {"--tracker strongsort", {"not yet supported by sleapc", "re-ID vectors"}},
     {"--tracker=deepocsort", {"not yet supported by sleapc", "re-ID vectors"}},
     {"--tracker kalman", {"is not one of classic", NULL}},
-    {"--track_buffer 30", {"--track_buffer only applies to sleap-nn's MOT trackers", NULL}},
+    {"--track_buffer 30", {"--track_buffer only applies to the MOT trackers", NULL}},
     {"--min_hits 3", {"--min_hits only applies", NULL}},
     {"--track_high_threshold 0.6", {"--track_high_threshold only applies", NULL}},
     {"--track_low_threshold 0.1", {"--track_low_threshold only applies", NULL}},
@@ -75,7 +73,8 @@ static const refusal REFUSED[] = {
     {"--min_match_similarity 0.2", {"--min_match_similarity only applies", NULL}},
     {"--appearance_threshold auto", {"--appearance_threshold only applies", NULL}},
     {"--mot_param preset=paper", {"--mot_param only applies", NULL}},
-    {"--link_tracklets", {"--link_tracklets", "not yet supported by sleapc"}},
+    {"--link_tracklets", {"--link_tracklets", "not supported"}},
+    {"--tracker sort --link_tracklets", {"--link_tracklets", "not supported"}},
     {"--save_embeddings slp", {"--save_embeddings slp", "re-ID"}},
     {"--save_embeddings all", {"not one of none, slp", NULL}},
     {"--appearance_weight 0.3", {"--appearance_weight 0.3", "re-ID embeddings"}},

@@ -1,21 +1,16 @@
-/* sleap-nn 0.3.4/0.3.5's tracker choice and MOT options (`sleap-nn predict
- * --tracker ...`), shared by "predict" and "track". sleapc runs the classic
- * tracker only: its choice is accepted, and so is every new option at its
- * default or where it does not apply; the rest is refused with the reason. */
+/* sleap-nn 0.3.4/0.3.5's tracker options that sleapc does not run, shared by
+ * "predict" and "track": the appearance trackers and their options (they need
+ * re-ID vectors from an embedding model) are refused with the reason; the
+ * appearance options are accepted at their defaults or where they do not
+ * apply. The classic and the motion trackers (sort, bytetrack, ocsort) and
+ * their options are read by the tracking table (tracking_args.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-/* Options of sleap-nn's MOT trackers; sleap-nn refuses them with the
- * classic tracker. */
-static const char *const MOT_ONLY[] = {"track_buffer",         "min_hits",
-                                       "track_high_threshold", "track_low_threshold",
-                                       "new_track_threshold",  "min_match_similarity",
-                                       "appearance_threshold", "mot_param"};
-
-#define MOT_TRACKERS "sort, bytetrack, ocsort, deepsort, strongsort, botsort, deepocsort"
+#define APPEARANCE_TRACKERS "deepsort, strongsort, botsort, deepocsort"
 
 static int choice_number(const char *name, const char *v, double *out)
 {
@@ -26,47 +21,36 @@ static int choice_number(const char *name, const char *v, double *out)
     return 0;
 }
 
+/* An appearance tracker's name is refused; any other value is left to the
+ * tracking table (0). */
 static int tracker_choice(const char *v)
 {
-    static const char *const geometric[] = {"sort", "bytetrack", "ocsort"};
     static const char *const appearance[] = {"deepsort", "strongsort", "botsort", "deepocsort"};
-    if (strcmp(v, "classic") == 0)
-        return 0;
-    for (size_t k = 0; k < sizeof geometric / sizeof geometric[0]; k++)
-        if (strcmp(v, geometric[k]) == 0)
-            return cli_error("--tracker %s is not yet supported by sleapc: it runs sleap-nn's "
-                             "classic tracker only (--tracker classic, the default)",
-                             v);
     for (size_t k = 0; k < sizeof appearance / sizeof appearance[0]; k++)
         if (strcmp(v, appearance[k]) == 0)
-            return cli_error("--tracker %s is not yet supported by sleapc: it runs sleap-nn's "
-                             "classic tracker only (--tracker classic, the default). %s "
-                             "associates by appearance too, which needs re-ID vectors from an "
-                             "embedding model; sleap-nn 0.3.5 refuses it without them",
+            return cli_error("--tracker %s is not yet supported by sleapc: %s associates by "
+                             "appearance too, which needs re-ID vectors from an embedding "
+                             "model (sleap-nn 0.3.5 refuses it without them); sleapc runs "
+                             "classic, sort, bytetrack and ocsort",
                              v, v);
-    return cli_error("--tracker: \"%s\" is not one of classic, " MOT_TRACKERS, v);
+    return 0;
 }
 
 int cli_tracker_choice_option(int argc, char **argv, int *i)
 {
     const char *a = argv[*i];
-    for (size_t k = 0; k < sizeof MOT_ONLY / sizeof MOT_ONLY[0]; k++)
-        if (cli_is_option(a, MOT_ONLY[k], NULL))
-            return cli_error("--%s only applies to sleap-nn's MOT trackers (" MOT_TRACKERS
-                             "), which sleapc does not yet support; sleapc runs the classic "
-                             "tracker, with which sleap-nn refuses it too",
-                             MOT_ONLY[k]),
-                   -1;
-    if (cli_is_option(a, "link_tracklets", NULL))
-        return cli_error("--link_tracklets (sleap-nn 0.3.5's identity linking after tracking) "
-                         "is not yet supported by sleapc"),
+    if (cli_is_option(a, "appearance_threshold", NULL))
+        return cli_error("--appearance_threshold only applies to the appearance trackers "
+                         "(" APPEARANCE_TRACKERS
+                         "), which need re-ID embeddings that sleapc does not compute yet"),
                -1;
     const char *v = NULL;
     double d;
     if (cli_is_option(a, "tracker", NULL)) {
-        if (!(v = cli_option_value(argc, argv, i, "tracker")))
-            return -1;
-        return tracker_choice(v) ? -1 : 1;
+        /* Peek at the value; the tracking table reads it. */
+        const char *eq = strchr(a, '=');
+        const char *peek = eq ? eq + 1 : *i + 1 < argc ? argv[*i + 1] : NULL;
+        return peek && tracker_choice(peek) ? -1 : 0;
     }
     if (cli_is_option(a, "save_embeddings", NULL)) {
         if (!(v = cli_option_value(argc, argv, i, "save_embeddings")))

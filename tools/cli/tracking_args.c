@@ -36,17 +36,25 @@ void cli_tracking_usage(void)
         "  --use_flow                          shift candidates by optical flow\n"
         "  --of_img_scale X, --of_window_size N, --of_max_levels N   flow (1.0, 21, 3)\n"
         "  --use_kalman, --kf_*                not supported (sleap-nn's pykalman EM)\n"
-        "  --tracker T                         classic (sleap-nn 0.3.5's sort, bytetrack,\n"
-        "                                      ocsort, deepsort, strongsort, botsort and\n"
-        "                                      deepocsort are not yet supported)\n"
+        "  --tracker T                         classic | sort | bytetrack | ocsort (classic);\n"
+        "                                      deepsort, strongsort, botsort, deepocsort need\n"
+        "                                      re-ID embeddings: not yet supported\n"
+        "                                      sort, bytetrack, ocsort: sleap-nn 0.3.5's MOT\n"
+        "                                      trackers (Kalman motion; every detection kept)\n"
+        "  --track_buffer N                    MOT: steps a lost track is kept (preset)\n"
+        "  --min_hits N                        MOT: matches before a track is confirmed\n"
+        "  --track_high_threshold X            MOT: high-score detections (preset)\n"
+        "  --track_low_threshold X             MOT: ignore detections at or below (preset)\n"
+        "  --new_track_threshold X             MOT: least score to start a track (preset)\n"
+        "  --min_match_similarity X            MOT: least similarity of a match (preset)\n"
+        "  --mot_param KEY=VALUE               MOT parameter override, repeatable\n"
+        "                                      (preset=animal|paper, kalman=..., ...)\n"
+        "  --link_tracklets                    identity linking (not supported yet)\n"
         "  --save_embeddings none, --appearance_weight 0   accepted (sleap-nn's defaults;\n"
         "                                      sleapc has no re-ID embeddings)\n"
         "  --euclidean_scale X, --bbox_nms_iou X   accepted, without effect (as in sleap-nn\n"
         "                                      without --appearance_weight, and for pose\n"
         "                                      models)\n"
-        "  --track_buffer, --min_hits, --track_high_threshold, --track_low_threshold,\n"
-        "  --new_track_threshold, --min_match_similarity, --appearance_threshold,\n"
-        "  --mot_param, --link_tracklets       refused (MOT trackers, identity linking)\n"
         "filters before tracking (sleap-nn's; all off by default):\n"
         "  --filter_overlapping                drop overlapping instances (greedy NMS)\n"
         "  --filter_overlapping_method M       iou | oks (iou)\n"
@@ -58,7 +66,11 @@ void cli_tracking_usage(void)
         "  --filter_min_centroid_distance X    centroid NMS radius in pixels (0)\n");
 }
 
-typedef enum kind { K_INT, K_DOUBLE, K_STRING, K_FLAG } kind;
+typedef enum kind { K_INT, K_DOUBLE, K_STRING, K_FLAG, K_LIST } kind;
+
+/* --mot_param values, in order (one command line per process). */
+enum { MAX_MOT_PARAMS = 64 };
+static const char *mot_kv[MAX_MOT_PARAMS];
 
 typedef struct opt {
     const char *name;
@@ -93,6 +105,15 @@ int cli_tracking_option(int argc, char **argv, int *i, sleapc_tracking_opts *t,
         {"of_window_size", K_INT, &t->of_window_size},
         {"of_max_levels", K_INT, &t->of_max_levels},
         {"use_kalman", K_FLAG, &t->use_kalman},
+        {"tracker", K_STRING, &t->tracker},
+        {"track_buffer", K_INT, &t->track_buffer},
+        {"min_hits", K_INT, &t->min_hits},
+        {"track_high_threshold", K_DOUBLE, &t->track_high_threshold},
+        {"track_low_threshold", K_DOUBLE, &t->track_low_threshold},
+        {"new_track_threshold", K_DOUBLE, &t->new_track_threshold},
+        {"min_match_similarity", K_DOUBLE, &t->min_match_similarity},
+        {"link_tracklets", K_FLAG, &t->link_tracklets},
+        {"mot_param", K_LIST, NULL},
         {"filter_overlapping", K_FLAG, &f->filter_overlapping},
         {"filter_overlapping_method", K_STRING, &f->filter_overlapping_method},
         {"filter_overlapping_threshold", K_DOUBLE, &f->filter_overlapping_threshold},
@@ -135,6 +156,13 @@ int cli_tracking_option(int argc, char **argv, int *i, sleapc_tracking_opts *t,
             return -1;
         if (table[k].k == K_STRING) {
             *(const char **)table[k].dst = v;
+            return 1;
+        }
+        if (table[k].k == K_LIST) {
+            if (t->n_mot_params >= MAX_MOT_PARAMS)
+                return cli_error("--mot_param: at most %d", MAX_MOT_PARAMS), -1;
+            mot_kv[t->n_mot_params++] = v;
+            t->mot_params = mot_kv;
             return 1;
         }
         char *end = NULL;

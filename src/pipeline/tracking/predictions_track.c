@@ -8,6 +8,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "pipeline/tracking/mot/mot_run.h"
 
 /* Removes instance k of frame f when drop[k]; keeps the others in order. */
 static sleapc_status compact_frame(sleapc_predictions *pr, sleapc_pred_frame *f,
@@ -190,6 +191,12 @@ static sleapc_status name_tracks(sleapc_predictions *pr, int n_ids)
 sleapc_status sleapc__predictions_track(sleapc_predictions *pr, const sleapc_tracker_opts *o,
                                         const sleapc_track_images *images)
 {
+    if (o->mot) {
+        /* a MOT tracker keeps every instance, in place */
+        int n_ids = 0;
+        sleapc_status st = sleapc__mot_track_predictions(pr, &o->mot_params, &n_ids, NULL);
+        return st ? st : name_tracks(pr, n_ids);
+    }
     if (o->use_flow && (!images || !images->gray))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "--use_flow needs the video frames, which are not available");

@@ -36,9 +36,55 @@ static sleapc_status copy_block(const sleapc_predictions *b, sleapc_predictions 
     return SLEAPC_OK;
 }
 
+/* Drops the frames left without instances (instances stay packed). */
+static void drop_empty_frames(sleapc_predictions *pr)
+{
+    int64_t k = 0;
+    for (int64_t i = 0; i < pr->n_frames; i++)
+        if (pr->frames[i].n > 0)
+            pr->frames[k++] = pr->frames[i];
+    pr->n_frames = k;
+}
+
+/* A MOT tracker calibrates on a whole video first and labels a track's
+ * earlier detections when it confirms, so the run is tracked whole (as
+ * sleap-nn does) and then spilled. */
+static sleapc_status track_source_whole(const sleapc_track_source_opts *o,
+                                        sleapc_predictions *head, sleapc_results_source *src,
+                                        sleapc_results_spill **out)
+{
+    sleapc_predictions all = {.n_nodes = head->n_nodes};
+    sleapc_results_spill *spill = NULL;
+    sleapc_status st = sleapc__results_gather(src, &all);
+    if (!st && o->filters)
+        st = sleapc__predictions_filter(&all, o->filters);
+    if (!st)
+        st = sleapc__predictions_track(&all, o->tracking, NULL);
+    if (!st && o->drop_empty)
+        drop_empty_frames(&all);
+    if (!st)
+        st = sleapc__spill_open(o->spill_near, head->n_nodes, &spill);
+    if (!st)
+        st = sleapc__spill_append(spill, &all);
+    if (!st) {
+        set_track_names(head, all.track_names, all.n_tracks);
+        all.track_names = NULL;
+        all.n_tracks = 0;
+    }
+    sleapc__predictions_free(&all);
+    if (st) {
+        sleapc__spill_close(spill);
+        return st;
+    }
+    *out = spill;
+    return SLEAPC_OK;
+}
+
 sleapc_status sleapc__track_source(const sleapc_track_source_opts *o, sleapc_predictions *head,
                                    sleapc_results_source *src, sleapc_results_spill **out)
 {
+    if (o->tracking && o->tracking->mot)
+        return track_source_whole(o, head, src, out);
     *out = NULL;
     sleapc_track_stream *ts = NULL;
     sleapc_results_spill *spill = NULL;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pipeline/tracking/mot/mot_params.h"
 #include "sleapc/sleapc.h"
 
 typedef enum sleapc_track_candidates {
@@ -68,6 +69,8 @@ typedef struct sleapc_tracker_opts {
                                            candidate) is dropped when the detection can
                                            start a track instead (sleap-nn 0.3.5, #745);
                                            true: it stands, score -inf (0.3.3) */
+    bool mot;                           /* a MOT tracker (mot/) with mot_params, not the above */
+    sleapc_mot_params mot_params;
 } sleapc_tracker_opts;
 
 sleapc_tracker_opts sleapc__tracker_opts_default(void);

@@ -2,10 +2,12 @@
 #include "pipeline/tracking/tracking_config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/compat.h"
 #include "core/error.h"
+#include "pipeline/tracking/mot/mot_run.h"
 
 /* The index of s in names, or -1 (s NULL: dflt). */
 static int pick(const char *s, const char *const *names, int n, int dflt)
@@ -24,6 +26,133 @@ static sleapc_status bad_choice(const char *option, const char *value, const cha
                         choices);
 }
 
+/* The MOT-only options given (sleap-nn's MOT_ONLY_OPTIONS), as flags. */
+static int mot_only_given(const sleapc_tracking_opts *t, char *buf, size_t cap)
+{
+    const struct {
+        bool given;
+        const char *flag;
+    } opts[] = {
+        {t->track_buffer >= 0, "--track_buffer"},
+        {t->min_hits >= 0, "--min_hits"},
+        {!isnan(t->track_high_threshold), "--track_high_threshold"},
+        {!isnan(t->track_low_threshold), "--track_low_threshold"},
+        {!isnan(t->new_track_threshold), "--new_track_threshold"},
+        {!isnan(t->min_match_similarity), "--min_match_similarity"},
+        {t->n_mot_params > 0, "--mot_param"},
+    };
+    int n = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        if (opts[i].given) {
+            const size_t len = strlen(buf);
+            snprintf(buf + len, cap - len, "%s%s", n++ ? ", " : "", opts[i].flag);
+        }
+    return n;
+}
+
+/* The classic tracker's options away from their defaults, which a MOT
+ * tracker would ignore (sleap-nn's CLASSIC_ONLY_OPTIONS). */
+static int classic_only_given(const sleapc_tracking_opts *t, char *buf, size_t cap)
+{
+    const sleapc_tracking_opts d = sleapc__tracking_opts_default();
+    const struct {
+        bool given;
+        const char *flag;
+    } opts[] = {
+        {t->candidates_method != NULL, "--candidates_method"},
+        {t->tracking_window_size != d.tracking_window_size, "--tracking_window_size"},
+        {t->min_new_track_points != 0, "--min_new_track_points"},
+        {t->min_match_points != 0, "--min_match_points"},
+        {t->scoring_reduction && strcmp(t->scoring_reduction, "mean"), "--scoring_reduction"},
+        {t->robust_best_instance != 1.0, "--robust_best_instance"},
+        {t->track_matching_method && strcmp(t->track_matching_method, "hungarian"),
+         "--track_matching_method"},
+        {t->use_flow, "--use_flow"},
+        {t->of_img_scale != 1.0, "--of_img_scale"},
+        {t->of_window_size != 21, "--of_window_size"},
+        {t->of_max_levels != 3, "--of_max_levels"},
+        {t->use_kalman, "--use_kalman"},
+        {t->tracking_target_instance_count >= 0, "--tracking_target_instance_count"},
+        {t->tracking_pre_cull_to_target != 0, "--tracking_pre_cull_to_target"},
+        {t->tracking_pre_cull_iou_threshold != 0, "--tracking_pre_cull_iou_threshold"},
+        {t->tracking_clean_instance_count != 0, "--tracking_clean_instance_count"},
+        {t->tracking_clean_iou_threshold != 0, "--tracking_clean_iou_threshold"},
+        {t->post_connect_single_breaks, "--post_connect_single_breaks"},
+    };
+    int n = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        if (opts[i].given) {
+            const size_t len = strlen(buf);
+            snprintf(buf + len, cap - len, "%s%s", n++ ? ", " : "", opts[i].flag);
+        }
+    return n;
+}
+
+/* A MOT tracker's parameters (inference/tracking.py resolve_mot_params and
+ * validate_mot_config). */
+static sleapc_status resolve_mot(const sleapc_tracking_opts *t, int tracker, int n_nodes,
+                                 sleapc_tracker_opts *o)
+{
+    char given[512];
+    const int n = classic_only_given(t, given, sizeof given);
+    if (n)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "%s %s of the classic tracker; --tracker %s would ignore %s",
+                            given, n == 1 ? "is an option" : "are options", t->tracker,
+                            n == 1 ? "it" : "them");
+    if (t->features && strcmp(t->features, "keypoints"))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "--tracker %s takes --features keypoints (the carrier to track), "
+                            "got \"%s\"; choose the geometric similarity with --scoring_method "
+                            "oks / iou / euclidean_dist",
+                            t->tracker, t->features);
+    sleapc_mot_named named = {
+        .track_buffer = t->track_buffer,
+        .min_hits = t->min_hits,
+        .track_high_threshold = t->track_high_threshold,
+        .track_low_threshold = t->track_low_threshold,
+        .new_track_threshold = t->new_track_threshold,
+        .min_match_similarity = t->min_match_similarity,
+        .oks_stddev = t->oks_stddev,
+        .similarity = SLEAPC_MOT_SIM_AUTO,
+        .link_tracklets = t->link_tracklets,
+        .max_tracks = t->max_tracks,
+    };
+    if (t->scoring_method) {
+        static const char *const names[] = {"oks", "iou", "euclidean_dist"};
+        static const sleapc_mot_similarity sims[] = {SLEAPC_MOT_SIM_OKS, SLEAPC_MOT_SIM_IOU,
+                                                     SLEAPC_MOT_SIM_CENTROID};
+        const int k = pick(t->scoring_method, names, 3, -1);
+        if (k < 0)
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                                "--tracker %s scores geometry by oks, iou or euclidean_dist "
+                                "(--scoring_method), got \"%s\"",
+                                t->tracker, t->scoring_method);
+        named.similarity = sims[k];
+    }
+    sleapc_status st = sleapc__mot_params_resolve((sleapc_mot_tracker)tracker, &named,
+                                                  t->mot_params, t->n_mot_params, &o->mot_params);
+    if (st)
+        return st;
+    bool oks_override = false;
+    for (int i = 0; i < t->n_mot_params; i++) {
+        const char *kv = t->mot_params[i];
+        while (kv && (*kv == ' ' || *kv == '\t'))
+            kv++;
+        oks_override = oks_override || (kv && !strncmp(kv, "oks_stddev", 10));
+    }
+    if ((!isnan(t->oks_stddev) || oks_override) &&
+        o->mot_params.similarity != SLEAPC_MOT_SIM_OKS)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "--oks_stddev only applies to OKS scoring (--scoring_method oks, or "
+                            "--mot_param similarity=oks); --tracker %s would ignore it",
+                            t->tracker);
+    o->mot = true;
+    return sleapc__mot_check_supported(&o->mot_params, n_nodes);
+}
+
 sleapc_status sleapc__tracking_resolve(const sleapc_tracking_opts *t, int n_nodes,
                                        sleapc_tracker_opts *o)
 {
@@ -37,6 +166,26 @@ sleapc_status sleapc__tracking_resolve(const sleapc_tracking_opts *t, int n_node
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "tracking: compat %d is not a sleapc_compat",
                             (int)t->compat);
     o->keep_infeasible = sleapc__compat_is_0_3_3(t->compat);
+    if (t->tracker && strcmp(t->tracker, "classic")) {
+        const int k = sleapc__mot_tracker_from_name(t->tracker);
+        if (k < 0)
+            return bad_choice("tracker", t->tracker,
+                              "classic, sort, deepsort, strongsort, bytetrack, botsort, ocsort, "
+                              "deepocsort");
+        return resolve_mot(t, k, n_nodes, o);
+    }
+    {
+        char given[256];
+        const int n = mot_only_given(t, given, sizeof given);
+        if (n)
+            return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                                "%s only appl%s to the MOT trackers; pass --tracker (sort / "
+                                "bytetrack / ocsort) or drop %s",
+                                given, n == 1 ? "ies" : "y", n == 1 ? "it" : "them");
+        if (t->link_tracklets)
+            return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                                "--link_tracklets with the classic tracker is not supported");
+    }
     if (t->use_kalman)
         return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
                             "--use_kalman is not supported: sleap-nn fits its Kalman filters "
@@ -163,6 +312,16 @@ sleapc_tracking_opts sleapc__tracking_opts_default(void)
         .tracking_clean_iou_threshold = 0.0,
         .max_instances = 0,
         .compat = SLEAPC_COMPAT_DEFAULT,
+        .tracker = NULL,
+        .track_buffer = -1,
+        .min_hits = -1,
+        .track_high_threshold = NAN,
+        .track_low_threshold = NAN,
+        .new_track_threshold = NAN,
+        .min_match_similarity = NAN,
+        .link_tracklets = false,
+        .mot_params = NULL,
+        .n_mot_params = 0,
     };
     return t;
 }

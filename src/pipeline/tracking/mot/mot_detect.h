@@ -1,0 +1,72 @@
+/* One video's pose detections as sleap-nn's MOT trackers see them
+ * (tracking/mot/detections.py) and the per-video calibration they need
+ * (tracking/mot/calibration.py: stride and time base, body size, score
+ * quantiles). Frames in (frame index) order; detections flat, in input
+ * order within each frame. */
+#ifndef SLEAPC_PIPELINE_TRACKING_MOT_MOT_DETECT_H
+#define SLEAPC_PIPELINE_TRACKING_MOT_MOT_DETECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pipeline/tracking/mot/mot_params.h"
+#include "sleapc/sleapc.h"
+
+typedef struct mot_video {
+    int n_nodes;
+    int64_t n_frames;
+    int64_t *frame_idx, *first; /* per frame: index, first detection */
+    int *count;                 /* per frame: detections */
+    int64_t n;                  /* detections */
+    double *kp;                 /* (n, n_nodes, 2), NaN = missing */
+    double *box, *raw;          /* (n, 4) padded and raw xyxy; NaN rows when invalid */
+    double *score;              /* confidence in [0, 1] */
+    bool *valid;
+    int *n_visible;
+} mot_video;
+
+/* Allocates room for n_frames frames and n detections of n_nodes nodes
+ * (counts zero). SLEAPC_ERR_NOMEM. */
+sleapc_status sleapc__mot_video_alloc(mot_video *v, int n_nodes, int64_t n_frames, int64_t n);
+void sleapc__mot_video_free(mot_video *v);
+
+/* Detection d from its keypoints (already in v->kp), point scores
+ * (n_nodes; NaN: none) and instance score: raw extent of the visible
+ * nodes, padded box, score (score_mode), validity. Degenerate geometry
+ * (one visible node, or a side under 1 px) is floored at 1 px, as sleap-nn
+ * extracts detections before the body size is known. */
+void sleapc__mot_detect(mot_video *v, int64_t d, const double *point_scores, double instance_score,
+                        const sleapc_mot_params *p);
+
+typedef struct mot_calibration {
+    int64_t frame_step;
+    bool regular;
+    bool frames_time_base; /* resolved time base: frames, else steps */
+    double body_size;      /* NaN: none measurable */
+    double score_q95;      /* NaN: no scores */
+    double normalizer;     /* NaN: scores used as they are */
+} mot_calibration;
+
+/* calibrate()'s geometry over the detections as first extracted: the
+ * stride (most common positive frame delta, ties the smallest; regular when
+ * it covers at least half), the time base, the body size (median raw-box
+ * diagonal of valid detections with 2+ visible nodes, or p->body_size), the
+ * score quantile q95 and the normalizer. SLEAPC_ERR_NOMEM;
+ * SLEAPC_ERR_UNSUPPORTED when no body size can be measured (single-node
+ * poses: sleap-nn then sizes the animal from its motion, not reproduced). */
+sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params *p,
+                                    mot_calibration *cal);
+
+/* The tracker's final geometry and scores (BaseMOTTracker.prepare):
+ * degenerate detections take the body size as their box, every other box
+ * is floored at a quarter of it, and scores are divided by the normalizer. */
+void sleapc__mot_finish_detections(mot_video *v, const sleapc_mot_params *p,
+                                   const mot_calibration *cal);
+
+/* Steps between frames delta apart: max(1, round-half-even(delta / step)). */
+int64_t sleapc__mot_steps_between(int64_t delta, int64_t frame_step);
+
+/* np.quantile(x, q) (linear) of a sorted array. */
+double sleapc__mot_quantile_sorted(const double *x, int64_t n, double q);
+
+#endif

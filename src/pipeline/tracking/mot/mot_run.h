@@ -1,0 +1,27 @@
+/* A MOT tracker over a whole run, as sleap-nn's _apply_mot_tracking runs
+ * it: frames in (video, frame index) order; per video a fresh tracker, the
+ * calibration pre-pass over every frame of the video, tracking frame by
+ * frame (labels written back when a track confirms); names continue past
+ * the previous video's. */
+#ifndef SLEAPC_PIPELINE_TRACKING_MOT_MOT_RUN_H
+#define SLEAPC_PIPELINE_TRACKING_MOT_MOT_RUN_H
+
+#include "core/results.h"
+#include "pipeline/tracking/mot/mot_params.h"
+
+/* Sets every instance's track (the id of "track_<id>", -1: untracked) and
+ * tracking score (the matched pair's geometric similarity, 1 at a track's
+ * start, 0 untracked); nothing is dropped or reordered. *n_ids: 1 + the
+ * largest id. scores: NULL, or n_insts entries that receive the tracking
+ * scores in float64 (the instances keep them as float).
+ * SLEAPC_ERR_UNSUPPORTED (a tracker or setting sleapc does not run),
+ * SLEAPC_ERR_NOMEM. */
+sleapc_status sleapc__mot_track_predictions(sleapc_predictions *pr, const sleapc_mot_params *p,
+                                            int *n_ids, double *scores);
+
+/* What sleap-nn refuses before tracking, for a skeleton of n_nodes (0:
+ * unknown): a tracker or similarity sleapc does not run.
+ * SLEAPC_ERR_UNSUPPORTED naming it. */
+sleapc_status sleapc__mot_check_supported(const sleapc_mot_params *p, int n_nodes);
+
+#endif
