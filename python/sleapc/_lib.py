@@ -73,6 +73,16 @@ class TrackingOpts(ctypes.Structure):
         ("tracking_clean_iou_threshold", ctypes.c_double),
         ("max_instances", ctypes.c_int),
         ("compat", ctypes.c_int),
+        ("tracker", ctypes.c_char_p),
+        ("track_buffer", ctypes.c_int),
+        ("min_hits", ctypes.c_int),
+        ("track_high_threshold", ctypes.c_double),
+        ("track_low_threshold", ctypes.c_double),
+        ("new_track_threshold", ctypes.c_double),
+        ("min_match_similarity", ctypes.c_double),
+        ("link_tracklets", ctypes.c_bool),
+        ("mot_params", ctypes.POINTER(ctypes.c_char_p)),
+        ("n_mot_params", ctypes.c_int),
     ]
 
 

@@ -20,6 +20,10 @@ TRACKING_OPTIONS = {
     "tracking_clean_instance_count": int, "tracking_clean_iou_threshold": float,
     "post_connect_single_breaks": bool, "use_flow": bool, "of_img_scale": float,
     "of_window_size": int, "of_max_levels": int, "use_kalman": bool,
+    # sleap-nn 0.3.5's motion trackers (tracker="sort" | "bytetrack" | "ocsort").
+    "tracker": str, "track_buffer": int, "min_hits": int, "track_high_threshold": float,
+    "track_low_threshold": float, "new_track_threshold": float, "min_match_similarity": float,
+    "link_tracklets": bool,
 }
 FILTER_OPTIONS = {
     "filter_overlapping": bool, "filter_overlapping_method": str,
@@ -28,7 +32,10 @@ FILTER_OPTIONS = {
     "filter_min_instance_score": float, "filter_min_centroid_distance": float,
 }
 # "None" means sleap-nn's unset value for these.
-_UNSET = {"max_tracks": -1, "tracking_target_instance_count": -1, "oks_stddev": float("nan")}
+_UNSET = {"max_tracks": -1, "tracking_target_instance_count": -1, "oks_stddev": float("nan"),
+          "track_buffer": -1, "min_hits": -1, "track_high_threshold": float("nan"),
+          "track_low_threshold": float("nan"), "new_track_threshold": float("nan"),
+          "min_match_similarity": float("nan")}
 
 Opts = Tuple[TrackingOpts, FilterOpts, list]
 
@@ -71,6 +78,14 @@ def tracking_opts(options: Dict[str, Any], max_instances: int = 0) -> Opts:
                 if isinstance(value, bytes):
                     keep.append(value)
                 setattr(struct, name, value)
+    # mot_param=["preset=paper", "kalman=xyah"] (or one "K=V" string): --mot_param.
+    mot = options.pop("mot_param", None)
+    if mot is not None:
+        items = [mot] if isinstance(mot, str) else list(mot)
+        arr = (ctypes.c_char_p * max(len(items), 1))(*[str(v).encode() for v in items])
+        keep.append(arr)
+        t.mot_params = arr
+        t.n_mot_params = len(items)
     t.max_instances = max_instances or 0
     check(lib.sleapc_tracking_opts_check(ctypes.byref(t), ctypes.byref(f), 0))
     return t, f, keep
