@@ -13,7 +13,8 @@ DEB_PACKAGES_ARM64 := libyaml-dev:arm64 libcjson-dev:arm64 zlib1g-dev:arm64 libp
 SLEAPC_DATA_DIR ?= $(CURDIR)/../shared/data
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build build-asan install dist wheel sdist test test-release test-asan test-install demo clean
+.PHONY: all deps build build-asan install dist wheel sdist check test test-full test-release \
+  test-asan test-asan-full test-install demo clean
 
 all: build
 
@@ -76,11 +77,28 @@ build-asan: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLEAPC_SANITIZE=address,undefined
 	cmake --build build-asan -j $(JOBS)
 
-test-release: build
-	cd build && SLEAPC_DATA_DIR=$(SLEAPC_DATA_DIR) ctest --output-on-failure -j $(JOBS)
+# Test tiers: ctest labels (tests/CMakeLists.txt, CONTRIBUTING.md): unit, cli,
+# model (the reference tests), gpu (Vulkan), slow (over ~60 s in Release).
+CTEST = SLEAPC_DATA_DIR=$(SLEAPC_DATA_DIR) ctest --output-on-failure -j $(JOBS)
 
+# The developers' default, in the Release build: the unit and CLI tiers, then
+# the reference tests on one case per model type (SLEAPC_TEST_QUICK=1); no
+# Vulkan test, nothing slow but the quick reference runs.
+check: build
+	cd build && $(CTEST) -L 'unit|cli' -LE 'slow|gpu'
+	cd build && SLEAPC_TEST_QUICK=1 $(CTEST) -L model -LE gpu
+
+# The whole suite in the Release build.
+test-release: build
+	cd build && $(CTEST)
+
+# Under AddressSanitizer + UBSan: the unit and CLI tiers.
 test-asan: build-asan
-	cd build-asan && SLEAPC_DATA_DIR=$(SLEAPC_DATA_DIR) ctest --output-on-failure -j $(JOBS)
+	cd build-asan && $(CTEST) -L 'unit|cli'
+
+# The whole suite under AddressSanitizer + UBSan.
+test-asan-full: build-asan
+	cd build-asan && $(CTEST)
 
 # Installing as users do, each checked from outside the source tree: the wheel
 # into a fresh venv (pip --no-index), `make install` into a temporary prefix as
@@ -88,9 +106,13 @@ test-asan: build-asan
 test-install: build
 	SLEAPC_DATA_DIR=$(SLEAPC_DATA_DIR) PYTHON=$(PYTHON) tests/install/run_install_tests.sh
 
-# The whole suite, in a Release build and under AddressSanitizer + UBSan, and
-# the installs.
-test: test-release test-asan test-install
+# What CI runs (.ci/run): the whole suite in the Release build, the installs,
+# then the unit and CLI tiers under AddressSanitizer + UBSan (so the output
+# ends with ctest's summary).
+test: test-release test-install test-asan
+
+# The whole suite in both builds, and the installs.
+test-full: test-release test-asan-full test-install
 
 # The main job, on a sample sleapc makes itself (no external data needed):
 # a synthetic sleap-nn model folder and clip with known keypoints, predicted

@@ -145,6 +145,32 @@ bool test_backend_software_only(const char *name)
     return mine > 0 && software == mine;
 }
 
+bool test_quick(void)
+{
+    const char *q = getenv("SLEAPC_TEST_QUICK");
+    return q && *q && strcmp(q, "0") != 0;
+}
+
+bool test_quick_case(const char *id)
+{
+    static char seen[64][64];
+    static int n_seen;
+    if (!test_quick())
+        return true;
+    const char *end = strstr(id, "__");
+    size_t n = end ? (size_t)(end - id) : strlen(id);
+    if (n >= sizeof seen[0])
+        n = sizeof seen[0] - 1;
+    for (int i = 0; i < n_seen; i++)
+        if (strlen(seen[i]) == n && strncmp(seen[i], id, n) == 0)
+            return false;
+    if (n_seen < 64) {
+        memcpy(seen[n_seen], id, n);
+        seen[n_seen++][n] = '\0';
+    }
+    return true;
+}
+
 void test_require_data(void)
 {
     if (!test_data_dir()) {

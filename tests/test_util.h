@@ -76,6 +76,15 @@ int test_finish(void);
 
 /* Exit 77 (skipped) with a reason when the shared data is missing. */
 void test_require_data(void);
+/* SLEAPC_TEST_QUICK=1 (`make check`): the reference tests (ctest label
+ * `model`) run one case per model type, the first of each in name order;
+ * unset, empty or 0: every case, as ctest and `make test` run them. */
+bool test_quick(void);
+/* Whether case `id` runs: always without SLEAPC_TEST_QUICK; with it, only
+ * when no case of its model type (the id up to "__", e.g. "topdown" of
+ * "topdown__centered_pair_f0000") ran in this program yet. Call once per
+ * case, in name order. */
+bool test_quick_case(const char *id);
 /* Whether backend `name` runs here only on a software GPU emulation (the
  * Vulkan backend on lavapipe: about 1 GFLOP/s). Tests that go over every
  * backend leave it to the Vulkan tests, which take small cases. */

@@ -44,7 +44,10 @@
  * Each case runs again on the native backend with --conv winograd (every
  * 3x3 conv on the fastest accurate Winograd tile size), at the same
  * tolerances: its heads stay within 3.4e-5 of sleap-nn's on every case
- * (test_forward_reference), like the direct method's. */
+ * (test_forward_reference), like the direct method's.
+ *
+ * SLEAPC_TEST_QUICK=1 (`make check`) runs the first case of each model type
+ * of both folders (test_quick_case), each checked in full. */
 #include <math.h>
 
 #include "../layers/ops_ref_cases.h"
@@ -53,6 +56,9 @@
 #define PX_TOL 0.02
 #define REL_TOL 1e-4
 #define SOFTWARE_GFLOP 2.0
+/* SLEAPC_TEST_QUICK: the backbones' 4 model types, one case each, run alone
+ * and twice in a batch (the Winograd runs add 4 more). */
+#define QUICK_BACKBONE_CHECKS 8
 
 static int n_checked, n_refused, n_left_out;
 
@@ -510,8 +516,10 @@ int main(void)
         sleapc_log_set(print_device_peaks, NULL);
     static ref_cases cases;
     ref_list_cases(&cases);
+    /* SLEAPC_TEST_QUICK (`make check`): the first case of each model type. */
     for (int i = 0; i < cases.n; i++)
-        check_case(cases.ids[i]);
+        if (test_quick_case(cases.ids[i]))
+            check_case(cases.ids[i]);
     /* Every checkpoint model type has reliable cases. */
     CHECK_MSG(n_checked >= (n_left_out ? 2 : one_backend() ? 8 : 20), "only %d checks ran",
               n_checked);
@@ -522,11 +530,14 @@ int main(void)
     ref_use_folder("reference-backbones");
     ref_list_cases(&cases);
     for (int i = 0; i < cases.n; i++)
-        check_case(cases.ids[i]);
+        if (test_quick_case(cases.ids[i]))
+            check_case(cases.ids[i]);
     if (!one_backend() || n_refused == 0)
-        CHECK_MSG(n_checked - before >= (n_left_out ? 2 : one_backend() ? 3 : 16),
-                  "only %d backbone checks ran",
-                  n_checked - before);
+        CHECK_MSG(n_checked - before >= (n_left_out      ? 2
+                                         : one_backend() ? 3
+                                         : test_quick()  ? QUICK_BACKBONE_CHECKS
+                                                         : 16),
+                  "only %d backbone checks ran", n_checked - before);
     if (n_left_out)
         printf("%d cases with a stage above %.1f GFLOP left out on a software device "
                "(SLEAPC_TEST_FULL=1 runs them)\n",

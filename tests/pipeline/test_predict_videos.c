@@ -4,9 +4,10 @@
  * must read back identically to what the predictor produced, and the frames
  * that have reference cases must agree with sleap-nn within 0.5 px (the
  * reference frames were decoded by the ffmpeg command line; decoders may
- * differ by a grey level or two). Under the sanitizers a long video runs a
- * slice: its first frames and every frame with a reference case, so the
- * batching, seeking, writing and reference checks all still run. */
+ * differ by a grey level or two). Under the sanitizers, and with
+ * SLEAPC_TEST_QUICK=1 (`make check`), a long video runs a slice: its first
+ * frames and every frame with a reference case, so the batching, seeking,
+ * writing and reference checks all still run. */
 #include <math.h>
 
 #include "../layers/ops_ref_cases.h"
@@ -14,7 +15,8 @@
 #include "sleapc/input.h"
 
 #define PX_TOL 0.5
-/* Frames run under the sanitizers from a video with more default frames. */
+/* Frames run under the sanitizers (and SLEAPC_TEST_QUICK) from a video with
+ * more default frames. */
 #define SANITIZED_SLICE 64
 
 /* Everything the predictor produced, collected after each batch. */
@@ -138,7 +140,6 @@ static void check_reference(const collected *c, const char *prefix, int *n_check
     }
 }
 
-#ifdef SLEAPC_SANITIZED
 /* The first `keep` of frames (ascending), then those of them that a
  * reference case of prefix names; at most cap. */
 static int64_t slice_frames(const int64_t *frames, int64_t n, const char *prefix, int64_t *out,
@@ -172,7 +173,6 @@ static int64_t slice_frames(const int64_t *frames, int64_t n, const char *prefix
         }
     return k;
 }
-#endif
 
 static void run(const char *name, const char *input, const char *m1, const char *m2,
                 const char *ref_prefix, int64_t want_frames)
@@ -201,13 +201,15 @@ static void run(const char *name, const char *input, const char *m1, const char 
     CHECK(sleapc_input_n_default_frames(in) == want_frames);
     const int64_t *frames = sleapc_input_default_frames(in);
     int64_t n_frames = want_frames;
+    bool sliced = test_quick();
 #ifdef SLEAPC_SANITIZED
+    sliced = true;
+#endif
     int64_t slice[SANITIZED_SLICE + 16];
-    if (n_frames > SANITIZED_SLICE) {
+    if (sliced && n_frames > SANITIZED_SLICE) {
         n_frames = slice_frames(frames, want_frames, ref_prefix, slice, SANITIZED_SLICE + 16);
         frames = slice;
     }
-#endif
     sleapc_video_info vi = sleapc_input_video_info(in);
     CHECK_OK(sleapc_writer_open(out, p, &vi, 1, &w));
     collected c = {.p = p, .frames = frames, .n_nodes = test_n_nodes(p)};

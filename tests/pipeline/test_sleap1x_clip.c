@@ -8,7 +8,8 @@
  * 0.1 px (TensorFlow sums in another order, and integral refinement divides by
  * patch sums that can be near 0, which amplifies ulp differences); point and
  * instance scores within 1e-4 (float32 network outputs, summation order).
- * The sanitizer build checks the first 150 frames only, to stay quick.
+ * The sanitizer build, and SLEAPC_TEST_QUICK=1 (`make check`), check the
+ * first 150 frames only, to stay quick.
  *
  * Every backend compiled in and usable here runs the clip and must meet the
  * same criteria: class maps end in a sigmoid, several peaks of one node often
@@ -30,8 +31,9 @@
 #define SCORE_TOL 1e-4
 #define MIN_CLOSE_FRACTION 0.999
 
+#define QUICK_FRAMES 150
 #ifdef SLEAPC_SANITIZED
-#define N_FRAMES 150
+#define N_FRAMES QUICK_FRAMES
 #else
 #define N_FRAMES 1500
 #endif
@@ -283,7 +285,7 @@ int main(void)
     if (!r)
         return test_finish();
 
-    check_backend("native", N_FRAMES, model, video, r);
+    check_backend("native", test_quick() ? QUICK_FRAMES : N_FRAMES, model, video, r);
     for (int i = 0; i < sleapc_backend_count(); i++) {
         const char *name = sleapc_backend_name(i);
         if (strcmp(name, "native") != 0 && sleapc_backend_available(i) &&
