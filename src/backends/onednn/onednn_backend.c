@@ -255,9 +255,11 @@ static int onednn_score(void)
     /* The order "auto" serves before it has measured anything (a run too
      * short to repay timing, an empty cache): native first on every CPU.
      * Measured in float32 (bench/README.md, "Backend order"): oneDNN 2.6 ran
-     * the bench networks 2-7x slower than native on AVX-512 (Intel Xeon with
-     * AMX; AMD Zen 4/5) and on par at best on AVX2, once native had Winograd.
-     * It stays available by name and to auto's measurement. */
+     * the four bench networks 1.5-1.8x slower than native on an AMD EPYC
+     * with AVX-512 (Zen 5), about even on AVX2 (Zen 3) once native had
+     * Winograd, and 2-7x slower on an Intel Xeon with AMX (as reported with
+     * the issue that changed this order). It stays available by name and to
+     * auto's measurement. */
     if (dnnl_engine_get_count(dnnl_cpu) == 0)
         return 0;
     return 1;

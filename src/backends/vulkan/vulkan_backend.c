@@ -8,11 +8,13 @@
  * buffers: no allocation, no recording. */
 #include "backends/vulkan/vulkan_backend.h"
 
+#include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backends/sigmoid.h"
 #include "backends/vulkan/vulkan_async.h"
@@ -478,8 +480,37 @@ static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_o
 static int probed_score;
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 
+/* Whether this Linux machine has a device node a hardware Vulkan driver
+ * would open (DRM render nodes, NVIDIA's, WSL's, Mali's, Adreno's). Without
+ * one only a software device can be listed, which "auto" declines anyway:
+ * the probe then skips creating a Vulkan instance (loading every driver,
+ * lavapipe's LLVM among them: about 40 ms and 45 MiB a process). */
+static bool hardware_gpu_node(void)
+{
+#if defined(__linux__)
+    static const char *const nodes[] = {"/dev/nvidia0", "/dev/nvidiactl", "/dev/dxg",
+                                        "/dev/mali0", "/dev/kgsl-3d0"};
+    for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++)
+        if (access(nodes[i], F_OK) == 0)
+            return true;
+    DIR *d = opendir("/dev/dri");
+    bool render = false;
+    for (struct dirent *e; d && !render && (e = readdir(d));)
+        render = strncmp(e->d_name, "renderD", 7) == 0;
+    if (d)
+        closedir(d);
+    return render;
+#else
+    return true; /* no such rule known here: probe */
+#endif
+}
+
 static void probe(void)
 {
+    if (!hardware_gpu_node()) {
+        probed_score = 1; /* at most a software device: runs when asked for by name */
+        return;
+    }
     sleapc_device_info devs[16];
     int n = sleapc__vk_list_devices(devs, 16);
     for (int i = 0; i < n && i < 16; i++) {
