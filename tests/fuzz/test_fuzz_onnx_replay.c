@@ -1,5 +1,5 @@
 /* The ONNX fuzz target on a fixed corpus, in every build (the libFuzzer
- * binary needs clang; README "Tests and benchmarks"). The corpus: a few
+ * binary needs clang; CONTRIBUTING.md, "Tests and benchmarks"). The corpus: a few
  * small hand-built models (host ops, If, an omitted output, an empty
  * attribute list, a network segment) and every sleap-nn export's model.onnx
  * and model_raw.onnx, each as is, truncated at many lengths, and mutated by

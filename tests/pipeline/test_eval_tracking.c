@@ -1,5 +1,5 @@
 /* eval-tracking reproduces the tracking-quality table of tracking/README.md
- * (and README.md): ID switches and IDF1 of SLEAP 1.4's own tracks
+ * (and docs/tracking.md): ID switches and IDF1 of SLEAP 1.4's own tracks
  * (clip.predictions.slp) and of sleap-nn's tracker on each case folder
  * (its tracks rebuilt from input.json + expected.json: sleap-nn's own
  * output, not sleapc's), against the true tracks of clip.slp, matching by

@@ -65,7 +65,7 @@
  * leaves out the input convs (1 or 3 channels, where Winograd is never the
  * faster anyway); F(2) passes everywhere. With F(6) forced on every 3x3
  * conv, bound or not, every reference head stayed within 3.4e-5 of
- * sleap-nn (README "Winograd convolutions"). */
+ * sleap-nn (docs/performance.md, "Winograd convolutions"). */
 #define WINO_BOUND_RATIO 256.0
 
 native_conv_method sleapc__native_conv_method_of(sleapc_conv_method conv)

@@ -1,4 +1,4 @@
-/* The sleapc-predictions JSON format (README "Output formats"): missing values
+/* The sleapc-predictions JSON format (docs/cli.md, "Output formats"): missing values
  * are null, every processed frame appears, instances in the layer's order. */
 #include <cjson/cJSON.h>
 #include <math.h>

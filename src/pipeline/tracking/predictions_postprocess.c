@@ -46,7 +46,7 @@ static sleapc_status open_video(video_frames *vf, int video)
 }
 
 /* sleapc_track_images.gray: the frame's first channel (grayscale videos
- * are stored as one channel; see README for colour videos). */
+ * are stored as one channel; see docs/tracking.md for colour videos). */
 static sleapc_status video_gray(void *ctx, int video, int64_t frame_idx, const uint8_t **gray,
                                 int64_t *height, int64_t *width)
 {
