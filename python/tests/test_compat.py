@@ -43,3 +43,13 @@ def test_video_index_0_3_3(data):
     with sleapc.Predictor(data(SI), threads=2, compat="0.3.3") as p:
         r = p.predict_video(data(SLP), video_index=0)
     assert len(r) == 2  # 0.3.3: the labelled frames of that video
+
+
+def test_lone_centered_instance_refused(data):
+    # As the command line: a centered-instance model alone predicts on crops; whole frames
+    # larger than its crop are refused, never run as if they were crops.
+    ci = data("sleap-nn-assets/model_ckpts/minimal_instance_centered_instance")
+    with sleapc.Predictor(ci, threads=2) as p:
+        with pytest.raises(ValueError, match="centered-instance model alone"):
+            p.predict_video(data("sleap-nn-assets/datasets/centered_pair_small.mp4"),
+                            frames="0-3")

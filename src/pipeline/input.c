@@ -9,9 +9,11 @@
 #include "io/slp/slp_images.h"
 #include "io/slp/slp_read.h"
 #include "io/video/frame_source.h"
+#include "model/model_impl.h"
 #include "pipeline/frame_layout.h"
 #include "pipeline/input_impl.h"
 #include "pipeline/predict_stream.h"
+#include "pipeline/predictor_impl.h"
 
 struct sleapc_input {
     char *path;
@@ -244,9 +246,31 @@ static sleapc_status input_next(void *ctx, uint8_t *dst, bool *end)
     return st;
 }
 
+/* A centered-instance model alone predicts on crops of its crop size; whole
+ * frames larger than that are refused (as the command line refuses them),
+ * never cut to nothing or run as if they were crops. */
+static sleapc_status check_crops_only(const sleapc_predictor *p, const sleapc_input *in)
+{
+    const char *layer = sleapc__predictor_layer_name(p);
+    if (strcmp(layer, "CenteredInstanceLayer") != 0 &&
+        strcmp(layer, "ExportedCenteredInstanceLayer") != 0)
+        return SLEAPC_OK;
+    int crop = p->opts.crop_size > 0 ? p->opts.crop_size : p->models[0]->cfg.crop_size;
+    if (crop <= 0 || (in->height <= crop && in->width <= crop))
+        return SLEAPC_OK;
+    return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                        "%s: a centered-instance model alone predicts on crops of %dx%d; these "
+                        "frames are %lldx%lld. Give the centroid model too (-m CENTROID_DIR "
+                        "-m CENTERED_INSTANCE_DIR)",
+                        in->path, crop, crop, (long long)in->height, (long long)in->width);
+}
+
 sleapc_status sleapc__predict_input(sleapc_predictor *p, sleapc_input *in, const int64_t *frames,
                                     int64_t n_frames, sleapc_writer *w, const sleapc_run_opts *opts)
 {
+    sleapc_status cst = check_crops_only(p, in);
+    if (cst)
+        return cst;
     if (sleapc__input_is_live(in)) {
         if (frames)
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
