@@ -208,6 +208,15 @@ static int run_cli(const char *args, const char *redirect)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+const char *test_tmp_path(const char *name)
+{
+    static char path[4][4096];
+    static int slot;
+    slot = (slot + 1) % 4;
+    snprintf(path[slot], sizeof path[slot], "%s/%s", test_tmp_dir(), name);
+    return path[slot];
+}
+
 int test_run_cli(const char *args)
 {
     return run_cli(args, "2>&1");

@@ -51,6 +51,9 @@ const char *test_data_path(const char *rel);
 /* A fresh temporary directory for this test program, removed with all it
  * holds when the program exits (kept when SLEAPC_KEEP_TEMP is set). */
 const char *test_tmp_dir(void);
+/* name inside test_tmp_dir(), in one of four static buffers used in turn (so
+ * up to four paths can be held at once). */
+const char *test_tmp_path(const char *name);
 
 /* Read a whole file; caller frees. NULL on failure. */
 unsigned char *test_read_file(const char *path, size_t *size);

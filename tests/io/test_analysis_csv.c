@@ -18,13 +18,6 @@
 #include "slp_fixture.h"
 #include "test_util.h"
 
-static const char *tmp_path(const char *name)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", test_tmp_dir(), name);
-    return path;
-}
-
 static bool exists(const char *path)
 {
     struct stat sb;
@@ -109,7 +102,7 @@ static void test_tracked(void)
     sleapc_predictions pr;
     make_tracked(&pr);
     pr.videos[0].n_frames = 6; /* the frame axis spans the whole video */
-    const char *path = tmp_path("tracked.analysis.h5");
+    const char *path = test_tmp_path("tracked.analysis.h5");
     CHECK_OK(sleapc__predictions_write_analysis_h5(&pr, path));
     sleapc_h5 *f = NULL;
     CHECK_OK(sleapc__h5_open(path, &f));
@@ -243,7 +236,7 @@ static void test_untracked(void)
         inst_values(k, xy, sc);
         fixture_add_instance(&pr, xy, sc, 1.0f + k, -1, NAN);
     }
-    const char *path = tmp_path("untracked.analysis.h5");
+    const char *path = test_tmp_path("untracked.analysis.h5");
     CHECK_OK(sleapc__predictions_write_analysis_h5(&pr, path));
     sleapc_h5 *f = NULL;
     CHECK_OK(sleapc__h5_open(path, &f));
@@ -316,7 +309,7 @@ static void test_csv(void)
     sleapc_predictions pr;
     make_tracked(&pr);
     pr.insts[1].score = 0.1f; /* not exact in binary */
-    const char *path = tmp_path("pred.csv");
+    const char *path = test_tmp_path("pred.csv");
     FILE *f = fopen(path, "w");
     CHECK(f != NULL);
     if (!f) {
@@ -348,7 +341,7 @@ static void test_errors(void)
 {
     sleapc_predictions pr;
     make_tracked(&pr);
-    const char *path = tmp_path("cut.analysis.h5");
+    const char *path = test_tmp_path("cut.analysis.h5");
     int n_fail = 0;
     for (int64_t k = 1; k < 300; k++) {
         sleapc__alloc_fail_after(k);
@@ -362,9 +355,9 @@ static void test_errors(void)
     }
     CHECK(n_fail > 3 && exists(path));
     pr.frames[0].video = 7;
-    CHECK(sleapc__predictions_write_analysis_h5(&pr, tmp_path("bad.h5")) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(sleapc__predictions_write_analysis_h5(&pr, test_tmp_path("bad.h5")) == SLEAPC_ERR_INVALID_ARG);
     CHECK(sleapc__predictions_write_csv(&pr, stdout) == SLEAPC_ERR_INVALID_ARG);
-    CHECK(!exists(tmp_path("bad.h5")));
+    CHECK(!exists(test_tmp_path("bad.h5")));
     fixture_free(&pr);
 }
 

@@ -13,13 +13,6 @@
 #include "io/h5/h5_file.h"
 #include "test_util.h"
 
-static const char *tmp_path(const char *name)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", test_tmp_dir(), name);
-    return path;
-}
-
 static bool exists(const char *path)
 {
     struct stat sb;
@@ -104,7 +97,7 @@ static void write_sample(const char *path)
 
 static void test_round_trips(void)
 {
-    const char *path = tmp_path("sample.h5");
+    const char *path = test_tmp_path("sample.h5");
     write_sample(path);
     sleapc_h5 *f = NULL;
     CHECK_OK(sleapc__h5_open(path, &f));
@@ -291,9 +284,9 @@ static void test_guess_chunk(void)
 static void test_bad_files(void)
 {
     sleapc_h5 *f = NULL;
-    CHECK(sleapc__h5_open(tmp_path("does_not_exist.h5"), &f) == SLEAPC_ERR_IO && !f);
+    CHECK(sleapc__h5_open(test_tmp_path("does_not_exist.h5"), &f) == SLEAPC_ERR_IO && !f);
     CHECK(sleapc__h5_open(test_tmp_dir(), &f) == SLEAPC_ERR_IO && !f);
-    const char *txt = tmp_path("text.h5");
+    const char *txt = test_tmp_path("text.h5");
     CHECK(test_write_file(txt, "just some text, not HDF5\n", 25));
     sleapc_status st = sleapc__h5_open(txt, &f);
     CHECK(st == SLEAPC_ERR_FORMAT && !f && has_text(sleapc_last_error(), "not an HDF5 file"));
@@ -303,9 +296,9 @@ static void test_bad_files(void)
     /* Every truncation of a valid file fails cleanly (libhdf5 checks the
      * end-of-file address in the superblock). */
     size_t size = 0;
-    unsigned char *whole = test_read_file(tmp_path("sample.h5"), &size);
+    unsigned char *whole = test_read_file(test_tmp_path("sample.h5"), &size);
     CHECK(whole && size > 1000);
-    const char *cut = tmp_path("cut.h5");
+    const char *cut = test_tmp_path("cut.h5");
     int n_failed = 0, n_tried = 0;
     for (size_t len = 8; whole && len < size; len += size / 23 + 1) {
         CHECK(test_write_file(cut, whole, len));
@@ -340,7 +333,7 @@ static void test_bad_files(void)
 
 static void test_atomic(void)
 {
-    const char *path = tmp_path("atomic.h5");
+    const char *path = test_tmp_path("atomic.h5");
     sleapc_h5 *f = NULL;
     int64_t one = 1;
     double v = 2.5;
@@ -360,18 +353,18 @@ static void test_atomic(void)
     CHECK(back == 2.5);
     sleapc__h5_close(f);
     /* Writing the same name twice is refused. */
-    CHECK_OK(sleapc__h5_create(tmp_path("twice.h5"), &f));
+    CHECK_OK(sleapc__h5_create(test_tmp_path("twice.h5"), &f));
     CHECK_OK(sleapc__h5_write(f, "v", SLEAPC_H5_F64, 1, &one, &v, NULL));
     CHECK(sleapc__h5_write(f, "v", SLEAPC_H5_F64, 1, &one, &v, NULL) == SLEAPC_ERR_INVALID_ARG);
     sleapc__h5_close(f);
-    CHECK(sleapc__h5_create_atomic(tmp_path("no_such_dir/x.h5"), &f) == SLEAPC_ERR_IO && !f);
+    CHECK(sleapc__h5_create_atomic(test_tmp_path("no_such_dir/x.h5"), &f) == SLEAPC_ERR_IO && !f);
 }
 
 /* A system call's failure is told as one reason naming the file once, not
  * as libhdf5's raw record (path, errno, flags, time). */
 static void test_clean_errors(void)
 {
-    const char *path = tmp_path("no_such_dir/plain.h5");
+    const char *path = test_tmp_path("no_such_dir/plain.h5");
     sleapc_h5 *f = NULL;
     CHECK(sleapc__h5_create(path, &f) == SLEAPC_ERR_IO && !f);
     const char *msg = sleapc_last_error();
@@ -386,7 +379,7 @@ static void test_clean_errors(void)
  * clean status (ASan checks that nothing leaks). */
 static void test_alloc_failures(void)
 {
-    const char *path = tmp_path("sample.h5");
+    const char *path = test_tmp_path("sample.h5");
     int n_fail = 0;
     for (int64_t k = 1; k < 200; k++) {
         sleapc__alloc_fail_after(k);

@@ -11,15 +11,6 @@
 #include "sleapc/video.h"
 #include "test_util.h"
 
-static const char *tmp_path(const char *name)
-{
-    static char path[4][512];
-    static int slot;
-    slot = (slot + 1) % 4;
-    snprintf(path[slot], sizeof path[slot], "%s/%s", test_tmp_dir(), name);
-    return path[slot];
-}
-
 /* ---- Writers ---- */
 
 typedef struct bytes {
@@ -251,7 +242,7 @@ static void test_png_folders(void)
     const int w = 37, h = 23;
     /* Gray frames written out of order, with names that sort differently
      * as plain text; plus files that are not frames. */
-    const char *dir = tmp_path("gray");
+    const char *dir = test_tmp_path("gray");
     mkdir(dir, 0700);
     const char *names[] = {"frame_10.png", "frame_2.png", "frame_9.png", "frame_1.png"};
     const int order[] = {3, 1, 2, 0}; /* natural order: 1, 2, 9, 10 */
@@ -278,7 +269,7 @@ static void test_png_folders(void)
     check_frames(p, 1, h, w, 1, &gray[2]);
 
     /* RGB (and RGBA, alpha dropped) frames keep 3 channels. */
-    const char *rgb_dir = tmp_path("rgb");
+    const char *rgb_dir = test_tmp_path("rgb");
     mkdir(rgb_dir, 0700);
     unsigned char *rgb[3];
     for (int i = 0; i < 3; i++) {
@@ -300,7 +291,7 @@ static void test_png_folders(void)
 
     /* sleap-io's rule: R == B everywhere on the first frame means grayscale,
      * and channel 0 is kept even where G differs. */
-    const char *rb_dir = tmp_path("rb_equal");
+    const char *rb_dir = test_tmp_path("rb_equal");
     mkdir(rb_dir, 0700);
     unsigned char *rb = make_pixels(w, h, 3, 3);
     unsigned char *r_only = malloc((size_t)w * h);
@@ -347,10 +338,10 @@ static void test_bmp_tiff(void)
 {
     const int w = 13, h = 9; /* odd width: BMP rows need padding */
     unsigned char *rgb = make_pixels(w, h, 3, 5);
-    const char *bmp = tmp_path("frame.bmp");
+    const char *bmp = test_tmp_path("frame.bmp");
     CHECK(write_bytes(bmp, bmp_encode(rgb, w, h)));
     check_frames(bmp, 1, h, w, 3, &rgb);
-    const char *tif = tmp_path("frame.tif");
+    const char *tif = test_tmp_path("frame.tif");
     CHECK(write_bytes(tif, tiff_encode(rgb, w, h)));
     check_frames(tif, 1, h, w, 3, &rgb);
     free(rgb);
@@ -445,7 +436,7 @@ static void test_npy_frames(void)
     const int n = 3, h = 5, w = 4;
     unsigned char *data = make_pixels(w * 3, h * n, 1, 2); /* n*h*w*3 bytes */
     sleapc_tensor t = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {n, h, w, 3}, .data = data};
-    const char *p4 = tmp_path("frames4.npy");
+    const char *p4 = test_tmp_path("frames4.npy");
     CHECK_OK(sleapc__npy_write(p4, &t));
     unsigned char *expected[3];
     for (int k = 0; k < n; k++)
@@ -456,7 +447,7 @@ static void test_npy_frames(void)
     t.shape[0] = n * 3;
     t.shape[1] = h;
     t.shape[2] = w; /* (N, H, W): grayscale frames */
-    const char *p3 = tmp_path("frames3.npy");
+    const char *p3 = test_tmp_path("frames3.npy");
     CHECK_OK(sleapc__npy_write(p3, &t));
     unsigned char *gray[9];
     for (int k = 0; k < 9; k++)
@@ -466,7 +457,7 @@ static void test_npy_frames(void)
     t.shape[0] = h;
     t.shape[1] = w * n;
     t.shape[2] = 3; /* (H, W, 3): one frame */
-    const char *p1 = tmp_path("frame1.npy");
+    const char *p1 = test_tmp_path("frame1.npy");
     CHECK_OK(sleapc__npy_write(p1, &t));
     check_frames(p1, 1, h, w * n, 3, &expected[0]);
 
@@ -476,14 +467,14 @@ static void test_npy_frames(void)
     t.shape[1] = h;
     t.shape[2] = w;
     t.shape[3] = 2;
-    const char *pbad = tmp_path("bad_channels.npy");
+    const char *pbad = test_tmp_path("bad_channels.npy");
     CHECK_OK(sleapc__npy_write(pbad, &t));
     CHECK(sleapc_video_open(pbad, &v) == SLEAPC_ERR_FORMAT);
     CHECK(strstr(sleapc_last_error(), "bad_channels.npy") != NULL);
 
     float fdata[6] = {0};
     sleapc_tensor tf = {.dtype = SLEAPC_DTYPE_F32, .ndim = 3, .shape = {1, 2, 3}, .data = fdata};
-    const char *pf = tmp_path("float.npy");
+    const char *pf = test_tmp_path("float.npy");
     CHECK_OK(sleapc__npy_write(pf, &tf));
     CHECK(sleapc_video_open(pf, &v) == SLEAPC_ERR_FORMAT);
     CHECK(strstr(sleapc_last_error(), "uint8") != NULL);
@@ -493,26 +484,26 @@ static void test_npy_frames(void)
 static void test_bad_images(void)
 {
     sleapc_video *v = NULL;
-    const char *empty_dir = tmp_path("empty_dir");
+    const char *empty_dir = test_tmp_path("empty_dir");
     mkdir(empty_dir, 0700);
     CHECK(sleapc_video_open(empty_dir, &v) == SLEAPC_ERR_FORMAT);
     CHECK(strstr(sleapc_last_error(), "empty_dir") != NULL);
     CHECK(v == NULL);
 
-    const char *text_dir = tmp_path("text_dir");
+    const char *text_dir = test_tmp_path("text_dir");
     mkdir(text_dir, 0700);
     char p[600];
     snprintf(p, sizeof p, "%s/readme.txt", text_dir);
     CHECK(test_write_file(p, "hello", 5));
     CHECK(sleapc_video_open(text_dir, &v) == SLEAPC_ERR_FORMAT);
 
-    const char *fake = tmp_path("fake.png");
+    const char *fake = test_tmp_path("fake.png");
     CHECK(test_write_file(fake, "this is text", 12));
     CHECK(sleapc_video_open(fake, &v) == SLEAPC_ERR_FORMAT);
     CHECK(strstr(sleapc_last_error(), "fake.png") != NULL);
 
     /* A broken first image fails the open. */
-    const char *broken_dir = tmp_path("broken_dir");
+    const char *broken_dir = test_tmp_path("broken_dir");
     mkdir(broken_dir, 0700);
     unsigned char *px = make_pixels(8, 8, 3, 1);
     bytes png = png_encode(px, 8, 8, 2);
@@ -523,11 +514,11 @@ static void test_bad_images(void)
 
     /* Headers that promise more than the file holds. */
     bytes bmp = bmp_encode(px, 8, 8);
-    const char *short_bmp = tmp_path("short.bmp");
+    const char *short_bmp = test_tmp_path("short.bmp");
     CHECK(test_write_file(short_bmp, bmp.p, 60));
     CHECK(sleapc_video_open(short_bmp, &v) == SLEAPC_ERR_FORMAT);
     bytes tif = tiff_encode(px, 8, 8);
-    const char *short_tif = tmp_path("short.tif");
+    const char *short_tif = test_tmp_path("short.tif");
     CHECK(test_write_file(short_tif, tif.p, 40));
     CHECK(sleapc_video_open(short_tif, &v) == SLEAPC_ERR_FORMAT);
     free(bmp.p);
@@ -540,7 +531,7 @@ static void test_bad_images(void)
  * (the sanitizer build checks for leaks). */
 static void test_alloc_failures(void)
 {
-    const char *dir = tmp_path("gray");
+    const char *dir = test_tmp_path("gray");
     for (int64_t k = 1; k < 40; k++) {
         sleapc__alloc_fail_after(k);
         sleapc_video *v = NULL;

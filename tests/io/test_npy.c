@@ -13,13 +13,6 @@
 #include "io/npy/npy_file.h"
 #include "test_util.h"
 
-static const char *tmp_path(const char *name)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", test_tmp_dir(), name);
-    return path;
-}
-
 static const cJSON *manifest_entry(const cJSON *arrays, const char *file)
 {
     const cJSON *e;
@@ -74,10 +67,10 @@ static void check_against_manifest(const char *path, const cJSON *entry)
     }
 
     /* Written back, the file is byte-identical to numpy's. */
-    CHECK_OK(sleapc__npy_write(tmp_path("copy.npy"), &t));
+    CHECK_OK(sleapc__npy_write(test_tmp_path("copy.npy"), &t));
     size_t n_orig = 0, n_copy = 0;
     unsigned char *orig = test_read_file(path, &n_orig);
-    unsigned char *copy = test_read_file(tmp_path("copy.npy"), &n_copy);
+    unsigned char *copy = test_read_file(test_tmp_path("copy.npy"), &n_copy);
     CHECK_MSG(orig && copy && n_orig == n_copy && memcmp(orig, copy, n_orig) == 0,
               "%s: rewritten file differs", path);
     free(orig);
@@ -161,7 +154,7 @@ static void test_round_trip(void)
             memcpy(t.shape, shapes[si].shape, sizeof shapes[si].shape);
             char name[64];
             snprintf(name, sizeof name, "rt_%s_%zu.npy", sleapc_dtype_name(t.dtype), si);
-            const char *path = tmp_path(name);
+            const char *path = test_tmp_path(name);
             CHECK_OK(sleapc__npy_write(path, &t));
 
             /* A v1.0 header padded to 64 bytes, ending in '\n'. */
@@ -188,9 +181,9 @@ static void test_round_trip(void)
     sleapc_tensor a = {.dtype = SLEAPC_DTYPE_F32, .ndim = 1, .shape = {1}, .data = one};
     sleapc_tensor b = {.dtype = SLEAPC_DTYPE_F32, .ndim = 1, .shape = {2}, .data = two};
     sleapc_tensor back;
-    CHECK_OK(sleapc__npy_write(tmp_path("over.npy"), &a));
-    CHECK_OK(sleapc__npy_write(tmp_path("over.npy"), &b));
-    CHECK_OK(sleapc__npy_read(tmp_path("over.npy"), &back));
+    CHECK_OK(sleapc__npy_write(test_tmp_path("over.npy"), &a));
+    CHECK_OK(sleapc__npy_write(test_tmp_path("over.npy"), &b));
+    CHECK_OK(sleapc__npy_read(test_tmp_path("over.npy"), &back));
     CHECK(back.shape[0] == 2 && ((float *)back.data)[1] == -3.0f);
     sleapc__free(back.data);
     CHECK(no_temp_files());
@@ -218,7 +211,7 @@ static const char *make_npy(const char *name, int major, const char *header, boo
     }
     if (data_len)
         memcpy(buf + prefix + hlen, data, data_len);
-    const char *path = tmp_path(name);
+    const char *path = test_tmp_path(name);
     test_write_file(path, buf, prefix + hlen + data_len);
     return path;
 }
@@ -274,13 +267,13 @@ static void test_corrupt(void)
 {
     float data[4] = {1, 2, 3, 4};
     unsigned char bytes[64] = "\x93NUMPY\x01\x00\xc8\x00{'descr'";
-    test_write_file(tmp_path("trunc.npy"), bytes, 8);
-    expect_bad(tmp_path("trunc.npy"), SLEAPC_ERR_FORMAT, "truncated");
-    test_write_file(tmp_path("trunc2.npy"), bytes, 20);
-    expect_bad(tmp_path("trunc2.npy"), SLEAPC_ERR_FORMAT, "truncated");
+    test_write_file(test_tmp_path("trunc.npy"), bytes, 8);
+    expect_bad(test_tmp_path("trunc.npy"), SLEAPC_ERR_FORMAT, "truncated");
+    test_write_file(test_tmp_path("trunc2.npy"), bytes, 20);
+    expect_bad(test_tmp_path("trunc2.npy"), SLEAPC_ERR_FORMAT, "truncated");
     memcpy(bytes, "\x93NUMPX", 6);
-    test_write_file(tmp_path("magic.npy"), bytes, sizeof bytes);
-    expect_bad(tmp_path("magic.npy"), SLEAPC_ERR_FORMAT, "magic");
+    test_write_file(test_tmp_path("magic.npy"), bytes, sizeof bytes);
+    expect_bad(test_tmp_path("magic.npy"), SLEAPC_ERR_FORMAT, "magic");
     expect_bad(make_npy("v4.npy", 4, HDR("<f4", "False", "(4,)"), true, data, 16),
                SLEAPC_ERR_FORMAT, "version");
     expect_bad(make_npy("fortran.npy", 1, HDR("<f4", "True", "(2, 2)"), true, data, 16),
@@ -329,7 +322,7 @@ static void test_corrupt(void)
                SLEAPC_ERR_FORMAT, "malformed");
     expect_bad(make_npy("empty_hdr.npy", 1, "", false, data, 16), SLEAPC_ERR_FORMAT, NULL);
 
-    expect_bad(tmp_path("does_not_exist.npy"), SLEAPC_ERR_IO, NULL);
+    expect_bad(test_tmp_path("does_not_exist.npy"), SLEAPC_ERR_IO, NULL);
     expect_bad(test_tmp_dir(), SLEAPC_ERR_IO, "is a directory");
 }
 
@@ -338,20 +331,20 @@ static void test_write_errors(void)
     float v[2] = {1, 2};
     sleapc_tensor t = {.dtype = SLEAPC_DTYPE_F32, .ndim = 1, .shape = {2}, .data = v};
     /* No such folder; the target is a folder: the temp file is removed. */
-    CHECK(sleapc__npy_write(tmp_path("no_dir/x.npy"), &t) == SLEAPC_ERR_IO);
+    CHECK(sleapc__npy_write(test_tmp_path("no_dir/x.npy"), &t) == SLEAPC_ERR_IO);
     CHECK(strstr(sleapc_last_error(), "no_dir/x.npy") != NULL);
-    mkdir(tmp_path("a_dir.npy"), 0700);
-    CHECK(sleapc__npy_write(tmp_path("a_dir.npy"), &t) == SLEAPC_ERR_IO);
+    mkdir(test_tmp_path("a_dir.npy"), 0700);
+    CHECK(sleapc__npy_write(test_tmp_path("a_dir.npy"), &t) == SLEAPC_ERR_IO);
     CHECK(no_temp_files());
     sleapc_tensor bad = t;
     bad.ndim = 7;
-    CHECK(sleapc__npy_write(tmp_path("bad.npy"), &bad) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(sleapc__npy_write(test_tmp_path("bad.npy"), &bad) == SLEAPC_ERR_INVALID_ARG);
     bad = t;
     bad.shape[0] = -1;
-    CHECK(sleapc__npy_write(tmp_path("bad.npy"), &bad) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(sleapc__npy_write(test_tmp_path("bad.npy"), &bad) == SLEAPC_ERR_INVALID_ARG);
     bad = t;
     bad.data = NULL;
-    CHECK(sleapc__npy_write(tmp_path("bad.npy"), &bad) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(sleapc__npy_write(test_tmp_path("bad.npy"), &bad) == SLEAPC_ERR_INVALID_ARG);
     CHECK(sleapc__npy_write(NULL, &t) == SLEAPC_ERR_INVALID_ARG);
     sleapc_tensor out;
     CHECK(sleapc__npy_read(NULL, &out) == SLEAPC_ERR_INVALID_ARG);
@@ -363,7 +356,7 @@ static void test_alloc_failures(void)
 {
     int32_t v[6] = {1, 2, 3, 4, 5, 6};
     sleapc_tensor t = {.dtype = SLEAPC_DTYPE_I32, .ndim = 2, .shape = {2, 3}, .data = v};
-    const char *path = tmp_path("alloc.npy");
+    const char *path = test_tmp_path("alloc.npy");
     int n, n_fail = 0;
     for (n = 1; n < 100; n++) {
         sleapc__alloc_fail_after(n);

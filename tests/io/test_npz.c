@@ -103,19 +103,10 @@ static void make_zip(bytes *z, const entry *e, int n)
     put_le(z, 0, 2);
 }
 
-static char *tmp_path(const char *name)
-{
-    static char path[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(path[k], sizeof path[k], "%s/%s", test_tmp_dir(), name);
-    return path[k];
-}
-
 /* The bytes of t as a .npy file. */
 static uint8_t *npy_bytes(const sleapc_tensor *t, size_t *n)
 {
-    const char *path = tmp_path("a.npy");
+    const char *path = test_tmp_path("a.npy");
     CHECK_OK(sleapc__npy_write(path, t));
     return test_read_file(path, n);
 }
@@ -144,7 +135,7 @@ static void test_round_trip(void)
     entry e[3] = {{"peaks.npy", bf, nf, false}, {"idx.npy", bi, ni, true}, {"m.npy", bb, nb, true}};
     static bytes z;
     make_zip(&z, e, 3);
-    const char *path = tmp_path("ok.npz");
+    const char *path = test_tmp_path("ok.npz");
     CHECK(test_write_file(path, z.p, z.n));
     sleapc_tensor t;
     CHECK_OK(sleapc__npz_read(path, "peaks", &t));
@@ -165,14 +156,14 @@ static void test_round_trip(void)
     make_zip(&z, e, 3);
     /* The first entry's payload follows its 30-byte header and its name. */
     z.p[30 + strlen(e[0].name) + 20] ^= 0x40; /* inside the .npy header text */
-    path = tmp_path("flipped.npz");
+    path = test_tmp_path("flipped.npz");
     CHECK(test_write_file(path, z.p, z.n));
     expect_fail(path, "peaks", SLEAPC_ERR_FORMAT, "damaged");
     /* A deflated payload cut short. */
     entry big = {"idx.npy", bi, ni, true};
     make_zip(&z, &big, 1);
     size_t local = 30 + strlen(big.name);
-    path = tmp_path("cut.npz");
+    path = test_tmp_path("cut.npz");
     /* Zero the second half of the deflate stream. */
     for (size_t k = local + (z.n - local) / 3; k < local + (z.n - local) / 2; k++)
         z.p[k] = 0;
@@ -185,19 +176,19 @@ static void test_round_trip(void)
 
 static void test_bad_files(void)
 {
-    const char *path = tmp_path("not_a_zip.npz");
+    const char *path = test_tmp_path("not_a_zip.npz");
     CHECK(test_write_file(path, "hello, this is not a zip archive at all", 39));
     expect_fail(path, "x", SLEAPC_ERR_FORMAT, "not_a_zip.npz");
-    path = tmp_path("empty.npz");
+    path = test_tmp_path("empty.npz");
     CHECK(test_write_file(path, "", 0));
     expect_fail(path, "x", SLEAPC_ERR_FORMAT, "empty.npz");
-    expect_fail(tmp_path("missing.npz"), "x", SLEAPC_ERR_IO, "missing.npz");
+    expect_fail(test_tmp_path("missing.npz"), "x", SLEAPC_ERR_IO, "missing.npz");
     expect_fail(test_tmp_dir(), "x", SLEAPC_ERR_IO, "not a regular file");
     /* An entry that is not a .npy. */
     entry e = {"x.npy", (const uint8_t *)"just text", 9, false};
     static bytes z;
     make_zip(&z, &e, 1);
-    path = tmp_path("text.npz");
+    path = test_tmp_path("text.npz");
     CHECK(test_write_file(path, z.p, z.n));
     expect_fail(path, "x", SLEAPC_ERR_FORMAT, "text.npz[x]");
 }

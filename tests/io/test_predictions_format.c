@@ -12,13 +12,6 @@
 #include "io/predictions/predictions_format.h"
 #include "test_util.h"
 
-static const char *tmp_path(const char *name)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", test_tmp_dir(), name);
-    return path;
-}
-
 static bool format_is(const char *path, sleapc_pred_format_id id)
 {
     const sleapc_pred_format *f = sleapc__pred_format_of(path);
@@ -64,7 +57,7 @@ static void check_bad_json(void)
         "\"track\":4,\"points\":[[1,2]],\"point_scores\":[1]}]}]}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        const char *path = tmp_path("bad.json");
+        const char *path = test_tmp_path("bad.json");
         CHECK(test_write_file(path, bad[i], strlen(bad[i])));
         sleapc_predictions pr;
         sleapc_status st = sleapc__predictions_read(path, &pr, NULL);
@@ -112,7 +105,7 @@ static void check_blocks(const char *ref, const sleapc_predictions *whole)
     static const char *const names[] = {"whole.slp", "whole.json", "whole.csv", "whole.h5"};
     for (int i = 0; i < 4; i++) {
         char a[512], b[512];
-        snprintf(a, sizeof a, "%s", tmp_path(names[i]));
+        snprintf(a, sizeof a, "%s", test_tmp_path(names[i]));
         snprintf(b, sizeof b, "%s.blocks%s", a, strrchr(names[i], '.'));
         CHECK_OK(sleapc__predictions_write_path(whole, a));
         sleapc_predictions_reader r;
@@ -134,7 +127,7 @@ static void check_round_trip(void)
     CHECK_OK(sleapc__predictions_open(ref, &r));
     CHECK(whole.n_frames > 0 && whole.n_insts > 0 && r.src.n_frames == whole.n_frames);
     char out[512];
-    snprintf(out, sizeof out, "%s", tmp_path("round.slp"));
+    snprintf(out, sizeof out, "%s", test_tmp_path("round.slp"));
     int64_t left_out = -1;
     CHECK_OK(sleapc__predictions_write(&r.pr, &r.src, out, &left_out));
     CHECK(left_out == 0);
@@ -152,14 +145,14 @@ static void check_round_trip(void)
     int saved = whole.frames[0].video;
     whole.frames[0].video = whole.n_videos;
     CHECK(sleapc__predictions_write_path(&whole, out) == SLEAPC_ERR_INVALID_ARG);
-    CHECK(sleapc__predictions_write_path(&whole, tmp_path("round.csv")) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(sleapc__predictions_write_path(&whole, test_tmp_path("round.csv")) == SLEAPC_ERR_INVALID_ARG);
     whole.frames[0].video = saved;
     unsigned char *after = test_read_file(out, &n_after);
     CHECK(before && after && n_before == n_after && memcmp(before, after, n_before) == 0);
     free(before);
     free(after);
     struct stat none;
-    CHECK(stat(tmp_path("round.csv"), &none) != 0);
+    CHECK(stat(test_tmp_path("round.csv"), &none) != 0);
     sleapc__predictions_free(&whole);
 }
 

@@ -28,13 +28,6 @@
 #include "slp_fixture.h"
 #include "test_util.h"
 
-static const char *tmp_path(const char *name)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", test_tmp_dir(), name);
-    return path;
-}
-
 static bool exists(const char *path)
 {
     struct stat sb;
@@ -274,7 +267,7 @@ static void test_rewrite_matches_sleap_io_095(const char *case_dir)
     memset(&pr, 0, sizeof pr);
     int64_t n_user = 0;
     CHECK_OK(sleapc__pred_read_slp(ref, &pr, &n_user));
-    const char *ours = tmp_path("rewritten095.slp");
+    const char *ours = test_tmp_path("rewritten095.slp");
     CHECK_OK(sleapc__predictions_write_slp(&pr, ours));
     sleapc__predictions_free(&pr);
     sleapc_h5 *a = NULL, *b = NULL;
@@ -295,7 +288,7 @@ static void test_readme_predictions(bool tracked)
 {
     sleapc_predictions pr;
     make_readme_predictions(&pr, tracked);
-    const char *ours = tmp_path(tracked ? "ours.slp" : "ours_no_tracks.slp");
+    const char *ours = test_tmp_path(tracked ? "ours.slp" : "ours_no_tracks.slp");
     CHECK_OK(sleapc__predictions_write_slp(&pr, ours));
     fixture_free(&pr);
 
@@ -345,7 +338,7 @@ static void test_round_trip_extras(void)
     fixture_add_instance(&pr, xy, sc, 2.75f, 0, 0.375f);
     fixture_add_instance(&pr, xy, sc, 1.0f, -1, NAN);
     fixture_add_frame(&pr, 0, 3); /* out of order and empty: kept as is */
-    const char *path = tmp_path("extras.slp");
+    const char *path = test_tmp_path("extras.slp");
     CHECK_OK(sleapc__predictions_write_slp(&pr, path));
 
     /* The metadata text, spelled as sleap-io serialize_skeletons would. */
@@ -406,20 +399,20 @@ static void test_round_trip_extras(void)
     /* "C:\data\clip.mp4" is found by its base name beside the labels. */
     char *vp = NULL;
     CHECK(r && sleapc__slp_video_path(r, 0, &vp) == SLEAPC_ERR_IO && !vp);
-    CHECK(test_write_file(tmp_path("clip.mp4"), "", 0));
+    CHECK(test_write_file(test_tmp_path("clip.mp4"), "", 0));
     CHECK(r && sleapc__slp_video_path(r, 0, &vp) == SLEAPC_OK && vp &&
-          strcmp(vp, tmp_path("clip.mp4")) == 0);
+          strcmp(vp, test_tmp_path("clip.mp4")) == 0);
     sleapc__free(vp);
     sleapc__slp_close(r);
 
     /* Inconsistent predictions are refused before anything is written. */
     pr.insts[0].track = 5;
-    CHECK(sleapc__predictions_write_slp(&pr, tmp_path("bad.slp")) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(sleapc__predictions_write_slp(&pr, test_tmp_path("bad.slp")) == SLEAPC_ERR_INVALID_ARG);
     pr.insts[0].track = 0;
     sleapc__free(pr.provenance);
     pr.provenance = sleapc__strdup("[1, 2]");
-    CHECK(sleapc__predictions_write_slp(&pr, tmp_path("bad.slp")) == SLEAPC_ERR_INVALID_ARG);
-    CHECK(!exists(tmp_path("bad.slp")) && count_prefixed("bad.slp") == 0);
+    CHECK(sleapc__predictions_write_slp(&pr, test_tmp_path("bad.slp")) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(!exists(test_tmp_path("bad.slp")) && count_prefixed("bad.slp") == 0);
     fixture_free(&pr);
 }
 
@@ -679,7 +672,7 @@ static void write_mini(const char *path, const mini_opts *o, sleapc_h5 **keep_op
  * rows zero-padded; here under video3/ with sparse frames.video = 3. */
 static void test_pkg_fixed(const uint8_t *png, size_t png_size)
 {
-    const char *path = tmp_path("fixed.pkg.slp");
+    const char *path = test_tmp_path("fixed.pkg.slp");
     mini_opts o = {3, 1, 0,
                    "{\"backend\":{\"type\":\"HDF5Video\",\"shape\":[9,384,384,1],\"filename\":"
                    "\".\",\"dataset\":\"video3/video\",\"grayscale\":true}}"};
@@ -738,7 +731,7 @@ static void test_hostile_tables(void)
         {{9, 1, 0, media}, "matches no video"},
         {{0, 1, 0, "[1, 2]"}, "not a JSON object"},
     };
-    const char *path = tmp_path("mini.slp");
+    const char *path = test_tmp_path("mini.slp");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         write_mini(path, &cases[i].o, NULL);
         sleapc_slp *r = NULL;
@@ -752,7 +745,7 @@ static void test_hostile_tables(void)
         sleapc__slp_close(r);
     }
     sleapc_slp *r = NULL;
-    CHECK(sleapc__slp_open(tmp_path("nope.slp"), &r) == SLEAPC_ERR_IO && !r);
+    CHECK(sleapc__slp_open(test_tmp_path("nope.slp"), &r) == SLEAPC_ERR_IO && !r);
 }
 
 /* ---- Interrupted writes and allocation failures ------------------------- */
@@ -761,7 +754,7 @@ static void test_interrupted_write(void)
 {
     sleapc_predictions pr;
     make_readme_predictions(&pr, true);
-    const char *path = tmp_path("interrupted.slp");
+    const char *path = test_tmp_path("interrupted.slp");
     int n_fail = 0;
     for (int64_t k = 1; k < 500; k++) {
         sleapc__alloc_fail_after(k);

@@ -14,13 +14,6 @@
 #include "sleapc/video.h"
 #include "test_util.h"
 
-static const char *tmp_path(const char *name)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", test_tmp_dir(), name);
-    return path;
-}
-
 static size_t frame_bytes(const sleapc_video *v)
 {
     int64_t h, w, c;
@@ -315,7 +308,7 @@ static void test_random_access(const char *rel, int n_picks)
 
 static bool write_copy(const char *name, const void *data, size_t n)
 {
-    return test_write_file(tmp_path(name), data, n);
+    return test_write_file(test_tmp_path(name), data, n);
 }
 
 /* Open, then read frames: each call returns a status, none crashes. */
@@ -353,7 +346,7 @@ static void open_and_read(const char *path)
 static void test_bad_inputs(void)
 {
     sleapc_video *v = (sleapc_video *)1;
-    const char *missing = tmp_path("missing.mp4");
+    const char *missing = test_tmp_path("missing.mp4");
     CHECK(sleapc_video_open(missing, &v) == SLEAPC_ERR_IO);
     CHECK(v == NULL);
     CHECK(strstr(sleapc_last_error(), "missing.mp4") != NULL);
@@ -365,10 +358,10 @@ static void test_bad_inputs(void)
 
     const char *text = "This is not a video, just text in a file named like one.\n";
     CHECK(write_copy("text.mp4", text, strlen(text)));
-    CHECK(sleapc_video_open(tmp_path("text.mp4"), &v) == SLEAPC_ERR_FORMAT);
+    CHECK(sleapc_video_open(test_tmp_path("text.mp4"), &v) == SLEAPC_ERR_FORMAT);
     CHECK(strstr(sleapc_last_error(), "text.mp4") != NULL);
     CHECK(write_copy("empty.mp4", "", 0));
-    CHECK(sleapc_video_open(tmp_path("empty.mp4"), &v) == SLEAPC_ERR_FORMAT);
+    CHECK(sleapc_video_open(test_tmp_path("empty.mp4"), &v) == SLEAPC_ERR_FORMAT);
 
     unsigned char junk[4096];
     uint32_t rng = 12345;
@@ -377,7 +370,7 @@ static void test_bad_inputs(void)
         junk[i] = (unsigned char)(rng >> 16);
     }
     CHECK(write_copy("junk.mp4", junk, sizeof junk));
-    open_and_read(tmp_path("junk.mp4"));
+    open_and_read(test_tmp_path("junk.mp4"));
 
     /* Truncated copies and copies with garbage over part of the data:
      * small_robot.mp4 keeps its index (moov) at the end, dance.mp4 at the
@@ -393,7 +386,7 @@ static void test_bad_inputs(void)
         char name[64];
         snprintf(name, sizeof name, "cut%zu.mp4", i);
         CHECK(write_copy(name, orig, cuts[i]));
-        open_and_read(tmp_path(name));
+        open_and_read(test_tmp_path(name));
     }
     free(orig);
     orig = test_read_file(test_data_path("sleap-nn-assets/datasets/small_robot.mp4"), &size);
@@ -401,7 +394,7 @@ static void test_bad_inputs(void)
     if (!orig)
         return;
     CHECK(write_copy("cut_robot.mp4", orig, size / 2));
-    open_and_read(tmp_path("cut_robot.mp4"));
+    open_and_read(test_tmp_path("cut_robot.mp4"));
     unsigned char *bad = malloc(size);
     const double where[] = {0.02, 0.5, 0.95};
     for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
@@ -412,7 +405,7 @@ static void test_bad_inputs(void)
         char name[64];
         snprintf(name, sizeof name, "garbled%zu.mp4", i);
         CHECK(write_copy(name, bad, size));
-        open_and_read(tmp_path(name));
+        open_and_read(test_tmp_path(name));
     }
     free(bad);
     free(orig);

@@ -15,15 +15,6 @@
 #include "sleapc/video.h"
 #include "test_util.h"
 
-static const char *tmp_path(const char *name)
-{
-    static char path[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(path[k], sizeof path[k], "%s/%s", test_tmp_dir(), name);
-    return path[k];
-}
-
 static bool exists(const char *path)
 {
     struct stat st;
@@ -68,7 +59,7 @@ static void check_png(int64_t h, int64_t w, int64_t c)
     size_t n = (size_t)(h * w * c);
     uint8_t *px = malloc(n);
     fill_noise(px, n, (unsigned)(h * 31 + c));
-    const char *path = tmp_path(c == 1 ? "gray.png" : "rgb.png");
+    const char *path = test_tmp_path(c == 1 ? "gray.png" : "rgb.png");
     sleapc_tensor img = {
         .dtype = SLEAPC_DTYPE_U8, .ndim = c == 1 ? 2 : 3, .shape = {h, w, c}, .data = px};
     CHECK_OK(sleapc_image_write_png(path, &img));
@@ -126,7 +117,7 @@ static void test_lossless(const char *name, int64_t c)
          * rule turns them back into one channel. */
         fb = (size_t)(h * w);
     }
-    const char *path = tmp_path(name);
+    const char *path = test_tmp_path(name);
     sleapc_tensor t = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {n, h, w, c}, .data = px};
     CHECK_OK(sleapc_video_write(path, &t, 25.0, true));
     check_exact_video(path, px, n, h, w, c);
@@ -157,7 +148,7 @@ static void test_lossy_odd_size(void)
     uint8_t *px = malloc(fb * (size_t)n);
     for (int64_t k = 0; k < n; k++)
         fill_gradient(px + (size_t)k * fb, h, w, k);
-    const char *path = tmp_path("odd.mp4");
+    const char *path = test_tmp_path("odd.mp4");
     sleapc_tensor t = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {n, h, w, 3}, .data = px};
     CHECK_OK(sleapc_video_write(path, &t, 30.0, false));
     sleapc_video *v = NULL;
@@ -207,7 +198,7 @@ static void test_lossy_robot(void)
     double fps = sleapc__video_probe_fps(src);
     CHECK_MSG(fps > 0, "small_robot.mp4: no frame rate");
 
-    const char *path = tmp_path("robot.mp4");
+    const char *path = test_tmp_path("robot.mp4");
     sleapc_video_writer *vw = NULL;
     CHECK_OK(sleapc__video_writer_open(path, h, w, c, fps > 0 ? fps : 30, false, &vw));
     for (int64_t k = 0; vw && k < n; k++)
@@ -247,35 +238,35 @@ static void test_failures(void)
     sleapc_tensor img = {.dtype = SLEAPC_DTYPE_U8, .ndim = 3, .shape = {8, 6, 3}, .data = px};
 
     /* A folder that does not exist: nothing can be created. */
-    const char *missing = tmp_path("no/such/dir/x.mkv");
+    const char *missing = test_tmp_path("no/such/dir/x.mkv");
     CHECK(sleapc_video_write(missing, &t, 30, true) == SLEAPC_ERR_IO);
     CHECK(strstr(sleapc_last_error(), "no/such/dir/x.mkv") != NULL);
-    CHECK(sleapc_image_write_png(tmp_path("no/such/dir/x.png"), &img) == SLEAPC_ERR_IO);
+    CHECK(sleapc_image_write_png(test_tmp_path("no/such/dir/x.png"), &img) == SLEAPC_ERR_IO);
 
     /* FFV1 does not go into mp4; not a container; bad rates and shapes. */
-    const char *mp4 = tmp_path("lossless.mp4");
+    const char *mp4 = test_tmp_path("lossless.mp4");
     CHECK(sleapc_video_write(mp4, &t, 30, true) == SLEAPC_ERR_UNSUPPORTED);
     CHECK(!exists(mp4));
-    CHECK(sleapc_video_write(tmp_path("x.unknownext"), &t, 30, false) == SLEAPC_ERR_INVALID_ARG);
-    CHECK(sleapc_video_write(tmp_path("x.png"), &t, 30, false) == SLEAPC_ERR_INVALID_ARG);
-    CHECK(sleapc_video_write(tmp_path("x.mkv"), &t, 0, true) == SLEAPC_ERR_INVALID_ARG);
-    CHECK(sleapc_video_write(tmp_path("x.mkv"), &t, NAN, true) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(sleapc_video_write(test_tmp_path("x.unknownext"), &t, 30, false) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(sleapc_video_write(test_tmp_path("x.png"), &t, 30, false) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(sleapc_video_write(test_tmp_path("x.mkv"), &t, 0, true) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(sleapc_video_write(test_tmp_path("x.mkv"), &t, NAN, true) == SLEAPC_ERR_INVALID_ARG);
     sleapc_tensor bad = t;
     bad.shape[3] = 2;
-    CHECK(sleapc_video_write(tmp_path("x.mkv"), &bad, 30, true) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(sleapc_video_write(test_tmp_path("x.mkv"), &bad, 30, true) == SLEAPC_ERR_INVALID_ARG);
     bad = t;
     bad.shape[0] = 0;
-    CHECK(sleapc_video_write(tmp_path("x.mkv"), &bad, 30, true) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(sleapc_video_write(test_tmp_path("x.mkv"), &bad, 30, true) == SLEAPC_ERR_INVALID_ARG);
     bad = t;
     bad.dtype = SLEAPC_DTYPE_F32;
-    CHECK(sleapc_video_write(tmp_path("x.mkv"), &bad, 30, true) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(sleapc_video_write(test_tmp_path("x.mkv"), &bad, 30, true) == SLEAPC_ERR_INVALID_ARG);
     CHECK(sleapc_video_write(NULL, &t, 30, true) == SLEAPC_ERR_INVALID_ARG);
-    CHECK(sleapc_image_write_png(tmp_path("x.png"), NULL) == SLEAPC_ERR_INVALID_ARG);
-    CHECK(!exists(tmp_path("x.mkv")) && !exists(tmp_path("x.png")));
+    CHECK(sleapc_image_write_png(test_tmp_path("x.png"), NULL) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(!exists(test_tmp_path("x.mkv")) && !exists(test_tmp_path("x.png")));
 
     /* A writer closed without frames, or discarded, leaves an existing file
      * as it was and no temporary. */
-    const char *keep = tmp_path("keep.mkv");
+    const char *keep = test_tmp_path("keep.mkv");
     CHECK(test_write_file(keep, "old", 3));
     sleapc_video_writer *w = NULL;
     CHECK_OK(sleapc__video_writer_open(keep, 8, 6, 3, 30, true, &w));
@@ -294,7 +285,7 @@ static void test_failures(void)
 
     /* Frame rate of things that are not videos: 0, never a failure. */
     CHECK(sleapc__video_probe_fps(keep) == 0);
-    CHECK(sleapc__video_probe_fps(tmp_path("absent.mp4")) == 0);
+    CHECK(sleapc__video_probe_fps(test_tmp_path("absent.mp4")) == 0);
 }
 
 /* Every allocation failing in turn: a clean NOMEM, no file, no temporary. */
@@ -303,7 +294,7 @@ static void test_nomem(void)
     uint8_t px[2 * 6 * 4 * 3] = {0};
     sleapc_tensor t = {.dtype = SLEAPC_DTYPE_U8, .ndim = 4, .shape = {2, 6, 4, 3}, .data = px};
     sleapc_tensor img = {.dtype = SLEAPC_DTYPE_U8, .ndim = 3, .shape = {6, 4, 3}, .data = px};
-    const char *paths[2] = {tmp_path("nomem.mkv"), tmp_path("nomem.png")};
+    const char *paths[2] = {test_tmp_path("nomem.mkv"), test_tmp_path("nomem.png")};
     for (int i = 0; i < 2; i++) {
         int n_fail = 0;
         sleapc_status st = SLEAPC_OK;

@@ -17,16 +17,6 @@
 #include "sleapc/video.h"
 #include "test_util.h"
 
-
-static const char *tmp_path(const char *name)
-{
-    static char path[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(path[k], sizeof path[k], "%s/%s", test_tmp_dir(), name);
-    return path[k];
-}
-
 static bool exists(const char *path)
 {
     struct stat st;
@@ -300,11 +290,11 @@ static void test_cli(void)
 {
     const char *video = test_data_path("sleap-nn-assets/datasets/small_robot.mp4");
     char slp[512], args[4096];
-    snprintf(slp, sizeof slp, "%s", tmp_path("robot.slp"));
+    snprintf(slp, sizeof slp, "%s", test_tmp_path("robot.slp"));
     write_fixture(slp, video);
 
     /* One frame as a PNG. */
-    const char *png = tmp_path("f1.png");
+    const char *png = test_tmp_path("f1.png");
     snprintf(args, sizeof args,
              "render '%s' -i '%s' -o '%s' --frames 1 --node_radius %g "
              "--line_width %g",
@@ -314,7 +304,7 @@ static void test_cli(void)
 
     /* The library with no frame list draws the first labeled frame (1), and
      * no video path means the video the file names. */
-    const char *png2 = tmp_path("first.png");
+    const char *png2 = test_tmp_path("first.png");
     sleapc_render_opts o = sleapc_render_opts_default();
     o.node_radius_px = RADIUS;
     o.line_width_px = LINE;
@@ -327,13 +317,13 @@ static void test_cli(void)
 
     /* All labeled frames (1, 3, 5) as an mp4; frame 5's points lie far
      * outside the picture. */
-    const char *mp4 = tmp_path("all.mp4");
+    const char *mp4 = test_tmp_path("all.mp4");
     snprintf(args, sizeof args, "render '%s' -o '%s' --quiet", slp, mp4);
     CHECK_MSG(test_run_cli(args) == 0, "%s", test_cli_output());
     check_video(mp4, 3, 320, 560);
 
     /* Lossless: frame 1 in the mkv is exactly the PNG. */
-    const char *mkv = tmp_path("two.mkv");
+    const char *mkv = test_tmp_path("two.mkv");
     snprintf(args, sizeof args,
              "render '%s' -i '%s' -o '%s' --frames 1,5 --fps 10 "
              "--node_radius %g --line_width %g",
@@ -359,8 +349,8 @@ static void test_cli_errors(void)
 {
     const char *video = test_data_path("sleap-nn-assets/datasets/small_robot.mp4");
     char slp[512], args[4096];
-    snprintf(slp, sizeof slp, "%s", tmp_path("robot.slp"));
-    const char *out = tmp_path("bad.png"), *out_mp4 = tmp_path("bad.mp4");
+    snprintf(slp, sizeof slp, "%s", test_tmp_path("robot.slp"));
+    const char *out = test_tmp_path("bad.png"), *out_mp4 = test_tmp_path("bad.mp4");
 
     CHECK(test_run_cli("render --help") == 0 && strstr(test_cli_output(), "usage: sleapc render") != NULL);
     CHECK(test_run_cli("render") == 1 && strstr(test_cli_output(), "sleapc: error: render:") != NULL);
@@ -368,7 +358,7 @@ static void test_cli_errors(void)
     CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), "-o OUTPUT") != NULL);
     snprintf(args, sizeof args, "render '%s' -o '%s' --bogus", slp, out);
     CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), "unknown option \"--bogus\"") != NULL);
-    snprintf(args, sizeof args, "render '%s' -o '%s'", slp, tmp_path("bad.txt"));
+    snprintf(args, sizeof args, "render '%s' -o '%s'", slp, test_tmp_path("bad.txt"));
     CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), ".png") != NULL);
     snprintf(args, sizeof args, "render '%s' -i '%s' -o '%s' --frames 500", slp, video, out);
     CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), "beyond the end") != NULL);
@@ -378,9 +368,9 @@ static void test_cli_errors(void)
     CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), "--fps") != NULL);
     snprintf(args, sizeof args, "render '%s' -o '%s' --video_index 3", slp, out);
     CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), "no video 3") != NULL);
-    snprintf(args, sizeof args, "render '%s' -o '%s'", tmp_path("absent.slp"), out);
+    snprintf(args, sizeof args, "render '%s' -o '%s'", test_tmp_path("absent.slp"), out);
     CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), "absent.slp") != NULL);
-    snprintf(args, sizeof args, "render '%s' -i '%s' -o '%s'", slp, tmp_path("absent.mp4"),
+    snprintf(args, sizeof args, "render '%s' -i '%s' -o '%s'", slp, test_tmp_path("absent.mp4"),
              out_mp4);
     CHECK(test_run_cli(args) == 1 && strstr(test_cli_output(), "absent.mp4") != NULL);
     CHECK(!exists(out) && !exists(out_mp4) && count_temporaries() == 0);
@@ -400,9 +390,9 @@ static void test_render_nomem(void)
 {
     const char *video = test_data_path("sleap-nn-assets/datasets/small_robot.mp4");
     char slp[512];
-    snprintf(slp, sizeof slp, "%s", tmp_path("robot.slp"));
+    snprintf(slp, sizeof slp, "%s", test_tmp_path("robot.slp"));
     const int64_t frames[2] = {1, 3};
-    const char *outs[2] = {tmp_path("nomem.png"), tmp_path("nomem.mkv")};
+    const char *outs[2] = {test_tmp_path("nomem.png"), test_tmp_path("nomem.mkv")};
     for (int i = 0; i < 2; i++) {
         int n_fail = 0;
         sleapc_status st = SLEAPC_OK;
