@@ -220,7 +220,7 @@ static sleapc_status write_table(sleapc_h5 *f, const sleapc_predictions *head,
 static sleapc_status write_tables(sleapc_h5 *f, const sleapc_predictions *head,
                                   sleapc_results_source *src)
 {
-    sleapc_slp_point_rec none;
+    sleapc_slp_point_rec none = {0};
     sleapc_status st = sleapc__h5_write_compound(f, "points", sleapc__slp_point_fields,
                                                  SLEAPC_SLP_POINT_FIELDS, sizeof none, &none, 0,
                                                  NULL);
