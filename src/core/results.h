@@ -47,6 +47,8 @@ typedef struct sleapc_predictions {
     int n_tracks;
     char **track_names;
     bool multiclass;
+    bool identities;       /* multi-class with class_output: identity: the .slp
+                            * also gets each class as a sleap-io Identity */
     int n_videos;
     sleapc_pred_video *videos;
     int64_t n_frames, frames_cap;

@@ -251,6 +251,11 @@ int sleapc__predictor_n_classes(const sleapc_predictor *p)
     return mc ? p->pose->cfg.n_classes : 0;
 }
 
+bool sleapc__predictor_class_identity(const sleapc_predictor *p)
+{
+    return sleapc__predictor_n_classes(p) > 0 && p->pose->cfg.class_identity;
+}
+
 const char *sleapc__predictor_class_name(const sleapc_predictor *p, int i)
 {
     if (i < 0 || i >= sleapc__predictor_n_classes(p))

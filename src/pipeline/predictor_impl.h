@@ -65,6 +65,8 @@ void sleapc__predictor_edge(const sleapc_predictor *p, int i, int *src, int *dst
 int sleapc__predictor_n_symmetries(const sleapc_predictor *p);
 void sleapc__predictor_symmetry(const sleapc_predictor *p, int i, int *a, int *b);
 int sleapc__predictor_n_classes(const sleapc_predictor *p);
+/* Whether the multi-class head says class_output: identity. */
+bool sleapc__predictor_class_identity(const sleapc_predictor *p);
 const char *sleapc__predictor_class_name(const sleapc_predictor *p, int i);
 int sleapc__predictor_batch_size(const sleapc_predictor *p);
 sleapc_predictor_stats sleapc__predictor_get_stats(const sleapc_predictor *p);

@@ -73,6 +73,7 @@ static sleapc_status copy_header(sleapc_predictions *pr, const sleapc_predictor 
     pr->n_symmetries = collapse ? 0 : sleapc__predictor_n_symmetries(p);
     pr->n_tracks = sleapc__predictor_n_classes(p);
     pr->multiclass = pr->n_tracks > 0;
+    pr->identities = pr->multiclass && sleapc__predictor_class_identity(p);
     pr->n_videos = n_videos;
     pr->node_names = sleapc__calloc((size_t)pr->n_nodes + 1, sizeof(char *));
     pr->edges = sleapc__calloc((size_t)pr->n_edges + 1, sizeof *pr->edges);

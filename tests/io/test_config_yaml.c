@@ -332,6 +332,41 @@ static void test_synthetic(void)
     CHECK(c.n_classes == 3 && c.class_vectors_stride == c.unet.max_stride);
     CHECK(c.class_vectors_fc_layers == 1 && c.class_vectors_fc_units == 64);
     CHECK(str_eq(c.anchor_part, "b"));
+    CHECK(!c.class_identity); /* class_output defaults to track */
+    sleapc__model_config_clear(&c);
+
+    /* class_output on either multi-class head: track or identity. */
+    CHECK_OK(sleapc__config_read_yaml(
+        write_tmp("class_identity_td.yaml", "model_config:\n"
+                                            "  backbone_config: {unet: {}}\n"
+                                            "  head_configs:\n"
+                                            "    multi_class_topdown:\n"
+                                            "      confmaps: {part_names: [a, b]}\n"
+                                            "      class_vectors: {classes: [x, y],"
+                                            " class_output: identity}\n"),
+        &c));
+    CHECK(c.class_identity && c.n_classes == 2);
+    sleapc__model_config_clear(&c);
+    CHECK_OK(sleapc__config_read_yaml(
+        write_tmp("class_identity_bu.yaml", "model_config:\n"
+                                            "  backbone_config: {unet: {}}\n"
+                                            "  head_configs:\n"
+                                            "    multi_class_bottomup:\n"
+                                            "      confmaps: {}\n"
+                                            "      class_maps: {classes: [x, y],"
+                                            " class_output: \"identity\"}\n"),
+        &c));
+    CHECK(c.class_identity);
+    sleapc__model_config_clear(&c);
+    CHECK_OK(sleapc__config_read_yaml(
+        write_tmp("class_track_bu.yaml", "model_config:\n"
+                                         "  backbone_config: {unet: {}}\n"
+                                         "  head_configs:\n"
+                                         "    multi_class_bottomup:\n"
+                                         "      confmaps: {}\n"
+                                         "      class_maps: {classes: [x, y], class_output: track}\n"),
+        &c));
+    CHECK(!c.class_identity);
     sleapc__model_config_clear(&c);
 }
 
@@ -448,6 +483,17 @@ static void test_corrupt(void)
                 "  head_configs:\n    multi_class_bottomup:\n      confmaps: {}\n"
                 "      class_maps: {classes: female}\n",
                 SLEAPC_ERR_FORMAT, "class_maps.classes", "list");
+    expect_fail("class_output.yaml",
+                "model_config:\n  backbone_config: {unet: {}}\n"
+                "  head_configs:\n    multi_class_bottomup:\n      confmaps: {}\n"
+                "      class_maps: {classes: [a], class_output: category}\n",
+                SLEAPC_ERR_FORMAT, "multi_class_bottomup.class_maps.class_output",
+                "'category'");
+    expect_fail("class_output_list.yaml",
+                "model_config:\n  backbone_config: {unet: {}}\n"
+                "  head_configs:\n    multi_class_topdown:\n      confmaps: {}\n"
+                "      class_vectors: {classes: [a], class_output: [identity]}\n",
+                SLEAPC_ERR_FORMAT, "class_vectors.class_output", NULL);
     expect_fail("bad_utf8.yaml", "model_config:\n  a: \xff\xfe\n", SLEAPC_ERR_FORMAT, "YAML", NULL);
 
     /* Hostile sizes: deep brackets (libyaml is quadratic in them), a huge file. */

@@ -474,6 +474,27 @@ static sleapc_status read_classes(sleapc_yaml_tree *t, const sleapc_yaml_ref *su
     return read_names(t, &classes, &cfg->classes, &cfg->n_classes);
 }
 
+/* class_output: "track" (the default) or "identity" (sleap-nn 0.3.5
+ * ClassMapConfig / ClassVectorsConfig; predictor.py _multiclass_class_output). */
+static sleapc_status read_class_output(sleapc_yaml_tree *t, const sleapc_yaml_ref *sub,
+                                       sleapc_model_config *cfg)
+{
+    sleapc_yaml_ref ref;
+    const char *out = NULL;
+    sleapc_status st = sleapc__yaml_get(t, sub, "class_output", &ref);
+    if (!st && !sleapc__yaml_is_null(&ref))
+        st = sleapc__yaml_str(t, &ref, NULL, &out);
+    if (st || !out)
+        return st;
+    if (strcmp(out, "identity") == 0)
+        cfg->class_identity = true;
+    else if (strcmp(out, "track") != 0)
+        return sleapc__yaml_fail(t, &ref, SLEAPC_ERR_FORMAT,
+                                 "unknown value '%s' (expected track or identity)",
+                                 out);
+    return SLEAPC_OK;
+}
+
 /* multi_class_bottomup.class_maps / multi_class_topdown.class_vectors */
 static sleapc_status read_class_head(sleapc_yaml_tree *t, const sleapc_yaml_ref *head,
                                      sleapc_model_config *cfg)
@@ -485,6 +506,8 @@ static sleapc_status read_class_head(sleapc_yaml_tree *t, const sleapc_yaml_ref 
         if (!st)
             st = read_classes(t, &sub, cfg);
         if (!st)
+            st = read_class_output(t, &sub, cfg);
+        if (!st)
             st = read_int(t, &sub, "output_stride", cfg->class_maps_stride, INT_POW2,
                           &cfg->class_maps_stride);
         return st;
@@ -494,6 +517,8 @@ static sleapc_status read_class_head(sleapc_yaml_tree *t, const sleapc_yaml_ref 
     st = sleapc__yaml_require(t, head, "class_vectors", &sub);
     if (!st)
         st = read_classes(t, &sub, cfg);
+    if (!st)
+        st = read_class_output(t, &sub, cfg);
     if (!st)
         st = read_int(t, &sub, "num_fc_layers", cfg->class_vectors_fc_layers, INT_POSITIVE,
                       &cfg->class_vectors_fc_layers);

@@ -133,6 +133,7 @@ typedef struct sleapc_model_config {
     /* multi_class_*: class_maps or class_vectors */
     int n_classes;
     char **classes;                  /* owned */
+    bool class_identity;             /* class_output: identity (default track) */
     int class_maps_stride;           /* 1 (multi_class_bottomup) */
     int class_vectors_fc_layers;     /* 1 */
     int class_vectors_fc_units;      /* 64 */

@@ -1,7 +1,8 @@
 /* Predictions -> .slp, object for object as sleap-io 0.9.5 write_labels
  * produces for predicted labels (checked against the sleap-nn 0.3.5
  * predictions it wrote): the same dataset names, creation order, dtypes,
- * string kinds, chunking and attributes, format_id 1.4. The file appears
+ * string kinds, chunking and attributes, format_id 1.4 (2.5 with
+ * identities, slp_write_identity.c). The file appears
  * atomically (temporary file + rename). */
 #include <math.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "io/slp/slp_json.h"
 #include "io/slp/slp_schema.h"
 #include "io/slp/slp_write.h"
+#include "io/slp/slp_write_identity.h"
 #include "io/slp/slp_write_json.h"
 
 /* A list of JSON rows as sleap-io's _create_json_rows_dataset stores it:
@@ -63,7 +65,8 @@ static sleapc_status write_tracks(sleapc_h5 *f, const sleapc_predictions *pr)
 /* sleap-io write_metadata: the group and its format_id, the provenance in
  * a dataset of its own (a scalar numpy bytes, left out when empty), then
  * the metadata JSON, which holds a copy of it. */
-static sleapc_status write_metadata(sleapc_h5 *f, const sleapc_predictions *pr)
+static sleapc_status write_metadata(sleapc_h5 *f, const sleapc_predictions *pr,
+                                    double format_id)
 {
     char *json = NULL;
     sleapc_json_text prov = {0};
@@ -75,7 +78,7 @@ static sleapc_status write_metadata(sleapc_h5 *f, const sleapc_predictions *pr)
     if (!st)
         st = sleapc__h5_create_group(f, "metadata");
     if (!st)
-        st = sleapc__h5_set_attr_double(f, "metadata", "format_id", SLEAPC_SLP_FORMAT_ID);
+        st = sleapc__h5_set_attr_double(f, "metadata", "format_id", format_id);
     if (!st && strcmp(prov.s, "{}") != 0) {
         const char *text = prov.s;
         st = sleapc__h5_write_strings(f, "provenance_json", 0, NULL, &text, NULL);
@@ -217,7 +220,7 @@ static sleapc_status write_table(sleapc_h5 *f, const sleapc_predictions *head,
 static sleapc_status write_tables(sleapc_h5 *f, const sleapc_predictions *head,
                                   sleapc_results_source *src)
 {
-    sleapc_slp_point_rec none;
+    sleapc_slp_point_rec none = {0};
     sleapc_status st = sleapc__h5_write_compound(f, "points", sleapc__slp_point_fields,
                                                  SLEAPC_SLP_POINT_FIELDS, sizeof none, &none, 0,
                                                  NULL);
@@ -249,17 +252,21 @@ sleapc_status sleapc__predictions_write_slp_from(const sleapc_predictions *pr,
     st = sleapc__h5_create_atomic(path, &f);
     if (st)
         return st;
-    /* sleap-io write_labels order: videos, tracks, suggestions, sessions,
-     * metadata, then the tables. */
+    /* sleap-io write_labels order: videos, tracks, identities, suggestions,
+     * sessions, metadata, then the tables. */
+    bool identities = false;
     st = write_videos(f, pr);
     if (!st)
         st = write_tracks(f, pr);
+    if (!st)
+        st = sleapc__slp_write_identities(f, pr, src, &identities);
     if (!st)
         st = write_rows(f, "suggestions_json", NULL, 0);
     if (!st)
         st = write_rows(f, "sessions_json", NULL, 0);
     if (!st)
-        st = write_metadata(f, pr);
+        st = write_metadata(f, pr,
+                            identities ? SLEAPC_SLP_FORMAT_ID_IDENTITY : SLEAPC_SLP_FORMAT_ID);
     if (!st)
         st = write_tables(f, pr, src);
     if (st) {

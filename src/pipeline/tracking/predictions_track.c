@@ -184,6 +184,7 @@ static sleapc_status name_tracks(sleapc_predictions *pr, int n_ids)
     pr->track_names = names;
     pr->n_tracks = n_used;
     pr->multiclass = false;
+    pr->identities = false;
     sleapc__free(rank);
     return SLEAPC_OK;
 }

@@ -17,6 +17,7 @@ static void set_track_names(sleapc_predictions *pr, char **names, int n)
     pr->track_names = names;
     pr->n_tracks = n;
     pr->multiclass = false;
+    pr->identities = false;
 }
 
 /* b's frames copied into dst's own arrays (the filters change them). */
