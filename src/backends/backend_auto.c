@@ -266,11 +266,23 @@ static sleapc_status decide(auto_state *s, const sleapc_tensor *x, sleapc_tensor
             serve(s, ci, be);
     }
 
-    /* The serving backend on this shape: planned (as its first forward would
-     * be anyway), then one pass on x, which is the caller's batch. */
+    /* Whether the run can repay timing any candidate: its share of the run
+     * and a challenge both scale with the serving backend's time per batch,
+     * so the run's length alone says (the budget below). */
+    int64_t samples = sleapc__backend_run_samples();
+    const char *mode = getenv("SLEAPC_AUTO_MEASURE");
+    const bool off = mode && strcmp(mode, "off") == 0, full = mode && strcmp(mode, "full") == 0;
+    const double batches_left =
+        samples > 0 ? (double)(samples - x->shape[0]) / (double)x->shape[0] : INFINITY;
+    const bool may_measure =
+        !off && (full || samples <= 0 || MEASURE_SHARE * batches_left >= CHALLENGE_PASSES);
+
+    /* The serving backend on this shape: planned apart (a warm-up pass) when
+     * its pass on x, the caller's batch, is to be compared with others'; else
+     * that pass plans as a first forward does, and nothing else runs. */
     sleapc_tensor_map *champ_out = out ? out : &s->scratch;
     double best_s, t_real = 0;
-    sleapc_status st = s->serving->ops->warmup(s->serving, x->shape);
+    sleapc_status st = may_measure ? s->serving->ops->warmup(s->serving, x->shape) : SLEAPC_OK;
     double t_measure = now_s();
     if (!st)
         st = timed_forward(s->serving, x, champ_out, &best_s);
@@ -278,19 +290,20 @@ static sleapc_status decide(auto_state *s, const sleapc_tensor *x, sleapc_tensor
         return st;
     t_real = best_s;
     *filled = out != NULL;
-    sleapc__auto_entry_set(&e, s->fac[s->serving_i]->name, best_s);
+    /* A pass that planned too is no measurement. */
+    if (may_measure)
+        sleapc__auto_entry_set(&e, s->fac[s->serving_i]->name, best_s);
 
-    int64_t samples = sleapc__backend_run_samples();
     double budget_ms = INFINITY;
     char short_why[160];
     snprintf(short_why, sizeof short_why, "a run of %lld frames is too short to repay timing",
              (long long)samples);
-    const char *mode = getenv("SLEAPC_AUTO_MEASURE");
-    if (mode && strcmp(mode, "off") == 0) {
+    if (off) {
         budget_ms = 0;
         snprintf(short_why, sizeof short_why, "SLEAPC_AUTO_MEASURE=off; left:");
-    } else if (samples > 0 && !(mode && strcmp(mode, "full") == 0)) {
-        double batches_left = (double)(samples - x->shape[0]) / (double)x->shape[0];
+    } else if (!may_measure) {
+        budget_ms = 0;
+    } else if (samples > 0 && !full) {
         budget_ms = MEASURE_SHARE * best_s * (batches_left > 0 ? batches_left : 0);
     }
     char failed[512] = "", left[128] = "";
@@ -362,7 +375,7 @@ static sleapc_status decide(auto_state *s, const sleapc_tensor *x, sleapc_tensor
     double t_end = now_s();
     /* The pass on the caller's batch is work the run needed anyway. */
     sleapc__backend_add_setup_ns((int64_t)((t_end - t_start - (*filled ? t_real : 0) * 1e-3) * 1e9));
-    if (measured == 0 && llen > 0) {
+    if (measured == 0 && (llen > 0 || !may_measure)) {
         /* Nothing learnt: nothing to keep. */
         sleapc__log(s->said_short ? SLEAPC_LOG_DEBUG : SLEAPC_LOG_INFO,
                     "backend auto: chose %s (not measured: %s %s)", name, short_why, left);
