@@ -2,7 +2,7 @@
 """Regenerate the sleap-nn reference data the tests read.
 
     V/bin/python tools/goldens/regenerate.py --data ../shared/data --out OUTDIR \
-        [--only frames,exports,predict,tracking,eval] [--cases SUBSTR,...]
+        [--only frames,exports,predict,tracking,eval,families] [--cases SUBSTR,...]
 
 OUTDIR gets the layout of `shared/data/sleapnn-<version>/` (frames/, exports/,
 predict/, tracking/, eval/) and software.json with every package version.
@@ -19,7 +19,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-KINDS = ["frames", "exports", "predict", "tracking", "eval"]
+KINDS = ["frames", "exports", "predict", "tracking", "eval", "families"]
 
 
 def parse_args(argv=None):
@@ -37,6 +37,8 @@ def parse_args(argv=None):
                    "(default: ffmpeg on PATH, else imageio-ffmpeg's binary)")
     p.add_argument("--skip-decode-effect", action="store_true",
                    help="frames: do not run the models on both decodes (decode_report effect block)")
+    p.add_argument("--reuse-models", default=None,
+                   help="families: run the cases on this models/ folder (e.g. the stored one) instead of training")
     a = p.parse_args(argv)
     a.only = [k.strip() for k in a.only.split(",") if k.strip()]
     bad = [k for k in a.only if k not in KINDS]
@@ -77,6 +79,8 @@ def main(argv=None):
                 import predict as mod
             elif kind == "tracking":
                 import tracking as mod
+            elif kind == "families":
+                import families as mod
             else:
                 import eval as mod
             summary.update(mod.run(stage, args))
