@@ -26,11 +26,6 @@ sleapc_status sleapc__mot_check_supported(const sleapc_mot_params *p, int n_node
                             "centroid similarities%s are not supported)",
                             sleapc__mot_tracker_name(p->tracker),
                             n_nodes == 1 ? ", which single-node skeletons use," : "");
-    if (p->max_tracks >= 0)
-        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
-                            "--max_tracks (closed-set identity linking) is not supported with "
-                            "--tracker %s",
-                            sleapc__mot_tracker_name(p->tracker));
     return SLEAPC_OK;
 }
 
