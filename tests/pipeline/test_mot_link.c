@@ -2,7 +2,9 @@
  * made-up scenes: a track broken by a gap longer than the track buffer is
  * linked back into one identity; max_tracks 1 keeps one identity and
  * untracks the other animal (tracking score 0); degenerate input (no
- * frames, no visible point, nothing confirmed) is linked without error.
+ * frames, no visible point, nothing confirmed) is linked without error;
+ * the frame-by-frame tracker refuses a MOT tracker (linking needs the
+ * whole video).
  * The reference runs against sleap-nn are in test_mot_reference.c. */
 #include <math.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 
 #include "pipeline/tracking/mot/mot_params.h"
 #include "pipeline/tracking/mot/mot_run.h"
+#include "pipeline/tracking/tracker.h"
 #include "test_util.h"
 
 #define N_FRAMES 60
@@ -149,10 +152,21 @@ static void degenerate_input(void)
     sleapc__predictions_free(&pr);
 }
 
+static void frame_by_frame_refused(void)
+{
+    sleapc_tracker_opts o = sleapc__tracker_opts_default();
+    o.mot = true;
+    o.mot_params = params(true, NULL, 0);
+    sleapc_tracker *t = NULL;
+    CHECK(sleapc__tracker_create(&o, 2, &t) == SLEAPC_ERR_UNSUPPORTED && !t);
+    CHECK(strstr(sleapc_last_error(), "--link_tracklets") != NULL);
+}
+
 int main(void)
 {
     broken_track_linked();
     closed_set_one_animal();
     degenerate_input();
+    frame_by_frame_refused();
     return test_finish();
 }
