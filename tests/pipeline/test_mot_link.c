@@ -40,8 +40,8 @@ static void scene(sleapc_predictions *pr, bool gap)
             float *p = pr->points + i * 4;
             p[0] = x, p[1] = y, p[2] = x + 14.0f, p[3] = y + 14.0f;
             pr->point_scores[i * 2] = pr->point_scores[i * 2 + 1] = 0.9f;
-            pr->insts[i] = (sleapc_pred_instance){.score = 0.9f, .track = -1,
-                                                  .tracking_score = NAN, .class_index = -1};
+            pr->insts[i] = (sleapc_pred_instance){
+                .score = 0.9f, .track = -1, .tracking_score = NAN, .class_index = -1};
         }
     }
 }

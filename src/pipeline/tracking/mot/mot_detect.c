@@ -164,13 +164,12 @@ static double median(double *x, int64_t n)
 sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params *p,
                                     mot_calibration *cal)
 {
-    *cal = (mot_calibration){
-        .frame_step = 1,
-        .regular = true,
-        .body_size = NAN,
-        .score_q95 = NAN,
-        .normalizer = NAN,
-        .step_p95 = NAN};
+    *cal = (mot_calibration){.frame_step = 1,
+                             .regular = true,
+                             .body_size = NAN,
+                             .score_q95 = NAN,
+                             .normalizer = NAN,
+                             .step_p95 = NAN};
     const size_t cap = (size_t)(v->n > v->n_frames ? v->n : v->n_frames) + 1;
     double *buf = sleapc__malloc(cap * sizeof *buf);
     int64_t *deltas = sleapc__malloc(cap * sizeof *deltas);

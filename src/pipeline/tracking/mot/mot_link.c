@@ -368,8 +368,7 @@ sleapc_status sleapc__mot_link(const mot_video *v, const sleapc_mot_params *p,
     if (!isfinite(L.body) || L.body <= 0)
         L.body = DEFAULT_BODY_SIZE;
     /* the gate's motion scale, floored so a still clip keeps a usable gate */
-    L.step_scale = isfinite(cal->step_p95) ? fmax(cal->step_p95, GATE_MIN_STEP_BODY * L.body)
-                                           : NAN;
+    L.step_scale = isfinite(cal->step_p95) ? fmax(cal->step_p95, GATE_MIN_STEP_BODY * L.body) : NAN;
     sleapc_status st = collect(&L, v, cal, label);
     if (!st && L.n == 0) {
         linker_free(&L);

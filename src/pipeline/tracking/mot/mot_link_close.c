@@ -190,8 +190,8 @@ static sleapc_status make_fit(const close_ctx *C, const int *t, int nt, int a, f
     /* merge the two time-ordered runs (distinct frames), valid centroids */
     int n = 0, x = l0, y = 0;
     while (x < l1 || y < f->n_rest) {
-        const bool take_a = y >= f->n_rest ||
-                            (x < l1 && L->step[amem->v[x]] <= L->step[f->rest[y]]);
+        const bool take_a =
+            y >= f->n_rest || (x < l1 && L->step[amem->v[x]] <= L->step[f->rest[y]]);
         const int d = take_a ? amem->v[x++] : f->rest[y++];
         if (L->valid_c[d])
             seq[n++] = take_a ? -1 - d : d; /* negative: the anchor's */
@@ -468,9 +468,8 @@ static sleapc_status select_anchors(close_ctx *C, int n_max)
     }
     int64_t best = -1;
     for (int64_t p = 0; p < n_pos; p++)
-        if (counts[p] > 0 &&
-            (best < 0 || counts[p] > counts[best] ||
-             (counts[p] == counts[best] && sums[p] > sums[best])))
+        if (counts[p] > 0 && (best < 0 || counts[p] > counts[best] ||
+                              (counts[p] == counts[best] && sums[p] > sums[best])))
             best = p;
     C->n_a = 0;
     for (int r = 0, start = 0; r < n && best >= 0; r++) {

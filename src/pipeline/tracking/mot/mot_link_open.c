@@ -282,8 +282,8 @@ static sleapc_status best_gap_link(mot_linker *L, open_ws *w, int *best)
         if (!L->plive[p] || !L->pwin[p])
             continue;
         const int i = L->pi[p], j = L->pj[p];
-        if (L->first[j] <= w->end_first[i] && L->last[i] >= w->start_last[j] &&
-            w->row_n[i] == 1 && w->col_n[j] == 1) {
+        if (L->first[j] <= w->end_first[i] && L->last[i] >= w->start_last[j] && w->row_n[i] == 1 &&
+            w->col_n[j] == 1) {
             w->where[p] = n;
             w->cand[n++] = p;
         }

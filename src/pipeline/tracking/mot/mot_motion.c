@@ -36,11 +36,11 @@ void sleapc__mot_centroid(const mot_video *v, int64_t d, double c[2])
 void sleapc__mot_frame_steps(const mot_video *v, const mot_calibration *cal, int64_t *out)
 {
     for (int64_t f = 0; f < v->n_frames; f++)
-        out[f] = f == 0                     ? 0
-                 : !cal->frames_time_base ? f
-                                          : out[f - 1] + sleapc__mot_steps_between(
-                                                             v->frame_idx[f] - v->frame_idx[f - 1],
-                                                             cal->frame_step);
+        out[f] = f == 0 ? 0
+                 : !cal->frames_time_base
+                     ? f
+                     : out[f - 1] + sleapc__mot_steps_between(v->frame_idx[f] - v->frame_idx[f - 1],
+                                                              cal->frame_step);
 }
 
 /* np.linalg.norm of a 2-vector difference. */
@@ -91,7 +91,8 @@ static void flat_free(flat *F)
 static sleapc_status flat_build(const mot_video *v, flat *F)
 {
     memset(F, 0, sizeof *F);
-    const size_t N = (size_t)(v->n > 0 ? v->n : 1), NF = (size_t)(v->n_frames > 0 ? v->n_frames : 1);
+    const size_t N = (size_t)(v->n > 0 ? v->n : 1),
+                 NF = (size_t)(v->n_frames > 0 ? v->n_frames : 1);
     F->det = sleapc__malloc(N * sizeof *F->det);
     F->pos = sleapc__malloc(N * sizeof *F->pos);
     F->nxt = sleapc__malloc(N * sizeof *F->nxt);
