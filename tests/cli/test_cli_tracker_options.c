@@ -1,10 +1,11 @@
 /* sleap-nn 0.3.4/0.3.5's new predict options, in `sleapc predict` and
  * `sleapc track`: --tracker classic and the new options at their defaults
  * (or where they do not apply) are accepted and change nothing; the motion
- * trackers' options given to the classic tracker, identity linking, the
- * appearance trackers and re-ID embeddings are refused with the reason,
- * before any work (the motion trackers themselves: test_mot_reference). --frames given twice: the last counts,
- * as in sleap-nn. --compat reaches `sleapc track`. */
+ * trackers' options given to the classic tracker, identity linking with the
+ * classic tracker, the appearance trackers and re-ID embeddings are refused
+ * with the reason, before any work (the motion trackers themselves and
+ * their identity linking: test_mot_reference). --frames given twice: the
+ * last counts, as in sleap-nn. --compat reaches `sleapc track`. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +75,6 @@ static const refusal REFUSED[] = {
     {"--appearance_threshold auto", {"--appearance_threshold only applies", NULL}},
     {"--mot_param preset=paper", {"--mot_param only applies", NULL}},
     {"--link_tracklets", {"--link_tracklets", "not supported"}},
-    {"--tracker sort --link_tracklets", {"--link_tracklets", "not supported"}},
     {"--save_embeddings slp", {"--save_embeddings slp", "re-ID"}},
     {"--save_embeddings all", {"not one of none, slp", NULL}},
     {"--appearance_weight 0.3", {"--appearance_weight 0.3", "re-ID embeddings"}},

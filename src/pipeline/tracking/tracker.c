@@ -78,6 +78,16 @@ sleapc_status sleapc__tracker_create(const sleapc_tracker_opts *opts, int n_node
     if (!out)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "tracker: NULL out");
     *out = NULL;
+    if (opts && opts->mot)
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                            "--tracker %s tracks a whole video at once (a per-video calibration "
+                            "first%s), not frame by frame: track a predictions file "
+                            "(sleapc track) or a finished prediction run instead",
+                            sleapc__mot_tracker_name(opts->mot_params.tracker),
+                            sleapc__mot_params_link(&opts->mot_params)
+                                ? ", and identity linking (--link_tracklets / max_tracks) after "
+                                  "the last frame"
+                                : "");
     sleapc_status st = sleapc__tracker_opts_check(opts, n_nodes);
     if (st)
         return st;

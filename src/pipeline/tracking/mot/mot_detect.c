@@ -8,6 +8,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "pipeline/tracking/mot/mot_motion.h"
 
 #define MIN_BOX_SIDE 1.0
 #define MIN_BOX_FRACTION 0.25
@@ -163,8 +164,12 @@ static double median(double *x, int64_t n)
 sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params *p,
                                     mot_calibration *cal)
 {
-    *cal = (mot_calibration){
-        .frame_step = 1, .regular = true, .body_size = NAN, .score_q95 = NAN, .normalizer = NAN};
+    *cal = (mot_calibration){.frame_step = 1,
+                             .regular = true,
+                             .body_size = NAN,
+                             .score_q95 = NAN,
+                             .normalizer = NAN,
+                             .step_p95 = NAN};
     const size_t cap = (size_t)(v->n > v->n_frames ? v->n : v->n_frames) + 1;
     double *buf = sleapc__malloc(cap * sizeof *buf);
     int64_t *deltas = sleapc__malloc(cap * sizeof *deltas);
@@ -231,6 +236,11 @@ sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params 
     int64_t n_valid = 0;
     for (int64_t d = 0; d < v->n; d++)
         n_valid += v->valid[d];
+    double p99;
+    sleapc_status st = SLEAPC_OK;
+    if (sleapc__mot_params_link(p) &&
+        (st = sleapc__mot_step_quantiles(v, cal, &cal->step_p95, &p99)))
+        return st;
     if (n_valid > 0 && !isfinite(cal->body_size))
         return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
                             "tracking: no detection has two visible nodes, so the animals' size "

@@ -45,13 +45,15 @@ typedef struct mot_calibration {
     double body_size;      /* NaN: none measurable */
     double score_q95;      /* NaN: no scores */
     double normalizer;     /* NaN: scores used as they are */
+    double step_p95;       /* per-step anchor motion (px); NaN: unknown or not measured */
 } mot_calibration;
 
 /* calibrate()'s geometry over the detections as first extracted: the
  * stride (most common positive frame delta, ties the smallest; regular when
  * it covers at least half), the time base, the body size (median raw-box
  * diagonal of valid detections with 2+ visible nodes, or p->body_size), the
- * score quantile q95 and the normalizer. SLEAPC_ERR_NOMEM;
+ * score quantile q95, the normalizer and, when identity linking runs, the
+ * anchor motion's step_p95 (mot_motion.h). SLEAPC_ERR_NOMEM;
  * SLEAPC_ERR_UNSUPPORTED when no body size can be measured (single-node
  * poses: sleap-nn then sizes the animal from its motion, not reproduced). */
 sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params *p,

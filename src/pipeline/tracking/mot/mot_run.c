@@ -8,6 +8,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "pipeline/tracking/mot/mot_detect.h"
+#include "pipeline/tracking/mot/mot_link.h"
 #include "pipeline/tracking/mot/mot_tracker.h"
 
 sleapc_status sleapc__mot_check_supported(const sleapc_mot_params *p, int n_nodes)
@@ -25,11 +26,6 @@ sleapc_status sleapc__mot_check_supported(const sleapc_mot_params *p, int n_node
                             "centroid similarities%s are not supported)",
                             sleapc__mot_tracker_name(p->tracker),
                             n_nodes == 1 ? ", which single-node skeletons use," : "");
-    if (sleapc__mot_params_link(p))
-        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
-                            "--link_tracklets and --max_tracks (identity linking) are not "
-                            "supported with --tracker %s",
-                            sleapc__mot_tracker_name(p->tracker));
     return SLEAPC_OK;
 }
 
@@ -93,6 +89,9 @@ static sleapc_status track_video(sleapc_predictions *pr, const frame_key *perm, 
     /* the next video's names continue past this one's */
     *name_offset += T.next_public;
     sleapc__mot_tracker_free(&T);
+    /* identity linking: offline, over the whole video's tracks */
+    if (!st && sleapc__mot_params_link(p))
+        st = sleapc__mot_link(&v, p, &cal, label, tscore);
     if (st)
         goto done;
     d = 0;

@@ -1,8 +1,9 @@
 /* A MOT tracker over a whole run, as sleap-nn's _apply_mot_tracking runs
  * it: frames in (video, frame index) order; per video a fresh tracker, the
  * calibration pre-pass over every frame of the video, tracking frame by
- * frame (labels written back when a track confirms); names continue past
- * the previous video's. */
+ * frame (labels written back when a track confirms), then with
+ * --link_tracklets or max_tracks identity linking over the whole video
+ * (mot_link.h); names continue past the previous video's. */
 #ifndef SLEAPC_PIPELINE_TRACKING_MOT_MOT_RUN_H
 #define SLEAPC_PIPELINE_TRACKING_MOT_MOT_RUN_H
 
@@ -11,7 +12,8 @@
 
 /* Sets every instance's track (the id of "track_<id>", -1: untracked) and
  * tracking score (the matched pair's geometric similarity, 1 at a track's
- * start, 0 untracked); nothing is dropped or reordered. *n_ids: 1 + the
+ * start, 0 untracked, also when identity linking's closed set untracks
+ * it); nothing is dropped or reordered. *n_ids: 1 + the
  * largest id. scores: NULL, or n_insts entries that receive the tracking
  * scores in float64 (the instances keep them as float).
  * SLEAPC_ERR_UNSUPPORTED (a tracker or setting sleapc does not run),
