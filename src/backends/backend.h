@@ -14,7 +14,8 @@
 #include "sleapc/runner.h"
 #include "sleapc/sleapc.h"
 
-#define SLEAPC_BACKEND_ABI 1
+/* Versions both tables below: 2 split the device ops from the core ones. */
+#define SLEAPC_BACKEND_ABI 2
 
 typedef struct sleapc_backend sleapc_backend;
 
@@ -61,24 +62,15 @@ typedef struct sleapc_backend_windows {
     int64_t sized_h, sized_w; /* its pad: >= match_h, match_w */
 } sleapc_backend_windows;
 
-struct sleapc_backend_ops {
-    uint32_t abi;      /* SLEAPC_BACKEND_ABI; checked at construction */
-    const char *name;  /* "native", "onednn", "xnnpack", ... */
-    /* Required. x: (B,C,H,W) host tensor, uint8 or float32, not kept. out:
-     * cleared, then filled with float32 NCHW host tensors (vectors (B,C))
-     * named as sleap-nn names its heads, owned by the backend and valid until
-     * the next forward or destroy. */
-    sleapc_status (*forward)(sleapc_backend *be, const sleapc_tensor *x, sleapc_tensor_map *out);
-    /* Required. Plan (allocate, pack) for input shape (B,C,H,W) and run once,
-     * so that later forwards of that shape allocate nothing. */
-    sleapc_status (*warmup)(sleapc_backend *be, const int64_t shape[4]);
-    /* Required. Frees be itself. */
-    void (*destroy)(sleapc_backend *be);
-    /* Optional (NULL: the thread count is fixed at creation). */
-    sleapc_status (*set_n_threads)(sleapc_backend *be, int n_threads);
+/* Device ops: work a backend may do where its forward's outputs are (a
+ * GPU), so that less comes back to the host. Every member is optional (NULL:
+ * the layer does it on the host); some come in pairs. Each equals a host
+ * reference below the backends' floor (core/peaks.h, core/paf.h,
+ * core/channels_u8.h, core/resize_aa_u8.h), as stated. */
+struct sleapc_backend_device_ops {
     /* Optional (NULL: peaks are found on the host). Device peak finding, a
      * step short of baked post-processing: the backend finds the global
-     * peaks of head `head` as sleapc__peaks_find_global (layers/ops/peaks.h)
+     * peaks of head `head` as sleapc__peaks_find_global (core/peaks.h)
      * would on its maps, in map cells, so only they come back. From the call
      * on, forward's out holds "peaks" (B, C, 2) and "peak_vals" (B, C) in
      * place of that head. The backend refuses (SLEAPC_ERR_UNSUPPORTED) what
@@ -99,7 +91,7 @@ struct sleapc_backend_ops {
     /* Optional (NULL: PAF lines are scored on the host). Device PAF line
      * scoring: the backend scores `lines` against head `head`'s maps of the
      * last forward (or collect), where they still are, as sleapc__paf_score_lines
-     * (layers/ops/paf.h, sleap-nn's scoring, not SLEAP 1.x's) scores them,
+     * (core/paf.h, sleap-nn's scoring, not SLEAP 1.x's) scores them,
      * into scores (lines->n), so only the scores come back. Within a few ulp
      * of the host's: a GPU may round division, square root and fma more
      * loosely than IEEE (Vulkan allows it). The backend refuses (SLEAPC_ERR_UNSUPPORTED) what it
@@ -158,6 +150,30 @@ struct sleapc_backend_ops {
      * device_paf_scores. */
     sleapc_status (*device_sample_head)(sleapc_backend *be, const char *head, int64_t n,
                                         const int32_t (*cells)[3], float *values);
+};
+
+struct sleapc_backend_ops {
+    uint32_t abi;      /* SLEAPC_BACKEND_ABI; checked at construction */
+    const char *name;  /* "native", "onednn", "xnnpack", ... */
+    /* Required. x: (B,C,H,W) host tensor, uint8 or float32, not kept. out:
+     * cleared, then filled with float32 NCHW host tensors (vectors (B,C))
+     * named as sleap-nn names its heads, owned by the backend and valid until
+     * the next forward or destroy. */
+    sleapc_status (*forward)(sleapc_backend *be, const sleapc_tensor *x, sleapc_tensor_map *out);
+    /* Required. Plan (allocate, pack) for input shape (B,C,H,W) and run once,
+     * so that later forwards of that shape allocate nothing. */
+    sleapc_status (*warmup)(sleapc_backend *be, const int64_t shape[4]);
+    /* Required. Frees be itself. */
+    void (*destroy)(sleapc_backend *be);
+    /* Optional (NULL: the thread count is fixed at creation). */
+    sleapc_status (*set_n_threads)(sleapc_backend *be, int n_threads);
+    /* Optional (NULL: be runs its own forwards). A backend that runs its
+     * forwards on another one ("auto") names the one whose device ops serve
+     * be's callers now, NULL while it has chosen none: the wrappers below then
+     * reach that backend's device table, and be has none of its own. */
+    sleapc_backend *(*delegate)(sleapc_backend *be);
+    /* Optional (NULL: forward only): what the backend's device adds. */
+    const struct sleapc_backend_device_ops *device;
 };
 
 #define SLEAPC_BACKEND_MAX_IN_FLIGHT 2
@@ -225,6 +241,13 @@ sleapc_status sleapc__backend_create_from(const struct sleapc_backend_factory *f
 sleapc_status sleapc__backend_check(const sleapc_backend *be);
 
 /* Wrappers layers call (never be->ops directly): argument checks, defaults. */
+
+/* The device table that serves be's callers and, into *target (may be
+ * NULL), the backend it belongs to: be's own, or its delegate's (for
+ * "auto", the backend it chose once it has chosen); NULL when none. The
+ * device wrappers below call it; callers ask them, not the table. */
+const struct sleapc_backend_device_ops *sleapc__backend_device_ops(sleapc_backend *be,
+                                                                   sleapc_backend **target);
 sleapc_status sleapc__backend_forward(sleapc_backend *be, const sleapc_tensor *x,
                                       sleapc_tensor_map *out);
 sleapc_status sleapc__backend_warmup(sleapc_backend *be, const int64_t shape[4]);
@@ -258,7 +281,7 @@ sleapc_status sleapc__backend_device_global_peaks(sleapc_backend *be, const char
  * without it calls forward. submit refuses (SLEAPC_ERR_STATE) a third
  * forward in flight, collect one with none; forward, warmup,
  * device_global_peaks and device_paf_scores refuse while any is in flight. */
-bool sleapc__backend_can_submit(const sleapc_backend *be);
+bool sleapc__backend_can_submit(sleapc_backend *be);
 sleapc_status sleapc__backend_submit(sleapc_backend *be, const sleapc_tensor *x);
 sleapc_status sleapc__backend_collect(sleapc_backend *be, sleapc_tensor_map *out);
 /* Score PAF lines on the device (device_paf_scores above); SLEAPC_ERR_UNSUPPORTED,
@@ -268,7 +291,7 @@ sleapc_status sleapc__backend_device_paf_scores(sleapc_backend *be, const char *
                                                 float *scores);
 /* upload_frames and forward_windows above: SLEAPC_ERR_UNSUPPORTED, with no
  * error recorded, when be has no such ops or cannot cut these windows. */
-bool sleapc__backend_has_windows(const sleapc_backend *be);
+bool sleapc__backend_has_windows(sleapc_backend *be);
 sleapc_status sleapc__backend_upload_frames(sleapc_backend *be, const sleapc_tensor *frames);
 sleapc_status sleapc__backend_forward_windows(sleapc_backend *be, const sleapc_backend_windows *w,
                                               sleapc_tensor_map *out);
