@@ -1,7 +1,13 @@
 /* The backend contract: what every backend provides and every layer relies
- * on. It mirrors sleap-nn's ModelBackend (layers/backends/base.py): a device
- * string, a baked-post-processing flag, a forward pass from (B,C,H,W) to named
- * outputs, and a warmup hook. */
+ * on. It mirrors sleap-nn's ModelBackend (inference/layers/backends/base.py):
+ * a device string, a baked-post-processing flag, a forward pass from
+ * (B,C,H,W) to named outputs, and a warmup hook: the core table
+ * (sleapc_backend_ops). What a device adds (peaks, PAF scores, inputs cut
+ * there, a forward in two steps, maps kept there) is a second table that a
+ * backend may offer (sleapc_backend_device_ops), or hand over from the
+ * backend it runs on (delegate: "auto"). Callers reach both through the
+ * wrappers below. The host references the device ops equal lie below this
+ * floor (core/). */
 #ifndef SLEAPC_BACKENDS_BACKEND_H
 #define SLEAPC_BACKENDS_BACKEND_H
 
@@ -34,21 +40,21 @@ typedef struct sleapc_backend_paf_lines {
     float dist_penalty_weight;
 } sleapc_backend_paf_lines;
 /* The network's input cut from uploaded frames on the device
- * (forward_windows). First, optionally, each frame as preprocess.h's uint8
- * steps before the input scale make it: its channels converted to c
- * (sleapc__preprocess_coerce_u8: 1 -> 3 replicated, 4 -> 3 alpha dropped,
- * 3 or 4 -> 1 the luma of sleapc__preprocess_luma_u8, float32 products and
- * sums unfused, truncated), then sleap-nn's size matcher: resized to
- * match_h x match_w as below and padded with 0 bottom and right to
- * sized_h x sized_w; "the frame" below is that image. Then sample k is the
- * window of frame frame[k] whose top-left
- * pixel is origin[k] = (x, y), win_h x win_w pixels, 0 where it leaves the
- * frame (top-down crops: crops.h's integer gather); resized to rs_h x rs_w as
- * sleapc__resize_aa_u8 (core/resize_aa.h) resizes uint8 images, rounding
+ * (forward_windows). First, optionally, each frame as sleap-nn's uint8
+ * preprocessing makes it before the input scale: its channels converted to
+ * c (sleapc__channels_coerce_u8, core/channels_u8.h: 1 -> 3 replicated,
+ * 4 -> 3 alpha dropped, 3 or 4 -> 1 the luma of sleapc__channels_luma_u8,
+ * float32 products and sums unfused, truncated), then sleap-nn's size
+ * matcher: resized to match_h x match_w as below and padded with 0 bottom
+ * and right to sized_h x sized_w; "the frame" below is that image. Then
+ * sample k is the window of frame frame[k] whose top-left pixel is
+ * origin[k] = (x, y), win_h x win_w pixels, 0 where it leaves the frame
+ * (an integer gather: top-down crops); resized to rs_h x rs_w as
+ * sleapc__resize_aa_u8 (core/resize_aa_u8.h) resizes uint8 images, rounding
  * included (equal sizes: no resize); padded with 0 bottom and right to
  * out_h x out_w; then normalised as forward's uint8 input. So a frame
- * scaled by input_scale (preprocess.h, whose uint8 result this is) goes up
- * at full size, and a top-down batch's frames go up once for all its crops. */
+ * scaled by input_scale (the uint8 result of the steps above) goes up at
+ * full size, and a top-down batch's frames go up once for all its crops. */
 typedef struct sleapc_backend_windows {
     int64_t n;              /* samples */
     const int32_t *frame;   /* (n): each in [0, F) of the last upload */
