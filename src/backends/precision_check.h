@@ -23,10 +23,10 @@ typedef struct sleapc_precision_judge {
 
 /* What ran x: the check replaces them when it changes the precision. */
 typedef struct sleapc_precision_run {
-    sleapc_backend **be;            /* ran x at *precision */
-    sleapc_tensor_map *out;         /* its outputs of x */
-    sleapc_precision *precision;    /* bf16 (or its emulation) or fp16; fp32 after a fall back */
-    const sleapc_graph *g;          /* borrowed */
+    sleapc_backend **be;         /* ran x at *precision */
+    sleapc_tensor_map *out;      /* its outputs of x */
+    sleapc_precision *precision; /* bf16 (or its emulation) or fp16; fp32 after a fall back */
+    const sleapc_graph *g;       /* borrowed */
     int n_threads;
     sleapc_conv_method conv;
 } sleapc_precision_run;
