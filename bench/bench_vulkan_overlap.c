@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "backends/backend.h"
-#include "layers/ops/peaks.h"
+#include "core/peaks.h"
 #include "model/model_impl.h"
 
 static double now_s(void)

@@ -47,13 +47,18 @@ sleapc_status sleapc__backend_check(const sleapc_backend *be)
         return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s: no warmup function", name);
     if (!ops->destroy)
         return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s: no destroy function", name);
-    if (!ops->submit != !ops->collect)
+    if (ops->delegate && ops->device)
+        return sleapc__fail(SLEAPC_ERR_BACKEND,
+                            "backend %s: a delegating backend hands over its delegate's device "
+                            "ops and has none of its own", name);
+    const struct sleapc_backend_device_ops *d = ops->device;
+    if (d && !d->submit != !d->collect)
         return sleapc__fail(SLEAPC_ERR_BACKEND, "backend %s: submit without collect or the reverse",
                             name);
-    if (!ops->upload_frames != !ops->forward_windows)
+    if (d && !d->upload_frames != !d->forward_windows)
         return sleapc__fail(SLEAPC_ERR_BACKEND,
                             "backend %s: upload_frames and forward_windows come together", name);
-    if (!ops->device_keep_head != !ops->device_fetch_head)
+    if (d && !d->device_keep_head != !d->device_fetch_head)
         return sleapc__fail(SLEAPC_ERR_BACKEND,
                             "backend %s: device_keep_head and device_fetch_head come together",
                             name);
@@ -274,19 +279,33 @@ sleapc_status sleapc__backend_set_n_threads(sleapc_backend *be, int n_threads)
     return be->ops->set_n_threads(be, n_threads);
 }
 
+const struct sleapc_backend_device_ops *sleapc__backend_device_ops(sleapc_backend *be,
+                                                                   sleapc_backend **target)
+{
+    /* A delegate may delegate in turn; the depth bounds a loop. */
+    for (int depth = 0; be && be->ops->delegate && depth < 8; depth++)
+        be = be->ops->delegate(be);
+    if (target)
+        *target = be;
+    return be && !be->ops->delegate ? be->ops->device : NULL;
+}
+
 sleapc_status sleapc__backend_device_global_peaks(sleapc_backend *be, const char *head,
                                                   double threshold, int refine_k)
 {
-    if (!be || !head || !be->ops->device_global_peaks)
+    sleapc_backend *t;
+    const struct sleapc_backend_device_ops *d = be ? sleapc__backend_device_ops(be, &t) : NULL;
+    if (!head || !d || !d->device_global_peaks)
         return SLEAPC_ERR_UNSUPPORTED;
     if (be->in_flight)
         return in_flight_error(be, "device peaks");
-    return be->ops->device_global_peaks(be, head, threshold, refine_k);
+    return d->device_global_peaks(t, head, threshold, refine_k);
 }
 
-bool sleapc__backend_can_submit(const sleapc_backend *be)
+bool sleapc__backend_can_submit(sleapc_backend *be)
 {
-    return be && be->ops->submit && be->ops->collect;
+    const struct sleapc_backend_device_ops *d = be ? sleapc__backend_device_ops(be, NULL) : NULL;
+    return d && d->submit && d->collect;
 }
 
 sleapc_status sleapc__backend_submit(sleapc_backend *be, const sleapc_tensor *x)
@@ -303,8 +322,10 @@ sleapc_status sleapc__backend_submit(sleapc_backend *be, const sleapc_tensor *x)
         if (st)
             return st;
     }
+    sleapc_backend *t;
+    const struct sleapc_backend_device_ops *d = sleapc__backend_device_ops(be, &t);
     int64_t t0 = now_ns(), setup0 = setup_ns;
-    sleapc_status st = be->ops->submit(be, x);
+    sleapc_status st = d->submit(t, x);
     forward_ns += now_ns() - t0 - (setup_ns - setup0);
     if (st)
         return sleapc__wrap(st, "submit (%s backend)", be->ops->name);
@@ -317,11 +338,13 @@ sleapc_status sleapc__backend_collect(sleapc_backend *be, sleapc_tensor_map *out
     if (!be || !out)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "collect: backend and output are required");
     sleapc__tensor_map_clear(out);
-    if (!sleapc__backend_can_submit(be) || be->in_flight == 0)
+    sleapc_backend *t;
+    const struct sleapc_backend_device_ops *d = sleapc__backend_device_ops(be, &t);
+    if (!d || !d->collect || be->in_flight == 0)
         return sleapc__fail(SLEAPC_ERR_STATE, "collect (%s backend): nothing was submitted",
                             be->ops->name);
     int64_t t0 = now_ns();
-    sleapc_status st = be->ops->collect(be, out);
+    sleapc_status st = d->collect(t, out);
     forward_ns += now_ns() - t0;
     be->in_flight--; /* collected, or lost with its error */
     if (st)
@@ -333,7 +356,9 @@ sleapc_status sleapc__backend_device_paf_scores(sleapc_backend *be, const char *
                                                 const sleapc_backend_paf_lines *lines,
                                                 float *scores)
 {
-    if (!be || !head || !lines || !be->ops->device_paf_scores)
+    sleapc_backend *t;
+    const struct sleapc_backend_device_ops *d = be ? sleapc__backend_device_ops(be, &t) : NULL;
+    if (!head || !lines || !d || !d->device_paf_scores)
         return SLEAPC_ERR_UNSUPPORTED;
     if (lines->n < 0 || (lines->n && (!lines->sample || !lines->edge || !lines->src ||
                                       !lines->dst || !scores)) ||
@@ -343,12 +368,13 @@ sleapc_status sleapc__backend_device_paf_scores(sleapc_backend *be, const char *
         return in_flight_error(be, "device PAF scores");
     if (lines->n == 0)
         return SLEAPC_OK;
-    return be->ops->device_paf_scores(be, head, lines, scores);
+    return d->device_paf_scores(t, head, lines, scores);
 }
 
-bool sleapc__backend_has_windows(const sleapc_backend *be)
+bool sleapc__backend_has_windows(sleapc_backend *be)
 {
-    return be && be->ops->upload_frames && be->ops->forward_windows;
+    const struct sleapc_backend_device_ops *d = be ? sleapc__backend_device_ops(be, NULL) : NULL;
+    return d && d->upload_frames && d->forward_windows;
 }
 
 sleapc_status sleapc__backend_upload_frames(sleapc_backend *be, const sleapc_tensor *frames)
@@ -359,8 +385,10 @@ sleapc_status sleapc__backend_upload_frames(sleapc_backend *be, const sleapc_ten
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "upload frames: (F, C, H, W) uint8 expected");
     if (be->in_flight)
         return in_flight_error(be, "upload frames");
+    sleapc_backend *t;
+    const struct sleapc_backend_device_ops *d = sleapc__backend_device_ops(be, &t);
     int64_t t0 = now_ns();
-    sleapc_status st = be->ops->upload_frames(be, frames);
+    sleapc_status st = d->upload_frames(t, frames);
     forward_ns += now_ns() - t0;
     return st;
 }
@@ -382,8 +410,10 @@ sleapc_status sleapc__backend_forward_windows(sleapc_backend *be, const sleapc_b
     sleapc_status st = check_memory(be, shape);
     if (st)
         return st;
+    sleapc_backend *t;
+    const struct sleapc_backend_device_ops *d = sleapc__backend_device_ops(be, &t);
     int64_t t0 = now_ns();
-    st = be->ops->forward_windows(be, w, out);
+    st = d->forward_windows(t, w, out);
     forward_ns += now_ns() - t0;
     if (st && st != SLEAPC_ERR_UNSUPPORTED)
         return sleapc__wrap(st, "forward windows (%s backend)", be->ops->name);
@@ -393,20 +423,24 @@ sleapc_status sleapc__backend_forward_windows(sleapc_backend *be, const sleapc_b
 sleapc_status sleapc__backend_device_local_peaks(sleapc_backend *be, const char *head,
                                                  double threshold, int refine_k, int per_map)
 {
-    if (!be || !head || !be->ops->device_local_peaks)
+    sleapc_backend *t;
+    const struct sleapc_backend_device_ops *d = be ? sleapc__backend_device_ops(be, &t) : NULL;
+    if (!head || !d || !d->device_local_peaks)
         return SLEAPC_ERR_UNSUPPORTED;
     if (be->in_flight)
         return in_flight_error(be, "device peaks");
-    return be->ops->device_local_peaks(be, head, threshold, refine_k, per_map);
+    return d->device_local_peaks(t, head, threshold, refine_k, per_map);
 }
 
 sleapc_status sleapc__backend_device_keep_head(sleapc_backend *be, const char *head, bool keep)
 {
-    if (!be || !head || !be->ops->device_keep_head)
+    sleapc_backend *t;
+    const struct sleapc_backend_device_ops *d = be ? sleapc__backend_device_ops(be, &t) : NULL;
+    if (!head || !d || !d->device_keep_head)
         return SLEAPC_ERR_UNSUPPORTED;
     if (be->in_flight)
         return in_flight_error(be, "keep head");
-    return be->ops->device_keep_head(be, head, keep);
+    return d->device_keep_head(t, head, keep);
 }
 
 sleapc_status sleapc__backend_device_fetch_head(sleapc_backend *be, const char *head,
@@ -418,12 +452,14 @@ sleapc_status sleapc__backend_device_fetch_head(sleapc_backend *be, const char *
     const sleapc_tensor *t = sleapc__tensor_map_get(out, head);
     if (t && t->data)
         return SLEAPC_OK; /* it came back with the forward */
-    if (!t || !be->ops->device_fetch_head)
+    sleapc_backend *target;
+    const struct sleapc_backend_device_ops *d = sleapc__backend_device_ops(be, &target);
+    if (!t || !d || !d->device_fetch_head)
         return sleapc__fail(SLEAPC_ERR_BACKEND, "fetch head (%s backend): no \"%s\" maps",
                             be->ops->name, head);
     if (be->in_flight)
         return in_flight_error(be, "fetch head");
-    sleapc_status st = be->ops->device_fetch_head(be, head, out);
+    sleapc_status st = d->device_fetch_head(target, head, out);
     if (st)
         return sleapc__wrap(st, "fetch %s (%s backend)", head, be->ops->name);
     t = sleapc__tensor_map_get(out, head);
@@ -436,7 +472,9 @@ sleapc_status sleapc__backend_device_fetch_head(sleapc_backend *be, const char *
 sleapc_status sleapc__backend_device_sample_head(sleapc_backend *be, const char *head, int64_t n,
                                                  const int32_t (*cells)[3], float *values)
 {
-    if (!be || !head || !be->ops->device_sample_head)
+    sleapc_backend *t;
+    const struct sleapc_backend_device_ops *d = be ? sleapc__backend_device_ops(be, &t) : NULL;
+    if (!head || !d || !d->device_sample_head)
         return SLEAPC_ERR_UNSUPPORTED;
     if (n < 0 || (n && (!cells || !values)))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "device sample head: bad arguments");
@@ -444,7 +482,7 @@ sleapc_status sleapc__backend_device_sample_head(sleapc_backend *be, const char 
         return in_flight_error(be, "device sample head");
     if (n == 0)
         return SLEAPC_OK;
-    return be->ops->device_sample_head(be, head, n, cells, values);
+    return d->device_sample_head(t, head, n, cells, values);
 }
 
 const char *sleapc__backend_name(const sleapc_backend *be)

@@ -1,7 +1,13 @@
 /* The backend contract: what every backend provides and every layer relies
- * on. It mirrors sleap-nn's ModelBackend (layers/backends/base.py): a device
- * string, a baked-post-processing flag, a forward pass from (B,C,H,W) to named
- * outputs, and a warmup hook. */
+ * on. It mirrors sleap-nn's ModelBackend (inference/layers/backends/base.py):
+ * a device string, a baked-post-processing flag, a forward pass from
+ * (B,C,H,W) to named outputs, and a warmup hook: the core table
+ * (sleapc_backend_ops). What a device adds (peaks, PAF scores, inputs cut
+ * there, a forward in two steps, maps kept there) is a second table that a
+ * backend may offer (sleapc_backend_device_ops), or hand over from the
+ * backend it runs on (delegate: "auto"). Callers reach both through the
+ * wrappers below. The host references the device ops equal lie below this
+ * floor (core/). */
 #ifndef SLEAPC_BACKENDS_BACKEND_H
 #define SLEAPC_BACKENDS_BACKEND_H
 
@@ -14,7 +20,8 @@
 #include "sleapc/runner.h"
 #include "sleapc/sleapc.h"
 
-#define SLEAPC_BACKEND_ABI 1
+/* Versions both tables below: 2 split the device ops from the core ones. */
+#define SLEAPC_BACKEND_ABI 2
 
 typedef struct sleapc_backend sleapc_backend;
 
@@ -33,21 +40,21 @@ typedef struct sleapc_backend_paf_lines {
     float dist_penalty_weight;
 } sleapc_backend_paf_lines;
 /* The network's input cut from uploaded frames on the device
- * (forward_windows). First, optionally, each frame as preprocess.h's uint8
- * steps before the input scale make it: its channels converted to c
- * (sleapc__preprocess_coerce_u8: 1 -> 3 replicated, 4 -> 3 alpha dropped,
- * 3 or 4 -> 1 the luma of sleapc__preprocess_luma_u8, float32 products and
- * sums unfused, truncated), then sleap-nn's size matcher: resized to
- * match_h x match_w as below and padded with 0 bottom and right to
- * sized_h x sized_w; "the frame" below is that image. Then sample k is the
- * window of frame frame[k] whose top-left
- * pixel is origin[k] = (x, y), win_h x win_w pixels, 0 where it leaves the
- * frame (top-down crops: crops.h's integer gather); resized to rs_h x rs_w as
- * sleapc__resize_aa_u8 (core/resize_aa.h) resizes uint8 images, rounding
+ * (forward_windows). First, optionally, each frame as sleap-nn's uint8
+ * preprocessing makes it before the input scale: its channels converted to
+ * c (sleapc__channels_coerce_u8, core/channels_u8.h: 1 -> 3 replicated,
+ * 4 -> 3 alpha dropped, 3 or 4 -> 1 the luma of sleapc__channels_luma_u8,
+ * float32 products and sums unfused, truncated), then sleap-nn's size
+ * matcher: resized to match_h x match_w as below and padded with 0 bottom
+ * and right to sized_h x sized_w; "the frame" below is that image. Then
+ * sample k is the window of frame frame[k] whose top-left pixel is
+ * origin[k] = (x, y), win_h x win_w pixels, 0 where it leaves the frame
+ * (an integer gather: top-down crops); resized to rs_h x rs_w as
+ * sleapc__resize_aa_u8 (core/resize_aa_u8.h) resizes uint8 images, rounding
  * included (equal sizes: no resize); padded with 0 bottom and right to
  * out_h x out_w; then normalised as forward's uint8 input. So a frame
- * scaled by input_scale (preprocess.h, whose uint8 result this is) goes up
- * at full size, and a top-down batch's frames go up once for all its crops. */
+ * scaled by input_scale (the uint8 result of the steps above) goes up at
+ * full size, and a top-down batch's frames go up once for all its crops. */
 typedef struct sleapc_backend_windows {
     int64_t n;              /* samples */
     const int32_t *frame;   /* (n): each in [0, F) of the last upload */
@@ -61,24 +68,15 @@ typedef struct sleapc_backend_windows {
     int64_t sized_h, sized_w; /* its pad: >= match_h, match_w */
 } sleapc_backend_windows;
 
-struct sleapc_backend_ops {
-    uint32_t abi;      /* SLEAPC_BACKEND_ABI; checked at construction */
-    const char *name;  /* "native", "onednn", "xnnpack", ... */
-    /* Required. x: (B,C,H,W) host tensor, uint8 or float32, not kept. out:
-     * cleared, then filled with float32 NCHW host tensors (vectors (B,C))
-     * named as sleap-nn names its heads, owned by the backend and valid until
-     * the next forward or destroy. */
-    sleapc_status (*forward)(sleapc_backend *be, const sleapc_tensor *x, sleapc_tensor_map *out);
-    /* Required. Plan (allocate, pack) for input shape (B,C,H,W) and run once,
-     * so that later forwards of that shape allocate nothing. */
-    sleapc_status (*warmup)(sleapc_backend *be, const int64_t shape[4]);
-    /* Required. Frees be itself. */
-    void (*destroy)(sleapc_backend *be);
-    /* Optional (NULL: the thread count is fixed at creation). */
-    sleapc_status (*set_n_threads)(sleapc_backend *be, int n_threads);
+/* Device ops: work a backend may do where its forward's outputs are (a
+ * GPU), so that less comes back to the host. Every member is optional (NULL:
+ * the layer does it on the host); some come in pairs. Each equals a host
+ * reference below the backends' floor (core/peaks.h, core/paf.h,
+ * core/channels_u8.h, core/resize_aa_u8.h), as stated. */
+struct sleapc_backend_device_ops {
     /* Optional (NULL: peaks are found on the host). Device peak finding, a
      * step short of baked post-processing: the backend finds the global
-     * peaks of head `head` as sleapc__peaks_find_global (layers/ops/peaks.h)
+     * peaks of head `head` as sleapc__peaks_find_global (core/peaks.h)
      * would on its maps, in map cells, so only they come back. From the call
      * on, forward's out holds "peaks" (B, C, 2) and "peak_vals" (B, C) in
      * place of that head. The backend refuses (SLEAPC_ERR_UNSUPPORTED) what
@@ -99,7 +97,7 @@ struct sleapc_backend_ops {
     /* Optional (NULL: PAF lines are scored on the host). Device PAF line
      * scoring: the backend scores `lines` against head `head`'s maps of the
      * last forward (or collect), where they still are, as sleapc__paf_score_lines
-     * (layers/ops/paf.h, sleap-nn's scoring, not SLEAP 1.x's) scores them,
+     * (core/paf.h, sleap-nn's scoring, not SLEAP 1.x's) scores them,
      * into scores (lines->n), so only the scores come back. Within a few ulp
      * of the host's: a GPU may round division, square root and fma more
      * loosely than IEEE (Vulkan allows it). The backend refuses (SLEAPC_ERR_UNSUPPORTED) what it
@@ -158,6 +156,30 @@ struct sleapc_backend_ops {
      * device_paf_scores. */
     sleapc_status (*device_sample_head)(sleapc_backend *be, const char *head, int64_t n,
                                         const int32_t (*cells)[3], float *values);
+};
+
+struct sleapc_backend_ops {
+    uint32_t abi;      /* SLEAPC_BACKEND_ABI; checked at construction */
+    const char *name;  /* "native", "onednn", "xnnpack", ... */
+    /* Required. x: (B,C,H,W) host tensor, uint8 or float32, not kept. out:
+     * cleared, then filled with float32 NCHW host tensors (vectors (B,C))
+     * named as sleap-nn names its heads, owned by the backend and valid until
+     * the next forward or destroy. */
+    sleapc_status (*forward)(sleapc_backend *be, const sleapc_tensor *x, sleapc_tensor_map *out);
+    /* Required. Plan (allocate, pack) for input shape (B,C,H,W) and run once,
+     * so that later forwards of that shape allocate nothing. */
+    sleapc_status (*warmup)(sleapc_backend *be, const int64_t shape[4]);
+    /* Required. Frees be itself. */
+    void (*destroy)(sleapc_backend *be);
+    /* Optional (NULL: the thread count is fixed at creation). */
+    sleapc_status (*set_n_threads)(sleapc_backend *be, int n_threads);
+    /* Optional (NULL: be runs its own forwards). A backend that runs its
+     * forwards on another one ("auto") names the one whose device ops serve
+     * be's callers now, NULL while it has chosen none: the wrappers below then
+     * reach that backend's device table, and be has none of its own. */
+    sleapc_backend *(*delegate)(sleapc_backend *be);
+    /* Optional (NULL: forward only): what the backend's device adds. */
+    const struct sleapc_backend_device_ops *device;
 };
 
 #define SLEAPC_BACKEND_MAX_IN_FLIGHT 2
@@ -225,6 +247,13 @@ sleapc_status sleapc__backend_create_from(const struct sleapc_backend_factory *f
 sleapc_status sleapc__backend_check(const sleapc_backend *be);
 
 /* Wrappers layers call (never be->ops directly): argument checks, defaults. */
+
+/* The device table that serves be's callers and, into *target (may be
+ * NULL), the backend it belongs to: be's own, or its delegate's (for
+ * "auto", the backend it chose once it has chosen); NULL when none. The
+ * device wrappers below call it; callers ask them, not the table. */
+const struct sleapc_backend_device_ops *sleapc__backend_device_ops(sleapc_backend *be,
+                                                                   sleapc_backend **target);
 sleapc_status sleapc__backend_forward(sleapc_backend *be, const sleapc_tensor *x,
                                       sleapc_tensor_map *out);
 sleapc_status sleapc__backend_warmup(sleapc_backend *be, const int64_t shape[4]);
@@ -258,7 +287,7 @@ sleapc_status sleapc__backend_device_global_peaks(sleapc_backend *be, const char
  * without it calls forward. submit refuses (SLEAPC_ERR_STATE) a third
  * forward in flight, collect one with none; forward, warmup,
  * device_global_peaks and device_paf_scores refuse while any is in flight. */
-bool sleapc__backend_can_submit(const sleapc_backend *be);
+bool sleapc__backend_can_submit(sleapc_backend *be);
 sleapc_status sleapc__backend_submit(sleapc_backend *be, const sleapc_tensor *x);
 sleapc_status sleapc__backend_collect(sleapc_backend *be, sleapc_tensor_map *out);
 /* Score PAF lines on the device (device_paf_scores above); SLEAPC_ERR_UNSUPPORTED,
@@ -268,7 +297,7 @@ sleapc_status sleapc__backend_device_paf_scores(sleapc_backend *be, const char *
                                                 float *scores);
 /* upload_frames and forward_windows above: SLEAPC_ERR_UNSUPPORTED, with no
  * error recorded, when be has no such ops or cannot cut these windows. */
-bool sleapc__backend_has_windows(const sleapc_backend *be);
+bool sleapc__backend_has_windows(sleapc_backend *be);
 sleapc_status sleapc__backend_upload_frames(sleapc_backend *be, const sleapc_tensor *frames);
 sleapc_status sleapc__backend_forward_windows(sleapc_backend *be, const sleapc_backend_windows *w,
                                               sleapc_tensor_map *out);

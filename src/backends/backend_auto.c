@@ -18,7 +18,9 @@
  * the run is expected to need; what does not fit is left to a longer run
  * (or, in the same process, the next run). SLEAPC_AUTO_MEASURE=full measures
  * every candidate whatever the run's length (to fill the cache once for many
- * short clips), =off never measures (the cache or the best-scoring backend). */
+ * short clips), =off never measures (the cache or the best-scoring backend).
+ * Once a shape has decided, auto hands the chosen backend over as its
+ * delegate (backend.h): the layers reach that backend's device ops. */
 #include "backends/backend_auto.h"
 
 #include <inttypes.h>
@@ -465,6 +467,21 @@ static void auto_destroy(sleapc_backend *be)
     sleapc__free(be);
 }
 
+/* Device ops go to the serving backend once a shape has decided: before,
+ * every forward must come here to be measured (a device's own forward, from
+ * its uploaded frames or in two steps, would bypass auto). A serving backend
+ * with device ops is then kept: the layer may leave state on its device
+ * (peaks asked for, heads kept) that a backend chosen later would lack. */
+static sleapc_backend *auto_delegate(sleapc_backend *be)
+{
+    auto_state *s = be->impl;
+    if (!s->tried)
+        return NULL;
+    if (sleapc__backend_device_ops(s->serving, NULL))
+        s->settled = true;
+    return s->serving;
+}
+
 static const struct sleapc_backend_ops auto_ops = {
     .abi = SLEAPC_BACKEND_ABI,
     .name = "auto",
@@ -472,6 +489,7 @@ static const struct sleapc_backend_ops auto_ops = {
     .warmup = auto_warmup,
     .destroy = auto_destroy,
     .set_n_threads = auto_set_n_threads,
+    .delegate = auto_delegate,
 };
 
 const char *sleapc__backend_auto_serving(const sleapc_backend *be)
@@ -487,7 +505,21 @@ const sleapc_backend *sleapc__backend_auto_serving_backend(const sleapc_backend 
 sleapc_status sleapc__backend_auto_create(const sleapc_graph *g, const sleapc_backend_opts *opts,
                                           sleapc_backend **out)
 {
+    const struct sleapc_backend_factory *facs[MAX_CANDIDATES];
+    int n = 0;
+    for (int i = 0; i < sleapc__backend_count() && n < MAX_CANDIDATES; i++)
+        facs[n++] = sleapc__backend_factory(i);
+    return sleapc__backend_auto_create_among(facs, n, g, opts, out);
+}
+
+sleapc_status sleapc__backend_auto_create_among(const struct sleapc_backend_factory *const *facs,
+                                                int n_facs, const sleapc_graph *g,
+                                                const sleapc_backend_opts *opts,
+                                                sleapc_backend **out)
+{
     *out = NULL;
+    if (n_facs > MAX_CANDIDATES)
+        n_facs = MAX_CANDIDATES;
     auto_state st0 = {.g = g, .opts = opts ? *opts : (sleapc_backend_opts){0}};
     bool used[MAX_CANDIDATES] = {0};
     char why[1024] = "";
@@ -500,8 +532,8 @@ sleapc_status sleapc__backend_auto_create(const sleapc_graph *g, const sleapc_ba
     st0.opts.from_auto = true;
     for (;;) {
         int best = -1, best_score = 0;
-        for (int i = 0; i < sleapc__backend_count() && i < MAX_CANDIDATES; i++) {
-            const struct sleapc_backend_factory *f = sleapc__backend_factory(i);
+        for (int i = 0; i < n_facs; i++) {
+            const struct sleapc_backend_factory *f = facs[i];
             int sc = used[i] || !sleapc__backend_serves_device(f, st0.opts.device, false)
                          ? 0
                          : f->score();
@@ -513,7 +545,7 @@ sleapc_status sleapc__backend_auto_create(const sleapc_graph *g, const sleapc_ba
         if (best < 0)
             break;
         used[best] = true;
-        const struct sleapc_backend_factory *f = sleapc__backend_factory(best);
+        const struct sleapc_backend_factory *f = facs[best];
         if (!st0.serving) {
             st = sleapc__backend_create_from(f, g, &st0.opts, &st0.serving);
             if (st == SLEAPC_ERR_UNSUPPORTED) {

@@ -11,6 +11,13 @@
 sleapc_status sleapc__backend_auto_create(const sleapc_graph *g, const sleapc_backend_opts *opts,
                                           sleapc_backend **out);
 
+/* The same among the factories facs[0..n) only (the registry's, or a
+ * test's own). */
+sleapc_status sleapc__backend_auto_create_among(const struct sleapc_backend_factory *const *facs,
+                                                int n_facs, const sleapc_graph *g,
+                                                const sleapc_backend_opts *opts,
+                                                sleapc_backend **out);
+
 /* The name of the backend an auto backend runs forwards on now (the best
  * score until it has measured, the winner after); NULL when be is not one. */
 const char *sleapc__backend_auto_serving(const sleapc_backend *be);

@@ -14,7 +14,7 @@
 #include "layers/bottomup_paf.h"
 #include "layers/layer.h"
 #include "layers/ops/grouping.h"
-#include "layers/ops/paf.h"
+#include "core/paf.h"
 #include "layers/stage.h"
 #include "layers/stage_kept_heads.h"
 

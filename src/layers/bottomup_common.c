@@ -5,7 +5,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "layers/ops/coords.h"
-#include "layers/ops/peaks.h"
+#include "core/peaks.h"
 #include "layers/stage_kept_heads.h"
 #include "layers/stage_local_peaks.h"
 

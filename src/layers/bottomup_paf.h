@@ -1,6 +1,6 @@
 /* PAF line scores of a bottom-up batch: on the backend's device where it
  * offers it (backend.h: device_paf_scores) and the model's convention scores
- * as sleap-nn does, else on the host (ops/paf.h), frame by frame. */
+ * as sleap-nn does, else on the host (core/paf.h), frame by frame. */
 #ifndef SLEAPC_LAYERS_BOTTOMUP_PAF_H
 #define SLEAPC_LAYERS_BOTTOMUP_PAF_H
 
@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "layers/bottomup_common.h"
-#include "layers/ops/paf.h"
+#include "core/paf.h"
 #include "layers/stage.h"
 
 /* The device's request buffers, reused from batch to batch. */

@@ -7,7 +7,7 @@
 #include "core/error.h"
 #include "layers/layer.h"
 #include "layers/ops/coords.h"
-#include "layers/ops/peaks.h"
+#include "core/peaks.h"
 #include "layers/stage_local_peaks.h"
 
 static const char *const HEAD = "CentroidConfmapsHead";

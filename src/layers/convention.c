@@ -5,7 +5,7 @@
 #include "core/compat.h"
 #include "layers/ops/coords.h"
 #include "layers/ops/crops.h"
-#include "layers/ops/peaks.h"
+#include "core/peaks.h"
 
 const sleapc_convention *sleapc__convention_of(const sleapc_model *m)
 {

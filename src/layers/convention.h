@@ -16,7 +16,7 @@
 #include "layers/layer_outputs.h"
 #include "layers/ops/grouping.h"
 #include "layers/ops/identity.h"
-#include "layers/ops/paf.h"
+#include "core/paf.h"
 #include "layers/ops/preprocess.h"
 #include "layers/topdown_classes.h"
 #include "model/model_impl.h"

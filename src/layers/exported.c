@@ -6,6 +6,7 @@
 
 #include "backends/model_backend.h"
 #include "core/alloc.h"
+#include "core/channels_u8.h"
 #include "core/dtype.h"
 #include "core/error.h"
 #include "layers/ops/preprocess.h"
@@ -65,7 +66,7 @@ sleapc_status sleapc__exported_stage_run(sleapc_exported_stage *s, const uint8_t
                        .data = (void *)frames};
     if (c != s->in_c) {
         bool rgb = s->in_c == 3, gray = s->in_c == 1;
-        if (sleapc__preprocess_coerced_channels(c, rgb, gray) != s->in_c)
+        if (sleapc__channels_coerced(c, rgb, gray) != s->in_c)
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                                 "%s: frames have %lld channels, the exported graph takes %lld",
                                 s->model->dir, (long long)c, (long long)s->in_c);
@@ -78,7 +79,7 @@ sleapc_status sleapc__exported_stage_run(sleapc_exported_stage *s, const uint8_t
                 return sleapc__fail(SLEAPC_ERR_NOMEM, "exported layer: out of memory");
         }
         for (int64_t i = 0; i < b; i++) {
-            sleapc_status st = sleapc__preprocess_coerce_u8(frames + (size_t)i * (size_t)c * plane,
+            sleapc_status st = sleapc__channels_coerce_u8(frames + (size_t)i * (size_t)c * plane,
                                                             c, h, w, rgb, gray,
                                                             s->coerced + (size_t)i * (size_t)s->in_c * plane);
             if (st)

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/backend_auto.h"
 #include "backends/bf16_policy.h"
+#include "backends/precision_check.h"
 #include "layers/bf16_fragility.h"
 #include "core/alloc.h"
 #include "core/compat.h"
@@ -213,154 +213,88 @@ static void bf16_keep_verdict(sleapc_stage *s, const bf16_verdict *v)
     s->bf16_moved = v->fr.moved + v->fr.crossed;
 }
 
-/* The same backend at the same precision with the nodes `keep` in float32,
- * run on x; its outputs in *out. */
-static sleapc_status bf16_retry(const sleapc_stage *s, unsigned keep, const sleapc_tensor *x,
-                                sleapc_backend **be, sleapc_tensor_map *out)
+/* The layer's side of the first-batch check (backends/precision_check.h):
+ * the verdicts on the heads and keypoints, what is said, and the force. */
+typedef struct bf16_check_state {
+    sleapc_stage *s;
+    bf16_verdict v, v2; /* the first split's; with the decoder in float32 (worst -1: not run) */
+} bf16_check_state;
+
+static bool bf16_judge_cb(void *user, int attempt, const sleapc_tensor_map *got,
+                          const sleapc_tensor_map *want)
 {
-    const char *name = sleapc__backend_auto_serving(s->be);
-    sleapc_backend_opts bo = {.n_threads = s->n_threads, .precision = s->precision,
-                              .bf16_keep = keep, .conv = s->conv};
-    sleapc_status st = sleapc__backend_create(name ? name : sleapc__backend_name(s->be),
-                                              &s->model->graph, &bo, be);
-    if (!st)
-        st = sleapc__backend_forward(*be, x, out);
-    return st;
+    bf16_check_state *c = user;
+    sleapc_stage *s = c->s;
+    if (attempt == 0) {
+        c->v = bf16_judge(s, got, want);
+        bf16_log(s, "first split", &c->v);
+        bf16_keep_verdict(s, &c->v);
+        /* SLEAPC_BF16_FORCE=1 keeps bf16 whatever the check says: for measuring
+         * what bf16 does to a model (bench_bf16_agreement), never for results. */
+        const char *force = getenv("SLEAPC_BF16_FORCE");
+        return c->v.ok || (force && strcmp(force, "1") == 0);
+    }
+    c->v2 = bf16_judge(s, got, want);
+    bf16_log(s, "decoder in float32", &c->v2);
+    if (c->v2.ok) {
+        sleapc__log(SLEAPC_LOG_INFO, "bf16: %s: runs in bf16 with its decoder in float32",
+                    s->model->dir);
+        bf16_keep_verdict(s, &c->v2);
+    }
+    return c->v2.ok;
 }
 
-/* fp16 beyond its budgets: the same backend on the same device in float32
- * runs from this batch on (the native float32 outputs serve this batch when
- * it cannot be made), and the user is told why. Takes ref and out. */
-static sleapc_status fp16_fall_back(sleapc_stage *s, const sleapc_tensor *x,
-                                    const bf16_verdict *v, sleapc_backend *ref,
-                                    sleapc_tensor_map *out)
+/* Why the model runs in float32 from this batch on. */
+static void bf16_falls_back_cb(void *user)
 {
+    const bf16_check_state *c = user;
+    const sleapc_stage *s = c->s;
+    const bf16_verdict *v = &c->v, *v2 = &c->v2;
+    if (s->precision == SLEAPC_PRECISION_FP16) {
+        sleapc__log(SLEAPC_LOG_WARN,
+                    "fp16: %s: fp16 (%s) would not keep its keypoints: %s %.2f%% from float32 "
+                    "(relative L2; budget %.1f%%), an expected %.2f%% of keypoints moved by a "
+                    "grid cell or dropped (budget %.1f%%); it runs in float32",
+                    s->model->dir, fp16_kind(s), v->worst_head, 100 * v->worst,
+                    100 * SLEAPC_FP16_HEAD_BUDGET, 100 * s->bf16_moved,
+                    100 * SLEAPC_BF16_PEAK_BUDGET);
+        return;
+    }
+    char also[160] = "";
+    if (v2->worst >= 0)
+        snprintf(also, sizeof also, "; with its decoder in float32 too: %.1f%% and %.2f%%",
+                 100 * v2->worst, 100 * (v2->fr.moved + v2->fr.crossed));
     sleapc__log(SLEAPC_LOG_WARN,
-                "fp16: %s: fp16 (%s) would not keep its keypoints: %s %.2f%% from float32 "
-                "(relative L2; budget %.1f%%), an expected %.2f%% of keypoints moved by a grid "
-                "cell or dropped (budget %.1f%%); it runs in float32",
-                s->model->dir, fp16_kind(s), v->worst_head, 100 * v->worst,
-                100 * SLEAPC_FP16_HEAD_BUDGET, 100 * s->bf16_moved, 100 * SLEAPC_BF16_PEAK_BUDGET);
-    char name[32], device[32];
-    snprintf(name, sizeof name, "%s", sleapc__backend_name(s->be));
-    snprintf(device, sizeof device, "%s", sleapc__backend_device(s->be));
-    sleapc__tensor_map_clear(&s->out);
-    sleapc__backend_destroy(s->be);
-    s->be = NULL;
-    s->precision = SLEAPC_PRECISION_FP32;
-    sleapc_backend_opts bo = {.n_threads = s->n_threads, .precision = SLEAPC_PRECISION_FP32,
-                              .device = device, .conv = s->conv};
-    sleapc_backend *be = NULL;
-    sleapc_status st = sleapc__backend_create(name, &s->model->graph, &bo, &be);
-    if (!st) {
-        st = sleapc__backend_forward(be, x, &s->out);
-        if (st) {
-            sleapc__tensor_map_clear(&s->out);
-            sleapc__backend_destroy(be);
-        }
-    }
-    if (st) { /* the CPU's float32 then */
-        s->be = ref;
-        s->out = *out;
-        return SLEAPC_OK;
-    }
-    s->be = be;
-    sleapc__tensor_map_clear(out);
-    sleapc__backend_destroy(ref);
-    return SLEAPC_OK;
+                "bf16: %s: bf16 would not keep its keypoints: %s %.1f%% from float32 (relative "
+                "L2; budget %.0f%%), an expected %.2f%% of keypoints moved by a grid cell or "
+                "dropped (budget %.1f%%: %s)%s; it runs in float32",
+                s->model->dir, v->worst_head, 100 * v->worst, 100 * SLEAPC_BF16_HEAD_BUDGET,
+                100 * s->bf16_moved, 100 * SLEAPC_BF16_PEAK_BUDGET,
+                v->worst > SLEAPC_BF16_HEAD_BUDGET ? "the model amplifies bf16 rounding"
+                                                   : "its confidence-map peaks are too flat",
+                also);
 }
 
-/* The first bf16 batch runs once more in float32 (native backend). bf16 is
+/* The first bf16 batch runs once more in float32 (precision_check.h). bf16 is
  * kept when it keeps the keypoints: heads within SLEAPC_BF16_HEAD_BUDGET and
  * no more than SLEAPC_BF16_PEAK_BUDGET of the confidence-map peaks expected
  * to move or drop (bf16_fragility.h). When the default split misses, the
- * split with the whole decoder in float32 is measured too (on the SLEAP 1.x
+ * split with the whole decoder in float32 is judged too (on the SLEAP 1.x
  * multi-class model it took the heads from 29% to 1.9% off): the first that
  * passes runs from then on, else the model runs in float32 and the user is
  * told why. */
 static sleapc_status bf16_check(sleapc_stage *s, const sleapc_tensor *x)
 {
-    sleapc_backend_opts bo = {.n_threads = 0, .precision = SLEAPC_PRECISION_FP32,
-                              .conv = SLEAPC_CONV_DIRECT};
-    sleapc_backend *ref = NULL;
-    sleapc_tensor_map out = {0};
-    sleapc_status st = sleapc__backend_create("native", &s->model->graph, &bo, &ref);
-    if (!st)
-        st = sleapc__backend_forward(ref, x, &out);
-    if (st) {
-        sleapc__tensor_map_clear(&out);
-        sleapc__backend_destroy(ref);
-        return sleapc__wrap(st, "bf16: float32 check of %s", s->model->dir);
-    }
-    unsigned keep = sleapc__bf16_keep_default();
-    bf16_verdict v = bf16_judge(s, &s->out, &out);
-    bf16_log(s, "first split", &v);
-    bf16_keep_verdict(s, &v);
-    /* SLEAPC_BF16_FORCE=1 keeps bf16 whatever the check says: for measuring
-     * what bf16 does to a model (bench_bf16_agreement), never for results. */
-    const char *force = getenv("SLEAPC_BF16_FORCE");
-    if (v.ok || (force && strcmp(force, "1") == 0)) {
-        sleapc__tensor_map_clear(&out);
-        sleapc__backend_destroy(ref);
-        return SLEAPC_OK;
-    }
-
-    if (s->precision == SLEAPC_PRECISION_FP16)
-        return fp16_fall_back(s, x, &v, ref, &out);
-
-    unsigned wider = keep | SLEAPC_BF16_KEEP_DECODER;
-    bf16_verdict v2 = {.worst = -1};
-    if (wider != keep) {
-        sleapc_backend *be2 = NULL;
-        sleapc_tensor_map out2 = {0};
-        st = bf16_retry(s, wider, x, &be2, &out2);
-        if (!st) {
-            v2 = bf16_judge(s, &out2, &out);
-            bf16_log(s, "decoder in float32", &v2);
-        }
-        if (!st && v2.ok) {
-            sleapc__log(SLEAPC_LOG_INFO, "bf16: %s: runs in bf16 with its decoder in float32",
-                        s->model->dir);
-            bf16_keep_verdict(s, &v2);
-            sleapc__tensor_map_clear(&s->out);
-            sleapc__backend_destroy(s->be);
-            s->be = be2;
-            s->out = out2;
-            sleapc__tensor_map_clear(&out);
-            sleapc__backend_destroy(ref);
-            return SLEAPC_OK;
-        }
-        sleapc__tensor_map_clear(&out2);
-        sleapc__backend_destroy(be2);
-        if (st) {
-            sleapc__tensor_map_clear(&out);
-            sleapc__backend_destroy(ref);
-            return sleapc__wrap(st, "bf16: check of %s with its decoder in float32",
-                                s->model->dir);
-        }
-    }
-
-    /* Beyond a budget the model runs in float32 from this batch on: the
-     * float32 backend and its outputs replace the bf16 ones. */
-    char also[160] = "";
-    if (v2.worst >= 0)
-        snprintf(also, sizeof also, "; with its decoder in float32 too: %.1f%% and %.2f%%",
-                 100 * v2.worst, 100 * (v2.fr.moved + v2.fr.crossed));
-    sleapc__log(SLEAPC_LOG_WARN,
-                "bf16: %s: bf16 would not keep its keypoints: %s %.1f%% from float32 (relative "
-                "L2; budget %.0f%%), an expected %.2f%% of keypoints moved by a grid cell or "
-                "dropped (budget %.1f%%: %s)%s; it runs in float32",
-                s->model->dir, v.worst_head, 100 * v.worst, 100 * SLEAPC_BF16_HEAD_BUDGET,
-                100 * s->bf16_moved, 100 * SLEAPC_BF16_PEAK_BUDGET,
-                v.worst > SLEAPC_BF16_HEAD_BUDGET ? "the model amplifies bf16 rounding"
-                                                  : "its confidence-map peaks are too flat",
-                also);
-    sleapc__tensor_map_clear(&s->out);
-    sleapc__backend_destroy(s->be);
-    s->be = ref;
-    s->out = out;
-    s->precision = SLEAPC_PRECISION_FP32;
-    return SLEAPC_OK;
+    bf16_check_state c = {.s = s, .v2 = {.worst = -1}};
+    const sleapc_precision_judge j = {.judge = bf16_judge_cb, .falls_back = bf16_falls_back_cb,
+                                      .user = &c};
+    const sleapc_precision_run r = {.be = &s->be, .out = &s->out, .precision = &s->precision,
+                                    .g = &s->model->graph, .n_threads = s->n_threads,
+                                    .conv = s->conv};
+    sleapc_status st = sleapc__precision_check(&r, x, &j);
+    return st ? sleapc__wrap(st, "%s: %s", s->precision == SLEAPC_PRECISION_FP16 ? "fp16" : "bf16",
+                             s->model->dir)
+              : SLEAPC_OK;
 }
 
 /* Preprocess b frames (b, c, h, w) on the host into s->input: *x is the

@@ -17,7 +17,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "layers/ops/coords.h"
-#include "layers/ops/peaks.h"
+#include "core/peaks.h"
 #include "layers/ops/tiling.h"
 #include "layers/stage.h"
 

@@ -39,7 +39,7 @@
 #include "backends/backend.h"
 #include "core/alloc.h"
 #include "core/error.h"
-#include "layers/ops/paf.h"
+#include "core/paf.h"
 #include "sleapc/predictor.h"
 #include "sleapc/tools.h"
 #include "test_util.h"

@@ -35,7 +35,7 @@
 #include "../layers/ops_ref_cases.h"
 #include "backends/backend.h"
 #include "core/alloc.h"
-#include "layers/ops/peaks.h"
+#include "core/peaks.h"
 #include "model/graph_input.h"
 #include "test_util.h"
 #include "vulkan_test_device.h"

@@ -26,7 +26,7 @@
 
 #include "backends/backend.h"
 #include "core/alloc.h"
-#include "layers/ops/peaks.h"
+#include "core/peaks.h"
 #include "test_util.h"
 #include "vulkan_test_device.h"
 

@@ -35,6 +35,7 @@
 
 #include "backends/backend.h"
 #include "core/alloc.h"
+#include "core/channels_u8.h"
 #include "core/resize_aa.h"
 #include "layers/ops/crops.h"
 #include "layers/ops/preprocess.h"
@@ -366,7 +367,7 @@ static void check_match(int64_t fc, const sleapc_preprocess_opts *o, int in_c, i
     for (int64_t k = 0; k < F; k++) {
         const uint8_t *src = frames + k * fc * h * w;
         CHECK_OK(sleapc__preprocess_run_u8(&p, src, want + k * frame_out, scratch));
-        CHECK_OK(sleapc__preprocess_coerce_u8(src, fc, h, w, o->ensure_rgb, o->ensure_grayscale,
+        CHECK_OK(sleapc__channels_coerce_u8(src, fc, h, w, o->ensure_rgb, o->ensure_grayscale,
                                               conv));
         bool *fk = fragile + k * plane;
         if (!scaled) {

@@ -10,7 +10,7 @@
 
 #include "io/config/model_config.h"
 #include "layers/ops/grouping.h"
-#include "layers/ops/paf.h"
+#include "core/paf.h"
 #include "ops_ref_cases.h"
 
 #define BU_MAX_EDGES 64

@@ -8,7 +8,7 @@
 
 #include "core/alloc.h"
 #include "layers/ops/grouping.h"
-#include "layers/ops/paf.h"
+#include "core/paf.h"
 #include "ops_bottomup_case.h"
 #include "test_util.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "layers/ops/paf.h"
+#include "core/paf.h"
 #include "ops_bottomup_case.h"
 #include "test_util.h"
 

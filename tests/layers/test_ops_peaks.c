@@ -7,7 +7,7 @@
 
 #include "core/alloc.h"
 #include "layers/ops/coords.h"
-#include "layers/ops/peaks.h"
+#include "core/peaks.h"
 #include "layers/ops/preprocess.h"
 #include "ops_ref_cases.h"
 #include "test_util.h"

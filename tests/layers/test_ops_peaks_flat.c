@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "layers/convention.h"
-#include "layers/ops/peaks.h"
+#include "core/peaks.h"
 #include "test_util.h"
 
 #define H 8

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/channels_u8.h"
 #include "core/resize_aa.h"
 #include "layers/ops/preprocess.h"
 #include "ops_ref_cases.h"
@@ -15,15 +16,15 @@ static void test_luma_truncates(void)
 {
     /* The coefficients sum to 0.9999 and the cast truncates, so every nonzero
      * neutral gray loses one level (spec 2.2). */
-    CHECK(sleapc__preprocess_luma_u8(0, 0, 0) == 0);
+    CHECK(sleapc__channels_luma_u8(0, 0, 0) == 0);
     int n_bad = 0;
     for (int v = 1; v < 256; v++)
-        n_bad += sleapc__preprocess_luma_u8((uint8_t)v, (uint8_t)v, (uint8_t)v) != v - 1;
+        n_bad += sleapc__channels_luma_u8((uint8_t)v, (uint8_t)v, (uint8_t)v) != v - 1;
     CHECK_MSG(n_bad == 0, "%d gray levels did not become v-1", n_bad);
     /* Pure channels: floor(255 * coefficient). */
-    CHECK(sleapc__preprocess_luma_u8(255, 0, 0) == 76);  /* 76.2195 */
-    CHECK(sleapc__preprocess_luma_u8(0, 255, 0) == 149); /* 149.685 */
-    CHECK(sleapc__preprocess_luma_u8(0, 0, 255) == 29);  /* 29.07 */
+    CHECK(sleapc__channels_luma_u8(255, 0, 0) == 76);  /* 76.2195 */
+    CHECK(sleapc__channels_luma_u8(0, 255, 0) == 149); /* 149.685 */
+    CHECK(sleapc__channels_luma_u8(0, 0, 255) == 29);  /* 29.07 */
 }
 
 static void test_coerce(void)
@@ -31,15 +32,15 @@ static void test_coerce(void)
     /* 3 -> 1 on a (3, 1, 4) image of neutral pixels. */
     const uint8_t rgb[12] = {0, 1, 128, 255, 0, 1, 128, 255, 0, 1, 128, 255};
     uint8_t gray[4];
-    CHECK_OK(sleapc__preprocess_coerce_u8(rgb, 3, 1, 4, false, true, gray));
+    CHECK_OK(sleapc__channels_coerce_u8(rgb, 3, 1, 4, false, true, gray));
     CHECK(gray[0] == 0 && gray[1] == 0 && gray[2] == 127 && gray[3] == 254);
-    CHECK(sleapc__preprocess_coerced_channels(3, false, true) == 1);
-    CHECK(sleapc__preprocess_coerced_channels(1, false, true) == 1);
+    CHECK(sleapc__channels_coerced(3, false, true) == 1);
+    CHECK(sleapc__channels_coerced(1, false, true) == 1);
 
     /* 1 -> 3 replicates; ensure_rgb wins over ensure_grayscale. */
     const uint8_t one[4] = {9, 8, 7, 6};
     uint8_t three[12];
-    CHECK_OK(sleapc__preprocess_coerce_u8(one, 1, 2, 2, true, true, three));
+    CHECK_OK(sleapc__channels_coerce_u8(one, 1, 2, 2, true, true, three));
     for (int k = 0; k < 3; k++)
         CHECK(memcmp(three + 4 * k, one, 4) == 0);
 
@@ -47,15 +48,15 @@ static void test_coerce(void)
     uint8_t rgba[16];
     for (int i = 0; i < 16; i++)
         rgba[i] = (uint8_t)i;
-    CHECK_OK(sleapc__preprocess_coerce_u8(rgba, 4, 2, 2, true, false, three));
+    CHECK_OK(sleapc__channels_coerce_u8(rgba, 4, 2, 2, true, false, three));
     CHECK(memcmp(three, rgba, 12) == 0);
 
     /* Neither flag: a copy. A 2-channel image cannot be coerced. */
     uint8_t copy[4];
-    CHECK_OK(sleapc__preprocess_coerce_u8(one, 1, 2, 2, false, false, copy));
+    CHECK_OK(sleapc__channels_coerce_u8(one, 1, 2, 2, false, false, copy));
     CHECK(memcmp(copy, one, 4) == 0);
-    CHECK(sleapc__preprocess_coerce_u8(rgba, 2, 2, 2, false, true, copy) == SLEAPC_ERR_UNSUPPORTED);
-    CHECK(sleapc__preprocess_coerce_u8(NULL, 1, 2, 2, false, true, copy) == SLEAPC_ERR_INVALID_ARG);
+    CHECK(sleapc__channels_coerce_u8(rgba, 2, 2, 2, false, true, copy) == SLEAPC_ERR_UNSUPPORTED);
+    CHECK(sleapc__channels_coerce_u8(NULL, 1, 2, 2, false, true, copy) == SLEAPC_ERR_INVALID_ARG);
 }
 
 static void test_sizes(void)

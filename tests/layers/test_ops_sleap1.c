@@ -9,8 +9,8 @@
 
 #include "layers/ops/coords.h"
 #include "layers/ops/identity.h"
-#include "layers/ops/paf.h"
-#include "layers/ops/peaks.h"
+#include "core/paf.h"
+#include "core/peaks.h"
 #include "layers/ops/peaks_sleap1.h"
 #include "test_util.h"
 

@@ -21,7 +21,7 @@
 
 #define REF_DIR "reference-tiled"
 #include "layers/ops/coords.h"
-#include "layers/ops/peaks.h"
+#include "core/peaks.h"
 #include "layers/ops/tiling.h"
 #include "ops_ref_cases.h"
 

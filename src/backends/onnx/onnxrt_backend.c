@@ -53,6 +53,9 @@ static void baked_destroy(sleapc_backend *be)
     sleapc__free(be);
 }
 
+/* No device ops, and no delegate: its outputs are the export graph's, which
+ * its networks' heads have already passed through on the host; a device op
+ * of a network's backend would act on maps no caller sees. */
 static const struct sleapc_backend_ops baked_ops = {
     .abi = SLEAPC_BACKEND_ABI,
     .name = "onnx-baked",

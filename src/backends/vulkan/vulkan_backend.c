@@ -405,12 +405,7 @@ static void vulkan_destroy(sleapc_backend *be)
     sleapc__free(be);
 }
 
-static const struct sleapc_backend_ops vulkan_ops = {
-    .abi = SLEAPC_BACKEND_ABI,
-    .name = "vulkan",
-    .forward = vulkan_forward,
-    .warmup = vulkan_warmup,
-    .destroy = vulkan_destroy,
+static const struct sleapc_backend_device_ops vulkan_device_ops = {
     .device_global_peaks = vulkan_device_global_peaks,
     .submit = vulkan_submit,
     .collect = vulkan_collect,
@@ -421,6 +416,15 @@ static const struct sleapc_backend_ops vulkan_ops = {
     .device_keep_head = vulkan_device_keep_head,
     .device_fetch_head = vulkan_device_fetch_head,
     .device_sample_head = vulkan_device_sample_head,
+};
+
+static const struct sleapc_backend_ops vulkan_ops = {
+    .abi = SLEAPC_BACKEND_ABI,
+    .name = "vulkan",
+    .forward = vulkan_forward,
+    .warmup = vulkan_warmup,
+    .destroy = vulkan_destroy,
+    .device = &vulkan_device_ops,
 };
 
 static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_opts *opts,

@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "layers/ops/peaks.h"
+#include "core/peaks.h"
 
 /* Refine the grid peak xy (x, y, whole cells) of one (h, w) map in place:
  *   integral (find_*_peaks, refinement="integral"): box = peak -+ (k - 1) / 2

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/channels_u8.h"
 #include "core/error.h"
 #include "layers/ops/resize_tf.h"
 
@@ -134,7 +135,7 @@ sleapc_status sleapc__preprocess_tf_plan_make(const sleapc_preprocess_opts *opts
     p->src_c = c;
     p->src_h = h;
     p->src_w = w;
-    p->c = sleapc__preprocess_coerced_channels(c, opts->ensure_rgb, opts->ensure_grayscale);
+    p->c = sleapc__channels_coerced(c, opts->ensure_rgb, opts->ensure_grayscale);
     if (p->c < 0)
         return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
                             "plan preprocessing: %lld-channel frame: cannot make it %s",

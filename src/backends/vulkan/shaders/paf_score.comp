@@ -5,7 +5,7 @@
 #else
 #define ELEM float
 #endif
-// sleapc__paf_score_lines (layers/ops/paf.c, sleap-nn's scoring) on the
+// sleapc__paf_score_lines (core/paf.c, sleap-nn's scoring) on the
 // device, one invocation per candidate line: n_points samples p_j = src +
 // ((dst - src) / (1 + eps)) * t_j, each looked up at the nearest cell
 // (round half to even, clipped to the map), dotted with the unit vector,

@@ -5,7 +5,7 @@
 #else
 #define ELEM float
 #endif
-// sleapc__peaks_find_global (layers/ops/peaks.c) on the device, one
+// sleapc__peaks_find_global (core/peaks.c) on the device, one
 // workgroup per (sample, channel) map: the maximum, Torch's NaN-propagating
 // max (the first NaN, else the first of equal maxima); x the first column
 // and y the first row holding it; below the threshold NaN coordinates and

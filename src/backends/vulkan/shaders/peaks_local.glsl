@@ -1,5 +1,5 @@
 // Shared by peaks_local_count.comp, peaks_local_scan.comp and
-// peaks_local_write.comp: sleapc__peaks_find_local (layers/ops/peaks.c) on
+// peaks_local_write.comp: sleapc__peaks_find_local (core/peaks.c) on
 // the device. Binding 0 the host-visible result (words: the total, a count
 // per sample, then room for `cap` peaks: (cap, 2) refined x, y, (cap)
 // values, (cap, 4) sample, channel, grid x, grid y), 1 the head's maps

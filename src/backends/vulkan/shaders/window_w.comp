@@ -5,9 +5,9 @@
 // (its sums in its order: the first product, then rounded product plus
 // rounded sum in groups of four, then the last taps fused), or copied when
 // the width stays. A pixel's channels are converted first as
-// sleapc__preprocess_coerce_u8 converts fc frame channels into c: channel 0
+// sleapc__channels_coerce_u8 converts fc frame channels into c: channel 0
 // replicated (1 -> 3), alpha dropped (4 -> 3), or the luma of its first
-// three (3 or 4 -> 1: sleapc__preprocess_luma_u8's float32 products and
+// three (3 or 4 -> 1: sleapc__channels_luma_u8's float32 products and
 // sums, unfused, truncated). Also the size matcher's width pass (then the
 // frames are whole windows). Into tmp (n, c, win_h, rs_w), float32 in both
 // variants (the SLEAPC_FP16 one too: the host's intermediate is float32).

@@ -1,7 +1,7 @@
 /* PAF candidate enumeration and line scoring, after sleap-nn ops/paf.py.
  * Every float step is float32 and in the order torch 1.13 evaluates it on
  * the CPU, so that the scores are bit-identical to sleap-nn's. */
-#include "layers/ops/paf.h"
+#include "core/paf.h"
 
 #include <float.h>
 #include <math.h>

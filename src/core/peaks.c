@@ -1,13 +1,13 @@
 /* Peak finding of sleap-nn inference/ops/peaks.py: `find_global_peaks`,
  * `find_local_peaks` and the integral refinement they share. */
-#include "layers/ops/peaks.h"
+#include "core/peaks.h"
 
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "core/error.h"
-#include "layers/ops/peaks_flat_top.h"
+#include "core/peaks_flat_top.h"
 
 #define MAX_PATCH_VALUES (SLEAPC_PEAKS_MAX_PATCH * SLEAPC_PEAKS_MAX_PATCH)
 

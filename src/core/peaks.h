@@ -6,8 +6,8 @@
  * Maps are (S, C, H, W) float32, C order. Peaks are (x, y) = (column, row) in
  * confidence-map cells; the caller applies the coordinate ladder (coords.h).
  * Nothing here allocates or keeps a pointer past the call. */
-#ifndef SLEAPC_LAYERS_OPS_PEAKS_H
-#define SLEAPC_LAYERS_OPS_PEAKS_H
+#ifndef SLEAPC_CORE_PEAKS_H
+#define SLEAPC_CORE_PEAKS_H
 
 #include <stdint.h>
 

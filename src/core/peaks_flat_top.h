@@ -4,8 +4,8 @@
  * and nothing around them is as high; the peak is the mean of their
  * coordinates. sleap-nn 0.3.3 kept only strict maxima, so such a top gave
  * no peak at all. */
-#ifndef SLEAPC_LAYERS_OPS_PEAKS_FLAT_TOP_H
-#define SLEAPC_LAYERS_OPS_PEAKS_FLAT_TOP_H
+#ifndef SLEAPC_CORE_PEAKS_FLAT_TOP_H
+#define SLEAPC_CORE_PEAKS_FLAT_TOP_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* A flat-topped local maximum as sleap-nn 0.3.5 counts it (peaks_flat_top.h). */
-#include "layers/ops/peaks_flat_top.h"
+#include "core/peaks_flat_top.h"
 
 /* The 4 neighbours after a pixel in raster order, (dy, dx): E, SW, S, SE. */
 static const int AFTER[4][2] = {{0, 1}, {1, -1}, {1, 0}, {1, 1}};

@@ -3,8 +3,8 @@
  * Mirrors sleap-nn's ops/paf.py (get_connection_candidates, make_line_subs,
  * score_paf_lines, score_paf_lines_batch) including its float32 operation
  * order. Pure functions on plain arrays. */
-#ifndef SLEAPC_LAYERS_OPS_PAF_H
-#define SLEAPC_LAYERS_OPS_PAF_H
+#ifndef SLEAPC_CORE_PAF_H
+#define SLEAPC_CORE_PAF_H
 
 #include <stdbool.h>
 #include <stdint.h>
