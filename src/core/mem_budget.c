@@ -1,6 +1,5 @@
 #include "core/mem_budget.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
