@@ -33,7 +33,7 @@ static bool is_switch(const char *v);
 
 typedef struct row {
     sleapc_setting_info info;
-    bool (*valid)(const char *v);  /* a value sleapc_setting_set takes; "" always is */
+    bool (*valid)(const char *v); /* a value sleapc_setting_set takes; "" always is */
 } row;
 
 /* docs/library.md, "Settings", shows this table (test_settings compares them). */
@@ -41,60 +41,72 @@ static const row table[SLEAPC_SETTING_COUNT] = {
     [SLEAPC_SETTING_BACKEND] = {{"backend", "SLEAPC_BACKEND", "a backend name, auto", "auto",
                                  "What a backend of \"auto\" means: a name pins it (no "
                                  "measurement, no cache), for runs compared to the bit.",
-                                 false}, is_name},
+                                 false},
+                                is_name},
     [SLEAPC_SETTING_CONV] = {{"conv", "SLEAPC_CONV", "auto, direct, winograd", "auto",
                               "What the native backend's conv method \"auto\" means: a method "
                               "pins it (no timing).",
-                              false}, is_conv},
+                              false},
+                             is_conv},
     [SLEAPC_SETTING_AUTO_MEASURE] = {{"auto_measure", "SLEAPC_AUTO_MEASURE", "auto, full, off",
                                       "auto",
                                       "How backend auto measures: as the run's length repays, "
                                       "every candidate (fill the cache once), or never.",
-                                      false}, is_measure},
+                                      false},
+                                     is_measure},
     [SLEAPC_SETTING_CACHE_DIR] = {{"cache_dir",
                                    "SLEAPC_CACHE_DIR, SLEAPC_NO_CACHE=1, XDG_CACHE_HOME, HOME",
                                    "a folder; \"\": none",
                                    "$XDG_CACHE_HOME/sleapc, else ~/.cache/sleapc",
                                    "Where auto's choices are kept; none: nothing is written, "
                                    "each run measures again.",
-                                   false}, is_any},
+                                   false},
+                                  is_any},
     [SLEAPC_SETTING_MEMORY_LIMIT] = {{"memory_limit", "SLEAPC_MEMORY_LIMIT",
                                       "bytes, or with K, M, G, T (e.g. 8G); \"\": none", "none",
                                       "The memory a network's plan may take above what the "
                                       "process holds; a larger plan is refused before it runs.",
-                                      false}, is_size},
+                                      false},
+                                     is_size},
     [SLEAPC_SETTING_LIVE_TIMEOUT_S] = {{"live_timeout_s", "SLEAPC_LIVE_TIMEOUT_S",
                                         "seconds in (0, 3600]", "10",
                                         "How long a network source may stay silent before it "
                                         "counts as ended (or, before its first bytes, failed).",
-                                        false}, is_timeout},
-    [SLEAPC_SETTING_OVERLAP] = {{"overlap", "SLEAPC_OVERLAP", "0, 1", "on unless the device is the CPU",
+                                        false},
+                                       is_timeout},
+    [SLEAPC_SETTING_OVERLAP] = {{"overlap", "SLEAPC_OVERLAP", "0, 1",
+                                 "on unless the device is the CPU",
                                  "The overlapped GPU path: the next batch runs on the device "
                                  "while the host post-processes this one.",
-                                 false}, is_switch},
+                                 false},
+                                is_switch},
     [SLEAPC_SETTING_BF16_FORCE] = {{"bf16_force", "SLEAPC_BF16_FORCE", "1", "off",
                                     "Keep bf16/fp16 whatever the float32 check says: for "
                                     "measuring what it does to a model, never for results.",
-                                    true}, NULL},
+                                    true},
+                                   NULL},
     [SLEAPC_SETTING_BF16_KEEP] = {{"bf16_keep", "SLEAPC_BF16_KEEP", "0 to 15 (bits)", "7",
                                    "Which convolutions bf16 keeps in float32 (bf16_policy.h: 1 "
                                    "first, 2 heads, 4 last decoder block, 8 the decoder).",
-                                   true}, NULL},
+                                   true},
+                                  NULL},
     [SLEAPC_SETTING_VULKAN_FP16_MATH] = {{"vulkan_fp16_math", "SLEAPC_VULKAN_FP16_MATH", "0",
                                           "on where the device has it",
                                           "0 keeps Vulkan fp16 to storage only, for comparing "
                                           "fp16 arithmetic with it.",
-                                          true}, NULL},
+                                          true},
+                                         NULL},
     [SLEAPC_SETTING_VULKAN_VALIDATION] = {{"vulkan_validation", "SLEAPC_VULKAN_VALIDATION", "1",
                                            "off",
                                            "The Khronos validation layer on, any message it "
                                            "gives a failure (the Vulkan tests).",
-                                           true}, NULL},
+                                           true},
+                                          NULL},
 };
 
 typedef struct slot {
-    char env[VALUE_CAP];  /* from the environment at load; "" when unset */
-    char api[VALUE_CAP];  /* from sleapc_setting_set, while has_api */
+    char env[VALUE_CAP]; /* from the environment at load; "" when unset */
+    char api[VALUE_CAP]; /* from sleapc_setting_set, while has_api */
     bool has_api;
 } slot;
 
@@ -103,6 +115,7 @@ static bool loaded;
 /* Developer switches set in the environment of a build that ignores them,
  * said once the lock is released (a log hook may call back in here). */
 static unsigned ignored;
+_Static_assert(SLEAPC_SETTING_COUNT <= 32, "ignored holds one bit per setting");
 static atomic_flag lock_flag = ATOMIC_FLAG_INIT;
 
 static void lock(void)
@@ -118,8 +131,10 @@ static void unlock(void)
     atomic_flag_clear_explicit(&lock_flag, memory_order_release);
     for (int i = 0; said && i < SLEAPC_SETTING_COUNT; i++)
         if (said & (1u << i))
-            sleapc__log(SLEAPC_LOG_WARN, "%s is a developer switch, which this build ignores "
-                        "(built without SLEAPC_DEV_SETTINGS)", table[i].info.env);
+            sleapc__log(SLEAPC_LOG_WARN,
+                        "%s is a developer switch, which this build ignores "
+                        "(built without SLEAPC_DEV_SETTINGS)",
+                        table[i].info.env);
 }
 
 static bool set_true(const char *v)
@@ -131,7 +146,7 @@ static void copy(char *dst, const char *src)
 {
     size_t n = src ? strlen(src) : 0;
     if (n >= VALUE_CAP)
-        n = 0;  /* too long to be a value: as if unset */
+        n = 0; /* too long to be a value: as if unset */
     memcpy(dst, src ? src : "", n);
     dst[n] = '\0';
 }
@@ -231,8 +246,10 @@ sleapc_status sleapc__settings_set(const char *name, const char *v)
         list_names(names, sizeof names);
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "set setting: %s: %s (settings: %s)",
                             name ? name : "(null)",
-                            id < 0 ? "no such setting" : "a developer switch, read from the "
-                            "environment only", names);
+                            id < 0 ? "no such setting"
+                                   : "a developer switch, read from the "
+                                     "environment only",
+                            names);
     }
     if (v && (strlen(v) >= VALUE_CAP || (*v && !table[id].valid(v))))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "set setting: %s: \"%.200s\": expected %s",
@@ -255,14 +272,16 @@ static void plain(int id, char *dst, size_t cap)
         snprintf(dst, cap, "%s", *v ? v : "auto");
         return;
     case SLEAPC_SETTING_CONV:
-        snprintf(dst, cap, "%s", strcmp(v, "direct") == 0     ? "direct"
-                                 : strcmp(v, "winograd") == 0 ? "winograd"
-                                                              : "auto");
+        snprintf(dst, cap, "%s",
+                 strcmp(v, "direct") == 0     ? "direct"
+                 : strcmp(v, "winograd") == 0 ? "winograd"
+                                              : "auto");
         return;
     case SLEAPC_SETTING_AUTO_MEASURE:
-        snprintf(dst, cap, "%s", strcmp(v, "full") == 0  ? "full"
-                                 : strcmp(v, "off") == 0 ? "off"
-                                                         : "auto");
+        snprintf(dst, cap, "%s",
+                 strcmp(v, "full") == 0  ? "full"
+                 : strcmp(v, "off") == 0 ? "off"
+                                         : "auto");
         return;
     case SLEAPC_SETTING_OVERLAP:
     case SLEAPC_SETTING_VULKAN_VALIDATION:
@@ -278,8 +297,7 @@ sleapc_status sleapc__settings_get(const char *name, char *buf, size_t cap)
 {
     int id = find(name);
     if (id < 0 || !buf || cap == 0)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "get setting: %s: %s",
-                            name ? name : "(null)",
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "get setting: %s: %s", name ? name : "(null)",
                             id < 0 ? "no such setting" : "a buffer is required");
     char text[VALUE_CAP];
     lock();
@@ -288,8 +306,8 @@ sleapc_status sleapc__settings_get(const char *name, char *buf, size_t cap)
     size_t n = strlen(text);
     if (n >= cap)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "get setting: %s: its value needs %zu bytes, the buffer has %zu",
-                            name, n + 1, cap);
+                            "get setting: %s: its value needs %zu bytes, the buffer has %zu", name,
+                            n + 1, cap);
     memcpy(buf, text, n + 1);
     return SLEAPC_OK;
 }
@@ -359,11 +377,24 @@ int64_t sleapc__settings_parse_bytes(const char *s)
         end++;
     double unit = 1;
     switch (toupper((unsigned char)*end)) {
-    case 'K': unit = 1024.0; end++; break;
-    case 'M': unit = 1024.0 * 1024; end++; break;
-    case 'G': unit = 1024.0 * 1024 * 1024; end++; break;
-    case 'T': unit = 1024.0 * 1024 * 1024 * 1024; end++; break;
-    default: break;
+    case 'K':
+        unit = 1024.0;
+        end++;
+        break;
+    case 'M':
+        unit = 1024.0 * 1024;
+        end++;
+        break;
+    case 'G':
+        unit = 1024.0 * 1024 * 1024;
+        end++;
+        break;
+    case 'T':
+        unit = 1024.0 * 1024 * 1024 * 1024;
+        end++;
+        break;
+    default:
+        break;
     }
     if (toupper((unsigned char)*end) == 'I')
         end++;

@@ -17,29 +17,29 @@
 #include "sleapc/sleapc.h"
 
 typedef enum sleapc_setting {
-    SLEAPC_SETTING_BACKEND = 0,     /* SLEAPC_BACKEND */
-    SLEAPC_SETTING_CONV,            /* SLEAPC_CONV */
-    SLEAPC_SETTING_AUTO_MEASURE,    /* SLEAPC_AUTO_MEASURE */
-    SLEAPC_SETTING_CACHE_DIR,       /* SLEAPC_CACHE_DIR, SLEAPC_NO_CACHE, XDG_CACHE_HOME, HOME */
-    SLEAPC_SETTING_MEMORY_LIMIT,    /* SLEAPC_MEMORY_LIMIT */
-    SLEAPC_SETTING_LIVE_TIMEOUT_S,  /* SLEAPC_LIVE_TIMEOUT_S */
-    SLEAPC_SETTING_OVERLAP,         /* SLEAPC_OVERLAP */
+    SLEAPC_SETTING_BACKEND = 0,    /* SLEAPC_BACKEND */
+    SLEAPC_SETTING_CONV,           /* SLEAPC_CONV */
+    SLEAPC_SETTING_AUTO_MEASURE,   /* SLEAPC_AUTO_MEASURE */
+    SLEAPC_SETTING_CACHE_DIR,      /* SLEAPC_CACHE_DIR, SLEAPC_NO_CACHE, XDG_CACHE_HOME, HOME */
+    SLEAPC_SETTING_MEMORY_LIMIT,   /* SLEAPC_MEMORY_LIMIT */
+    SLEAPC_SETTING_LIVE_TIMEOUT_S, /* SLEAPC_LIVE_TIMEOUT_S */
+    SLEAPC_SETTING_OVERLAP,        /* SLEAPC_OVERLAP */
     /* Developer switches. */
-    SLEAPC_SETTING_BF16_FORCE,         /* SLEAPC_BF16_FORCE */
-    SLEAPC_SETTING_BF16_KEEP,          /* SLEAPC_BF16_KEEP */
-    SLEAPC_SETTING_VULKAN_FP16_MATH,   /* SLEAPC_VULKAN_FP16_MATH */
-    SLEAPC_SETTING_VULKAN_VALIDATION,  /* SLEAPC_VULKAN_VALIDATION */
+    SLEAPC_SETTING_BF16_FORCE,        /* SLEAPC_BF16_FORCE */
+    SLEAPC_SETTING_BF16_KEEP,         /* SLEAPC_BF16_KEEP */
+    SLEAPC_SETTING_VULKAN_FP16_MATH,  /* SLEAPC_VULKAN_FP16_MATH */
+    SLEAPC_SETTING_VULKAN_VALIDATION, /* SLEAPC_VULKAN_VALIDATION */
     SLEAPC_SETTING_COUNT
 } sleapc_setting;
 
 /* One row of the table, static. */
 typedef struct sleapc_setting_info {
-    const char *name;      /* the public name: sleapc_setting_set("cache_dir", ...) */
-    const char *env;       /* the environment variable(s) read, as the docs list them */
-    const char *values;    /* what it takes, e.g. "auto, direct, winograd" */
-    const char *fallback;  /* what applies when nothing is set */
-    const char *doc;       /* one sentence: what it does */
-    bool developer;        /* a developer switch: see the top of this file */
+    const char *name;     /* the public name: sleapc_setting_set("cache_dir", ...) */
+    const char *env;      /* the environment variable(s) read, as the docs list them */
+    const char *values;   /* what it takes, e.g. "auto, direct, winograd" */
+    const char *fallback; /* what applies when nothing is set */
+    const char *doc;      /* one sentence: what it does */
+    bool developer;       /* a developer switch: see the top of this file */
 } sleapc_setting_info;
 
 /* The table's rows, by id; NULL past the end. */
@@ -66,7 +66,7 @@ void sleapc__settings_reload(void);
 bool sleapc__settings_backend_pin(char *buf, size_t cap);
 
 typedef enum sleapc_settings_conv {
-    SLEAPC_SETTINGS_CONV_AUTO = 0,  /* not pinned */
+    SLEAPC_SETTINGS_CONV_AUTO = 0, /* not pinned */
     SLEAPC_SETTINGS_CONV_DIRECT,
     SLEAPC_SETTINGS_CONV_WINOGRAD
 } sleapc_settings_conv;
@@ -74,7 +74,7 @@ typedef enum sleapc_settings_conv {
 sleapc_settings_conv sleapc__settings_conv(void);
 
 typedef enum sleapc_settings_measure {
-    SLEAPC_SETTINGS_MEASURE_AUTO = 0,  /* as the run's length repays */
+    SLEAPC_SETTINGS_MEASURE_AUTO = 0, /* as the run's length repays */
     SLEAPC_SETTINGS_MEASURE_FULL,
     SLEAPC_SETTINGS_MEASURE_OFF
 } sleapc_settings_measure;

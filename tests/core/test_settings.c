@@ -25,7 +25,7 @@ static const char *get(const char *name)
     return buf;
 }
 
-#define CHECK_GET(name, want) \
+#define CHECK_GET(name, want)                                                                      \
     CHECK_MSG(strcmp(get(name), want) == 0, "%s: \"%s\", expected \"%s\"", name, get(name), want)
 
 static bool exists(const char *path)
@@ -79,7 +79,7 @@ static void check_environment(void)
     CHECK_GET("overlap", "1");
 
     /* Unset: the fallbacks. */
-    const char *vars[] = {"SLEAPC_BACKEND", "SLEAPC_CONV", "SLEAPC_AUTO_MEASURE",
+    const char *vars[] = {"SLEAPC_BACKEND",      "SLEAPC_CONV",           "SLEAPC_AUTO_MEASURE",
                           "SLEAPC_MEMORY_LIMIT", "SLEAPC_LIVE_TIMEOUT_S", "SLEAPC_OVERLAP"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
@@ -144,7 +144,7 @@ static void check_api(void)
     CHECK_MSG(b.bytes <= 64 << 20 && strstr(b.limit, "SLEAPC_MEMORY_LIMIT"), "%lld: %s",
               (long long)b.bytes, b.limit);
     CHECK(sleapc__mem_check(1LL << 30, "a test") == SLEAPC_ERR_NOMEM);
-    CHECK_OK(sleapc_setting_set("memory_limit", ""));  /* none, whatever the environment says */
+    CHECK_OK(sleapc_setting_set("memory_limit", "")); /* none, whatever the environment says */
     b = sleapc__mem_budget();
     CHECK(strstr(b.limit, "SLEAPC_MEMORY_LIMIT") == NULL);
     CHECK_OK(sleapc_setting_set("memory_limit", NULL));
@@ -177,7 +177,7 @@ static void check_api(void)
     CHECK(sleapc_setting_get("backend", buf, 3) == SLEAPC_ERR_INVALID_ARG &&
           strstr(sleapc_last_error(), "needs 5 bytes"));
     CHECK_OK(sleapc_setting_get("backend", buf, 5));
-    CHECK_GET("backend", "auto");  /* nothing refused changed anything */
+    CHECK_GET("backend", "auto"); /* nothing refused changed anything */
 }
 
 /* Developer switches: read from the environment only in a build that has
@@ -238,8 +238,8 @@ static void check_cache_dir(void)
     CHECK_GET("cache_dir", "");
     char buf[64];
     CHECK(!sleapc__settings_cache_dir(buf, sizeof buf));
-    CHECK_OK(sleapc__native_conv_choose(conv, C, C, tp, NATIVE_CONV_AUTO, 0, "test settings", 1,
-                                        2, H, W));
+    CHECK_OK(sleapc__native_conv_choose(conv, C, C, tp, NATIVE_CONV_AUTO, 0, "test settings", 1, 2,
+                                        H, W));
     sleapc_auto_entry e = {.chosen = "direct"};
     sleapc__auto_entry_set(&e, "direct", 1.0);
     CHECK(sleapc__auto_cache_store("test settings store", &e) != SLEAPC_OK);
@@ -249,8 +249,8 @@ static void check_cache_dir(void)
     /* A folder: the choice is kept there, and only there. */
     CHECK_OK(sleapc_setting_set("cache_dir", dir));
     CHECK_GET("cache_dir", dir);
-    CHECK_OK(sleapc__native_conv_choose(conv, C, C, tp, NATIVE_CONV_AUTO, 0, "test settings", 1,
-                                        2, H, W));
+    CHECK_OK(sleapc__native_conv_choose(conv, C, C, tp, NATIVE_CONV_AUTO, 0, "test settings", 1, 2,
+                                        H, W));
     CHECK_MSG(count_files(dir) == 1, "%s: %d files", dir, count_files(dir));
     CHECK(!exists(dflt));
 
@@ -285,8 +285,8 @@ static void check_docs(void)
         CHECK(s->name && s->env && s->values && s->fallback && s->doc);
         char row[1024];
         snprintf(row, sizeof row, "| %s%s%s | `%s` | %s | %s | %s |", s->developer ? "" : "`",
-                 s->developer ? "(developer)" : s->name, s->developer ? "" : "`", s->env,
-                 s->values, s->fallback, s->doc);
+                 s->developer ? "(developer)" : s->name, s->developer ? "" : "`", s->env, s->values,
+                 s->fallback, s->doc);
         CHECK_MSG(strstr(doc, row) != NULL, "%s lacks the row\n%s", path, row);
     }
     CHECK(sleapc__settings_info(SLEAPC_SETTING_COUNT) == NULL);

@@ -76,9 +76,12 @@ native_conv_method sleapc__native_conv_method_of(sleapc_conv_method conv)
     if (conv == SLEAPC_CONV_WINOGRAD)
         return NATIVE_CONV_WINOGRAD;
     switch (sleapc__settings_conv()) {
-    case SLEAPC_SETTINGS_CONV_DIRECT: return NATIVE_CONV_DIRECT;
-    case SLEAPC_SETTINGS_CONV_WINOGRAD: return NATIVE_CONV_WINOGRAD;
-    default: return NATIVE_CONV_AUTO;
+    case SLEAPC_SETTINGS_CONV_DIRECT:
+        return NATIVE_CONV_DIRECT;
+    case SLEAPC_SETTINGS_CONV_WINOGRAD:
+        return NATIVE_CONV_WINOGRAD;
+    default:
+        return NATIVE_CONV_AUTO;
     }
 }
 
