@@ -1,7 +1,7 @@
 /* The library's process-wide settings: one table (settings.c) of every knob
  * the environment can turn, each read once, on first use, and overridable
  * through the public sleapc_setting_set(). Modules ask here, never the
- * environment: this is the one file that calls getenv.
+ * environment: settings.c is the one file that reads it.
  *
  * Developer switches (measuring, debugging, test hooks) are read only when
  * the library is built with SLEAPC_DEV_SETTINGS (on when the tests or the
