@@ -180,9 +180,11 @@ int main(int argc, char **argv)
     /* "auto" must measure here, whatever the environment pins it to, on
      * its first (short, untimed) batch, which alone could not repay it, and
      * under this run's conditions rather than from the cache. */
-    unsetenv("SLEAPC_BACKEND");
-    setenv("SLEAPC_AUTO_MEASURE", "full", 1);
-    setenv("SLEAPC_NO_CACHE", "1", 1);
+    if (sleapc_setting_set("backend", "auto") || sleapc_setting_set("auto_measure", "full") ||
+        sleapc_setting_set("cache_dir", "")) {
+        fprintf(stderr, "%s\n", sleapc_last_error());
+        return 2;
+    }
     int rc = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (!only || strcmp(only, cases[i].name) == 0)

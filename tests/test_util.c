@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/settings.h"
 #include "sleapc/runner.h"
 
 int test_n_passed;
@@ -261,4 +262,13 @@ double test_rel_l2(const float *got, const float *want, int64_t n)
         den += (double)want[i] * (double)want[i];
     }
     return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+void test_setenv(const char *name, const char *value)
+{
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+    sleapc__settings_reload();
 }

@@ -59,6 +59,12 @@ const char *test_tmp_path(const char *name);
 unsigned char *test_read_file(const char *path, size_t *size);
 bool test_write_file(const char *path, const void *data, size_t size);
 
+/* Set one of the library's environment variables (value NULL: unset it) and
+ * have the library read its settings again (core/settings.h reads the
+ * environment once): for tests that change a setting after a first run.
+ * Child processes (test_run_cli) inherit the variable as set. */
+void test_setenv(const char *name, const char *value);
+
 /* Run the sleapc command line with args (a shell fragment) and keep what it
  * printed, stdout and stderr (test_run_cli_stdout: stdout only), for
  * test_cli_output(). Returns the exit status, -1 when it did not exit. */

@@ -20,6 +20,8 @@
 #      src/io/ holds a string literal that is a predictions extension (".slp",
 #      ".h5", ".hdf5", ".csv", ".json"); it asks io for the format of a path.
 #      src/api/ is left out: its bodies name files of their own (eval metrics).
+#   9. Only src/core/settings.c reads the environment (getenv): every variable the
+#      library reads is a row of its table, and code elsewhere asks core/settings.h.
 # Usage: tools/check_layers.sh [source root]; exit 0 when clean, 1 with one line
 # per violation otherwise.
 set -u
@@ -97,6 +99,14 @@ exts=$(find src -name '*.[ch]' ! -path 'src/io/*' ! -path 'src/api/*' | LC_ALL=C
         printf "check_layers: %s:%d: tests a predictions extension outside io (ask io/predictions/predictions_format.h for the format of the path)\n", FILENAME, FNR
     }')
 [ -z "$exts" ] || { printf '%s\n' "$exts"; rc=1; }
+
+# Rule 9: the environment is read in core/settings.c only (its one table of
+# settings); other code asks core/settings.h (comment lines skipped).
+envs=$(find src -name '*.[ch]' ! -path 'src/core/settings.c' | LC_ALL=C sort | xargs awk "$strip_awk"'
+    code($0) ~ /(^|[^a-z_])(secure_)?getenv[ \t]*\(/ {
+        printf "check_layers: %s:%d: reads the environment (add the variable to core/settings.c and ask core/settings.h)\n", FILENAME, FNR
+    }')
+[ -z "$envs" ] || { printf '%s\n' "$envs"; rc=1; }
 
 printf '%s\n' "$edges" | awk -F '\t' '
 BEGIN {

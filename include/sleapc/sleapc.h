@@ -120,6 +120,43 @@ SLEAPC_API sleapc_status sleapc_struct_layout(const char *struct_name, size_t *s
 typedef bool (*sleapc_abort_fn)(void *user);
 SLEAPC_API void sleapc_abort_set(sleapc_abort_fn fn, void *user);
 
+/* Process-wide settings. Each has a name here and an environment variable;
+ * the library reads the environment once, on first use, and nowhere else
+ * (docs/library.md, "Settings", is the full table):
+ *   "backend"        SLEAPC_BACKEND: what a backend of "auto" means; a name
+ *                    pins it (no measurement, no cache); "auto": unpinned
+ *   "conv"           SLEAPC_CONV: what conv method "auto" means: "auto",
+ *                    "direct", "winograd"
+ *   "auto_measure"   SLEAPC_AUTO_MEASURE: "auto" (as a run's length repays),
+ *                    "full", "off"
+ *   "cache_dir"      SLEAPC_CACHE_DIR (SLEAPC_NO_CACHE=1, $XDG_CACHE_HOME/sleapc,
+ *                    ~/.cache/sleapc): where backend and conv "auto" keep their
+ *                    choices; "": none, the library writes no file there
+ *   "memory_limit"   SLEAPC_MEMORY_LIMIT: bytes, or e.g. "8G"; "": none
+ *   "live_timeout_s" SLEAPC_LIVE_TIMEOUT_S: a live network source's timeout,
+ *                    seconds in (0, 3600]; "": 10
+ *   "overlap"        SLEAPC_OVERLAP: the overlapped GPU path, "0" or "1"; "":
+ *                    on unless the device is the CPU
+ * Developer switches (SLEAPC_BF16_FORCE, SLEAPC_BF16_KEEP,
+ * SLEAPC_VULKAN_FP16_MATH, SLEAPC_VULKAN_VALIDATION) are read from the
+ * environment only, and only by a library built with SLEAPC_DEV_SETTINGS.
+ *
+ * sleapc_setting_set: value wins over the environment for the rest of the
+ * process; "" is the setting's "none" (above); NULL drops an earlier set, so
+ * the environment's value applies again. value is copied. A setting applies
+ * to what starts after it is set (a predictor reads backend and conv at
+ * creation, the cache when it measures): set them before creating
+ * predictors. Returns SLEAPC_OK, or SLEAPC_ERR_INVALID_ARG for an unknown
+ * name, a developer switch, or a value the setting does not take (the
+ * message says what it takes). */
+SLEAPC_API sleapc_status sleapc_setting_set(const char *name, const char *value);
+/* The value in force, set or from the environment, in plain form ("auto"
+ * for an unpinned backend, the cache folder in use or "" for none) into buf
+ * (cap bytes, the NUL included). Returns SLEAPC_OK, or SLEAPC_ERR_INVALID_ARG
+ * for an unknown name, a NULL buf or one too small (the message gives the
+ * size needed). */
+SLEAPC_API sleapc_status sleapc_setting_get(const char *name, char *buf, size_t cap);
+
 /* Every option struct a caller fills starts with struct_size =
  * sizeof(the struct) as the caller's headers define it; its _default()
  * function sets it. A caller compiled against an older, smaller struct gets

@@ -331,6 +331,8 @@ _protos = {
     "sleapc_labels_select_frames": (_S, [ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
                                          ctypes.POINTER(c_int64_p), c_int64_p]),
     "sleapc_free": (None, [ctypes.c_void_p]),
+    "sleapc_setting_set": (_S, [ctypes.c_char_p, ctypes.c_char_p]),
+    "sleapc_setting_get": (_S, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]),
     "sleapc_log_set": (None, [LOG_FN, ctypes.c_void_p]),
     "sleapc_abort_set": (None, [ABORT_FN, ctypes.c_void_p]),
     "sleapc_writer_discard": (None, [_P]),

@@ -4,6 +4,7 @@ from ._lib import (SleapcError, SleapcFileNotFoundError, SleapcMemoryError, Slea
                    SleapcValueError)
 from ._predictions import Predictions
 from ._run import Interrupted
+from ._settings import get_setting, set_cache_dir, set_setting
 from ._tracking import track
 from .predictor import predict
 
@@ -13,4 +14,5 @@ for _cls in (Interrupted, Predictions, SleapcError, SleapcFileNotFoundError, Sle
     _cls.__module__ = "sleapc"
 
 __all__ = ["Interrupted", "Predictions", "SleapcError", "SleapcFileNotFoundError",
-           "SleapcMemoryError", "SleapcOSError", "SleapcValueError", "predict", "track"]
+           "SleapcMemoryError", "SleapcOSError", "SleapcValueError", "get_setting", "predict",
+           "set_cache_dir", "set_setting", "track"]

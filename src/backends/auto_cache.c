@@ -1,4 +1,4 @@
-/* mkdir, stat, getenv, link. */
+/* mkdir, stat, link. */
 #define _POSIX_C_SOURCE 200809L
 #include "backends/auto_cache.h"
 
@@ -14,32 +14,15 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/hash.h"
+#include "core/settings.h"
 
 #define MAGIC "sleapc auto backend cache 1"
 /* A key is a few hundred bytes (cpu_id, library versions); more is not ours. */
 #define LINE_CAP 2048
 
-static bool set_true(const char *v)
-{
-    return v && *v && strcmp(v, "0") != 0;
-}
-
 bool sleapc__auto_cache_dir(char *out, size_t cap)
 {
-    if (set_true(getenv("SLEAPC_NO_CACHE")))
-        return false;
-    const char *dir = getenv("SLEAPC_CACHE_DIR");
-    int n;
-    if (dir && *dir) {
-        n = snprintf(out, cap, "%s", dir);
-    } else if ((dir = getenv("XDG_CACHE_HOME")) && dir[0] == '/') {
-        n = snprintf(out, cap, "%s/sleapc", dir);
-    } else if ((dir = getenv("HOME")) && *dir) {
-        n = snprintf(out, cap, "%s/.cache/sleapc", dir);
-    } else {
-        return false;
-    }
-    return n > 0 && (size_t)n < cap;
+    return sleapc__settings_cache_dir(out, cap);
 }
 
 bool sleapc__auto_cache_path(const char *key, char *out, size_t cap)

@@ -2,8 +2,9 @@
  * model, input shape, batch, precision, threads, CPU and libraries starts on
  * the backend it chose without timing again.
  *
- * One small text file per key under the cache folder: SLEAPC_CACHE_DIR, else
- * $XDG_CACHE_HOME/sleapc, else ~/.cache/sleapc; SLEAPC_NO_CACHE=1 turns the
+ * One small text file per key under the cache folder, the setting cache_dir
+ * (core/settings.h): SLEAPC_CACHE_DIR, else $XDG_CACHE_HOME/sleapc, else
+ * ~/.cache/sleapc; SLEAPC_NO_CACHE=1, or "" set through the API, turns the
  * cache off. Files are written whole and renamed into place, so concurrent
  * runs leave one valid file (the last one's); a file that does not parse or
  * belongs to another key is ignored, never an error. */

@@ -8,6 +8,7 @@
 #include "backends/backend_auto.h"
 #include "core/error.h"
 #include "core/mem_budget.h"
+#include "core/settings.h"
 
 /* "cpu", "cuda", "mps", or one of those with ":<index>", as torch spells them;
  * "gpu[:N]" for a GPU of another vendor (the Vulkan backend). */
@@ -111,8 +112,8 @@ sleapc_status sleapc__backend_create(const char *name, const sleapc_graph *g,
     /* SLEAPC_BACKEND pins what "auto" means: runs that must be reproducible
      * to the bit (tests, comparisons between runs) skip the measurement,
      * whose winner can change from run to run on a busy machine. */
-    const char *pinned = getenv("SLEAPC_BACKEND");
-    if (strcmp(name, "auto") == 0 && pinned && *pinned && strcmp(pinned, "auto") != 0)
+    char pinned[64];
+    if (strcmp(name, "auto") == 0 && sleapc__settings_backend_pin(pinned, sizeof pinned))
         name = pinned;
     if (strcmp(name, "auto") == 0) {
         sleapc_status st = sleapc__backend_auto_create(g, opts, out);

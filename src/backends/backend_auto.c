@@ -37,6 +37,7 @@
 #include "core/threadpool.h"
 #include "model/graph_hash.h"
 #include "core/mem_budget.h"
+#include "core/settings.h"
 #include "model/graph_input.h"
 
 #define MAX_CANDIDATES SLEAPC_AUTO_CACHE_MAX
@@ -272,8 +273,9 @@ static sleapc_status decide(auto_state *s, const sleapc_tensor *x, sleapc_tensor
      * and a challenge both scale with the serving backend's time per batch,
      * so the run's length alone says (the budget below). */
     int64_t samples = sleapc__backend_run_samples();
-    const char *mode = getenv("SLEAPC_AUTO_MEASURE");
-    const bool off = mode && strcmp(mode, "off") == 0, full = mode && strcmp(mode, "full") == 0;
+    const sleapc_settings_measure mode = sleapc__settings_auto_measure();
+    const bool off = mode == SLEAPC_SETTINGS_MEASURE_OFF;
+    const bool full = mode == SLEAPC_SETTINGS_MEASURE_FULL;
     const double batches_left =
         samples > 0 ? (double)(samples - x->shape[0]) / (double)x->shape[0] : INFINITY;
     const bool may_measure =

@@ -5,6 +5,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/settings.h"
 
 float sleapc__bf16_round(float x)
 {
@@ -30,13 +31,9 @@ void sleapc__bf16_round_array(float *x, int64_t n)
 
 unsigned sleapc__bf16_keep_default(void)
 {
-    const char *e = getenv("SLEAPC_BF16_KEEP");
-    if (e && *e) {
-        char *end = NULL;
-        unsigned long v = strtoul(e, &end, 0);
-        if (end && *end == '\0' && v <= SLEAPC_BF16_KEEP_ALL)
-            return (unsigned)v;
-    }
+    unsigned long v;
+    if (sleapc__settings_bf16_keep(&v) && v <= SLEAPC_BF16_KEEP_ALL)
+        return (unsigned)v;
     return SLEAPC_BF16_KEEP_DEFAULT;
 }
 

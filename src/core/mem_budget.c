@@ -1,6 +1,5 @@
 #include "core/mem_budget.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/settings.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -46,32 +46,6 @@ static void process_sizes(int64_t *vm, int64_t *rss)
     fclose(f);
 }
 
-/* "512M", "8G", "1073741824" -> bytes; -1 when it does not parse. */
-static int64_t parse_bytes(const char *s)
-{
-    char *end = NULL;
-    double v = strtod(s, &end);
-    if (end == s || !(v >= 0))
-        return -1;
-    while (isspace((unsigned char)*end))
-        end++;
-    double unit = 1;
-    switch (toupper((unsigned char)*end)) {
-    case 'K': unit = 1024.0; end++; break;
-    case 'M': unit = 1024.0 * 1024; end++; break;
-    case 'G': unit = GIB; end++; break;
-    case 'T': unit = GIB * 1024; end++; break;
-    default: break;
-    }
-    if (toupper((unsigned char)*end) == 'I')
-        end++;
-    if (toupper((unsigned char)*end) == 'B')
-        end++;
-    if (*end || v * unit >= 9.0e18)
-        return -1;
-    return (int64_t)(v * unit);
-}
-
 static void consider(sleapc_mem_budget *b, int64_t bytes, const char *limit)
 {
     if (bytes < 0)
@@ -95,9 +69,9 @@ sleapc_mem_budget sleapc__mem_budget(void)
         rl.rlim_cur < (rlim_t)INT64_MAX)
         consider(&b, (int64_t)rl.rlim_cur - vm,
                  "the address-space limit (ulimit -v) above this process's current size");
-    const char *env = getenv("SLEAPC_MEMORY_LIMIT");
-    if (env && *env) {
-        int64_t cap = parse_bytes(env);
+    char env[256];
+    if (sleapc__settings_memory_limit(env, sizeof env)) {
+        int64_t cap = sleapc__settings_parse_bytes(env);
         if (cap < 0)
             sleapc__log(SLEAPC_LOG_WARN, "SLEAPC_MEMORY_LIMIT=\"%s\": expected bytes, e.g. 8G; "
                         "ignored", env);

@@ -12,6 +12,7 @@
 #include "core/compat.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/settings.h"
 
 static sleapc_status grow(void **p, size_t *cap, size_t need)
 {
@@ -231,8 +232,7 @@ static bool bf16_judge_cb(void *user, int attempt, const sleapc_tensor_map *got,
         bf16_keep_verdict(s, &c->v);
         /* SLEAPC_BF16_FORCE=1 keeps bf16 whatever the check says: for measuring
          * what bf16 does to a model (bench_bf16_agreement), never for results. */
-        const char *force = getenv("SLEAPC_BF16_FORCE");
-        return c->v.ok || (force && strcmp(force, "1") == 0);
+        return c->v.ok || sleapc__settings_bf16_force();
     }
     c->v2 = bf16_judge(s, got, want);
     bf16_log(s, "decoder in float32", &c->v2);
@@ -344,9 +344,9 @@ bool sleapc__stage_overlap_on(const sleapc_stage *s)
 {
     if (!sleapc__backend_can_submit(s->be))
         return false;
-    const char *on = getenv("SLEAPC_OVERLAP");
-    if (on && *on)
-        return strcmp(on, "0") != 0;
+    int on = sleapc__settings_overlap();
+    if (on >= 0)
+        return on != 0;
     /* A software device (lavapipe) shares the host's cores: off unless asked. */
     return strcmp(sleapc__backend_device(s->be), "cpu") != 0;
 }

@@ -210,12 +210,12 @@ int main(void)
 {
     /* The suite pins "auto" to one backend for reproducible files, and keeps
      * the cache off; this test is about the measuring and the cache. */
-    unsetenv("SLEAPC_BACKEND");
-    unsetenv("SLEAPC_NO_CACHE");
-    unsetenv("SLEAPC_AUTO_MEASURE");
+    test_setenv("SLEAPC_BACKEND", NULL);
+    test_setenv("SLEAPC_NO_CACHE", NULL);
+    test_setenv("SLEAPC_AUTO_MEASURE", NULL);
     /* A folder that does not exist yet, two levels down: it is made. */
     snprintf(cache_dir, sizeof cache_dir, "%s/cache/sleapc", test_tmp_dir());
-    setenv("SLEAPC_CACHE_DIR", cache_dir, 1);
+    test_setenv("SLEAPC_CACHE_DIR", cache_dir);
     check_concurrent_writers();
 
     sleapc_log_set(capture_log, NULL);
@@ -357,14 +357,14 @@ int main(void)
      * nor writes the cache; a cache that cannot be written is said, not
      * fatal. */
     clear_cache();
-    setenv("SLEAPC_AUTO_MEASURE", "off", 1);
+    test_setenv("SLEAPC_AUTO_MEASURE", "off");
     CHECK_OK(sleapc__backend_create("auto", &t.g, &opts, &be));
     CHECK_OK(sleapc__backend_forward(be, &x, &out));
     CHECK_MSG(n_unmeasured == 2 && strstr(last_info, "SLEAPC_AUTO_MEASURE=off"), "off: %s",
               last_info);
     sleapc__backend_destroy(be);
-    unsetenv("SLEAPC_AUTO_MEASURE");
-    setenv("SLEAPC_NO_CACHE", "1", 1);
+    test_setenv("SLEAPC_AUTO_MEASURE", NULL);
+    test_setenv("SLEAPC_NO_CACHE", "1");
     before = n_measured;
     CHECK_OK(sleapc__backend_create("auto", &t.g, &opts, &be));
     CHECK_OK(sleapc__backend_forward(be, &x, &out));
@@ -372,8 +372,8 @@ int main(void)
               last_info);
     CHECK(cache_files(path, sizeof path) == 0);
     sleapc__backend_destroy(be);
-    unsetenv("SLEAPC_NO_CACHE");
-    setenv("SLEAPC_CACHE_DIR", "/dev/null/sleapc", 1);
+    test_setenv("SLEAPC_NO_CACHE", NULL);
+    test_setenv("SLEAPC_CACHE_DIR", "/dev/null/sleapc");
     CHECK_OK(sleapc__backend_create("auto", &t.g, &opts, &be));
     CHECK_OK(sleapc__backend_forward(be, &x, &out));
     CHECK_MSG(strstr(last_info, "not cached: ") && strstr(last_info, "/dev/null"),

@@ -140,23 +140,23 @@ static void check_concurrent_processes(native_conv *conv)
 
 static void check_pin(void)
 {
-    setenv("SLEAPC_CONV", "direct", 1);
+    test_setenv("SLEAPC_CONV", "direct");
     CHECK(sleapc__native_conv_method_of(SLEAPC_CONV_AUTO) == NATIVE_CONV_DIRECT);
     CHECK(sleapc__native_conv_method_of(SLEAPC_CONV_WINOGRAD) == NATIVE_CONV_WINOGRAD);
-    setenv("SLEAPC_CONV", "winograd", 1);
+    test_setenv("SLEAPC_CONV", "winograd");
     CHECK(sleapc__native_conv_method_of(SLEAPC_CONV_AUTO) == NATIVE_CONV_WINOGRAD);
     CHECK(sleapc__native_conv_method_of(SLEAPC_CONV_DIRECT) == NATIVE_CONV_DIRECT);
-    unsetenv("SLEAPC_CONV");
+    test_setenv("SLEAPC_CONV", NULL);
     CHECK(sleapc__native_conv_method_of(SLEAPC_CONV_AUTO) == NATIVE_CONV_AUTO);
 }
 
 int main(void)
 {
     /* The suite keeps the cache off and pins auto to direct. */
-    unsetenv("SLEAPC_NO_CACHE");
-    unsetenv("SLEAPC_CONV");
+    test_setenv("SLEAPC_NO_CACHE", NULL);
+    test_setenv("SLEAPC_CONV", NULL);
     snprintf(cache_dir, sizeof cache_dir, "%s/conv-cache", test_tmp_dir());
-    setenv("SLEAPC_CACHE_DIR", cache_dir, 1);
+    test_setenv("SLEAPC_CACHE_DIR", cache_dir);
     check_pin();
     native_conv *conv = make_conv();
     sleapc_threadpool *tp = NULL;
@@ -166,7 +166,7 @@ int main(void)
         check_first_writer_wins();
         check_concurrent_processes(conv);
         /* Without a cache nothing is kept, and the conv still gets a method. */
-        setenv("SLEAPC_NO_CACHE", "1", 1);
+        test_setenv("SLEAPC_NO_CACHE", "1");
         int before = count_files();
         choose(conv, tp, "test no cache", 1);
         CHECK(count_files() == before);

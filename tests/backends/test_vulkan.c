@@ -206,9 +206,9 @@ static void check_graph(const sleapc_graph *g, const int64_t (*shapes)[4], int n
  * that as the bound. */
 static sleapc_backend *create_fp16(const sleapc_graph *g, bool math)
 {
-    setenv("SLEAPC_VULKAN_FP16_MATH", math ? "1" : "0", 1);
+    test_setenv("SLEAPC_VULKAN_FP16_MATH", math ? "1" : "0");
     sleapc_backend *be = create(vk_f, g, 2, SLEAPC_PRECISION_FP16);
-    unsetenv("SLEAPC_VULKAN_FP16_MATH");
+    test_setenv("SLEAPC_VULKAN_FP16_MATH", NULL);
     /* lavapipe (CI) has shaderFloat16: there it must run. */
     CHECK_MSG(!be || !math || sleapc__backend_fp16_math(be) ||
                   !strstr(sleapc__backend_device_name(be), "llvmpipe"),
@@ -410,7 +410,7 @@ int main(void)
         return test_finish();
     /* Everything but the allocation-failure sweep runs under the validation
      * layer, which must report nothing. */
-    setenv("SLEAPC_VULKAN_VALIDATION", "1", 1);
+    test_setenv("SLEAPC_VULKAN_VALIDATION", "1");
 
     test_graph all, keras, tiles, convnext, swin;
     build_all_ops(&all);
@@ -452,7 +452,7 @@ int main(void)
     CHECK_MSG(layer_on, "the validation layer did not run (install vulkan-validationlayers)");
     CHECK_MSG(messages == 0, "%lld validation messages", (long long)messages);
 
-    unsetenv("SLEAPC_VULKAN_VALIDATION");
+    test_setenv("SLEAPC_VULKAN_VALIDATION", NULL);
     check_alloc_failures(&keras.g);
 
     graph_free(&all);

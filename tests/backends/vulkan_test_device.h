@@ -24,7 +24,7 @@ static inline const struct sleapc_backend_factory *vulkan_test_factory(void)
         printf("skipped: the vulkan backend is not built or finds no Vulkan device\n");
         return NULL;
     }
-    setenv("SLEAPC_VULKAN_VALIDATION", "1", 1);
+    test_setenv("SLEAPC_VULKAN_VALIDATION", "1");
     return f;
 }
 

@@ -367,7 +367,7 @@ int main(void)
 {
     test_require_data();
     /* auto as the user gets it: the tests' SLEAPC_CONV=direct pin off. */
-    unsetenv("SLEAPC_CONV");
+    test_setenv("SLEAPC_CONV", NULL);
     const char *only = getenv("SLEAPC_TEST_BACKEND");
     if (only && *only) {
         bool runs = false;

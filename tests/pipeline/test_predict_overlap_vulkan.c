@@ -79,7 +79,7 @@ static void on_log(sleapc_log_level level, const char *msg, void *user)
 static void predict(const char *model, const char *clip, int n, int batch, int max_h, int max_w,
                     bool overlap, seen *s, int64_t *overlapped)
 {
-    setenv("SLEAPC_OVERLAP", overlap ? "1" : "0", 1);
+    test_setenv("SLEAPC_OVERLAP", overlap ? "1" : "0");
     memset(s, 0, sizeof *s);
     const char *paths[1] = {model};
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
@@ -107,7 +107,7 @@ static void predict(const char *model, const char *clip, int n, int batch, int m
     sleapc_predictor_destroy(s->p);
     s->p = NULL;
     sleapc_input_close(in);
-    unsetenv("SLEAPC_OVERLAP");
+    test_setenv("SLEAPC_OVERLAP", NULL);
 }
 
 static void check_case(const char *name, const char *model, const char *clip, int n, int batch,
@@ -180,7 +180,7 @@ static void check_decode_error(const char *model, const char *clip)
         frames[i] = i;
     static seen runs[2];
     for (int overlap = 0; overlap < 2; overlap++) {
-        setenv("SLEAPC_OVERLAP", overlap ? "1" : "0", 1);
+        test_setenv("SLEAPC_OVERLAP", overlap ? "1" : "0");
         seen *s = &runs[overlap];
         memset(s, 0, sizeof *s);
         const char *paths[1] = {model};
@@ -210,7 +210,7 @@ static void check_decode_error(const char *model, const char *clip)
         sleapc_predictor_destroy(s->p);
         s->p = NULL;
     }
-    unsetenv("SLEAPC_OVERLAP");
+    test_setenv("SLEAPC_OVERLAP", NULL);
     int differ = runs[0].n_frames != runs[1].n_frames;
     for (int f = 0; !differ && f < runs[0].n_frames; f++) {
         differ |= runs[0].n[f] != runs[1].n[f];

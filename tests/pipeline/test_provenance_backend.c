@@ -124,7 +124,7 @@ int main(void)
     test_require_data();
     /* The tests pin "auto" to native for reproducible numbers; this one is
      * about the measurement itself. */
-    unsetenv("SLEAPC_BACKEND");
+    test_setenv("SLEAPC_BACKEND", NULL);
     const char *models[1] = {
         test_data_path("sleap-nn-assets/model_ckpts/minimal_instance_single_instance")};
     char *model = strdup(models[0]);

@@ -70,12 +70,12 @@ static void check_model(const char *model, bool math, bool force, uint8_t *px, i
                         int64_t c)
 {
     if (force)
-        setenv("SLEAPC_BF16_FORCE", "1", 1);
+        test_setenv("SLEAPC_BF16_FORCE", "1");
     const char *models[1] = {model};
     sleapc_predictor_opts o = sleapc_predictor_opts_default();
     o.backend = "vulkan";
     o.precision = SLEAPC_PRECISION_FP16;
-    setenv("SLEAPC_VULKAN_FP16_MATH", math ? "1" : "0", 1);
+    test_setenv("SLEAPC_VULKAN_FP16_MATH", math ? "1" : "0");
     sleapc_predictor *p = NULL;
     CHECK_OK(sleapc_predictor_create(models, 1, &o, &p));
     fp16_warnings = 0;
@@ -98,8 +98,8 @@ static void check_model(const char *model, bool math, bool force, uint8_t *px, i
         CHECK_MSG(after_first == 0 && device_peaks == 1,
                   "%s: device peaks asked for %d times after the first batch, %d before", model,
                   device_peaks - after_first, after_first);
-    unsetenv("SLEAPC_VULKAN_FP16_MATH");
-    unsetenv("SLEAPC_BF16_FORCE");
+    test_setenv("SLEAPC_VULKAN_FP16_MATH", NULL);
+    test_setenv("SLEAPC_BF16_FORCE", NULL);
     sleapc_video_info info = {"frame.mp4", 1, h, w, c, NULL, NULL};
     sleapc_writer *wr = NULL;
     if (p)
@@ -165,7 +165,7 @@ int main(void)
         printf("skipped: no Vulkan device\n");
         return 77;
     }
-    setenv("SLEAPC_VULKAN_VALIDATION", "1", 1);
+    test_setenv("SLEAPC_VULKAN_VALIDATION", "1");
     /* Each model on a frame of the video it was trained on. The single
      * instance one runs forced (its peaks expected to move are near the 0.5%
      * budget, 0.58% on lavapipe): what a kept fp16 stage records; the

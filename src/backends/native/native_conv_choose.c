@@ -33,6 +33,7 @@
 #include "core/alloc.h"
 #include "core/cpu_id.h"
 #include "core/error.h"
+#include "core/settings.h"
 #include "model/graph_hash.h"
 
 /* Timing rounds after a warmup pass (faults the transformed weights and
@@ -74,12 +75,14 @@ native_conv_method sleapc__native_conv_method_of(sleapc_conv_method conv)
         return NATIVE_CONV_DIRECT;
     if (conv == SLEAPC_CONV_WINOGRAD)
         return NATIVE_CONV_WINOGRAD;
-    const char *pin = getenv("SLEAPC_CONV");
-    if (pin && strcmp(pin, "direct") == 0)
+    switch (sleapc__settings_conv()) {
+    case SLEAPC_SETTINGS_CONV_DIRECT:
         return NATIVE_CONV_DIRECT;
-    if (pin && strcmp(pin, "winograd") == 0)
+    case SLEAPC_SETTINGS_CONV_WINOGRAD:
         return NATIVE_CONV_WINOGRAD;
-    return NATIVE_CONV_AUTO;
+    default:
+        return NATIVE_CONV_AUTO;
+    }
 }
 
 bool sleapc__native_wino_accurate(int m, int c_in)

@@ -25,6 +25,7 @@
 #include "backends/vulkan/vulkan_window.h"
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/settings.h"
 #include "model/graph_input.h"
 
 typedef struct vulkan_state {
@@ -459,8 +460,7 @@ static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_o
     /* fp16 arithmetic in the convolutions wherever the device has it;
      * SLEAPC_VULKAN_FP16_MATH=0 keeps fp16 storage only (for measuring one
      * against the other). */
-    const char *math = getenv("SLEAPC_VULKAN_FP16_MATH");
-    vs->ctx.fp16_math = vs->fp16 && vs->ctx.float16 && !(math && strcmp(math, "0") == 0);
+    vs->ctx.fp16_math = vs->fp16 && vs->ctx.float16 && sleapc__settings_vulkan_fp16_math();
     if (!st)
         st = sleapc__vk_pipelines_create(&vs->ctx, vs->fp16, &vs->pl);
     if (!st)

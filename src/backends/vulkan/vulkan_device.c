@@ -17,6 +17,7 @@
 #include "backends/vulkan/vulkan_impl.h"
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/settings.h"
 
 /* Mesa's lavapipe keeps 128 bytes from its one-time LLVM set-up and unloads
  * before exit, so LeakSanitizer reports them in an unknown module that no
@@ -108,8 +109,7 @@ static bool has_layer(const char *name)
 
 static bool validation_requested(void)
 {
-    const char *v = getenv("SLEAPC_VULKAN_VALIDATION");
-    return v && *v && strcmp(v, "0") != 0;
+    return sleapc__settings_vulkan_validation();
 }
 
 static const VkDebugUtilsMessengerCreateInfoEXT messenger_info = {

@@ -24,6 +24,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/interrupt.h"
+#include "core/settings.h"
 #include "io/video/frame_source.h"
 #include "io/video/video_ffmpeg_impl.h"
 
@@ -127,11 +128,10 @@ static sleapc_status open_pipe(live_video *v, const char *path)
     return SLEAPC_OK;
 }
 
-static double timeout_from_env(void)
+static double timeout_setting(void)
 {
-    const char *e = getenv("SLEAPC_LIVE_TIMEOUT_S");
-    double t = e ? strtod(e, NULL) : 0.0;
-    return t > 0.0 && t <= 3600.0 ? t : LIVE_TIMEOUT_S;
+    double t = sleapc__settings_live_timeout_s();
+    return t > 0.0 ? t : LIVE_TIMEOUT_S;
 }
 
 static void arm(live_video *v)
@@ -376,7 +376,7 @@ sleapc_status sleapc__video_live_open(sleapc_frame_source *src)
     live_video *v = sleapc__calloc(1, sizeof *v);
     if (!v)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "open video: %s: out of memory", src->path);
-    v->timeout_s = timeout_from_env();
+    v->timeout_s = timeout_setting();
     v->fd = -1;
     v->conv.rule = src->decode;
     src->ops = &live_ops;
