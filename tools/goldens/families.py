@@ -12,8 +12,8 @@ folder (the stored one) instead of training new ones.
 Layout of OUT/families/:
 * models/<family>/: best.ckpt (optimizer state dropped) and training_config.yaml;
 * cases/<case>/: options.json (the call or command), expected.json (boxes or
-  vectors per frame), heads/ (the network's outputs on frames 0-3 as .npy, with
-  the preprocessed input), pred.slp for command-line cases.
+  vectors per frame), heads/ (the network's outputs on frames 0-1 as .npy; the
+  input is those frames as float32), pred.slp for command-line cases.
 """
 
 import glob
@@ -27,7 +27,7 @@ import common as C
 
 LABELS = "sleap-nn-assets/datasets/minimal_instance.pkg.slp"
 VIDEO_KEY = "centered_pair_small"
-HEAD_FRAMES = 4
+HEAD_FRAMES = 2
 
 
 def _unet(max_stride):
@@ -83,7 +83,11 @@ def train_family(stage, family, models_dir):
     for key in ("optimizer_states", "lr_schedulers", "loops", "callbacks"):
         ckpt.pop(key, None)
     torch.save(ckpt, os.path.join(dst, "best.ckpt"))
-    shutil.copy(os.path.join(src, "training_config.yaml"), os.path.join(dst, "training_config.yaml"))
+    # The training folder was temporary: the config names none (as the fixture models do).
+    with open(os.path.join(src, "training_config.yaml")) as f:
+        text = f.read().replace("ckpt_dir: %s\n" % work, "ckpt_dir: .\n")
+    with open(os.path.join(dst, "training_config.yaml"), "w") as f:
+        f.write(text)
     shutil.rmtree(work, ignore_errors=True)
 
 
@@ -115,14 +119,20 @@ def record_heads(pred, frames, out_dir):
         x, info = layer.preprocess(torch.from_numpy(frames[:HEAD_FRAMES]))
         raw = layer.backend.forward(x) if hasattr(layer.backend, "forward") else layer.backend(x)
     C.ensure_dir(out_dir)
-    np.save(os.path.join(out_dir, "input.npy"), x.numpy().astype(np.float32))
+    # The input is the frames themselves (no scale, no padding at 384x384):
+    # checked here rather than stored.
+    same = np.array_equal(x.numpy().reshape(HEAD_FRAMES, -1),
+                          frames[:HEAD_FRAMES].astype(np.float32).transpose(0, 3, 1, 2).reshape(HEAD_FRAMES, -1))
+    if not same:
+        raise RuntimeError("families: the layer's input is not the raw frames; store it")
     names = []
     for k, v in raw.items():
         if torch.is_tensor(v):
             np.save(os.path.join(out_dir, "%s.npy" % k), v.float().numpy())
             names.append(k)
-    return {"input_shape": list(x.shape), "heads": sorted(names),
-            "processed_size": list(info.processed_size), "eff_scale": C.jsonable(info.eff_scale)}
+    return {"input": "frames[0:%d] of the frames/ array as float32 (B, C, H, W)" % HEAD_FRAMES,
+            "input_shape": list(x.shape), "heads": sorted(names),
+            "processed_size": list(info.processed_size), "eff_scale": C.jsonable(np.asarray(torch.as_tensor(info.eff_scale)).tolist())}
 
 
 def run_numpy_case(stage, case, case_dir, models_dir, frames, video):
@@ -159,7 +169,7 @@ def run_cli_case(stage, case, case_dir, models_dir, video):
     shown = (["sleap-nn", "predict", "--data_path", video, "--frames", "0-%d" % (C.N_FRAMES - 1),
               "-m", "models/" + case["family"]] + case["argv"] + ["-o", "pred.slp", "--device", "cpu"])
     opts = {"case": case["name"], "family": case["family"], "input": "cli", "command": " ".join(shown),
-            "cwd": "shared/data", "env": C.env_predict(), "wall_time_s": t.s}
+            "cwd": "families/ (the data root linked in as in the other kinds)", "env": C.env_predict(), "wall_time_s": t.s}
     return exp, opts
 
 
