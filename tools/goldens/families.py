@@ -63,7 +63,12 @@ CASES = [
     dict(name="bbox_ssd__video", family="bbox_ssd", input="cli", argv=[]),
     dict(name="bbox_ssd__video_nms0.2_thr0.1", family="bbox_ssd", input="cli",
          argv=["--bbox_nms_iou", "0.2", "--peak_threshold", "0.1"]),
+    # A lone embedding model embeds the detections of a .slp: here 0.3.5's own
+    # top-down predictions on the same frames.
+    dict(name="embedding__topdown_slp", family="embedding", input="embed",
+         data_path="sleapnn-0.3.5/predict/topdown__centered_pair__video_f0000-0019/pred.slp"),
 ]
+EMBED_CAPTURE = 4  # crops whose network input and output are stored
 
 
 def train_family(stage, family, models_dir):
@@ -173,6 +178,65 @@ def run_cli_case(stage, case, case_dir, models_dir, video):
     return exp, opts
 
 
+def _vectors_expected(labels, case):
+    frames = []
+    for lf in labels.labeled_frames:
+        insts = []
+        for inst in lf.instances:
+            emb = getattr(inst, "identity_embedding", None)
+            vec = None if emb is None else [float(v) for v in np.asarray(emb.vector if hasattr(emb, "vector") else emb,
+                                                                            dtype=np.float64).ravel()]
+            insts.append({"score": float(inst.score), "vector": vec})
+        frames.append({"frame_idx": int(lf.frame_idx), "instances": insts})
+    return {"format": "sleap-nn %s embedding oracle v1" % C.dist_version("sleap-nn"), "case": case,
+            "n_labeled_frames": len(labels.labeled_frames), "frames": frames}
+
+
+def run_embed_case(stage, case, case_dir, models_dir):
+    """`sleap-nn predict --data_path SLP -m embedding --save_embeddings slp`, with the
+    first crops (as cut) and their network input (after the per-crop standardize)
+    kept; their vectors are the first ones of expected.json."""
+    import sleap_io as sio
+    from sleap_nn.inference.layers import embedding as emb_layer
+
+    model_rel = stage.rel_out("families", "models", case["family"])
+    slp = os.path.join(case_dir, "pred.slp")
+    # The stored predictions (the label of this run maps to OUT, not to them).
+    argv = ["predict", "--data_path", stage.data_path(case["data_path"]), "-m", model_rel, "--save_embeddings", "slp",
+            "-o", stage.rel_out("families", "cases", case["name"], "pred.slp"), "--device", "cpu"]
+    kept = {}
+    orig = emb_layer._build_embedding_input
+
+    def capture(module, crops, masks, device):
+        inp = orig(module, crops, masks, device)
+        if "input" not in kept:
+            kept["crops"] = crops[:EMBED_CAPTURE].detach().float().cpu().numpy()
+            kept["input"] = inp[:EMBED_CAPTURE].detach().float().cpu().numpy()
+        return inp
+
+    emb_layer._build_embedding_input = capture
+    try:
+        with stage.cwd(), C.Timer() as t:
+            err, _ = C.run_cli(argv)
+    finally:
+        emb_layer._build_embedding_input = orig
+    if err is not None:
+        raise RuntimeError("%s: sleap-nn predict failed: %r" % (case["name"], err))
+    C.relativize_slp(slp, stage)
+    with stage.cwd():
+        exp = _vectors_expected(sio.load_slp(slp), case["name"])
+    heads = C.ensure_dir(os.path.join(case_dir, "heads"))
+    for k, v in kept.items():
+        np.save(os.path.join(heads, "%s.npy" % k), v.astype(np.float32))
+    exp["captured"] = {k: list(v.shape) for k, v in kept.items()}
+    shown = ["sleap-nn", "predict", "--data_path", case["data_path"], "-m", "models/" + case["family"],
+             "--save_embeddings", "slp", "-o", "pred.slp", "--device", "cpu"]
+    opts = {"case": case["name"], "family": case["family"], "input": "embed", "command": " ".join(shown),
+            "cwd": "families/ (the data root linked in as in the other kinds)", "env": C.env_predict(),
+            "wall_time_s": t.s}
+    return exp, opts
+
+
 def run(stage, args):
     root = C.ensure_dir(stage.out_path("families"))
     models_dir = os.path.join(root, "models")
@@ -197,6 +261,8 @@ def run(stage, args):
         C.ensure_dir(case_dir)
         if case["input"] == "numpy":
             exp, opts = run_numpy_case(stage, case, case_dir, models_dir, frames, video)
+        elif case["input"] == "embed":
+            exp, opts = run_embed_case(stage, case, case_dir, models_dir)
         else:
             exp, opts = run_cli_case(stage, case, case_dir, models_dir, video)
         C.write_json_compact(os.path.join(case_dir, "expected.json"), C.jsonable(exp, nan_as_string=False))
