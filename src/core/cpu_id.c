@@ -40,6 +40,19 @@ void sleapc__cpu_id(char *out, size_t cap)
     snprintf(out, cap, "x86 %s %08x.%08x.%08x.%08x.%08x.%08x.%08x", *p ? p : "unknown", f1c, f1d,
              f7b, f7c, f7d, f71a, xcr0);
 }
+
+bool sleapc__cpu_has_amx_bf16(void)
+{
+    unsigned a, b, c, d, xcr0 = 0, hi;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27))) /* OSXSAVE */
+        return false;
+    __asm__ volatile("xgetbv" : "=a"(xcr0), "=d"(hi) : "c"(0));
+    if (__get_cpuid_max(0, NULL) < 7)
+        return false;
+    __get_cpuid_count(7, 0, &a, &b, &c, &d);
+    bool tile = d & (1u << 24), bf16 = d & (1u << 22);
+    return tile && bf16 && (xcr0 & (3u << 17)) == (3u << 17);
+}
 #else
 /* The first "model name", "CPU part" or "Hardware" line the kernel gives,
  * and the hardware capability words. */
@@ -66,5 +79,10 @@ void sleapc__cpu_id(char *out, size_t cap)
 #endif
 #endif
     snprintf(out, cap, "cpu %s %lx.%lx", model, hw, hw2);
+}
+
+bool sleapc__cpu_has_amx_bf16(void)
+{
+    return false;
 }
 #endif

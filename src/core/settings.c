@@ -102,6 +102,11 @@ static const row table[SLEAPC_SETTING_COUNT] = {
                                            "gives a failure (the Vulkan tests).",
                                            true},
                                           NULL},
+    [SLEAPC_SETTING_AMX_MODEL] = {{"amx_model", "SLEAPC_AMX_MODEL", "1", "off",
+                                   "The native backend's bf16 on the software model of the "
+                                   "AMX tiles, on any CPU: for testing the tile code.",
+                                   true},
+                                  NULL},
 };
 
 typedef struct slot {
@@ -440,6 +445,11 @@ bool sleapc__settings_bf16_keep(unsigned long *bits)
         return false;
     *bits = v;
     return true;
+}
+
+bool sleapc__settings_amx_model(void)
+{
+    return equals(SLEAPC_SETTING_AMX_MODEL, "1");
 }
 
 bool sleapc__settings_vulkan_fp16_math(void)

@@ -29,6 +29,7 @@ typedef enum sleapc_setting {
     SLEAPC_SETTING_BF16_KEEP,         /* SLEAPC_BF16_KEEP */
     SLEAPC_SETTING_VULKAN_FP16_MATH,  /* SLEAPC_VULKAN_FP16_MATH */
     SLEAPC_SETTING_VULKAN_VALIDATION, /* SLEAPC_VULKAN_VALIDATION */
+    SLEAPC_SETTING_AMX_MODEL,         /* SLEAPC_AMX_MODEL */
     SLEAPC_SETTING_COUNT
 } sleapc_setting;
 
@@ -108,5 +109,8 @@ bool sleapc__settings_bf16_keep(unsigned long *bits);
 bool sleapc__settings_vulkan_fp16_math(void);
 /* The Khronos validation layer on, any message a failure. */
 bool sleapc__settings_vulkan_validation(void);
+/* The native backend's bf16 on the software model of the AMX tiles, on any
+ * CPU (native_amx.h): for testing the tile code where AMX is absent. */
+bool sleapc__settings_amx_model(void);
 
 #endif

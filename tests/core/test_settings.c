@@ -188,6 +188,7 @@ static void check_developer(void)
     setenv("SLEAPC_BF16_KEEP", "15", 1);
     setenv("SLEAPC_VULKAN_FP16_MATH", "0", 1);
     setenv("SLEAPC_VULKAN_VALIDATION", "1", 1);
+    setenv("SLEAPC_AMX_MODEL", "1", 1);
     sleapc__settings_reload();
     bool dev = sleapc__settings_dev_build();
     unsigned long bits = 0;
@@ -195,14 +196,17 @@ static void check_developer(void)
     CHECK(sleapc__settings_bf16_keep(&bits) == dev && (!dev || bits == 15));
     CHECK(sleapc__settings_vulkan_fp16_math() == !dev);
     CHECK(sleapc__settings_vulkan_validation() == dev);
+    CHECK(sleapc__settings_amx_model() == dev);
     printf("developer switches: %s\n", dev ? "read (SLEAPC_DEV_SETTINGS)" : "ignored");
     unsetenv("SLEAPC_BF16_FORCE");
     unsetenv("SLEAPC_BF16_KEEP");
     unsetenv("SLEAPC_VULKAN_FP16_MATH");
     unsetenv("SLEAPC_VULKAN_VALIDATION");
+    unsetenv("SLEAPC_AMX_MODEL");
     sleapc__settings_reload();
     CHECK(!sleapc__settings_bf16_force() && !sleapc__settings_bf16_keep(&bits) &&
-          sleapc__settings_vulkan_fp16_math() && !sleapc__settings_vulkan_validation());
+          sleapc__settings_vulkan_fp16_math() && !sleapc__settings_vulkan_validation() &&
+          !sleapc__settings_amx_model());
 }
 
 /* A conv timed by --conv auto keeps its choice in the cache folder: with the

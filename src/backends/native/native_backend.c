@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backends/bf16_policy.h"
+#include "backends/native/native_amx.h"
 #include "backends/native/native_bf16.h"
 #include "backends/native/native_conv_choose.h"
 #include "backends/native/native_impl.h"
@@ -255,10 +256,13 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
                                    sleapc_backend **out)
 {
     bool hw_bf16 = opts->precision == SLEAPC_PRECISION_BF16;
-    if (hw_bf16 && !sleapc__native_ukernels_bf16())
+    /* bf16 on AMX tiles where there are (or their model, when forced), else
+     * on AVX512-BF16. */
+    const native_amx_ops *amx = hw_bf16 ? sleapc__native_amx_ops() : NULL;
+    if (hw_bf16 && !amx && !sleapc__native_ukernels_bf16())
         return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
-                            "the native backend's bf16 needs a CPU with AVX512-BF16 (any CPU "
-                            "can emulate it exactly: bf16-emulated)");
+                            "the native backend's bf16 needs a CPU with AVX512-BF16 or AMX (any "
+                            "CPU can emulate it exactly: bf16-emulated)");
     if (opts->precision != SLEAPC_PRECISION_FP32 && !hw_bf16 &&
         opts->precision != SLEAPC_PRECISION_BF16_EMULATED)
         return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
@@ -310,10 +314,16 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
             sleapc__bf16_round_array(rounded, numel);
             w = rounded;
         }
-        /* bf16: the 3x3 convs of the plan on AVX512-BF16's kernels, which
-         * round as the emulation does; the rest emulated. */
-        ns->hw16[i] = n->op == SLEAPC_OP_CONV2D && hw_bf16 && ns->bf16.compute[i] && n->kernel == 3;
-        if (ns->hw16[i])
+        /* bf16: the convs of the plan on the AMX tiles, or the 3x3 ones on
+         * AVX512-BF16's kernels, which round as the emulation does; the rest
+         * emulated. */
+        ns->hw16[i] = n->op == SLEAPC_OP_CONV2D && hw_bf16 && ns->bf16.compute[i] &&
+                      (amx || n->kernel == 3);
+        if (ns->hw16[i] && amx)
+            st = sleapc__native_conv_create_amx(amx, n->c_in, n->c_out, n->kernel, n->kernel, w,
+                                                n->bias, n->act == SLEAPC_ACT_RELU,
+                                                &ns->convs[i]);
+        else if (ns->hw16[i])
             st = sleapc__native_conv_create_bf16(n->c_in, n->c_out, w, n->bias,
                                                  n->act == SLEAPC_ACT_RELU, &ns->convs[i]);
         else if (n->op == SLEAPC_OP_CONV2D)

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backends/native/native_amx.h"
 #include "backends/native/native_kernels.h"
 #include "backends/native/native_ukernel.h"
 #include "backends/native/native_winograd.h"
@@ -72,6 +73,7 @@ struct native_conv {
     float *bias;                 /* c_out, zeros without a bias */
     native_wino *wino[3];        /* F(2), F(4), F(6), made when first chosen */
     int wino_m;                  /* the runs' method: 0 direct, else F(wino_m) */
+    native_amx_conv *amx;        /* sleapc__native_conv_create_amx: runs there */
 };
 
 typedef struct conv_job {
@@ -227,6 +229,27 @@ sleapc_status sleapc__native_conv_create_bf16(int c_in, int c_out, const float *
     return conv_create(uk, true, c_in, c_out, 3, 3, weight, bias, relu, out);
 }
 
+sleapc_status sleapc__native_conv_create_amx(const native_amx_ops *ops, int c_in, int c_out,
+                                             int kh, int kw, const float *weight,
+                                             const float *bias, bool relu, native_conv **out)
+{
+    *out = NULL;
+    native_conv *cv = sleapc__calloc(1, sizeof *cv);
+    if (!cv)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "create amx conv: out of memory");
+    /* bf16: no Winograd; the rest of the struct is the direct method's. */
+    *cv = (native_conv){.c_in = c_in, .c_out = c_out, .kh = kh, .kw = kw, .bf16 = true,
+                        .relu = relu};
+    sleapc_status st =
+        sleapc__native_amx_conv_create(ops, c_in, c_out, kh, kw, weight, bias, relu, &cv->amx);
+    if (st) {
+        sleapc__free(cv);
+        return st;
+    }
+    *out = cv;
+    return SLEAPC_OK;
+}
+
 sleapc_status sleapc__native_conv_create(int c_in, int c_out, int kh, int kw,
                                          const float *weight, const float *bias, bool relu,
                                          native_conv **out)
@@ -238,6 +261,7 @@ void sleapc__native_conv_destroy(native_conv *conv)
 {
     if (!conv)
         return;
+    sleapc__native_amx_conv_destroy(conv->amx);
     sleapc__aligned_free(conv->w);
     sleapc__aligned_free(conv->bias);
     for (int k = 0; k < 3; k++)
@@ -385,6 +409,8 @@ static size_t per_thread_bytes(const native_conv *cv, int64_t h, int64_t w)
 size_t sleapc__native_conv_scratch_size(const native_conv *conv, int64_t h, int64_t w,
                                         int n_threads)
 {
+    if (conv->amx)
+        return sleapc__native_amx_conv_scratch_size(conv->amx, n_threads);
     if (conv->wino_m)
         return sleapc__native_wino_scratch_size(conv->wino[conv->wino_m / 2 - 1], h, w,
                                                 n_threads);
@@ -655,6 +681,10 @@ void sleapc__native_conv_run_parts(const native_conv *conv, sleapc_threadpool *t
 {
     if (b <= 0 || h <= 0 || w <= 0)
         return;
+    if (conv->amx) {
+        sleapc__native_amx_conv_run(conv->amx, tp, src, b, h, w, dst, scratch);
+        return;
+    }
     if (conv->wino_m) {
         sleapc__native_wino_run_parts(conv->wino[conv->wino_m / 2 - 1], tp, src, b, h, w, dst,
                                       scratch);
