@@ -50,7 +50,8 @@ static inline float amx_ref_fma(float acc, uint16_t a, uint16_t b)
         return c.neg && p.neg ? -0.0f : 0.0f;
     /* Both at the scale 2^(top - 101), doubled, so that bits shifted out
      * leave a half: a value strictly between two integers. */
-    int top_c = c.m ? c.e + amx_bitlen(c.m) : -100000, top_p = p.m ? p.e + amx_bitlen(p.m) : -100000;
+    int top_c = c.m ? c.e + amx_bitlen(c.m) : -100000,
+        top_p = p.m ? p.e + amx_bitlen(p.m) : -100000;
     int top = top_c > top_p ? top_c : top_p;
     amx_i128 sum = 0;
     const amx_term *terms[2] = {&c, &p};

@@ -68,8 +68,10 @@ static int check_stage(const char *stage)
         printf("%-20s %-32s bf16 (emulated) vs fp32 %.2e, AMX model vs emulation %.2e, "
                "vs fp32 %.2e\n",
                stage, head, e, a, f);
-        CHECK_MSG(a <= e, "%s: the AMX model is %.3g from the emulation, farther than bf16 from "
-                          "fp32 (%.3g)", head, a, e);
+        CHECK_MSG(a <= e,
+                  "%s: the AMX model is %.3g from the emulation, farther than bf16 from "
+                  "fp32 (%.3g)",
+                  head, a, e);
         CHECK_MSG(f <= SLEAPC_BF16_HEAD_BUDGET, "%s: the AMX model is %.3g from fp32", head, f);
         CHECK_MSG(a > 0, "%s: the AMX model equals the emulation to the bit: was it run?", head);
     }

@@ -73,15 +73,15 @@ static void check_fma(void)
         float c = rand_acc(f32_of(a) * f32_of(b));
         float got = sleapc__native_amx_model_fma(c, a, b), want = amx_ref_fma(c, a, b);
         if (bits_of(got) != bits_of(want) && bad++ < 5)
-            CHECK_MSG(0, "fma(%a, %a, %a): model %a, reference %a", (double)c,
-                      (double)f32_of(a), (double)f32_of(b), (double)got, (double)want);
+            CHECK_MSG(0, "fma(%a, %a, %a): model %a, reference %a", (double)c, (double)f32_of(a),
+                      (double)f32_of(b), (double)got, (double)want);
     }
     /* The edges by hand: a denormal input reads as zero, a product below
      * float's range flushes, a sum tiny only before rounding does not. */
     CHECK(sleapc__native_amx_model_fma(1.0f, 0x0001, 0x3f80) == 1.0f);
     CHECK(bits_of(sleapc__native_amx_model_fma(0x1p-140f, 0x3f80, 0x3f80)) == bits_of(1.0f));
-    CHECK(sleapc__native_amx_model_fma(0.0f, 0x2000, 0x2000) == 0x1p-126f); /* 2^-63 * 2^-63 */
-    CHECK(bits_of(sleapc__native_amx_model_fma(0.0f, 0x1f80, 0x1f80)) == 0);   /* 2^-128: FTZ */
+    CHECK(sleapc__native_amx_model_fma(0.0f, 0x2000, 0x2000) == 0x1p-126f);  /* 2^-63 * 2^-63 */
+    CHECK(bits_of(sleapc__native_amx_model_fma(0.0f, 0x1f80, 0x1f80)) == 0); /* 2^-128: FTZ */
     /* 2^-126 - 2^-152 rounds to 2^-126: tiny before rounding only, kept;
      * 2^-126 - 2^-150 is exact, tiny, flushed. */
     CHECK(sleapc__native_amx_model_fma(0x1p-126f, 0x1980, 0x9980) == 0x1p-126f);
@@ -140,7 +140,8 @@ static void check_gemm(int64_t m, int64_t n, int64_t k)
     void *ctx = sleapc__aligned_alloc(NATIVE_AMX_CTX_BYTES);
     for (int64_t i = 0; i < m; i++)
         for (int64_t q = 0; q < k; q++)
-            a[i * 2 * kp + q] = sleapc__native_amx_bf16((float)((int32_t)amx_rand() >> 8) * 0x1p-23f);
+            a[i * 2 * kp + q] =
+                sleapc__native_amx_bf16((float)((int32_t)amx_rand() >> 8) * 0x1p-23f);
     for (int64_t q = 0; q < k; q++)
         for (int64_t j = 0; j < n; j++)
             b[(q / 2) * np * 2 + j * 2 + q % 2] =
@@ -189,9 +190,10 @@ static void ref_conv(const float *x, int bn, int ci_n, int h, int w, const float
                                 int iy = y + ky - pad, ix = xx + kx - pad;
                                 if (iy < 0 || iy >= h || ix < 0 || ix >= w)
                                     continue;
-                                double t = (double)sleapc__bf16_round(
-                                               x[((bi * ci_n + ci) * h + iy) * w + ix]) *
-                                           sleapc__bf16_round(wt[((co * ci_n + ci) * k + ky) * k + kx]);
+                                double t =
+                                    (double)sleapc__bf16_round(
+                                        x[((bi * ci_n + ci) * h + iy) * w + ix]) *
+                                    sleapc__bf16_round(wt[((co * ci_n + ci) * k + ky) * k + kx]);
                                 s += t;
                                 sa += fabs(t);
                             }
@@ -249,9 +251,11 @@ static void check_conv(int bn, int ci_n, int co_n, int k, int h, int w, bool rel
         if (!(fabs(y[i] - want) <= tol) && bad++ == 0)
             at = i;
     }
-    CHECK_MSG(bad == 0, "conv %dx%d %d -> %d, %dx%d x %d, %d parts: %zu outside the bound, "
-              "first %zu: %g vs %g", k, k, ci_n, co_n, h, w, bn, n_parts, bad, at,
-              bad ? (double)y[at] : 0.0, bad ? ref[at] : 0.0);
+    CHECK_MSG(bad == 0,
+              "conv %dx%d %d -> %d, %dx%d x %d, %d parts: %zu outside the bound, "
+              "first %zu: %g vs %g",
+              k, k, ci_n, co_n, h, w, bn, n_parts, bad, at, bad ? (double)y[at] : 0.0,
+              bad ? ref[at] : 0.0);
     sleapc__aligned_free(scratch);
     sleapc__native_amx_conv_destroy(cv);
     for (int p = 0; p < n_parts; p++)
@@ -275,8 +279,8 @@ static void check_linear(int bn, int n_in, int n_out)
     for (int i = 0; i < n_out; i++)
         bias[i] = rand_unit();
     native_amx_linear *l = NULL;
-    CHECK_OK(sleapc__native_amx_linear_create(sleapc__native_amx_model_ops(), n_in, n_out, wt,
-                                              bias, false, &l));
+    CHECK_OK(sleapc__native_amx_linear_create(sleapc__native_amx_model_ops(), n_in, n_out, wt, bias,
+                                              false, &l));
     void *scratch = sleapc__aligned_alloc(sleapc__native_amx_linear_scratch_size(l, bn));
     sleapc__native_amx_linear_run(l, x, bn, y, scratch);
     int bad = 0;
@@ -304,7 +308,7 @@ int main(void)
 {
     check_fma();
     check_tile();
-    const int64_t shapes[][3] = {{1, 1, 1},  {16, 16, 32}, {17, 33, 31}, {45, 20, 70},
+    const int64_t shapes[][3] = {{1, 1, 1},    {16, 16, 32}, {17, 33, 31}, {45, 20, 70},
                                  {32, 64, 97}, {5, 50, 200}, {64, 48, 33}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         check_gemm(shapes[i][0], shapes[i][1], shapes[i][2]);

@@ -29,13 +29,13 @@
  * Strides are in bytes. Between config and release one thread uses them. */
 typedef struct native_amx_ops {
     const char *name;
-    void (*config)(void *ctx);                                         /* LDTILECFG */
-    void (*zero_c)(void *ctx, int c);                                  /* TILEZERO tmm c */
+    void (*config)(void *ctx);                                          /* LDTILECFG */
+    void (*zero_c)(void *ctx, int c);                                   /* TILEZERO tmm c */
     void (*load_a)(void *ctx, int i, const void *base, int64_t stride); /* TILELOADD tmm 4+i */
     void (*load_b)(void *ctx, int j, const void *base, int64_t stride); /* TILELOADD tmm 6+j */
-    void (*dot)(void *ctx, int c);                      /* TDPBF16PS tmm c, tmm 4+c/2, tmm 6+c%2 */
-    void (*store_c)(void *ctx, int c, void *base, int64_t stride);      /* TILESTORED tmm c */
-    void (*release)(void *ctx);                                        /* TILERELEASE */
+    void (*dot)(void *ctx, int c); /* TDPBF16PS tmm c, tmm 4+c/2, tmm 6+c%2 */
+    void (*store_c)(void *ctx, int c, void *base, int64_t stride); /* TILESTORED tmm c */
+    void (*release)(void *ctx);                                    /* TILERELEASE */
 } native_amx_ops;
 
 /* The software model (every CPU). */
@@ -63,9 +63,9 @@ void sleapc__native_amx_model_tdpbf16ps(float *c, const uint16_t *a, const uint1
  * floats apart); m and n multiples of 16, kp of 16. Each C element is
  * summed from +0 over its pairs in order, as TDPBF16PS orders them: the
  * first of each pair, then the second. */
-void sleapc__native_amx_gemm(const native_amx_ops *ops, void *ctx, int64_t m, int64_t n,
-                             int64_t kp, const uint16_t *a, int64_t lda, const uint16_t *b,
-                             int64_t ldb, float *c, int64_t ldc);
+void sleapc__native_amx_gemm(const native_amx_ops *ops, void *ctx, int64_t m, int64_t n, int64_t kp,
+                             const uint16_t *a, int64_t lda, const uint16_t *b, int64_t ldb,
+                             float *c, int64_t ldc);
 
 /* x rounded to bfloat16 (nearest, ties to even; NaN kept quiet), its bits:
  * as sleapc__bf16_round. */
@@ -78,10 +78,9 @@ uint16_t sleapc__native_amx_bf16(float x);
  * they are staged; sums fp32, then the bias, then ReLU. */
 typedef struct native_amx_conv native_amx_conv;
 
-sleapc_status sleapc__native_amx_conv_create(const native_amx_ops *ops, int c_in, int c_out,
-                                             int kh, int kw, const float *weight,
-                                             const float *bias, bool relu,
-                                             native_amx_conv **out);
+sleapc_status sleapc__native_amx_conv_create(const native_amx_ops *ops, int c_in, int c_out, int kh,
+                                             int kw, const float *weight, const float *bias,
+                                             bool relu, native_amx_conv **out);
 void sleapc__native_amx_conv_destroy(native_amx_conv *cv);
 size_t sleapc__native_amx_conv_scratch_size(const native_amx_conv *cv, int n_threads);
 void sleapc__native_amx_conv_run(const native_amx_conv *cv, sleapc_threadpool *tp,
@@ -90,17 +89,17 @@ void sleapc__native_amx_conv_run(const native_amx_conv *cv, sleapc_threadpool *t
 
 /* A native_conv (native_kernels.h) that runs as native_amx_conv: the
  * backend's bf16 convs where it has AMX tiles (or forces the model). */
-sleapc_status sleapc__native_conv_create_amx(const native_amx_ops *ops, int c_in, int c_out,
-                                             int kh, int kw, const float *weight,
-                                             const float *bias, bool relu, native_conv **out);
+sleapc_status sleapc__native_conv_create_amx(const native_amx_ops *ops, int c_in, int c_out, int kh,
+                                             int kw, const float *weight, const float *bias,
+                                             bool relu, native_conv **out);
 
 /* A dense layer (b, n_in) -> (b, n_out) on the tiles, weight (n_out, n_in)
  * packed at create in pair layout, inputs rounded to bf16 as staged. */
 typedef struct native_amx_linear native_amx_linear;
 
 sleapc_status sleapc__native_amx_linear_create(const native_amx_ops *ops, int n_in, int n_out,
-                                               const float *weight, const float *bias,
-                                               bool relu, native_amx_linear **out);
+                                               const float *weight, const float *bias, bool relu,
+                                               native_amx_linear **out);
 void sleapc__native_amx_linear_destroy(native_amx_linear *l);
 /* Scratch bytes for a batch of b rows (64-byte aligned when given). */
 size_t sleapc__native_amx_linear_scratch_size(const native_amx_linear *l, int64_t b);

@@ -42,10 +42,9 @@ struct native_amx_conv {
     float *bias;   /* c_out */
 };
 
-sleapc_status sleapc__native_amx_conv_create(const native_amx_ops *ops, int c_in, int c_out,
-                                             int kh, int kw, const float *weight,
-                                             const float *bias, bool relu,
-                                             native_amx_conv **out)
+sleapc_status sleapc__native_amx_conv_create(const native_amx_ops *ops, int c_in, int c_out, int kh,
+                                             int kw, const float *weight, const float *bias,
+                                             bool relu, native_amx_conv **out)
 {
     *out = NULL;
     if (!ops || !weight || c_in < 1 || c_out < 1 || c_in > (1 << 20) || c_out > (1 << 20) ||
@@ -55,8 +54,14 @@ sleapc_status sleapc__native_amx_conv_create(const native_amx_ops *ops, int c_in
     native_amx_conv *cv = sleapc__calloc(1, sizeof *cv);
     if (!cv)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "create amx conv: out of memory");
-    *cv = (native_amx_conv){.ops = ops, .c_in = c_in, .c_out = c_out, .kh = kh, .kw = kw,
-                            .pad_t = (kh - 1) / 2, .pad_l = (kw - 1) / 2, .relu = relu,
+    *cv = (native_amx_conv){.ops = ops,
+                            .c_in = c_in,
+                            .c_out = c_out,
+                            .kh = kh,
+                            .kw = kw,
+                            .pad_t = (kh - 1) / 2,
+                            .pad_l = (kw - 1) / 2,
+                            .relu = relu,
                             .cp = (c_in + 1) / 2};
     int taps = kh * kw;
     cv->kp = round_up((int64_t)taps * cv->cp, NATIVE_AMX_PAIRS);
@@ -201,8 +206,8 @@ struct native_amx_linear {
 };
 
 sleapc_status sleapc__native_amx_linear_create(const native_amx_ops *ops, int n_in, int n_out,
-                                               const float *weight, const float *bias,
-                                               bool relu, native_amx_linear **out)
+                                               const float *weight, const float *bias, bool relu,
+                                               native_amx_linear **out)
 {
     *out = NULL;
     if (!ops || !weight || n_in < 1 || n_out < 1 || n_in > (1 << 20) || n_out > (1 << 20))

@@ -6,9 +6,9 @@
 /* Blocks of 2 x 2 C tiles (32 x 32 floats), the K loop innermost: each step
  * loads two A and two B tiles for four TDPBF16PS. At the edges of M or N a
  * block has one tile row or column. */
-void sleapc__native_amx_gemm(const native_amx_ops *ops, void *ctx, int64_t m, int64_t n,
-                             int64_t kp, const uint16_t *a, int64_t lda, const uint16_t *b,
-                             int64_t ldb, float *c, int64_t ldc)
+void sleapc__native_amx_gemm(const native_amx_ops *ops, void *ctx, int64_t m, int64_t n, int64_t kp,
+                             const uint16_t *a, int64_t lda, const uint16_t *b, int64_t ldb,
+                             float *c, int64_t ldc)
 {
     const int64_t t = NATIVE_AMX_ROWS;
     ops->config(ctx);

@@ -64,7 +64,7 @@ static float round_exact(double s, double e)
         return (float)s;
     int ex;
     double m = frexp(fabs(s), &ex); /* [0.5, 1) */
-    double sc = ldexp(m, 24);        /* [2^23, 2^24): the 24-bit grid at integers */
+    double sc = ldexp(m, 24);       /* [2^23, 2^24): the 24-bit grid at integers */
     double r = nearbyint(sc);
     if (sc - floor(sc) == 0.5 && e != 0)
         r = (e > 0) == (s > 0) ? floor(sc) + 1 : floor(sc);

@@ -50,10 +50,18 @@ static void hw_zero_c(void *ctx, int c)
 {
     (void)ctx;
     switch (c) {
-    case 0: _tile_zero(0); break;
-    case 1: _tile_zero(1); break;
-    case 2: _tile_zero(2); break;
-    default: _tile_zero(3); break;
+    case 0:
+        _tile_zero(0);
+        break;
+    case 1:
+        _tile_zero(1);
+        break;
+    case 2:
+        _tile_zero(2);
+        break;
+    default:
+        _tile_zero(3);
+        break;
     }
 }
 
@@ -79,10 +87,18 @@ static void hw_dot(void *ctx, int c)
 {
     (void)ctx;
     switch (c) {
-    case 0: _tile_dpbf16ps(0, 4, 6); break;
-    case 1: _tile_dpbf16ps(1, 4, 7); break;
-    case 2: _tile_dpbf16ps(2, 5, 6); break;
-    default: _tile_dpbf16ps(3, 5, 7); break;
+    case 0:
+        _tile_dpbf16ps(0, 4, 6);
+        break;
+    case 1:
+        _tile_dpbf16ps(1, 4, 7);
+        break;
+    case 2:
+        _tile_dpbf16ps(2, 5, 6);
+        break;
+    default:
+        _tile_dpbf16ps(3, 5, 7);
+        break;
     }
 }
 
@@ -90,10 +106,18 @@ static void hw_store_c(void *ctx, int c, void *base, int64_t stride)
 {
     (void)ctx;
     switch (c) {
-    case 0: _tile_stored(0, base, stride); break;
-    case 1: _tile_stored(1, base, stride); break;
-    case 2: _tile_stored(2, base, stride); break;
-    default: _tile_stored(3, base, stride); break;
+    case 0:
+        _tile_stored(0, base, stride);
+        break;
+    case 1:
+        _tile_stored(1, base, stride);
+        break;
+    case 2:
+        _tile_stored(2, base, stride);
+        break;
+    default:
+        _tile_stored(3, base, stride);
+        break;
     }
 }
 
