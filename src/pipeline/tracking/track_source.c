@@ -42,7 +42,7 @@ static void drop_empty_frames(sleapc_predictions *pr)
 {
     int64_t k = 0;
     for (int64_t i = 0; i < pr->n_frames; i++)
-        if (pr->frames[i].n > 0)
+        if (pr->frames[i].n > 0 || pr->frames[i].n_boxes > 0)
             pr->frames[k++] = pr->frames[i];
     pr->n_frames = k;
 }
