@@ -24,10 +24,16 @@ static void set_track_names(sleapc_predictions *pr, char **names, int n)
 static sleapc_status copy_block(const sleapc_predictions *b, sleapc_predictions *dst)
 {
     const int64_t N = b->n_nodes;
-    dst->n_frames = dst->n_insts = 0;
+    dst->n_frames = dst->n_insts = dst->n_boxes = 0;
     sleapc_status st = sleapc__results_reserve(dst, b->n_frames, b->n_insts);
+    if (!st)
+        st = sleapc__results_reserve_boxes(dst, b->n_boxes);
     if (st)
         return st;
+    /* The frames' box_first stay valid: the boxes are copied whole. */
+    if (b->n_boxes > 0)
+        memcpy(dst->boxes, b->boxes, (size_t)b->n_boxes * sizeof *b->boxes);
+    dst->n_boxes = b->n_boxes;
     memcpy(dst->frames, b->frames, (size_t)b->n_frames * sizeof *b->frames);
     memcpy(dst->insts, b->insts, (size_t)b->n_insts * sizeof *b->insts);
     memcpy(dst->points, b->points, (size_t)(b->n_insts * N * 2) * sizeof(float));
