@@ -229,6 +229,8 @@ sleapc_status sleapc__results_gather(sleapc_results_source *src, sleapc_predicti
             *g = (sleapc_pred_frame){f->video, f->frame_idx, at, f->n, dst->n_boxes, 0};
             if (f->n_boxes > 0 && (st = copy_boxes(dst, g, b, f, 1)))
                 return st;
+            if (f->n <= 0)
+                continue; /* a box-only frame: no instance arrays to copy into */
             memcpy(dst->insts + at, b->insts + f->first, (size_t)f->n * sizeof *dst->insts);
             memcpy(dst->points + at * N * 2, b->points + f->first * N * 2,
                    (size_t)(f->n * N * 2) * sizeof(float));

@@ -23,8 +23,8 @@ static void make_header(sleapc_predictions *pr, int64_t frames)
 {
     static const char *const nodes[] = {"A", "B"};
     static const int edges[][2] = {{0, 1}};
-    fixture_init(pr, "Skeleton-0", 2, nodes, 1, edges, 0, NULL, "centered_pair_small.mp4",
-                 frames, 4);
+    fixture_init(pr, "Skeleton-0", 2, nodes, 1, edges, 0, NULL, "centered_pair_small.mp4", frames,
+                 4);
 }
 
 /* The reference's boxes as results: one frame per frame index, in order. */
@@ -55,8 +55,15 @@ static bool load_reference(sleapc_predictions *pr)
             pr->frames[pr->n_frames - 1].box_first = pr->n_boxes;
         }
         sleapc_pred_frame *fr = &pr->frames[pr->n_frames - 1];
-        const sleapc_pred_box b = {((double *)c[1])[i], ((double *)c[2])[i], ((double *)c[3])[i],
-                                   ((double *)c[4])[i], ((float *)c[5])[i], -1, -1, NAN, -1};
+        const sleapc_pred_box b = {((double *)c[1])[i],
+                                   ((double *)c[2])[i],
+                                   ((double *)c[3])[i],
+                                   ((double *)c[4])[i],
+                                   ((float *)c[5])[i],
+                                   -1,
+                                   -1,
+                                   NAN,
+                                   -1};
         CHECK_OK(sleapc__results_reserve_boxes(pr, pr->n_boxes + 1));
         pr->boxes[pr->n_boxes++] = b;
         fr->n_boxes++;
@@ -187,8 +194,7 @@ static void test_reference(void)
         CHECK(all.n_frames == 20 && all.n_boxes == 48);
         for (int64_t k = 0; k < all.n_frames && k < pr.n_frames; k++)
             CHECK(all.frames[k].n_boxes == pr.frames[k].n_boxes &&
-                  memcmp(all.boxes + all.frames[k].box_first,
-                         pr.boxes + pr.frames[k].box_first,
+                  memcmp(all.boxes + all.frames[k].box_first, pr.boxes + pr.frames[k].box_first,
                          (size_t)pr.frames[k].n_boxes * sizeof *pr.boxes) == 0);
         sleapc__free(all.frames);
         sleapc__free(all.insts);

@@ -98,8 +98,7 @@ static double yaml_num(const char *yaml, const char *after, const char *key)
     return p ? strtod(p + strlen(key), NULL) : NAN;
 }
 
-static void compare(const char *what, int f, const sleapc_box *b, int n, const ref_box *r,
-                    int nr)
+static void compare(const char *what, int f, const sleapc_box *b, int n, const ref_box *r, int nr)
 {
     CHECK_MSG(n == nr, "%s frame %d: %d boxes, sleap-nn %d", what, f, n, nr);
     for (int i = 0; i < n && i < nr; i++) {
@@ -107,8 +106,8 @@ static void compare(const char *what, int f, const sleapc_box *b, int n, const r
         for (int k = 0; k < 4; k++) {
             const double d = fabs(got[k] - r[i].xyxy[k]);
             worst_px = d > worst_px ? d : worst_px;
-            CHECK_MSG(d <= 0.02, "%s frame %d box %d coord %d: %g vs %g", what, f, i, k,
-                      got[k], r[i].xyxy[k]);
+            CHECK_MSG(d <= 0.02, "%s frame %d box %d coord %d: %g vs %g", what, f, i, k, got[k],
+                      r[i].xyxy[k]);
         }
         const double ds = fabs(b[i].score - r[i].score);
         worst_score = ds > worst_score ? ds : worst_score;
@@ -204,8 +203,8 @@ static void put(float *heat, float *size, int c, int y, int x, float s, float bw
     size[GG + y * G + x] = bh;
 }
 
-static int decode(const float *heat, int c, const float *size, const float *off, float thr,
-                  int max, float iou, sleapc_box *b)
+static int decode(const float *heat, int c, const float *size, const float *off, float thr, int max,
+                  float iou, sleapc_box *b)
 {
     const sleapc_bbox_decode_opts o = {thr, max, iou, 100, 100};
     int n = -1;
@@ -265,9 +264,9 @@ static void test_zero_area_and_clip(void)
 {
     float heat[GG] = {0}, size[2 * GG] = {0}, off[2 * GG] = {0};
     sleapc_box b[MAXB];
-    put(heat, size, 0, 3, 3, 0.9f, 0, 4);   /* no width: dropped */
-    put(heat, size, 0, 3, 9, 0.8f, -3, 4);  /* negative size clamps to 0 */
-    put(heat, size, 0, 10, 3, 0.7f, 2, 2);  /* pushed off the input: nothing left */
+    put(heat, size, 0, 3, 3, 0.9f, 0, 4);  /* no width: dropped */
+    put(heat, size, 0, 3, 9, 0.8f, -3, 4); /* negative size clamps to 0 */
+    put(heat, size, 0, 10, 3, 0.7f, 2, 2); /* pushed off the input: nothing left */
     off[10 * G + 3] = -50.0f;
     put(heat, size, 0, 10, 10, 0.6f, 4, 4); /* clipped to the input's last pixel */
     off[10 * G + 10] = 90.0f;
@@ -287,8 +286,7 @@ static void test_zero_area_and_clip(void)
     sleapc__bbox_clip_to_frame(g, &n, 40, 30);
     CHECK(n == 2 && g[0].x2 == 29.0f && g[0].y2 == 39.0f && g[1].score == 0.8f);
     /* Bad arguments fail without writing. */
-    CHECK(sleapc__bbox_decode_centernet(NULL, 1, size, off, G, G, 1, NULL, b, &n) !=
-          SLEAPC_OK);
+    CHECK(sleapc__bbox_decode_centernet(NULL, 1, size, off, G, G, 1, NULL, b, &n) != SLEAPC_OK);
 }
 
 int main(void)

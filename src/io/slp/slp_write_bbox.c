@@ -32,9 +32,19 @@ void sleapc__slp_boxes_free(sleapc_slp_boxes *b)
 {
     if (!b)
         return;
-    void *cols[] = {b->x1,    b->y1,           b->x2,    b->y2,    b->angle,
-                    b->video, b->track,        b->instance, b->frame_idx, b->is_predicted,
-                    b->score, b->tracking_score, (void *)b->category};
+    void *cols[] = {b->x1,
+                    b->y1,
+                    b->x2,
+                    b->y2,
+                    b->angle,
+                    b->video,
+                    b->track,
+                    b->instance,
+                    b->frame_idx,
+                    b->is_predicted,
+                    b->score,
+                    b->tracking_score,
+                    (void *)b->category};
     for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
         sleapc__free(cols[i]);
     *b = (sleapc_slp_boxes){0};
@@ -55,9 +65,8 @@ static bool alloc_cols(sleapc_slp_boxes *b, size_t n)
     b->score = sleapc__malloc(n * sizeof *b->score);
     b->tracking_score = sleapc__malloc(n * sizeof *b->tracking_score);
     b->category = sleapc__malloc(n * sizeof *b->category);
-    return b->x1 && b->y1 && b->x2 && b->y2 && b->angle && b->video && b->track &&
-           b->instance && b->frame_idx && b->is_predicted && b->score && b->tracking_score &&
-           b->category;
+    return b->x1 && b->y1 && b->x2 && b->y2 && b->angle && b->video && b->track && b->instance &&
+           b->frame_idx && b->is_predicted && b->score && b->tracking_score && b->category;
 }
 
 /* One box's row. */
@@ -73,20 +82,19 @@ static void put_box(sleapc_slp_boxes *o, const sleapc_predictions *head, const s
     o->video[i] = fr->video;
     o->frame_idx[i] = fr->frame_idx;
     o->track[i] = x->track >= 0 && x->track < head->n_tracks ? x->track : -1;
-    o->instance[i] = x->instance >= 0 && x->instance < fr->n ? (int32_t)(inst_row + x->instance)
-                                                             : -1;
+    o->instance[i] =
+        x->instance >= 0 && x->instance < fr->n ? (int32_t)(inst_row + x->instance) : -1;
     o->is_predicted[i] = 1;
     o->score[i] = x->score;
     o->tracking_score[i] = x->tracking_score;
     const bool named = x->category >= 0 && x->category < head->n_bbox_categories &&
-                       head->bbox_categories[x->category] &&
-                       head->bbox_categories[x->category][0];
+                       head->bbox_categories[x->category] && head->bbox_categories[x->category][0];
     o->category[i] = named ? head->bbox_categories[x->category] : "";
     o->n_categorized += named;
 }
 
-sleapc_status sleapc__slp_boxes_collect(const sleapc_predictions *head,
-                                        sleapc_results_source *src, sleapc_slp_boxes *out)
+sleapc_status sleapc__slp_boxes_collect(const sleapc_predictions *head, sleapc_results_source *src,
+                                        sleapc_slp_boxes *out)
 {
     *out = (sleapc_slp_boxes){0};
     if (src->n_boxes <= 0)

@@ -28,8 +28,8 @@ typedef struct sleapc_slp_boxes {
 
 /* Reads src from its start (empty when src->n_boxes is 0). An instance
  * link becomes the instance's row in /instances. */
-sleapc_status sleapc__slp_boxes_collect(const sleapc_predictions *head,
-                                        sleapc_results_source *src, sleapc_slp_boxes *out);
+sleapc_status sleapc__slp_boxes_collect(const sleapc_predictions *head, sleapc_results_source *src,
+                                        sleapc_slp_boxes *out);
 void sleapc__slp_boxes_free(sleapc_slp_boxes *b);
 
 /* /categories: sleap-io makes a Category of each box's class name, so the

@@ -158,16 +158,14 @@ static float pool_peak(const float *m, int h, int w, int y, int x)
     return v * (mx == v ? 1.0f : 0.0f);
 }
 
-sleapc_status sleapc__bbox_decode_centernet(const float *heat, int n_categories,
-                                            const float *size, const float *offset, int h,
-                                            int w, int stride,
-                                            const sleapc_bbox_decode_opts *opts,
-                                            sleapc_box *out, int *n)
+sleapc_status sleapc__bbox_decode_centernet(const float *heat, int n_categories, const float *size,
+                                            const float *offset, int h, int w, int stride,
+                                            const sleapc_bbox_decode_opts *opts, sleapc_box *out,
+                                            int *n)
 {
     if (n)
         *n = 0;
-    if (!heat || !size || !opts || !out || !n || n_categories < 1 || h < 1 || w < 1 ||
-        stride < 1)
+    if (!heat || !size || !opts || !out || !n || n_categories < 1 || h < 1 || w < 1 || stride < 1)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "CenterNet decode: bad arguments");
     const int64_t hw = (int64_t)h * w, total = hw * n_categories;
     const int64_t k = opts->max_detections < total ? opts->max_detections : total;
@@ -316,8 +314,7 @@ static void softmax(const float *x, int n, float *p)
 
 sleapc_status sleapc__bbox_decode_ssd(const float *raw, int64_t n_anchors, int n_logits,
                                       const sleapc_ssd_anchors *a,
-                                      const sleapc_bbox_decode_opts *opts, sleapc_box *out,
-                                      int *n)
+                                      const sleapc_bbox_decode_opts *opts, sleapc_box *out, int *n)
 {
     if (n)
         *n = 0;

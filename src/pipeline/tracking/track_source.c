@@ -34,10 +34,13 @@ static sleapc_status copy_block(const sleapc_predictions *b, sleapc_predictions 
     if (b->n_boxes > 0)
         memcpy(dst->boxes, b->boxes, (size_t)b->n_boxes * sizeof *b->boxes);
     dst->n_boxes = b->n_boxes;
-    memcpy(dst->frames, b->frames, (size_t)b->n_frames * sizeof *b->frames);
-    memcpy(dst->insts, b->insts, (size_t)b->n_insts * sizeof *b->insts);
-    memcpy(dst->points, b->points, (size_t)(b->n_insts * N * 2) * sizeof(float));
-    memcpy(dst->point_scores, b->point_scores, (size_t)(b->n_insts * N) * sizeof(float));
+    if (b->n_frames > 0)
+        memcpy(dst->frames, b->frames, (size_t)b->n_frames * sizeof *b->frames);
+    if (b->n_insts > 0) { /* a box detector's block may have none */
+        memcpy(dst->insts, b->insts, (size_t)b->n_insts * sizeof *b->insts);
+        memcpy(dst->points, b->points, (size_t)(b->n_insts * N * 2) * sizeof(float));
+        memcpy(dst->point_scores, b->point_scores, (size_t)(b->n_insts * N) * sizeof(float));
+    }
     dst->n_frames = b->n_frames;
     dst->n_insts = b->n_insts;
     return SLEAPC_OK;
