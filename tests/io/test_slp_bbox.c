@@ -9,6 +9,7 @@
 
 #include "core/results_spill.h"
 #include "io/h5/h5_file.h"
+#include "pipeline/writer_state.h"
 #include "slp_fixture.h"
 #include "test_util.h"
 
@@ -290,8 +291,24 @@ static void test_no_boxes(void)
     fixture_free(&pr);
 }
 
+/* --no_empty_frames keeps a frame with boxes (sleap-nn's frame is not empty). */
+static void test_drop_empty(void)
+{
+    sleapc_predictions pr;
+    make_header(&pr, 3);
+    static const sleapc_pred_box b = {1, 2, 3, 4, 0.5f, -1, -1, NAN, -1};
+    fixture_add_frame(&pr, 0, 0);
+    fixture_add_frame(&pr, 0, 1);
+    CHECK_OK(sleapc__results_add_boxes(&pr, &pr.frames[1], &b, 1));
+    fixture_add_frame(&pr, 0, 2);
+    sleapc__writer_drop_empty_frames(&pr);
+    CHECK(pr.n_frames == 1 && pr.frames[0].frame_idx == 1 && pr.frames[0].n_boxes == 1);
+    fixture_free(&pr);
+}
+
 int main(void)
 {
+    test_drop_empty();
     test_reference();
     test_categories();
     test_no_boxes();
