@@ -26,7 +26,23 @@ typedef struct sleapc_pred_frame {
     int64_t frame_idx;
     int64_t first;         /* index of its first instance */
     int64_t n;             /* instance count */
+    int64_t box_first;     /* index of its first box */
+    int64_t n_boxes;       /* box count */
 } sleapc_pred_frame;
+
+/* A box detector's box (sleap-io's PredictedBoundingBox), in frame pixels.
+ * The .slp stores the corners as float64 and the scores as float32. */
+typedef struct sleapc_pred_box {
+    double x1, y1, x2, y2;
+    float score;
+    int category;          /* index into bbox_categories; -1 = none (sleap-nn
+                            * leaves a single-class "object" detector's boxes
+                            * without one) */
+    int track;             /* -1 = none */
+    float tracking_score;  /* NaN = none */
+    int instance;          /* the instance of its frame it belongs to (index
+                            * among the frame's instances), -1 = none */
+} sleapc_pred_box;
 
 typedef struct sleapc_pred_video {
     char *filename;
@@ -59,6 +75,10 @@ typedef struct sleapc_predictions {
     float *point_scores;   /* (n_insts, n_nodes) */
     char *provenance;      /* owned JSON object text recorded as the files' provenance
                             * (sleapc version, models, options); NULL = {} */
+    int n_bbox_categories;
+    char **bbox_categories; /* a box detector's class names, in its order */
+    int64_t n_boxes, boxes_cap;
+    sleapc_pred_box *boxes;
 } sleapc_predictions;
 
 void sleapc__predictions_free(sleapc_predictions *pr);
@@ -67,7 +87,23 @@ void sleapc__predictions_free(sleapc_predictions *pr);
  * are kept, so a steady run stops allocating); pr->n_nodes sizes the points. */
 sleapc_status sleapc__results_reserve(sleapc_predictions *pr, int64_t frames, int64_t insts);
 
-/* Append src's frames and instances to dst: frame k of src becomes frame
+/* Room for boxes boxes (kept and grown as the instances are). */
+sleapc_status sleapc__results_reserve_boxes(sleapc_predictions *pr, int64_t boxes);
+
+/* The frame's boxes: n boxes copied in, after the results' last box (the
+ * frame's box_first and n_boxes are set). */
+sleapc_status sleapc__results_add_boxes(sleapc_predictions *pr, sleapc_pred_frame *frame,
+                                        const sleapc_pred_box *boxes, int64_t n);
+
+/* Set the category names (copied; replaces any). */
+sleapc_status sleapc__results_set_bbox_categories(sleapc_predictions *pr,
+                                                  const char *const *names, int n);
+
+/* A header copy of pr: the same header (pointers borrowed), no frames,
+ * instances or boxes of its own. */
+sleapc_predictions sleapc__results_header(const sleapc_predictions *pr);
+
+/* Append src's frames, instances and boxes to dst: frame k of src becomes frame
  * frame_indices[k] of video video. class_index follows dst->multiclass (the
  * track for multi-class models, else -1). Both have the same n_nodes. */
 sleapc_status sleapc__results_append(sleapc_predictions *dst, const sleapc_predictions *src,
@@ -87,6 +123,7 @@ typedef struct sleapc_results_source {
      * block's own instances. Valid until the next call; n_frames == 0 at
      * the end. */
     sleapc_status (*next)(void *ctx, const sleapc_predictions **blk);
+    int64_t n_boxes;           /* total boxes of the frames */
 } sleapc_results_source;
 
 /* A one-block source over pr (which it borrows); ctx is the caller's. */
@@ -97,8 +134,8 @@ typedef struct sleapc_results_memory {
 void sleapc__results_source_memory(const sleapc_predictions *pr, sleapc_results_memory *ctx,
                                    sleapc_results_source *out);
 
-/* Append every frame of src to dst (dst's header kept, instances packed
- * in frame order): a whole run in memory, for what needs it at once (the
+/* Append every frame of src to dst (dst's header kept, instances and
+ * boxes packed in frame order): a whole run in memory, for what needs it at once (the
  * analysis .h5's dense matrices, tracking frames given out of order). */
 sleapc_status sleapc__results_gather(sleapc_results_source *src, sleapc_predictions *dst);
 

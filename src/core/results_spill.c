@@ -16,16 +16,16 @@
 #define BLOCK_INSTS 16384
 
 /* On disk, per frame: this record, then n instance records, n * n_nodes * 2
- * point coordinates and n * n_nodes point scores. Read back by the process
- * that wrote it, so native layouts are fine. */
+ * point coordinates, n * n_nodes point scores and n_boxes box records. Read
+ * back by the process that wrote it, so native layouts are fine. */
 typedef struct spill_frame {
-    int64_t video, frame_idx, n;
+    int64_t video, frame_idx, n, n_boxes;
 } spill_frame;
 
 struct sleapc_results_spill {
     FILE *f;
     int n_nodes;
-    int64_t n_frames, n_insts;
+    int64_t n_frames, n_insts, n_boxes;
     bool reading;
     const sleapc_predictions *head;
     sleapc_predictions blk; /* the block read back: header borrowed from head */
@@ -77,18 +77,21 @@ sleapc_status sleapc__spill_append(sleapc_results_spill *s, const sleapc_predict
     const size_t N = (size_t)s->n_nodes;
     for (int64_t k = 0; k < pr->n_frames; k++) {
         const sleapc_pred_frame *fr = &pr->frames[k];
-        const spill_frame rec = {fr->video, fr->frame_idx, fr->n};
-        const size_t n = (size_t)fr->n;
+        const int64_t n_boxes = fr->n_boxes > 0 ? fr->n_boxes : 0;
+        const spill_frame rec = {fr->video, fr->frame_idx, fr->n, n_boxes};
+        const size_t n = (size_t)fr->n, nb = (size_t)n_boxes;
         errno = 0;
         if (fwrite(&rec, sizeof rec, 1, s->f) != 1 ||
             (n && (fwrite(pr->insts + fr->first, sizeof *pr->insts, n, s->f) != n ||
                    fwrite(pr->points + fr->first * 2 * (int64_t)N, 2 * N * sizeof(float), n,
                           s->f) != n ||
                    fwrite(pr->point_scores + fr->first * (int64_t)N, N * sizeof(float), n,
-                          s->f) != n)))
+                          s->f) != n)) ||
+            (nb && fwrite(pr->boxes + fr->box_first, sizeof *pr->boxes, nb, s->f) != nb))
             return io_fail("cannot write", errno ? errno : EIO);
         s->n_frames++;
         s->n_insts += fr->n;
+        s->n_boxes += n_boxes;
     }
     return SLEAPC_OK;
 }
@@ -118,7 +121,7 @@ static sleapc_status spill_next(void *ctx, const sleapc_predictions **out)
     sleapc_results_spill *s = ctx;
     sleapc_predictions *b = &s->blk;
     const size_t N = (size_t)s->n_nodes;
-    b->n_frames = b->n_insts = 0;
+    b->n_frames = b->n_insts = b->n_boxes = 0;
     *out = b;
     while (b->n_frames < BLOCK_FRAMES && b->n_insts < BLOCK_INSTS) {
         spill_frame rec;
@@ -128,9 +131,11 @@ static sleapc_status spill_next(void *ctx, const sleapc_predictions **out)
                 return SLEAPC_OK;
             return io_fail("cannot read", errno ? errno : EIO);
         }
-        if (rec.n < 0 || rec.n > INT32_MAX)
+        if (rec.n < 0 || rec.n > INT32_MAX || rec.n_boxes < 0 || rec.n_boxes > INT32_MAX)
             return io_fail("cannot read", 0);
         sleapc_status st = sleapc__results_reserve(b, b->n_frames + 1, b->n_insts + rec.n);
+        if (!st)
+            st = sleapc__results_reserve_boxes(b, b->n_boxes + rec.n_boxes);
         if (st)
             return st;
         const int64_t at = b->n_insts;
@@ -140,8 +145,13 @@ static sleapc_status spill_next(void *ctx, const sleapc_predictions **out)
                   fread(b->points + at * 2 * (int64_t)N, 2 * N * sizeof(float), n, s->f) != n ||
                   fread(b->point_scores + at * (int64_t)N, N * sizeof(float), n, s->f) != n))
             return io_fail("cannot read", errno);
-        b->frames[b->n_frames++] = (sleapc_pred_frame){(int)rec.video, rec.frame_idx, at, rec.n};
+        const size_t nb = (size_t)rec.n_boxes;
+        if (nb && fread(b->boxes + b->n_boxes, sizeof *b->boxes, nb, s->f) != nb)
+            return io_fail("cannot read", errno);
+        b->frames[b->n_frames++] =
+            (sleapc_pred_frame){(int)rec.video, rec.frame_idx, at, rec.n, b->n_boxes, rec.n_boxes};
         b->n_insts += rec.n;
+        b->n_boxes += rec.n_boxes;
     }
     return SLEAPC_OK;
 }
@@ -154,18 +164,22 @@ void sleapc__spill_source(sleapc_results_spill *s, const sleapc_predictions *hea
     sleapc_pred_frame *frames = b->frames;
     sleapc_pred_instance *insts = b->insts;
     float *points = b->points, *scores = b->point_scores;
-    const int64_t fcap = b->frames_cap, icap = b->insts_cap;
+    sleapc_pred_box *boxes = b->boxes;
+    const int64_t fcap = b->frames_cap, icap = b->insts_cap, bcap = b->boxes_cap;
     *b = *head;
     b->frames = frames;
     b->insts = insts;
     b->points = points;
     b->point_scores = scores;
+    b->boxes = boxes;
     b->frames_cap = fcap;
     b->insts_cap = icap;
-    b->n_frames = b->n_insts = 0;
+    b->boxes_cap = bcap;
+    b->n_frames = b->n_insts = b->n_boxes = 0;
     b->n_nodes = s->n_nodes;
     s->head = head;
-    *out = (sleapc_results_source){s, s->n_frames, s->n_insts, spill_rewind, spill_next};
+    *out = (sleapc_results_source){s,          s->n_frames, s->n_insts, spill_rewind,
+                                   spill_next, s->n_boxes};
 }
 
 void sleapc__spill_close(sleapc_results_spill *s)
@@ -178,5 +192,6 @@ void sleapc__spill_close(sleapc_results_spill *s)
     sleapc__free(s->blk.insts);
     sleapc__free(s->blk.points);
     sleapc__free(s->blk.point_scores);
+    sleapc__free(s->blk.boxes);
     sleapc__free(s);
 }

@@ -156,7 +156,7 @@ static sleapc_status join_frames(sleapc_predictions *in, const char *const *path
     for (int64_t r = 0; r < n_frames && !st; r++) {
         const sleapc_predictions *src = &in[refs[r].input];
         const sleapc_pred_frame *f = &src->frames[refs[r].frame];
-        frames[r] = (sleapc_pred_frame){f->video, f->frame_idx, q, f->n};
+        frames[r] = (sleapc_pred_frame){f->video, f->frame_idx, q, f->n, 0, 0};
         for (int64_t j = 0; j < f->n && !st; j++, q++) {
             int64_t s = f->first + j;
             insts[q] = src->insts[s];

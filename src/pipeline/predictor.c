@@ -283,6 +283,7 @@ sleapc_status sleapc__predictor_run(sleapc_predictor *p, const uint8_t *frames, 
                             (long long)h, (long long)w);
     p->results.n_frames = 0;
     p->results.n_insts = 0;
+    p->results.n_boxes = 0;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int64_t net0 = sleapc__backend_forward_ns();
@@ -361,6 +362,7 @@ sleapc_status sleapc__predictor_warmup(sleapc_predictor *p, int64_t n, int64_t h
     p->stats = kept;
     p->results.n_frames = 0;
     p->results.n_insts = 0;
+    p->results.n_boxes = 0;
     sleapc__aligned_free(blank);
     return st ? sleapc__wrap(st, "warm up") : SLEAPC_OK;
 }

@@ -95,6 +95,7 @@ sleapc_status sleapc__predictor_finish(sleapc_predictor *p)
     p->oldest_collected = false;
     p->results.n_frames = 0;
     p->results.n_insts = 0;
+    p->results.n_boxes = 0;
     if (!st)
         st = sleapc__layer_finish(p->layer, n, &p->outputs);
     if (!st)

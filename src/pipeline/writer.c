@@ -277,8 +277,13 @@ static sleapc_status take_batch(sleapc_writer *w, const sleapc_predictor *p, int
                                 const int64_t *frame_indices)
 {
     sleapc_predictions *pr = &w->batch;
-    pr->n_frames = pr->n_insts = 0;
+    pr->n_frames = pr->n_insts = pr->n_boxes = 0;
     sleapc_status pst = refresh_provenance(w, p);
+    /* A box detector's class names, which its boxes' categories index. */
+    if (!pst && w->pr.n_bbox_categories == 0 && p->results.n_bbox_categories > 0)
+        pst = sleapc__results_set_bbox_categories(
+            &w->pr, (const char *const *)p->results.bbox_categories,
+            p->results.n_bbox_categories);
     if (pst)
         return pst;
     if (!w->collapse) {
@@ -300,6 +305,9 @@ static sleapc_status take_batch(sleapc_writer *w, const sleapc_predictor *p, int
         f->frame_idx = frame_indices[k];
         f->first = src->frames[k].first;
         f->n = src->frames[k].n;
+        if ((st = sleapc__results_add_boxes(pr, f, src->boxes + src->frames[k].box_first,
+                                            src->frames[k].n_boxes)))
+            return st;
     }
     for (int64_t i = 0; i < src->n_insts; i++) {
         const float *pts = src->points + i * src->n_nodes * 2;
@@ -315,12 +323,13 @@ static sleapc_status take_batch(sleapc_writer *w, const sleapc_predictor *p, int
     return SLEAPC_OK;
 }
 
-/* sleap-nn's clean_empty_frames (--no_empty_frames). */
+/* sleap-nn's clean_empty_frames (--no_empty_frames): a frame with boxes is
+ * not empty. */
 void sleapc__writer_drop_empty_frames(sleapc_predictions *pr)
 {
     int64_t m = 0;
     for (int64_t k = 0; k < pr->n_frames; k++)
-        if (pr->frames[k].n > 0)
+        if (pr->frames[k].n > 0 || pr->frames[k].n_boxes > 0)
             pr->frames[m++] = pr->frames[k];
     pr->n_frames = m;
 }

@@ -106,11 +106,7 @@ static sleapc_status write_analysis_h5(const sleapc_predictions *head, sleapc_re
      * when it holds the frames, else gathered from src under head's header. */
     if (head->n_frames > 0 || src->n_frames == 0)
         return sleapc__predictions_write_analysis_h5(head, path);
-    sleapc_predictions all = *head;
-    all.frames = NULL;
-    all.insts = NULL;
-    all.points = all.point_scores = NULL;
-    all.n_frames = all.frames_cap = all.n_insts = all.insts_cap = 0;
+    sleapc_predictions all = sleapc__results_header(head);
     st = sleapc__results_gather(src, &all);
     if (!st)
         st = sleapc__predictions_write_analysis_h5(&all, path);
@@ -118,6 +114,7 @@ static sleapc_status write_analysis_h5(const sleapc_predictions *head, sleapc_re
     sleapc__free(all.insts);
     sleapc__free(all.points);
     sleapc__free(all.point_scores);
+    sleapc__free(all.boxes);
     return st;
 }
 

@@ -150,7 +150,7 @@ static sleapc_status read_block(sleapc_slp_blocks *b, int64_t first, int64_t n)
     for (int64_t k = 0; !st && k < n; k++) {
         const sleapc_slp_frame_rec *f = &s.fr[k];
         sleapc_pred_frame *d = &pr->frames[pr->n_frames++];
-        *d = (sleapc_pred_frame){0, (int64_t)f->frame_idx, pr->n_insts, 0};
+        *d = (sleapc_pred_frame){0, (int64_t)f->frame_idx, pr->n_insts, 0, 0, 0};
         st = sleapc__slp_map_video(r, f->video, b->sparse, &d->video);
         for (uint64_t i = f->instance_id_start; !st && i < f->instance_id_end; i++) {
             const sleapc_slp_instance_rec *in = &s.in[i - s.in_lo];
@@ -265,14 +265,10 @@ sleapc_status sleapc__pred_slp_blocks_open(const char *path, int64_t block_frame
         return st;
     }
     /* The blocks show head's header; their arrays are their own. */
-    b->blk = *head;
-    b->blk.frames = NULL;
-    b->blk.insts = NULL;
-    b->blk.points = b->blk.point_scores = NULL;
-    b->blk.n_frames = b->blk.frames_cap = b->blk.n_insts = b->blk.insts_cap = 0;
+    b->blk = sleapc__results_header(head);
     if (n_user_frames)
         *n_user_frames = n_user;
-    *src = (sleapc_results_source){b, b->n_rows, n_insts, blocks_rewind, blocks_next};
+    *src = (sleapc_results_source){b, b->n_rows, n_insts, blocks_rewind, blocks_next, 0};
     *out = b;
     return SLEAPC_OK;
 }

@@ -2,8 +2,9 @@
  * produces for predicted labels (checked against the sleap-nn 0.3.5
  * predictions it wrote): the same dataset names, creation order, dtypes,
  * string kinds, chunking and attributes, format_id 1.4 (2.5 with
- * identities, slp_write_identity.c). The file appears
- * atomically (temporary file + rename). */
+ * identities, slp_write_identity.c; 2.0 with boxes, 2.7 with their
+ * categories, slp_write_bbox.c). The file appears atomically (temporary
+ * file + rename). */
 #include <math.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 #include "io/slp/pred_check.h"
 #include "io/slp/slp_json.h"
 #include "io/slp/slp_schema.h"
+#include "io/slp/slp_write_bbox.h"
 #include "io/slp/slp_write.h"
 #include "io/slp/slp_write_identity.h"
 #include "io/slp/slp_write_json.h"
@@ -252,23 +254,36 @@ sleapc_status sleapc__predictions_write_slp_from(const sleapc_predictions *pr,
     st = sleapc__h5_create_atomic(path, &f);
     if (st)
         return st;
-    /* sleap-io write_labels order: videos, tracks, identities, suggestions,
-     * sessions, metadata, then the tables. */
+    /* sleap-io write_labels order: videos, tracks, identities, categories,
+     * suggestions, sessions, metadata, the tables, then the boxes. */
     bool identities = false;
-    st = write_videos(f, pr);
+    sleapc_slp_boxes boxes;
+    st = sleapc__slp_boxes_collect(pr, src, &boxes);
+    if (!st)
+        st = write_videos(f, pr);
     if (!st)
         st = write_tracks(f, pr);
     if (!st)
         st = sleapc__slp_write_identities(f, pr, src, &identities);
     if (!st)
+        st = sleapc__slp_write_box_categories(f, &boxes);
+    if (!st)
         st = write_rows(f, "suggestions_json", NULL, 0);
     if (!st)
         st = write_rows(f, "sessions_json", NULL, 0);
+    /* write_metadata: boxes make it 2.0, then the later additions' bumps. */
+    double format_id = boxes.n > 0 ? SLEAPC_SLP_FORMAT_ID_BBOX : SLEAPC_SLP_FORMAT_ID;
+    if (identities)
+        format_id = fmax(format_id, SLEAPC_SLP_FORMAT_ID_IDENTITY);
+    if (boxes.n_categorized > 0)
+        format_id = fmax(format_id, SLEAPC_SLP_FORMAT_ID_CATEGORY);
     if (!st)
-        st = write_metadata(f, pr,
-                            identities ? SLEAPC_SLP_FORMAT_ID_IDENTITY : SLEAPC_SLP_FORMAT_ID);
+        st = write_metadata(f, pr, format_id);
     if (!st)
         st = write_tables(f, pr, src);
+    if (!st)
+        st = sleapc__slp_write_bboxes(f, &boxes);
+    sleapc__slp_boxes_free(&boxes);
     if (st) {
         sleapc__h5_discard(f);
         return sleapc__wrap(st, "write %s", path);

@@ -39,9 +39,11 @@ sleapc_status sleapc__bbox_decode_centernet(const float *heat, int n_categories,
 typedef struct sleapc_ssd_anchors {
     int n_levels;
     int strides[8];
-    float sizes[8];
+    /* Doubles: sleap-nn shapes its anchors in Python floats and rounds only
+     * the finished (w, h) to float32. */
+    double sizes[8];
     int n_scales, n_ratios;
-    float scales[8], ratios[8];
+    double scales[8], ratios[8];
     float variances[4];
 } sleapc_ssd_anchors;
 

@@ -39,7 +39,7 @@ static sleapc_status retrack_streamed(sleapc_predictions_reader *r, const char *
     sleapc_status st = sleapc__track_source(&o, &r->pr, &r->src, &spill);
     /* The header alone: formats read whole keep their frames in r->pr. */
     sleapc_predictions head = r->pr;
-    head.n_frames = head.n_insts = 0;
+    head.n_frames = head.n_insts = head.n_boxes = 0;
     sleapc_results_source src;
     if (!st)
         sleapc__spill_source(spill, &head, &src);

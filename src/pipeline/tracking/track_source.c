@@ -24,14 +24,23 @@ static void set_track_names(sleapc_predictions *pr, char **names, int n)
 static sleapc_status copy_block(const sleapc_predictions *b, sleapc_predictions *dst)
 {
     const int64_t N = b->n_nodes;
-    dst->n_frames = dst->n_insts = 0;
+    dst->n_frames = dst->n_insts = dst->n_boxes = 0;
     sleapc_status st = sleapc__results_reserve(dst, b->n_frames, b->n_insts);
+    if (!st)
+        st = sleapc__results_reserve_boxes(dst, b->n_boxes);
     if (st)
         return st;
-    memcpy(dst->frames, b->frames, (size_t)b->n_frames * sizeof *b->frames);
-    memcpy(dst->insts, b->insts, (size_t)b->n_insts * sizeof *b->insts);
-    memcpy(dst->points, b->points, (size_t)(b->n_insts * N * 2) * sizeof(float));
-    memcpy(dst->point_scores, b->point_scores, (size_t)(b->n_insts * N) * sizeof(float));
+    /* The frames' box_first stay valid: the boxes are copied whole. */
+    if (b->n_boxes > 0)
+        memcpy(dst->boxes, b->boxes, (size_t)b->n_boxes * sizeof *b->boxes);
+    dst->n_boxes = b->n_boxes;
+    if (b->n_frames > 0)
+        memcpy(dst->frames, b->frames, (size_t)b->n_frames * sizeof *b->frames);
+    if (b->n_insts > 0) { /* a box detector's block may have none */
+        memcpy(dst->insts, b->insts, (size_t)b->n_insts * sizeof *b->insts);
+        memcpy(dst->points, b->points, (size_t)(b->n_insts * N * 2) * sizeof(float));
+        memcpy(dst->point_scores, b->point_scores, (size_t)(b->n_insts * N) * sizeof(float));
+    }
     dst->n_frames = b->n_frames;
     dst->n_insts = b->n_insts;
     return SLEAPC_OK;
@@ -42,7 +51,7 @@ static void drop_empty_frames(sleapc_predictions *pr)
 {
     int64_t k = 0;
     for (int64_t i = 0; i < pr->n_frames; i++)
-        if (pr->frames[i].n > 0)
+        if (pr->frames[i].n > 0 || pr->frames[i].n_boxes > 0)
             pr->frames[k++] = pr->frames[i];
     pr->n_frames = k;
 }

@@ -95,7 +95,7 @@ sleapc_status sleapc__track_stream_block(sleapc_track_stream *ts, const sleapc_p
                                          bool drop_empty, sleapc_predictions *out)
 {
     const int64_t N = in->n_nodes;
-    out->n_frames = out->n_insts = 0;
+    out->n_frames = out->n_insts = out->n_boxes = 0;
     sleapc_status st = sleapc__results_reserve(out, in->n_frames, in->n_insts);
     for (int64_t k = 0; !st && k < in->n_frames; k++) {
         const sleapc_pred_frame *f = &in->frames[k];
@@ -121,10 +121,12 @@ sleapc_status sleapc__track_stream_block(sleapc_track_stream *ts, const sleapc_p
                                      .tracking_score = ts->tscore};
         if ((st = sleapc__tracker_track_frame(ts->t, &ti, &to)))
             return st;
-        if (drop_empty && to.n_out == 0)
+        if (drop_empty && to.n_out == 0 && f->n_boxes == 0)
             continue;
         sleapc_pred_frame *g = &out->frames[out->n_frames++];
-        *g = (sleapc_pred_frame){f->video, f->frame_idx, out->n_insts, to.n_out};
+        *g = (sleapc_pred_frame){f->video, f->frame_idx, out->n_insts, to.n_out, 0, 0};
+        if ((st = sleapc__results_add_boxes(out, g, in->boxes + f->box_first, f->n_boxes)))
+            return st;
         for (int j = 0; j < to.n_out; j++) {
             const int64_t src = f->first + to.out[j], dst = out->n_insts++;
             sleapc_pred_instance *d = &out->insts[dst];
