@@ -27,7 +27,7 @@ typedef struct onednn_value {
     int def_step;     /* step writing it; -1: written before the steps (the input) */
     int last_step;    /* last step reading it, or ONEDNN_KEEP */
     int reorder_of;   /* the value this one is a reordered copy of; -1 if none */
-    int buf;          /* index into the plan's buffers */
+    int64_t off;      /* byte offset in the plan's arena */
     dnnl_memory_t mem;
 } onednn_value;
 
@@ -65,10 +65,15 @@ typedef struct onednn_plan {
     int n_values, cap_values;
     onednn_step *steps;
     int n_steps, cap_steps;
-    void **bufs;
-    int n_bufs;
+    void *arena;           /* every value, at its offset (model/graph_plan.h packs them) */
+    int64_t arena_bytes;
     void *scratch;
 } onednn_plan;
+
+static inline float *onednn_value_data(const onednn_plan *p, int v)
+{
+    return (float *)((char *)p->arena + p->values[v].off);
+}
 
 typedef void (*onednn_omp_set_fn)(int);
 typedef int (*onednn_omp_get_fn)(void);
