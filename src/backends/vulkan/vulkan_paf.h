@@ -27,7 +27,7 @@ typedef struct vk_paf {
  * many points, too large a head); SLEAPC_ERR_INVALID_ARG for a sample or
  * edge out of range. */
 sleapc_status sleapc__vk_paf_score(vk_context *ctx, const vk_pipelines *pl, vk_paf *pf,
-                                   VkBuffer head, const int64_t shape[4],
+                                   vk_view head, const int64_t shape[4],
                                    const sleapc_backend_paf_lines *lines, float *scores);
 /* Accepts a zeroed vk_paf; leaves it zeroed. */
 void sleapc__vk_paf_destroy(vk_context *ctx, vk_paf *pf);

@@ -24,7 +24,7 @@ typedef struct vk_sample {
  * sizes the shader cannot index; SLEAPC_ERR_INVALID_ARG for a cell outside
  * the maps. */
 sleapc_status sleapc__vk_sample(vk_context *ctx, const vk_pipelines *pl, vk_sample *sm,
-                                VkBuffer head, const int64_t shape[4], int64_t n,
+                                vk_view head, const int64_t shape[4], int64_t n,
                                 const int32_t (*cells)[3], float *values);
 /* Accepts a zeroed vk_sample; leaves it zeroed. */
 void sleapc__vk_sample_destroy(vk_context *ctx, vk_sample *sm);
