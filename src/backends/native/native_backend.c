@@ -1,7 +1,7 @@
 /* Runs the graph IR node by node with the native kernels. Buffers are planned
  * for one input shape at warmup (or at the first forward of a new shape):
- * activations share a few buffers by liveness, so a forward of a planned
- * shape allocates nothing. Two decoder copies are never made: a resize to
+ * activations lie in one arena laid out by the shared planner
+ * (model/graph_plan.h), so a forward of a planned shape allocates nothing. Two decoder copies are never made: a resize to
  * the size its input already has reads its input's buffer, and a concat
  * whose only consumers are convs is read by them from its parts. */
 #include "backends/native/native_backend.h"

@@ -54,8 +54,9 @@ static inline int64_t native_node_numel(const int64_t *s)
     return s[2] ? s[0] * s[1] * s[2] * s[3] : s[0] * s[1];
 }
 
-/* Plans buffers for input shape (B,C,H,W): liveness packing, virtual
- * concats, scratch, the bf16 staging; frees the old plan first. */
+/* Plans input shape (B,C,H,W): the arena (shared planner, with virtual
+ * concats and identity resizes), scratch, the bf16 staging; frees the old
+ * plan first. */
 sleapc_status sleapc__native_plan(native_state *ns, const int64_t shape[4]);
 /* Frees the plan; ns->planned becomes zero. */
 void sleapc__native_plan_free(native_state *ns);

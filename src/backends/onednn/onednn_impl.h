@@ -4,9 +4,10 @@
  * to a list of steps (oneDNN primitives) reading and writing values (tensors
  * in whatever layout the primitives chose). Reorders are added only where a
  * consumer wants another layout than its producer wrote, which in practice is
- * at the edges: the plain NCHW input and the plain NCHW outputs. Values share
- * a few buffers by liveness, as in the native backend, and every buffer,
- * memory object and primitive exists before the first forward of the shape. */
+ * at the edges: the plain NCHW input and the plain NCHW outputs. Values lie
+ * in one arena at offsets from the shared planner's packing
+ * (model/graph_plan.h), and the arena, every memory object and primitive
+ * exist before the first forward of the shape. */
 #ifndef SLEAPC_BACKENDS_ONEDNN_IMPL_H
 #define SLEAPC_BACKENDS_ONEDNN_IMPL_H
 

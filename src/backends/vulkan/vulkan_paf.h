@@ -21,8 +21,8 @@ typedef struct vk_paf {
     VkFence fence;
 } vk_paf;
 
-/* Score lines against head, a (B, 2E, H, W) node buffer of shape `shape`
- * (elements of the pipelines' storage type). SLEAPC_ERR_UNSUPPORTED, with
+/* Score lines against head, a (B, 2E, H, W) node's range of the plan's
+ * arena, of shape `shape` (elements of the pipelines' storage type). SLEAPC_ERR_UNSUPPORTED, with
  * nothing recorded, for what the shader cannot score as the host does (too
  * many points, too large a head); SLEAPC_ERR_INVALID_ARG for a sample or
  * edge out of range. */

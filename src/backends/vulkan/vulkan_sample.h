@@ -18,9 +18,9 @@ typedef struct vk_sample {
     VkFence fence;
 } vk_sample;
 
-/* values (n, shape[1]): head, a (B, C, H, W) node buffer of shape `shape`
- * (elements of the pipelines' storage type), at cells (n, 3) (sample, y, x),
- * widened to float32. SLEAPC_ERR_UNSUPPORTED, with nothing recorded, for
+/* values (n, shape[1]): head, a (B, C, H, W) node's range of the plan's
+ * arena, of shape `shape` (elements of the pipelines' storage type), at
+ * cells (n, 3) (sample, y, x), widened to float32. SLEAPC_ERR_UNSUPPORTED, with nothing recorded, for
  * sizes the shader cannot index; SLEAPC_ERR_INVALID_ARG for a cell outside
  * the maps. */
 sleapc_status sleapc__vk_sample(vk_context *ctx, const vk_pipelines *pl, vk_sample *sm,
