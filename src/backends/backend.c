@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/mem_budget.h"
 #include "core/settings.h"
+#include "model/graph_plan.h"
 
 /* "cpu", "cuda", "mps", or one of those with ":<index>", as torch spells them;
  * "gpu[:N]" for a GPU of another vendor (the Vulkan backend). */
@@ -201,8 +202,12 @@ static int64_t now_ns(void)
 
 int64_t sleapc__backend_mem_need(const sleapc_graph *g, const int64_t shape[4])
 {
+    /* The arena the planner gives the native, oneDNN and Vulkan backends,
+     * plus room for their scratch and copies beside it. */
     int64_t need = sleapc__graph_peak_bytes(g, shape[0], shape[2], shape[3]);
-    return need < 0 ? need : need + need / 8; /* scratch and copies beside the activations */
+    if (need < 0 || need == INT64_MAX)
+        return need;
+    return need + need / 8;
 }
 
 /* Before a backend plans for a new input shape: the activations it will

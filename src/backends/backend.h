@@ -257,8 +257,8 @@ const struct sleapc_backend_device_ops *sleapc__backend_device_ops(sleapc_backen
 sleapc_status sleapc__backend_forward(sleapc_backend *be, const sleapc_tensor *x,
                                       sleapc_tensor_map *out);
 sleapc_status sleapc__backend_warmup(sleapc_backend *be, const int64_t shape[4]);
-/* The memory a backend's plan for input shape (B,C,H,W) of g takes at least:
- * the activations at their peak plus an eighth; -1 when the shape does not
+/* The memory a backend's plan for input shape (B,C,H,W) of g takes: the
+ * arena of the shared memory planner (model/graph_plan.h) plus an eighth; -1 when the shape does not
  * fit g, -2 out of memory. The wrappers check it against the process's budget before a
  * backend plans a new shape. */
 int64_t sleapc__backend_mem_need(const sleapc_graph *g, const int64_t shape[4]);

@@ -108,12 +108,6 @@ double sleapc__graph_flops(const sleapc_graph *g, int64_t b, int64_t h, int64_t 
 /* FLOPs of node i given its output shape (2 per multiply-add). */
 double sleapc__graph_node_flops(const sleapc_graph *g, int i, const int64_t shape[4]);
 
-/* Bytes of activations a forward pass of a (b, c_in, h, w) input holds at
- * its peak when each value is freed after its last reader (graph_memory.c):
- * a lower bound on any backend's plan. -1 when the shapes do not infer, -2
- * when its scratch could not be allocated (SLEAPC_ERR_NOMEM set). */
-int64_t sleapc__graph_peak_bytes(const sleapc_graph *g, int64_t b, int64_t h, int64_t w);
-
 const char *sleapc__op_name(sleapc_op op);
 
 /* WINDOW_ATTENTION geometry on an h x w map: padded size and the shift each

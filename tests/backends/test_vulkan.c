@@ -36,6 +36,7 @@ int main(void)
 #else
 #include "backend_compare.h"
 #include "backends/vulkan/vulkan_backend.h"
+#include "model/graph_plan.h"
 
 static const struct sleapc_backend_factory *vk_f, *native_f;
 
@@ -162,6 +163,29 @@ static void build_swin(test_graph *t)
     CHECK_OK(sleapc__graph_add_output(&t->g, "Attention", a0, 1));
 }
 
+/* The device memory of the activations is the shared planner's arena for
+ * this device's alignment (printed beside what a buffer per node took). */
+static void check_arena(const sleapc_backend *xb, const sleapc_graph *g, const int64_t shape[4],
+                        const char *what)
+{
+    int64_t align = 0;
+    int64_t got = sleapc__vulkan_activation_bytes(xb, &align);
+    sleapc_plan_opts opts = {.elem = sizeof(float), .align = align};
+    sleapc_graph_plan p;
+    CHECK_OK(sleapc__graph_plan(g, shape[0], shape[2], shape[3], &opts, &p));
+    int64_t per_node = 0;
+    for (int i = 0; i < p.n_nodes; i++) {
+        const int64_t *s = p.shapes[i];
+        per_node += (s[2] ? s[0] * s[1] * s[2] * s[3] : s[0] * s[1]) * (int64_t)sizeof(float);
+    }
+    CHECK_MSG(got == p.arena,
+              "%s: %lld bytes of device activations, planned %lld, %lld a buffer per node", what,
+              (long long)got, (long long)p.arena, (long long)per_node);
+    printf("%-20s device activations %lld bytes (a buffer per node: %lld)\n", what,
+           (long long)got, (long long)per_node);
+    sleapc__graph_plan_free(&p);
+}
+
 static void check_graph(const sleapc_graph *g, const int64_t (*shapes)[4], int n_shapes,
                         const char *what)
 {
@@ -170,6 +194,7 @@ static void check_graph(const sleapc_graph *g, const int64_t (*shapes)[4], int n
     if (xb && nb) {
         /* Warmed up: the first forward allocates nothing. */
         CHECK_OK(sleapc__backend_warmup(xb, shapes[0]));
+        check_arena(xb, g, shapes[0], what);
         check_no_alloc(xb, shapes[0], what);
         /* Every shape in turn, then the first again: each change re-plans and
          * the results follow the new shape; once planned, no allocation. */

@@ -1,7 +1,7 @@
 /* Runs the graph IR node by node with the native kernels. Buffers are planned
  * for one input shape at warmup (or at the first forward of a new shape):
- * activations share a few buffers by liveness, so a forward of a planned
- * shape allocates nothing. Two decoder copies are never made: a resize to
+ * activations lie in one arena laid out by the shared planner
+ * (model/graph_plan.h), so a forward of a planned shape allocates nothing. Two decoder copies are never made: a resize to
  * the size its input already has reads its input's buffer, and a concat
  * whose only consumers are convs is read by them from its parts. */
 #include "backends/native/native_backend.h"
@@ -22,21 +22,22 @@
 
 static float *node_buf(native_state *ns, int i)
 {
-    return ns->bufs[ns->buf_of[i]];
+    return ns->arena + ns->plan.offset[i] / (int64_t)sizeof(float);
 }
 
 /* A conv's input as parts: one buffer, or the parts of a virtual concat. */
 static void conv_source(native_state *ns, int in, native_conv_src *out)
 {
     const sleapc_node *c = &ns->g->nodes[in];
-    if (ns->buf_of[in] != -1) {
-        *out = (native_conv_src){.n = 1, .data = {node_buf(ns, in)}, .c = {(int)ns->shapes[in][1]}};
+    if (ns->plan.home[in] >= 0) {
+        *out = (native_conv_src){
+            .n = 1, .data = {node_buf(ns, in)}, .c = {(int)ns->plan.shapes[in][1]}};
         return;
     }
     out->n = c->n_inputs;
     for (int k = 0; k < c->n_inputs; k++) {
         out->data[k] = node_buf(ns, c->inputs[k]);
-        out->c[k] = (int)ns->shapes[c->inputs[k]][1];
+        out->c[k] = (int)ns->plan.shapes[c->inputs[k]][1];
     }
 }
 
@@ -47,7 +48,7 @@ static const float *bf16_source(native_state *ns, int i, const float *src)
     int in = ns->g->nodes[i].inputs[0];
     if (!ns->bf16.n || !ns->bf16.compute[i] || ns->bf16.rounded[in] || ns->hw16[i])
         return src;
-    int64_t numel = native_node_numel(ns->shapes[in]);
+    int64_t numel = native_node_numel(ns->plan.shapes[in]);
     memcpy(ns->stage, src, (size_t)numel * sizeof(float));
     sleapc__bf16_round_array(ns->stage, numel);
     return ns->stage;
@@ -57,12 +58,12 @@ static void run_node(native_state *ns, int i)
 {
     const sleapc_node *n = &ns->g->nodes[i];
     /* Nothing to compute: an identity resize or a virtual concat. */
-    if (ns->buf_of[i] == -1 || ns->home[i] != i)
+    if (ns->plan.home[i] != i)
         return;
-    const int64_t *d = ns->shapes[i];
-    const int64_t *s = n->n_inputs ? ns->shapes[n->inputs[0]] : NULL;
+    const int64_t *d = ns->plan.shapes[i];
+    const int64_t *s = n->n_inputs ? ns->plan.shapes[n->inputs[0]] : NULL;
     const float *src =
-        n->n_inputs && ns->buf_of[n->inputs[0]] != -1 ? node_buf(ns, n->inputs[0]) : NULL;
+        n->n_inputs && ns->plan.home[n->inputs[0]] >= 0 ? node_buf(ns, n->inputs[0]) : NULL;
     float *dst = node_buf(ns, i);
     switch (n->op) {
     case SLEAPC_OP_INPUT:
@@ -104,7 +105,7 @@ static void run_node(native_state *ns, int i)
         for (int64_t b = 0; b < d[0]; b++) {
             float *o = dst + b * d[1] * hw;
             for (int k = 0; k < n->n_inputs; k++) {
-                const int64_t *sk = ns->shapes[n->inputs[k]];
+                const int64_t *sk = ns->plan.shapes[n->inputs[k]];
                 size_t len = (size_t)(sk[1] * hw);
                 memcpy(o, node_buf(ns, n->inputs[k]) + b * (int64_t)len, len * sizeof(float));
                 o += len;
@@ -150,10 +151,9 @@ static void run_node(native_state *ns, int i)
 /* bf16 emulation: round node i's value where it is written. */
 static void round_value(native_state *ns, int i)
 {
-    if (ns->bf16.n && ns->bf16.rounded[i] && !ns->lazy[i] && ns->buf_of[i] != -1 &&
-        ns->home[i] == i)
+    if (ns->bf16.n && ns->bf16.rounded[i] && !ns->lazy[i] && ns->plan.home[i] == i)
         sleapc__native_bf16_round(ns->tp, ns->hw_uk, node_buf(ns, i),
-                                  native_node_numel(ns->shapes[i]));
+                                  native_node_numel(ns->plan.shapes[i]));
 }
 
 static sleapc_status native_forward(sleapc_backend *be, const sleapc_tensor *x,
@@ -188,7 +188,7 @@ static sleapc_status native_forward(sleapc_backend *be, const sleapc_tensor *x,
     }
     for (int o = 0; o < ns->g->n_outputs; o++) {
         const sleapc_graph_output *go = &ns->g->outputs[o];
-        const int64_t *s = ns->shapes[go->node];
+        const int64_t *s = ns->plan.shapes[go->node];
         sleapc_tensor t = {.dtype = SLEAPC_DTYPE_F32,
                            .ndim = s[2] ? 4 : 2,
                            .shape = {s[0], s[1], s[2], s[3]},

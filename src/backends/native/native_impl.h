@@ -13,6 +13,7 @@
 #include "backends/native/native_ukernel.h"
 #include "core/threadpool.h"
 #include "model/graph.h"
+#include "model/graph_plan.h"
 
 typedef struct native_state {
     const sleapc_graph *g; /* borrowed: the model outlives the backend */
@@ -25,11 +26,8 @@ typedef struct native_state {
 
     /* The plan, for input shape `planned`. */
     int64_t planned[4];
-    int64_t (*shapes)[4];
-    int *buf_of;  /* node -> buffer index; -1: no buffer (virtual concat) */
-    int *home;    /* node -> the node whose buffer holds its value */
-    float **bufs; /* distinct activation buffers */
-    int n_bufs;
+    sleapc_graph_plan plan; /* shapes, homes (-1: virtual concat), offsets */
+    float *arena;           /* every activation, at plan.offset */
     void *scratch;
     size_t scratch_bytes;
 
@@ -56,15 +54,14 @@ static inline int64_t native_node_numel(const int64_t *s)
     return s[2] ? s[0] * s[1] * s[2] * s[3] : s[0] * s[1];
 }
 
-/* Plans buffers for input shape (B,C,H,W): liveness packing, virtual
- * concats, scratch, the bf16 staging; frees the old plan first. */
+/* Plans input shape (B,C,H,W): the arena (shared planner, with virtual
+ * concats and identity resizes), scratch, the bf16 staging; frees the old
+ * plan first. */
 sleapc_status sleapc__native_plan(native_state *ns, const int64_t shape[4]);
 /* Frees the plan; ns->planned becomes zero. */
 void sleapc__native_plan_free(native_state *ns);
 
-/* The nodes whose buffers node i reads: the homes of its inputs, or of a
- * virtual concat's parts. Returns their count (at most MAX_SOURCES). */
+/* A conv reads at most this many buffers: a virtual concat's parts. */
 #define MAX_SOURCES (SLEAPC_NODE_MAX_INPUTS * NATIVE_CONV_MAX_PARTS)
-int sleapc__native_node_sources(const native_state *ns, int i, int *src);
 
 #endif

@@ -80,7 +80,7 @@ static sleapc_status publish(onednn_state *s, sleapc_tensor_map *out)
         const int64_t *d = p->shapes[go->node];
         sleapc_tensor t = {.dtype = SLEAPC_DTYPE_F32, .ndim = d[2] ? 4 : 2,
                            .shape = {d[0], d[1], d[2], d[3]},
-                           .data = p->bufs[p->values[p->out_value[o]].buf]};
+                           .data = onednn_value_data(p, p->out_value[o])};
         sleapc_status st = sleapc__tensor_map_set(out, go->name, &t);
         if (st)
             return st;
@@ -91,7 +91,7 @@ static sleapc_status publish(onednn_state *s, sleapc_tensor_map *out)
 static float *input_buffer(onednn_state *s)
 {
     const onednn_plan *p = &s->plan;
-    return p->bufs[p->values[p->node_value[0]].buf];
+    return onednn_value_data(p, p->node_value[0]);
 }
 
 static sleapc_status onednn_forward(sleapc_backend *be, const sleapc_tensor *x,

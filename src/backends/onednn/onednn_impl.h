@@ -4,9 +4,10 @@
  * to a list of steps (oneDNN primitives) reading and writing values (tensors
  * in whatever layout the primitives chose). Reorders are added only where a
  * consumer wants another layout than its producer wrote, which in practice is
- * at the edges: the plain NCHW input and the plain NCHW outputs. Values share
- * a few buffers by liveness, as in the native backend, and every buffer,
- * memory object and primitive exists before the first forward of the shape. */
+ * at the edges: the plain NCHW input and the plain NCHW outputs. Values lie
+ * in one arena at offsets from the shared planner's packing
+ * (model/graph_plan.h), and the arena, every memory object and primitive
+ * exist before the first forward of the shape. */
 #ifndef SLEAPC_BACKENDS_ONEDNN_IMPL_H
 #define SLEAPC_BACKENDS_ONEDNN_IMPL_H
 
@@ -27,7 +28,7 @@ typedef struct onednn_value {
     int def_step;     /* step writing it; -1: written before the steps (the input) */
     int last_step;    /* last step reading it, or ONEDNN_KEEP */
     int reorder_of;   /* the value this one is a reordered copy of; -1 if none */
-    int buf;          /* index into the plan's buffers */
+    int64_t off;      /* byte offset in the plan's arena */
     dnnl_memory_t mem;
 } onednn_value;
 
@@ -65,10 +66,15 @@ typedef struct onednn_plan {
     int n_values, cap_values;
     onednn_step *steps;
     int n_steps, cap_steps;
-    void **bufs;
-    int n_bufs;
+    void *arena;           /* every value, at its offset (model/graph_plan.h packs them) */
+    int64_t arena_bytes;
     void *scratch;
 } onednn_plan;
+
+static inline float *onednn_value_data(const onednn_plan *p, int v)
+{
+    return (float *)((char *)p->arena + p->values[v].off);
+}
 
 typedef void (*onednn_omp_set_fn)(int);
 typedef int (*onednn_omp_get_fn)(void);

@@ -8,6 +8,7 @@
 #include "backends/sigmoid.h"
 #include "core/alloc.h"
 #include "core/error.h"
+#include "model/graph_plan.h"
 
 /* No single tensor may need more bytes than this: a guard against shapes
  * whose sizes would overflow, not a practical limit. */
@@ -72,7 +73,7 @@ static sleapc_status value_add(onednn_state *s, const dnnl_memory_desc_t *md, in
     v->def_step = def_step;
     v->last_step = def_step;
     v->reorder_of = -1;
-    v->buf = -1;
+    v->off = -1;
     *out = p->n_values++;
     return SLEAPC_OK;
 }
@@ -298,9 +299,7 @@ void sleapc__onednn_plan_free(onednn_state *s)
     for (int i = 0; i < p->n_values; i++)
         if (p->values[i].mem)
             dnnl_memory_destroy(p->values[i].mem);
-    for (int i = 0; i < p->n_bufs; i++)
-        sleapc__aligned_free(p->bufs[i]);
-    sleapc__free(p->bufs);
+    sleapc__aligned_free(p->arena);
     sleapc__free(p->steps);
     sleapc__free(p->values);
     sleapc__free(p->node_value);
@@ -309,49 +308,44 @@ void sleapc__onednn_plan_free(onednn_state *s)
     memset(p, 0, sizeof *p);
 }
 
-/* Greedy liveness packing, as the native backend does it: each value takes
- * the smallest free buffer that fits, else grows the largest free one, else
- * gets a new one. A buffer is free for a value written by step d once every
- * value in it was last read before d, so no step writes over its inputs. */
+/* The values' offsets in one arena, from the shared planner's packing
+ * (model/graph_plan.h): a value lives from the step writing it to the last
+ * step reading it, so no step writes over its inputs. */
 static sleapc_status assign_buffers(onednn_state *s)
 {
     onednn_plan *p = &s->plan;
-    size_t *cap = sleapc__calloc((size_t)p->n_values, sizeof *cap);
-    int *busy_until = sleapc__calloc((size_t)p->n_values, sizeof *busy_until);
-    p->bufs = sleapc__calloc((size_t)p->n_values, sizeof *p->bufs);
+    size_t n = (size_t)(p->n_values > 0 ? p->n_values : 1);
+    int64_t *bytes = sleapc__malloc(n * sizeof *bytes);
+    int64_t *off = sleapc__malloc(n * sizeof *off);
+    int *first = sleapc__malloc(n * sizeof *first);
+    int *last = sleapc__malloc(n * sizeof *last);
     sleapc_status st = SLEAPC_OK;
-    if (!cap || !busy_until || !p->bufs) {
+    if (!bytes || !off || !first || !last) {
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "plan: out of memory");
         goto done;
     }
     for (int v = 0; v < p->n_values; v++) {
-        onednn_value *val = &p->values[v];
-        int pick = -1;
-        for (int b = 0; b < p->n_bufs; b++)
-            if (busy_until[b] < val->def_step && cap[b] >= val->bytes &&
-                (pick < 0 || cap[b] < cap[pick]))
-                pick = b;
-        if (pick < 0) {
-            for (int b = 0; b < p->n_bufs; b++)
-                if (busy_until[b] < val->def_step && (pick < 0 || cap[b] > cap[pick]))
-                    pick = b;
-            if (pick < 0)
-                pick = p->n_bufs++;
-            cap[pick] = val->bytes;
-        }
-        val->buf = pick;
-        busy_until[pick] = val->last_step;
+        bytes[v] = (int64_t)p->values[v].bytes;
+        first[v] = p->values[v].def_step;
+        last[v] = p->values[v].last_step;
     }
-    for (int b = 0; b < p->n_bufs; b++) {
-        p->bufs[b] = sleapc__aligned_alloc(cap[b]);
-        if (!p->bufs[b]) {
-            st = sleapc__fail(SLEAPC_ERR_NOMEM, "plan: out of memory for %zu bytes", cap[b]);
-            goto done;
-        }
-    }
+    st = sleapc__plan_pack(p->n_values, bytes, first, last, 64, off, &p->arena_bytes);
+    if (st)
+        goto done;
+    for (int v = 0; v < p->n_values; v++)
+        p->values[v].off = off[v];
+    p->arena = sleapc__aligned_alloc((size_t)(p->arena_bytes ? p->arena_bytes : 64));
+    if (!p->arena)
+        st = sleapc__fail(SLEAPC_ERR_NOMEM, "plan: out of memory for %lld bytes",
+                          (long long)p->arena_bytes);
+    else
+        sleapc__log(SLEAPC_LOG_INFO, "onednn: activations: %lld bytes in one arena",
+                    (long long)p->arena_bytes);
 done:
-    sleapc__free(cap);
-    sleapc__free(busy_until);
+    sleapc__free(bytes);
+    sleapc__free(off);
+    sleapc__free(first);
+    sleapc__free(last);
     return st;
 }
 
@@ -362,7 +356,7 @@ static sleapc_status bind_memories(onednn_state *s)
     for (int v = 0; v < p->n_values; v++) {
         onednn_value *val = &p->values[v];
         sleapc_status st = sleapc__onednn_check(
-            dnnl_memory_create(&val->mem, &val->md, s->eng, p->bufs[val->buf]), "bind memory",
+            dnnl_memory_create(&val->mem, &val->md, s->eng, onednn_value_data(p, v)), "bind memory",
             "(plan)");
         if (st)
             return st;
@@ -470,7 +464,8 @@ sleapc_status sleapc__onednn_plan_run(onednn_state *s)
             if (ds != dnnl_success)
                 return sleapc__onednn_check(ds, "wait for stream", st->name);
             const onednn_value *v = &p->values[st->value[0]];
-            sleapc__sigmoid_apply(p->bufs[v->buf], (int64_t)(v->bytes / sizeof(float)));
+            sleapc__sigmoid_apply(onednn_value_data(p, st->value[0]),
+                                  (int64_t)(v->bytes / sizeof(float)));
             continue;
         }
         ds = dnnl_primitive_execute(st->prim, s->stream, st->n_exec, st->exec);

@@ -57,6 +57,13 @@ void sleapc__vulkan_map_stats(int64_t *maps, int64_t *bytes)
         *bytes = (int64_t)atomic_load(&n_bytes_down);
 }
 
+int64_t sleapc__vulkan_activation_bytes(const sleapc_backend *be, int64_t *align)
+{
+    const vulkan_state *vs = be->impl;
+    *align = sleapc__vk_plan_align(&vs->ctx);
+    return vs->plan.shape[0] ? (int64_t)vs->plan.arena.size : 0;
+}
+
 static void count_down(const int64_t *s, size_t elem)
 {
     if (s[2] == 0)
@@ -223,7 +230,7 @@ static sleapc_status vulkan_device_sample_head(sleapc_backend *be, const char *h
         return SLEAPC_ERR_UNSUPPORTED;
     int node = g->outputs[o].node;
     const int64_t *s = p->shapes[node];
-    sleapc_status st = sleapc__vk_sample(&vs->ctx, &vs->pl, &vs->sample, p->node[node].buf, s, n,
+    sleapc_status st = sleapc__vk_sample(&vs->ctx, &vs->pl, &vs->sample, p->node[node], s, n,
                                          cells, values);
     if (!st && sleapc__sigmoid_on_host(g, node))
         sleapc__sigmoid_apply(values, n * s[1]);
@@ -243,7 +250,7 @@ static sleapc_status vulkan_device_paf_scores(sleapc_backend *be, const char *he
     if (o < 0 || p->shape[0] == 0 || o == p->peaks.output)
         return SLEAPC_ERR_UNSUPPORTED;
     int node = g->outputs[o].node;
-    return sleapc__vk_paf_score(&vs->ctx, &vs->pl, &vs->paf, p->node[node].buf, p->shapes[node],
+    return sleapc__vk_paf_score(&vs->ctx, &vs->pl, &vs->paf, p->node[node], p->shapes[node],
                                 lines, scores);
 }
 

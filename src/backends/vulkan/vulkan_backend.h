@@ -31,4 +31,9 @@ void sleapc__vulkan_window_prep_stats(int64_t *matched, int64_t *converted);
  * and their bytes. */
 void sleapc__vulkan_map_stats(int64_t *maps, int64_t *bytes);
 
+/* Device memory of the activations in be's plan (one arena, as the shared
+ * planner sized it; 0: no plan yet), and in *align the offset alignment it
+ * was planned at. */
+int64_t sleapc__vulkan_activation_bytes(const sleapc_backend *be, int64_t *align);
+
 #endif

@@ -117,8 +117,18 @@ typedef struct vk_pipelines {
  * with ctx->fp16_math the convolutions' fp16-arithmetic ones. */
 sleapc_status sleapc__vk_pipelines_create(vk_context *ctx, bool fp16, vk_pipelines *out);
 void sleapc__vk_pipelines_destroy(vk_context *ctx, vk_pipelines *p);
+/* A range of a buffer: a node's value in the plan's arena (size
+ * VK_WHOLE_SIZE: from off to the end). */
+typedef struct vk_view {
+    VkBuffer buf;
+    VkDeviceSize off, size;
+} vk_view;
+
 /* Point a descriptor set's VK_N_BINDINGS bindings at bufs, whole. */
 void sleapc__vk_set_write(vk_context *ctx, VkDescriptorSet set, const VkBuffer bufs[VK_N_BINDINGS]);
+/* The same at ranges (offsets aligned to minStorageBufferOffsetAlignment). */
+void sleapc__vk_set_write_views(vk_context *ctx, VkDescriptorSet set,
+                                const vk_view views[VK_N_BINDINGS]);
 /* A device op of one dispatch outside the plan (vulkan_oneshot.c): its
  * descriptor pool with one set of pl's layout, command buffer and fence,
  * made once (nothing to do when *fence is set); what names the op in
@@ -193,14 +203,16 @@ typedef struct vk_kept {
     bool fetched[SLEAPC_GRAPH_MAX_OUTPUTS];          /* in staging for the last run */
 } vk_kept;
 
-/* Everything for one input shape: a buffer per node, staging for the input
- * and each output, one descriptor set per node and one command buffer that
+/* Everything for one input shape: one arena for every node's value, placed
+ * by the shared planner (model/graph_plan.h), staging for the input and
+ * each output, one descriptor set per node and one command buffer that
  * normalises the input, runs every node and copies the outputs down. */
 typedef struct vk_plan {
     int64_t shape[4]; /* (B, C, H, W); all zero: no plan */
-    size_t elem;      /* bytes per element of the node buffers: 4, or 2 in fp16 */
+    size_t elem;      /* bytes per element of the node values: 4, or 2 in fp16 */
     int64_t (*shapes)[4];
-    vk_buffer *node;  /* per node */
+    vk_buffer arena;  /* device memory of the activations: the planner's peak */
+    vk_view *node;    /* per node: its value's range of the arena */
     vk_buffer in;     /* host-visible input (vulkan_input.h) */
     vk_buffer out[SLEAPC_GRAPH_MAX_OUTPUTS]; /* host-visible outputs */
     VkDescriptorPool desc_pool;
@@ -211,6 +223,10 @@ typedef struct vk_plan {
     vk_local_peaks lpeaks; /* the local peaks request, copied in at create */
     vk_kept kept;     /* the heads kept on the device, mask copied in at create */
 } vk_plan;
+
+/* The alignment of the values' offsets in a plan's arena: the device's
+ * minStorageBufferOffsetAlignment (at least 4). */
+int64_t sleapc__vk_plan_align(const vk_context *ctx);
 
 /* elem: 4 (float32) or 2 (fp16 storage: the output staging buffers keep
  * float32's size, the host widens in place, sleapc__vk_half_*); peaks: the

@@ -40,7 +40,8 @@ static sleapc_status record_fetch(vk_context *ctx, const sleapc_graph *g, vk_pla
         vkCmdPipelineBarrier(cmd,
                              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                              VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
-        VkBufferCopy region = {.size = (VkDeviceSize)numel(p->shapes[node]) * p->elem};
+        VkBufferCopy region = {.srcOffset = p->node[node].off,
+                               .size = (VkDeviceSize)numel(p->shapes[node]) * p->elem};
         vkCmdCopyBuffer(cmd, p->node[node].buf, p->out[o].buf, 1, &region);
         VkMemoryBarrier after = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                                  .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,

@@ -54,8 +54,10 @@ static sleapc_status record_maps_copy(vk_context *ctx, const sleapc_graph *g, vk
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     r = vkBeginCommandBuffer(lp->maps_cmd, &bi);
     if (r == VK_SUCCESS) {
-        VkBufferCopy region = {.size = (VkDeviceSize)(s[0] * s[1] * s[2] * s[3]) * p->elem};
-        vkCmdCopyBuffer(lp->maps_cmd, p->node[g->outputs[o].node].buf, p->out[o].buf, 1, &region);
+        const vk_view *head = &p->node[g->outputs[o].node];
+        VkBufferCopy region = {.srcOffset = head->off,
+                               .size = (VkDeviceSize)(s[0] * s[1] * s[2] * s[3]) * p->elem};
+        vkCmdCopyBuffer(lp->maps_cmd, head->buf, p->out[o].buf, 1, &region);
         VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                               .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
                               .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
@@ -107,20 +109,10 @@ sleapc_status sleapc__vk_local_peaks_alloc(vk_context *ctx, const vk_pipelines *
         return sleapc__fail(SLEAPC_ERR_BACKEND, "vulkan: local peaks descriptor set: %s",
                             sleapc__vk_result_str(r));
     /* Bindings 3-4 are unused: the head's buffer stands in for them. */
-    VkBuffer head = p->node[g->outputs[lp->output].node].buf;
-    VkBuffer bufs[VK_N_BINDINGS] = {lp->buf.buf, head, lp->rows.buf, head, head};
-    VkDescriptorBufferInfo info[VK_N_BINDINGS];
-    VkWriteDescriptorSet wr[VK_N_BINDINGS];
-    for (int k = 0; k < VK_N_BINDINGS; k++) {
-        info[k] = (VkDescriptorBufferInfo){.buffer = bufs[k], .range = VK_WHOLE_SIZE};
-        wr[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                       .dstSet = lp->set,
-                                       .dstBinding = (uint32_t)k,
-                                       .descriptorCount = 1,
-                                       .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                       .pBufferInfo = &info[k]};
-    }
-    vkUpdateDescriptorSets(ctx->dev, VK_N_BINDINGS, wr, 0, NULL);
+    vk_view head = p->node[g->outputs[lp->output].node];
+    vk_view views[VK_N_BINDINGS] = {{lp->buf.buf, 0, VK_WHOLE_SIZE}, head,
+                                    {lp->rows.buf, 0, VK_WHOLE_SIZE}, head, head};
+    sleapc__vk_set_write_views(ctx, lp->set, views);
     return record_maps_copy(ctx, g, p);
 }
 

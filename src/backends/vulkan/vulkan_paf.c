@@ -65,11 +65,12 @@ static sleapc_status pack(const sleapc_backend_paf_lines *ln, const int64_t shap
     return SLEAPC_OK;
 }
 
-static void bind(vk_context *ctx, vk_paf *pf, VkBuffer head)
+static void bind(vk_context *ctx, vk_paf *pf, vk_view head)
 {
-    const VkBuffer bufs[VK_N_BINDINGS] = {pf->scores.buf, head, pf->lines.buf, pf->t.buf,
-                                          pf->t.buf};
-    sleapc__vk_set_write(ctx, pf->set, bufs);
+    vk_view t = {pf->t.buf, 0, VK_WHOLE_SIZE};
+    const vk_view views[VK_N_BINDINGS] = {{pf->scores.buf, 0, VK_WHOLE_SIZE}, head,
+                                          {pf->lines.buf, 0, VK_WHOLE_SIZE}, t, t};
+    sleapc__vk_set_write_views(ctx, pf->set, views);
 }
 
 static bool power_of_two(int v)
@@ -122,7 +123,7 @@ static VkResult record(const vk_pipelines *pl, vk_paf *pf, const int64_t shape[4
 }
 
 sleapc_status sleapc__vk_paf_score(vk_context *ctx, const vk_pipelines *pl, vk_paf *pf,
-                                   VkBuffer head, const int64_t shape[4],
+                                   vk_view head, const int64_t shape[4],
                                    const sleapc_backend_paf_lines *ln, float *scores)
 {
     /* The shader indexes the head and the lines in 32 bits. */

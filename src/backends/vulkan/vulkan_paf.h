@@ -21,13 +21,13 @@ typedef struct vk_paf {
     VkFence fence;
 } vk_paf;
 
-/* Score lines against head, a (B, 2E, H, W) node buffer of shape `shape`
- * (elements of the pipelines' storage type). SLEAPC_ERR_UNSUPPORTED, with
+/* Score lines against head, a (B, 2E, H, W) node's range of the plan's
+ * arena, of shape `shape` (elements of the pipelines' storage type). SLEAPC_ERR_UNSUPPORTED, with
  * nothing recorded, for what the shader cannot score as the host does (too
  * many points, too large a head); SLEAPC_ERR_INVALID_ARG for a sample or
  * edge out of range. */
 sleapc_status sleapc__vk_paf_score(vk_context *ctx, const vk_pipelines *pl, vk_paf *pf,
-                                   VkBuffer head, const int64_t shape[4],
+                                   vk_view head, const int64_t shape[4],
                                    const sleapc_backend_paf_lines *lines, float *scores);
 /* Accepts a zeroed vk_paf; leaves it zeroed. */
 void sleapc__vk_paf_destroy(vk_context *ctx, vk_paf *pf);

@@ -28,20 +28,9 @@ sleapc_status sleapc__vk_peaks_alloc(vk_context *ctx, const vk_pipelines *pl,
         return sleapc__fail(SLEAPC_ERR_BACKEND, "vulkan: peaks descriptor set: %s",
                             sleapc__vk_result_str(r));
     /* Bindings 2-4 are unused: the head's buffer stands in for them. */
-    VkBuffer head = p->node[g->outputs[p->peaks.output].node].buf;
-    VkBuffer bufs[VK_N_BINDINGS] = {p->peaks.buf.buf, head, head, head, head};
-    VkDescriptorBufferInfo info[VK_N_BINDINGS];
-    VkWriteDescriptorSet wr[VK_N_BINDINGS];
-    for (int k = 0; k < VK_N_BINDINGS; k++) {
-        info[k] = (VkDescriptorBufferInfo){.buffer = bufs[k], .range = VK_WHOLE_SIZE};
-        wr[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                       .dstSet = p->peaks.set,
-                                       .dstBinding = (uint32_t)k,
-                                       .descriptorCount = 1,
-                                       .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                       .pBufferInfo = &info[k]};
-    }
-    vkUpdateDescriptorSets(ctx->dev, VK_N_BINDINGS, wr, 0, NULL);
+    vk_view head = p->node[g->outputs[p->peaks.output].node];
+    vk_view views[VK_N_BINDINGS] = {{p->peaks.buf.buf, 0, VK_WHOLE_SIZE}, head, head, head, head};
+    sleapc__vk_set_write_views(ctx, p->peaks.set, views);
     return SLEAPC_OK;
 }
 

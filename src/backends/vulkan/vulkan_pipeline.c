@@ -148,12 +148,14 @@ void sleapc__vk_pipelines_destroy(vk_context *ctx, vk_pipelines *p)
     memset(p, 0, sizeof *p);
 }
 
-void sleapc__vk_set_write(vk_context *ctx, VkDescriptorSet set, const VkBuffer bufs[VK_N_BINDINGS])
+void sleapc__vk_set_write_views(vk_context *ctx, VkDescriptorSet set,
+                                const vk_view views[VK_N_BINDINGS])
 {
     VkDescriptorBufferInfo info[VK_N_BINDINGS];
     VkWriteDescriptorSet wr[VK_N_BINDINGS];
     for (int k = 0; k < VK_N_BINDINGS; k++) {
-        info[k] = (VkDescriptorBufferInfo){.buffer = bufs[k], .range = VK_WHOLE_SIZE};
+        info[k] = (VkDescriptorBufferInfo){
+            .buffer = views[k].buf, .offset = views[k].off, .range = views[k].size};
         wr[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                        .dstSet = set,
                                        .dstBinding = (uint32_t)k,
@@ -162,4 +164,12 @@ void sleapc__vk_set_write(vk_context *ctx, VkDescriptorSet set, const VkBuffer b
                                        .pBufferInfo = &info[k]};
     }
     vkUpdateDescriptorSets(ctx->dev, VK_N_BINDINGS, wr, 0, NULL);
+}
+
+void sleapc__vk_set_write(vk_context *ctx, VkDescriptorSet set, const VkBuffer bufs[VK_N_BINDINGS])
+{
+    vk_view views[VK_N_BINDINGS];
+    for (int k = 0; k < VK_N_BINDINGS; k++)
+        views[k] = (vk_view){bufs[k], 0, VK_WHOLE_SIZE};
+    sleapc__vk_set_write_views(ctx, set, views);
 }

@@ -1,12 +1,14 @@
-/* The plan for one input shape: a buffer per node, staging for the input and
- * each output, a descriptor set per node, and one command buffer recorded
+/* The plan for one input shape: one arena for the nodes' values, placed by
+ * the shared planner (model/graph_plan.h) at the device's storage-buffer
+ * offset alignment, each node's descriptor set bound at its values' ranges;
+ * staging for the input and each output; and one command buffer recorded
  * here once and replayed by every forward of that shape: normalise the input
  * (shaders/input_u8.comp), run the nodes in order with a barrier after each,
  * copy the outputs down (or find a head's peaks: vulkan_peaks.c, and its
  * local peaks: vulkan_local_peaks.c; or leave a kept head on the device:
  * vulkan_keep.c).
- * Concats and same-size resizes are buffer copies; the rest are dispatches
- * of the shaders in shaders/. */
+ * Concats are buffer copies, a same-size resize is its input (an alias in
+ * the plan); the rest are dispatches of the shaders in shaders/. */
 #include <string.h>
 
 #include "backends/sigmoid.h"
@@ -14,6 +16,7 @@
 #include "backends/vulkan/vulkan_input.h"
 #include "core/alloc.h"
 #include "core/error.h"
+#include "model/graph_plan.h"
 
 /* Every index a shader computes is a 32-bit int. */
 #define MAX_ELEMS ((int64_t)INT32_MAX)
@@ -60,11 +63,12 @@ static void dispatch(recorder *r, int i, vk_kernel k, const void *push, size_t p
     vkCmdDispatch(r->cmd, gx, gy, gz);
 }
 
-static void copy(recorder *r, VkBuffer src, VkDeviceSize src_off, VkBuffer dst,
+static void copy(recorder *r, vk_view src, VkDeviceSize src_off, vk_view dst,
                  VkDeviceSize dst_off, VkDeviceSize bytes)
 {
-    VkBufferCopy region = {.srcOffset = src_off, .dstOffset = dst_off, .size = bytes};
-    vkCmdCopyBuffer(r->cmd, src, dst, 1, &region);
+    VkBufferCopy region = {
+        .srcOffset = src.off + src_off, .dstOffset = dst.off + dst_off, .size = bytes};
+    vkCmdCopyBuffer(r->cmd, src.buf, dst.buf, 1, &region);
 }
 
 /* The shader's activation for node i: none where the host applies the
@@ -82,7 +86,7 @@ static void record_node(recorder *r, int i)
     const sleapc_node *n = &r->g->nodes[i];
     const int64_t *d = r->p->shapes[i];
     const int64_t *s = n->n_inputs ? r->p->shapes[n->inputs[0]] : NULL;
-    VkBuffer dst = r->p->node[i].buf;
+    vk_view dst = r->p->node[i];
     switch (n->op) {
     case SLEAPC_OP_CONV2D: {
         int32_t groups = (int32_t)div_up(n->c_out, VK_CONV_CO);
@@ -107,10 +111,8 @@ static void record_node(recorder *r, int i)
     }
     case SLEAPC_OP_UPSAMPLE2X:
     case SLEAPC_OP_RESIZE_LIKE: {
-        if (s[2] == d[2] && s[3] == d[3]) {
-            copy(r, r->p->node[n->inputs[0]].buf, 0, dst, 0, (VkDeviceSize)numel(d) * r->p->elem);
-            break;
-        }
+        if (s[2] == d[2] && s[3] == d[3])
+            break; /* the plan made it its input */
         /* nn.Upsample(scale_factor=2) maps with 1/scale_factor; a resize to
          * another map's size with in/out, as F.interpolate(size=...). */
         struct {
@@ -130,7 +132,7 @@ static void record_node(recorder *r, int i)
             int64_t off = b * d[1] * hw;
             for (int k = 0; k < n->n_inputs; k++) {
                 int64_t len = r->p->shapes[n->inputs[k]][1] * hw;
-                copy(r, r->p->node[n->inputs[k]].buf, (VkDeviceSize)(b * len) * e, dst,
+                copy(r, r->p->node[n->inputs[k]], (VkDeviceSize)(b * len) * e, dst,
                      (VkDeviceSize)off * e, (VkDeviceSize)len * e);
                 off += len;
             }
@@ -238,12 +240,31 @@ static sleapc_status vk_check(VkResult r, const char *what)
                         "vulkan: %s: %s", what, sleapc__vk_result_str(r));
 }
 
+int64_t sleapc__vk_plan_align(const vk_context *ctx)
+{
+    int64_t a = (int64_t)ctx->props.limits.minStorageBufferOffsetAlignment;
+    return a < 4 ? 4 : a;
+}
+
+/* The values' offsets from the shared planner, then one device buffer. */
 static sleapc_status alloc_buffers(vk_context *ctx, const sleapc_graph *g, vk_plan *p)
 {
-    sleapc_status st = SLEAPC_OK;
+    sleapc_plan_opts opts = {.elem = p->elem, .align = sleapc__vk_plan_align(ctx)};
+    sleapc_graph_plan mp;
+    sleapc_status st = sleapc__graph_plan(g, p->shapes[0][0], p->shapes[0][2], p->shapes[0][3],
+                                          &opts, &mp);
+    if (!st)
+        st = sleapc__vk_buffer_create(ctx, (VkDeviceSize)mp.arena, false, &p->arena);
     for (int i = 0; i < g->n_nodes && !st; i++)
-        st = sleapc__vk_buffer_create(ctx, (VkDeviceSize)numel(p->shapes[i]) * p->elem, false,
-                                      &p->node[i]);
+        p->node[i] = (vk_view){p->arena.buf, (VkDeviceSize)mp.offset[i],
+                               (VkDeviceSize)numel(p->shapes[i]) * p->elem};
+    if (!st)
+        sleapc__log(SLEAPC_LOG_INFO,
+                    "vulkan: activations for (%lld, %lld, %lld, %lld): %lld bytes of device "
+                    "memory in one arena",
+                    (long long)p->shapes[0][0], (long long)g->in_channels,
+                    (long long)p->shapes[0][2], (long long)p->shapes[0][3], (long long)mp.arena);
+    sleapc__graph_plan_free(&mp);
     if (!st)
         st = sleapc__vk_buffer_create(ctx, (VkDeviceSize)sleapc__vk_input_bytes(p->shapes[0]),
                                       true, &p->in);
@@ -285,27 +306,17 @@ static sleapc_status alloc_sets(vk_context *ctx, const vk_pipelines *pl, const v
     sleapc__free(layouts);
     for (int i = 0; i < n && !st; i++) {
         const sleapc_node *nd = &g->nodes[i];
-        VkBuffer bufs[VK_N_BINDINGS] = {
-            p->node[i].buf,
-            i == 0             ? p->in.buf /* input_u8.comp reads the input buffer */
-            : nd->n_inputs > 0 ? p->node[nd->inputs[0]].buf
-                               : w->dummy.buf,
-            nd->n_inputs > 1 ? p->node[nd->inputs[1]].buf : w->dummy.buf,
-            w->w[i].buf ? w->w[i].buf : w->dummy.buf,
-            w->b[i].buf ? w->b[i].buf : w->dummy.buf,
+        vk_view dummy = {w->dummy.buf, 0, VK_WHOLE_SIZE};
+        vk_view views[VK_N_BINDINGS] = {
+            p->node[i],
+            i == 0             ? (vk_view){p->in.buf, 0, VK_WHOLE_SIZE} /* input_u8.comp */
+            : nd->n_inputs > 0 ? p->node[nd->inputs[0]]
+                               : dummy,
+            nd->n_inputs > 1 ? p->node[nd->inputs[1]] : dummy,
+            w->w[i].buf ? (vk_view){w->w[i].buf, 0, VK_WHOLE_SIZE} : dummy,
+            w->b[i].buf ? (vk_view){w->b[i].buf, 0, VK_WHOLE_SIZE} : dummy,
         };
-        VkDescriptorBufferInfo info[VK_N_BINDINGS];
-        VkWriteDescriptorSet wr[VK_N_BINDINGS];
-        for (int k = 0; k < VK_N_BINDINGS; k++) {
-            info[k] = (VkDescriptorBufferInfo){.buffer = bufs[k], .range = VK_WHOLE_SIZE};
-            wr[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                           .dstSet = p->sets[i],
-                                           .dstBinding = (uint32_t)k,
-                                           .descriptorCount = 1,
-                                           .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                           .pBufferInfo = &info[k]};
-        }
-        vkUpdateDescriptorSets(ctx->dev, VK_N_BINDINGS, wr, 0, NULL);
+        sleapc__vk_set_write_views(ctx, p->sets[i], views);
     }
     return st;
 }
@@ -357,7 +368,7 @@ static sleapc_status record(vk_context *ctx, const vk_pipelines *pl, const sleap
         }
         if (p->kept.mask >> o & 1)
             continue; /* stays on the device; fetched on demand */
-        copy(&r, p->node[node].buf, 0, p->out[o].buf, 0,
+        copy(&r, p->node[node], 0, (vk_view){p->out[o].buf, 0, VK_WHOLE_SIZE}, 0,
              (VkDeviceSize)numel(p->shapes[node]) * p->elem);
     }
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -427,8 +438,8 @@ void sleapc__vk_plan_destroy(vk_context *ctx, const sleapc_graph *g, vk_plan *p)
         vkFreeCommandBuffers(ctx->dev, ctx->cmd_pool, 1, &p->cmd);
     if (p->desc_pool)
         vkDestroyDescriptorPool(ctx->dev, p->desc_pool, NULL);
-    for (int i = 0; p->node && i < g->n_nodes; i++)
-        sleapc__vk_buffer_destroy(ctx, &p->node[i]);
+    (void)g;
+    sleapc__vk_buffer_destroy(ctx, &p->arena);
     sleapc__vk_buffer_destroy(ctx, &p->in);
     sleapc__vk_buffer_destroy(ctx, &p->peaks.buf);
     sleapc__vk_local_peaks_destroy(ctx, p);

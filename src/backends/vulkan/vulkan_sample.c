@@ -37,11 +37,12 @@ static sleapc_status reserve(vk_context *ctx, vk_sample *sm, int64_t n, int64_t 
     return st;
 }
 
-static void bind(vk_context *ctx, vk_sample *sm, VkBuffer head)
+static void bind(vk_context *ctx, vk_sample *sm, vk_view head)
 {
-    const VkBuffer bufs[VK_N_BINDINGS] = {sm->values.buf, head, sm->cells.buf, sm->cells.buf,
-                                          sm->cells.buf};
-    sleapc__vk_set_write(ctx, sm->set, bufs);
+    vk_view cells = {sm->cells.buf, 0, VK_WHOLE_SIZE};
+    const vk_view views[VK_N_BINDINGS] = {{sm->values.buf, 0, VK_WHOLE_SIZE}, head, cells, cells,
+                                          cells};
+    sleapc__vk_set_write_views(ctx, sm->set, views);
 }
 
 static VkResult record(const vk_pipelines *pl, vk_sample *sm, const int64_t shape[4], int64_t n)
@@ -77,7 +78,7 @@ static VkResult record(const vk_pipelines *pl, vk_sample *sm, const int64_t shap
 }
 
 sleapc_status sleapc__vk_sample(vk_context *ctx, const vk_pipelines *pl, vk_sample *sm,
-                                VkBuffer head, const int64_t shape[4], int64_t n,
+                                vk_view head, const int64_t shape[4], int64_t n,
                                 const int32_t (*cells)[3], float *values)
 {
     /* The shader indexes the maps and the values in 32 bits. */

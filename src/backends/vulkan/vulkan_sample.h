@@ -18,13 +18,13 @@ typedef struct vk_sample {
     VkFence fence;
 } vk_sample;
 
-/* values (n, shape[1]): head, a (B, C, H, W) node buffer of shape `shape`
- * (elements of the pipelines' storage type), at cells (n, 3) (sample, y, x),
- * widened to float32. SLEAPC_ERR_UNSUPPORTED, with nothing recorded, for
+/* values (n, shape[1]): head, a (B, C, H, W) node's range of the plan's
+ * arena, of shape `shape` (elements of the pipelines' storage type), at
+ * cells (n, 3) (sample, y, x), widened to float32. SLEAPC_ERR_UNSUPPORTED, with nothing recorded, for
  * sizes the shader cannot index; SLEAPC_ERR_INVALID_ARG for a cell outside
  * the maps. */
 sleapc_status sleapc__vk_sample(vk_context *ctx, const vk_pipelines *pl, vk_sample *sm,
-                                VkBuffer head, const int64_t shape[4], int64_t n,
+                                vk_view head, const int64_t shape[4], int64_t n,
                                 const int32_t (*cells)[3], float *values);
 /* Accepts a zeroed vk_sample; leaves it zeroed. */
 void sleapc__vk_sample_destroy(vk_context *ctx, vk_sample *sm);

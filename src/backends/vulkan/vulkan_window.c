@@ -332,10 +332,10 @@ sleapc_status sleapc__vk_windows_run(vk_context *ctx, const vk_pipelines *pl, vk
 
     VkBuffer set_w[VK_N_BINDINGS] = {vw->tmp.buf, match ? vw->sized.buf : vw->frames.buf,
                                      vw->geom.buf, vw->geom.buf, vw->geom.buf};
-    VkBuffer set_h[VK_N_BINDINGS] = {p->node[0].buf, vw->tmp.buf, vw->geom.buf, vw->geom.buf,
-                                     vw->geom.buf};
+    vk_view gv = {vw->geom.buf, 0, VK_WHOLE_SIZE};
+    vk_view set_h[VK_N_BINDINGS] = {p->node[0], {vw->tmp.buf, 0, VK_WHOLE_SIZE}, gv, gv, gv};
     sleapc__vk_set_write(ctx, vw->set_w, set_w);
-    sleapc__vk_set_write(ctx, vw->set_h, set_h);
+    sleapc__vk_set_write_views(ctx, vw->set_h, set_h);
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
     st = vk_ok(vkBeginCommandBuffer(vw->cmd, &bi), "begin commands");
