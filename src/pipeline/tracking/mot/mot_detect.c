@@ -252,43 +252,48 @@ sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params 
 void sleapc__mot_finish_detections(mot_video *v, const sleapc_mot_params *p,
                                    const mot_calibration *cal)
 {
+    for (int64_t d = 0; d < v->n; d++)
+        sleapc__mot_finish_detection(v, d, p, cal);
+}
+
+void sleapc__mot_finish_detection(mot_video *v, int64_t d, const sleapc_mot_params *p,
+                                  const mot_calibration *cal)
+{
     const double body = cal->body_size;
     const double min_box = MIN_BOX_FRACTION * body;
     const double norm = cal->normalizer;
-    for (int64_t d = 0; d < v->n; d++) {
-        if (isfinite(norm) && norm > 0) {
-            const double s = v->score[d] / norm;
-            v->score[d] = s < 0 ? 0.0 : (s > 1 ? 1.0 : s);
-        }
-        if (!v->valid[d] || !isfinite(body))
+    if (isfinite(norm) && norm > 0) {
+        const double s = v->score[d] / norm;
+        v->score[d] = s < 0 ? 0.0 : (s > 1 ? 1.0 : s);
+    }
+    if (!v->valid[d] || !isfinite(body))
+        return;
+    double *raw = v->raw + 4 * d, *box = v->box + 4 * d;
+    /* the first pass floored a degenerate box at 1 px: recover it */
+    const double *kp = v->kp + (size_t)d * v->n_nodes * 2;
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    for (int k = 0; k < v->n_nodes; k++) {
+        const double x = kp[2 * k], y = kp[2 * k + 1];
+        if (!isfinite(x) || !isfinite(y))
             continue;
-        double *raw = v->raw + 4 * d, *box = v->box + 4 * d;
-        /* the first pass floored a degenerate box at 1 px: recover it */
-        const double *kp = v->kp + (size_t)d * v->n_nodes * 2;
-        double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
-        for (int k = 0; k < v->n_nodes; k++) {
-            const double x = kp[2 * k], y = kp[2 * k + 1];
-            if (!isfinite(x) || !isfinite(y))
-                continue;
-            lo[0] = x < lo[0] ? x : lo[0];
-            lo[1] = y < lo[1] ? y : lo[1];
-            hi[0] = x > hi[0] ? x : hi[0];
-            hi[1] = y > hi[1] ? y : hi[1];
-        }
-        const double w = hi[0] - lo[0], h = hi[1] - lo[1];
-        if (v->n_visible[d] == 1 || w < MIN_BOX_SIDE || h < MIN_BOX_SIDE) {
-            /* degenerate: a square of the body size, raw and padded */
-            const double cx = 0.5 * (lo[0] + hi[0]), cy = 0.5 * (lo[1] + hi[1]);
-            const double half = 0.5 * (body > MIN_BOX_SIDE ? body : MIN_BOX_SIDE);
-            raw[0] = cx - half, raw[1] = cy - half, raw[2] = cx + half, raw[3] = cy + half;
-            memcpy(box, raw, 4 * sizeof *box);
-        }
-        (void)p;
-        for (int a = 0; a < 2; a++) {
-            const double side = box[a + 2] - box[a];
-            const double g = min_box - side > 0 ? 0.5 * (min_box - side) : 0.0;
-            box[a] -= g;
-            box[a + 2] += g;
-        }
+        lo[0] = x < lo[0] ? x : lo[0];
+        lo[1] = y < lo[1] ? y : lo[1];
+        hi[0] = x > hi[0] ? x : hi[0];
+        hi[1] = y > hi[1] ? y : hi[1];
+    }
+    const double w = hi[0] - lo[0], h = hi[1] - lo[1];
+    if (v->n_visible[d] == 1 || w < MIN_BOX_SIDE || h < MIN_BOX_SIDE) {
+        /* degenerate: a square of the body size, raw and padded */
+        const double cx = 0.5 * (lo[0] + hi[0]), cy = 0.5 * (lo[1] + hi[1]);
+        const double half = 0.5 * (body > MIN_BOX_SIDE ? body : MIN_BOX_SIDE);
+        raw[0] = cx - half, raw[1] = cy - half, raw[2] = cx + half, raw[3] = cy + half;
+        memcpy(box, raw, 4 * sizeof *box);
+    }
+    (void)p;
+    for (int a = 0; a < 2; a++) {
+        const double side = box[a + 2] - box[a];
+        const double g = min_box - side > 0 ? 0.5 * (min_box - side) : 0.0;
+        box[a] -= g;
+        box[a + 2] += g;
     }
 }

@@ -65,6 +65,10 @@ sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params 
 void sleapc__mot_finish_detections(mot_video *v, const sleapc_mot_params *p,
                                    const mot_calibration *cal);
 
+/* The same for detection d alone (a frame tracked as it comes). */
+void sleapc__mot_finish_detection(mot_video *v, int64_t d, const sleapc_mot_params *p,
+                                  const mot_calibration *cal);
+
 /* Steps between frames delta apart: max(1, round-half-even(delta / step)). */
 int64_t sleapc__mot_steps_between(int64_t delta, int64_t frame_step);
 
