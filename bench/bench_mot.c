@@ -9,7 +9,7 @@
  *  - online: the calibration once, then frame by frame (mot_online.h),
  *    each frame handed out once final; sleap-nn's track() loop. Its memory
  *    (RSS after the first tenth of the frames and at the end, allocations
- *    per frame after that tenth) shows whether it stays flat.
+ *    after that tenth) shows whether it stays flat.
  *
  * usage: bench_mot [DATA_DIR] [R]   ($SLEAPC_DATA_DIR, else the shared data
  * beside the source tree; R = 20) */
@@ -113,7 +113,7 @@ int main(int argc, char **argv)
     printf("%lld frames (%d x %lld), %lld instances\n\n", (long long)nf, R, (long long)in.n_frames,
            (long long)run.n_insts);
     printf("| tracker | tracks | tracked | whole run ms/frame | calibration ms | online ms/frame "
-           "| RSS at 10%% / 100%% (KiB) | allocations/frame | most pending frames |\n"
+           "| RSS at 10%% / 100%% (KiB) | allocations after 10%% | most pending frames |\n"
            "|---|---|---|---|---|---|---|---|---|\n");
     const sleapc_mot_tracker kinds[] = {SLEAPC_MOT_SORT, SLEAPC_MOT_BYTETRACK, SLEAPC_MOT_OCSORT};
     for (size_t s = 0; s < sizeof kinds / sizeof kinds[0]; s++) {
@@ -173,7 +173,7 @@ int main(int argc, char **argv)
             }
         }
         const double online = (now_s() - t0) * 1e3 / (double)nf;
-        const double allocs = (double)(sleapc__alloc_count() - allocs10) / (double)(nf - nf / 10);
+        const int64_t allocs = sleapc__alloc_count() - allocs10;
         const long rss_end = bench_rss_kib();
         const int online_ids = sleapc__mot_online_next_name(o);
         sleapc__mot_online_destroy(o);
@@ -181,9 +181,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_mot: %s: online %lld tracked / %d tracks, whole run %lld / %d\n",
                     sleapc__mot_tracker_name(kinds[s]), (long long)online_tracked, online_ids,
                     (long long)tracked, n_ids);
-        printf("| %s | %d | %lld | %.4f | %.1f | %.4f | %ld / %ld | %.1f | %lld |\n",
+        printf("| %s | %d | %lld | %.4f | %.1f | %.4f | %ld / %ld | %lld | %lld |\n",
                sleapc__mot_tracker_name(kinds[s]), n_ids, (long long)tracked, whole, t_cal, online,
-               rss10, rss_end, allocs, (long long)pending);
+               rss10, rss_end, (long long)allocs, (long long)pending);
         fflush(stdout);
     }
     sleapc__predictions_free(&run);
