@@ -6,7 +6,7 @@
  * soon as they are final; the window starts empty, so it grows and moves
  * its pending frames down along the way. Then the same input repeated as
  * one long video: the window stays bounded by the pending frames, not the
- * video. */
+ * video, and once warm a pass allocates nothing. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
@@ -62,7 +62,8 @@ static int cmp_ref(const void *a, const void *b)
  * as one video (frame indices continued); labels / scores per instance of
  * the last pass. Returns the most frames ever pending. */
 static int64_t run_online(const char *name, const sleapc_predictions *pr,
-                          const sleapc_mot_params *p, int repeat, int *label, double *score)
+                          const sleapc_mot_params *p, int repeat, int *label, double *score,
+                          int64_t *last_allocs)
 {
     frame_ref *ref = malloc((size_t)(pr->n_frames > 0 ? pr->n_frames : 1) * sizeof *ref);
     for (int64_t k = 0; k < pr->n_frames; k++)
@@ -87,6 +88,7 @@ static int64_t run_online(const char *name, const sleapc_predictions *pr,
         const int64_t span = ref[e - 1].frame_idx + cal.frame_step;
         int64_t pushed = 0, taken = 0, next = s;
         for (int r = 0; r < repeat; r++) {
+            const int64_t allocs0 = sleapc__alloc_count();
             for (int64_t q = s; q < e; q++) {
                 const sleapc_pred_frame *f = &pr->frames[ref[q].k];
                 CHECK_OK(sleapc__mot_online_push(
@@ -114,6 +116,7 @@ static int64_t run_online(const char *name, const sleapc_predictions *pr,
                 }
                 most_pending = pushed - taken > most_pending ? pushed - taken : most_pending;
             }
+            *last_allocs = sleapc__alloc_count() - allocs0;
         }
         CHECK_MSG(taken == pushed, "%s: %lld of %lld frames handed out", name, (long long)taken,
                   (long long)pushed);
@@ -160,7 +163,8 @@ static void run_case(const char *dir, const char *name)
     int *label = malloc(n * sizeof *label);
     for (int64_t i = 0; i < pr.n_insts; i++)
         label[i] = -2;
-    run_online(name, &pr, &to.mot_params, 1, label, got);
+    int64_t allocs = 0;
+    run_online(name, &pr, &to.mot_params, 1, label, got, &allocs);
     int n_ids = 0;
     CHECK_OK(sleapc__mot_track_predictions(&pr, &to.mot_params, &n_ids, want));
     int bad = 0, n_tracked = 0;
@@ -172,11 +176,14 @@ static void run_case(const char *dir, const char *name)
             (long long)pr.n_insts, n_tracked, bad);
     CHECK_MSG(bad == 0, "%s: %d instances differ online", name, bad);
 
-    /* ten passes as one video: the pending frames stay few */
-    const int64_t pending = run_online(name, &pr, &to.mot_params, 10, label, got);
-    fprintf(stderr, "%s: %lld frames x 10, at most %lld pending\n", name, (long long)pr.n_frames,
-            (long long)pending);
+    /* ten passes as one video: the pending frames stay few, and after the
+     * first passes (warm-up) a pass allocates nothing */
+    const int64_t pending = run_online(name, &pr, &to.mot_params, 10, label, got, &allocs);
+    fprintf(stderr,
+            "%s: %lld frames x 10, at most %lld pending, %lld allocations in the last pass\n", name,
+            (long long)pr.n_frames, (long long)pending, (long long)allocs);
     CHECK_MSG(pending <= pr.n_frames, "%s: %lld frames pending", name, (long long)pending);
+    CHECK_MSG(allocs == 0, "%s: %lld allocations in the last pass", name, (long long)allocs);
     free(want);
     free(got);
     free(label);
