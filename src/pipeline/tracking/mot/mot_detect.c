@@ -161,8 +161,17 @@ static double median(double *x, int64_t n)
     return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2.0;
 }
 
-sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params *p,
-                                    mot_calibration *cal)
+bool sleapc__mot_sized_diag(const mot_video *v, int64_t d, double *diag)
+{
+    if (!v->valid[d] || v->n_visible[d] < 2)
+        return false;
+    const double *r = v->raw + 4 * d;
+    *diag = hypot(r[2] - r[0], r[3] - r[1]);
+    return isfinite(*diag) && *diag > 0;
+}
+
+sleapc_status sleapc__mot_calibrate_data(mot_calib_data *c, const sleapc_mot_params *p,
+                                         mot_calibration *cal)
 {
     *cal = (mot_calibration){.frame_step = 1,
                              .regular = true,
@@ -170,28 +179,17 @@ sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params 
                              .score_q95 = NAN,
                              .normalizer = NAN,
                              .step_p95 = NAN};
-    const size_t cap = (size_t)(v->n > v->n_frames ? v->n : v->n_frames) + 1;
-    double *buf = sleapc__malloc(cap * sizeof *buf);
-    int64_t *deltas = sleapc__malloc(cap * sizeof *deltas);
-    if (!buf || !deltas) {
-        sleapc__free(buf);
-        sleapc__free(deltas);
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
-    }
     /* stride: the most common positive delta (ties: the smallest) */
-    int64_t nd = 0;
-    for (int64_t f = 1; f < v->n_frames; f++)
-        if (v->frame_idx[f] - v->frame_idx[f - 1] > 0)
-            deltas[nd++] = v->frame_idx[f] - v->frame_idx[f - 1];
-    qsort(deltas, (size_t)nd, sizeof *deltas, cmp_i64);
+    const int64_t nd = c->n_deltas;
+    qsort(c->deltas, (size_t)nd, sizeof *c->deltas, cmp_i64);
     int64_t best = 1, best_n = 0;
     for (int64_t i = 0; i < nd;) {
         int64_t j = i;
-        while (j < nd && deltas[j] == deltas[i])
+        while (j < nd && c->deltas[j] == c->deltas[i])
             j++;
         if (j - i > best_n) {
             best_n = j - i;
-            best = deltas[i];
+            best = c->deltas[i];
         }
         i = j;
     }
@@ -203,50 +201,63 @@ sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params 
                                 ? cal->regular
                                 : p->time_base == SLEAPC_MOT_TIME_FRAMES;
     /* body size: median raw-box diagonal of the sized detections */
-    int64_t m = 0;
-    for (int64_t d = 0; d < v->n; d++) {
-        if (!v->valid[d] || v->n_visible[d] < 2)
-            continue;
-        const double *r = v->raw + 4 * d;
-        const double diag = hypot(r[2] - r[0], r[3] - r[1]);
-        if (isfinite(diag) && diag > 0)
-            buf[m++] = diag;
-    }
-    const double measured = m ? median(buf, m) : NAN;
+    const double measured = c->n_diags ? median(c->diags, c->n_diags) : NAN;
     if (isfinite(p->body_size) && p->body_size > 0)
         cal->body_size = p->body_size;
     else if (isfinite(measured) && measured > 0)
         cal->body_size = measured;
     /* score quantiles of the valid detections */
-    m = 0;
-    for (int64_t d = 0; d < v->n; d++)
-        if (v->valid[d] && isfinite(v->score[d]))
-            buf[m++] = v->score[d];
-    if (m) {
-        qsort(buf, (size_t)m, sizeof *buf, cmp_double);
-        cal->score_q95 = sleapc__mot_quantile_sorted(buf, m, 0.95);
+    if (c->n_scores) {
+        qsort(c->scores, (size_t)c->n_scores, sizeof *c->scores, cmp_double);
+        cal->score_q95 = sleapc__mot_quantile_sorted(c->scores, c->n_scores, 0.95);
     }
     if (p->normalize_scores)
         cal->normalizer =
             !isfinite(cal->score_q95)
                 ? 1.0
                 : (cal->score_q95 > NORMALIZER_FLOOR ? cal->score_q95 : NORMALIZER_FLOOR);
-    sleapc__free(buf);
-    sleapc__free(deltas);
-    int64_t n_valid = 0;
-    for (int64_t d = 0; d < v->n; d++)
-        n_valid += v->valid[d];
-    double p99;
-    sleapc_status st = SLEAPC_OK;
-    if (sleapc__mot_params_link(p) &&
-        (st = sleapc__mot_step_quantiles(v, cal, &cal->step_p95, &p99)))
-        return st;
-    if (n_valid > 0 && !isfinite(cal->body_size))
+    if (c->n_valid > 0 && !isfinite(cal->body_size))
         return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
                             "tracking: no detection has two visible nodes, so the animals' size "
                             "cannot be measured; sleap-nn then sizes them from their motion, "
                             "which sleapc does not reproduce: give --mot_param body_size=<px>");
     return SLEAPC_OK;
+}
+
+sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params *p,
+                                    mot_calibration *cal)
+{
+    const size_t cap = (size_t)(v->n > v->n_frames ? v->n : v->n_frames) + 1;
+    mot_calib_data c = {0};
+    c.diags = sleapc__malloc(cap * sizeof *c.diags);
+    c.scores = sleapc__malloc(cap * sizeof *c.scores);
+    c.deltas = sleapc__malloc(cap * sizeof *c.deltas);
+    sleapc_status st = SLEAPC_OK;
+    if (!c.diags || !c.scores || !c.deltas) {
+        st = sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
+        goto done;
+    }
+    for (int64_t f = 1; f < v->n_frames; f++)
+        if (v->frame_idx[f] - v->frame_idx[f - 1] > 0)
+            c.deltas[c.n_deltas++] = v->frame_idx[f] - v->frame_idx[f - 1];
+    for (int64_t d = 0; d < v->n; d++) {
+        double diag;
+        if (sleapc__mot_sized_diag(v, d, &diag))
+            c.diags[c.n_diags++] = diag;
+        if (v->valid[d] && isfinite(v->score[d]))
+            c.scores[c.n_scores++] = v->score[d];
+        c.n_valid += v->valid[d];
+    }
+    if ((st = sleapc__mot_calibrate_data(&c, p, cal)))
+        goto done;
+    double p99;
+    if (sleapc__mot_params_link(p))
+        st = sleapc__mot_step_quantiles(v, cal, &cal->step_p95, &p99);
+done:
+    sleapc__free(c.diags);
+    sleapc__free(c.scores);
+    sleapc__free(c.deltas);
+    return st;
 }
 
 void sleapc__mot_finish_detections(mot_video *v, const sleapc_mot_params *p,
