@@ -16,6 +16,8 @@
 #include "io/predictions/predictions_format.h"
 #include "pipeline/tracking/mot/mot_online.h"
 #include "pipeline/tracking/mot/mot_run.h"
+#include "pipeline/tracking/predictions_track.h"
+#include "pipeline/tracking/retrack.h"
 #include "pipeline/tracking/tracking_config.h"
 #include "test_util.h"
 
@@ -129,6 +131,43 @@ static int64_t run_online(const char *name, const sleapc_predictions *pr,
     return most_pending;
 }
 
+/* `sleapc track` streams the file 7 frames a block through the online
+ * tracker: the file it writes must hold the whole-run tracks, names and
+ * scores (sleapc__predictions_track on the file read whole). */
+static void check_file(const char *name, const char *in_path, const sleapc_tracking_opts *t,
+                       const sleapc_tracker_opts *to)
+{
+    char out_path[1024];
+    snprintf(out_path, sizeof out_path, "%s/%s.online.slp", test_tmp_dir(), name);
+    const char *outs[1] = {out_path};
+    CHECK_OK(sleapc__retrack_blocks(in_path, outs, 1, t, NULL, 7));
+    sleapc_predictions whole, got;
+    CHECK_OK(sleapc__predictions_read(in_path, &whole, NULL));
+    CHECK_OK(sleapc__predictions_track(&whole, to, NULL));
+    if (sleapc__predictions_read(out_path, &got, NULL) != SLEAPC_OK) {
+        CHECK_MSG(false, "%s: %s unreadable", name, out_path);
+        sleapc__predictions_free(&whole);
+        return;
+    }
+    bool same = got.n_frames == whole.n_frames && got.n_insts == whole.n_insts &&
+                got.n_tracks == whole.n_tracks;
+    for (int i = 0; same && i < got.n_tracks; i++)
+        same = !strcmp(got.track_names[i], whole.track_names[i]);
+    for (int64_t k = 0; same && k < got.n_frames; k++)
+        same = got.frames[k].frame_idx == whole.frames[k].frame_idx &&
+               got.frames[k].n == whole.frames[k].n;
+    int bad = 0;
+    for (int64_t i = 0; same && i < got.n_insts; i++) {
+        const sleapc_pred_instance *a = &got.insts[i], *b = &whole.insts[i];
+        bad += a->track != b->track || (a->track >= 0 && a->tracking_score != b->tracking_score);
+    }
+    fprintf(stderr, "%s: sleapc track in 7-frame blocks: %d tracks, %d instances differ\n", name,
+            got.n_tracks, bad);
+    CHECK_MSG(same && bad == 0, "%s: the streamed file differs from the whole-run tracks", name);
+    sleapc__predictions_free(&whole);
+    sleapc__predictions_free(&got);
+}
+
 static void run_case(const char *dir, const char *name)
 {
     char path[1024];
@@ -188,6 +227,8 @@ static void run_case(const char *dir, const char *name)
     free(got);
     free(label);
     sleapc__predictions_free(&pr);
+    if (!t.link_tracklets)
+        check_file(name, in_path, &t, &to);
     cJSON_Delete(options);
     cJSON_Delete(expected);
 }
