@@ -11,6 +11,9 @@
  *    (RSS after the first tenth of the frames and at the end, allocations
  *    after that tenth) shows whether it stays flat.
  *
+ * Times are CPU time of the process (both sides), steadier than wall time
+ * on a shared machine.
+ *
  * usage: bench_mot [DATA_DIR] [R]   ($SLEAPC_DATA_DIR, else the shared data
  * beside the source tree; R = 20) */
 #include <math.h>
@@ -28,7 +31,7 @@
 static double now_s(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 

@@ -3,10 +3,12 @@ detections bench_mot tracks: the reference input (tracking/input.slp of the
 sleap-nn test data) repeated --repeat times as one video, frame indices
 continued. The tracker runs as sleap-nn's apply_tracking runs it (one
 tracker, prepare() over every frame, then track() frame by frame); only
-the tracker is timed, not building the instances.
+the tracker is timed, not building the instances, in CPU time of the
+process (as bench_mot), steadier than wall time on a shared machine.
 
 usage: python mot_sleapnn.py INPUT_SLP [--repeat N] [--trackers sort,bytetrack,ocsort]
-Prints one JSON line per tracker.
+Prints one JSON line per tracker. With --save OUT.slp it writes the long run
+instead (for `sleapc track` on a long file) and times nothing.
 """
 
 import argparse
@@ -46,19 +48,26 @@ def main():
     ap.add_argument("input")
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--trackers", default="sort,bytetrack,ocsort")
+    ap.add_argument("--save")
     args = ap.parse_args()
     labels = sio.load_slp(args.input)
+    if args.save:
+        frames, _ = long_run(labels, args.repeat)
+        video = labels.videos[0]
+        lfs = [sio.LabeledFrame(video=video, frame_idx=fi, instances=objs) for fi, objs in frames]
+        sio.save_slp(sio.Labels(labeled_frames=lfs, videos=[video], skeletons=labels.skeletons), args.save)
+        return
     for name in args.trackers.split(","):
         frames, n_nodes = long_run(labels, args.repeat)
         tracker = build_mot_tracker(
             MOTParams.for_tracker(name), carrier="pose", n_nodes=n_nodes
         )
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         tracker.prepare(frames)
-        t1 = time.perf_counter()
+        t1 = time.process_time()
         for fi, objs in frames:
             tracker.track(objs, fi, image=None)
-        t2 = time.perf_counter()
+        t2 = time.process_time()
         tracker.finalize()
         n = len(frames)
         tracked = sum(
