@@ -135,14 +135,19 @@ static int64_t run_online(const char *name, const sleapc_predictions *pr,
  * tracker: the file it writes must hold the whole-run tracks, names and
  * scores (sleapc__predictions_track on the file read whole). */
 static void check_file(const char *name, const char *in_path, const sleapc_tracking_opts *t,
-                       const sleapc_tracker_opts *to)
+                       const sleapc_tracker_opts *to, const sleapc_filter_opts *f)
 {
     char out_path[1024];
     snprintf(out_path, sizeof out_path, "%s/%s.online.slp", test_tmp_dir(), name);
     const char *outs[1] = {out_path};
-    CHECK_OK(sleapc__retrack_blocks(in_path, outs, 1, t, NULL, 7));
+    CHECK_OK(sleapc__retrack_blocks(in_path, outs, 1, t, f, 7));
     sleapc_predictions whole, got;
     CHECK_OK(sleapc__predictions_read(in_path, &whole, NULL));
+    if (f) {
+        sleapc_filter_config fc;
+        CHECK_OK(sleapc__filters_resolve(f, &fc));
+        CHECK_OK(sleapc__predictions_filter(&whole, &fc));
+    }
     CHECK_OK(sleapc__predictions_track(&whole, to, NULL));
     if (sleapc__predictions_read(out_path, &got, NULL) != SLEAPC_OK) {
         CHECK_MSG(false, "%s: %s unreadable", name, out_path);
@@ -154,7 +159,8 @@ static void check_file(const char *name, const char *in_path, const sleapc_track
     for (int i = 0; same && i < got.n_tracks; i++)
         same = !strcmp(got.track_names[i], whole.track_names[i]);
     for (int64_t k = 0; same && k < got.n_frames; k++)
-        same = got.frames[k].frame_idx == whole.frames[k].frame_idx &&
+        same = got.frames[k].video == whole.frames[k].video &&
+               got.frames[k].frame_idx == whole.frames[k].frame_idx &&
                got.frames[k].n == whole.frames[k].n;
     int bad = 0;
     for (int64_t i = 0; same && i < got.n_insts; i++) {
@@ -166,6 +172,44 @@ static void check_file(const char *name, const char *in_path, const sleapc_track
     CHECK_MSG(same && bad == 0, "%s: the streamed file differs from the whole-run tracks", name);
     sleapc__predictions_free(&whole);
     sleapc__predictions_free(&got);
+}
+
+/* The input split into two videos (frame indices of the second from 0),
+ * with a filter dropping some instances: names continue across videos and
+ * both passes see the same filtered frames. */
+static void two_videos(const char *name, const char *in_path, const sleapc_tracking_opts *t,
+                       const sleapc_tracker_opts *to)
+{
+    sleapc_predictions pr;
+    CHECK_OK(sleapc__predictions_read(in_path, &pr, NULL));
+    if (pr.n_videos != 1 || pr.n_frames < 2) {
+        sleapc__predictions_free(&pr);
+        return;
+    }
+    sleapc_pred_video *v = sleapc__realloc(pr.videos, 2 * sizeof *v);
+    CHECK(v != NULL);
+    if (!v) {
+        sleapc__predictions_free(&pr);
+        return;
+    }
+    pr.videos = v;
+    v[1] = v[0];
+    v[1].filename = sleapc__strdup("second.mp4");
+    v[1].dataset = v[1].source_json = NULL;
+    pr.n_videos = 2;
+    const int64_t half = pr.n_frames / 2, base = pr.frames[half].frame_idx;
+    for (int64_t k = half; k < pr.n_frames; k++) {
+        pr.frames[k].video = 1;
+        pr.frames[k].frame_idx -= base;
+    }
+    char path[1024], case_name[256];
+    snprintf(path, sizeof path, "%s/%s.two.slp", test_tmp_dir(), name);
+    CHECK_OK(sleapc__predictions_write_path(&pr, path));
+    sleapc__predictions_free(&pr);
+    sleapc_filter_opts f = sleapc_filter_opts_default();
+    f.filter_min_instance_score = 0.6;
+    snprintf(case_name, sizeof case_name, "%s, two videos, filtered", name);
+    check_file(case_name, path, t, to, &f);
 }
 
 static void run_case(const char *dir, const char *name)
@@ -227,8 +271,10 @@ static void run_case(const char *dir, const char *name)
     free(got);
     free(label);
     sleapc__predictions_free(&pr);
-    if (!t.link_tracklets)
-        check_file(name, in_path, &t, &to);
+    if (!t.link_tracklets) {
+        check_file(name, in_path, &t, &to, NULL);
+        two_videos(name, in_path, &t, &to);
+    }
     cJSON_Delete(options);
     cJSON_Delete(expected);
 }
