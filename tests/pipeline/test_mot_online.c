@@ -6,7 +6,8 @@
  * soon as they are final; the window starts empty, so it grows and moves
  * its pending frames down along the way. Then the same input repeated as
  * one long video: the window stays bounded by the pending frames, not the
- * video, and once warm a pass allocates nothing. */
+ * video, and once warm a pass allocates nothing. Every allocation failure
+ * of a short online run and of `sleapc track` is reported, leaking nothing. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
@@ -212,6 +213,86 @@ static void two_videos(const char *name, const char *in_path, const sleapc_track
     check_file(case_name, path, t, to, &f);
 }
 
+/* 40 frames online with a calibration: for the allocation failures. */
+static sleapc_status online_short(const sleapc_predictions *pr, const sleapc_mot_params *p)
+{
+    mot_calibration cal;
+    sleapc_status st = sleapc__mot_run_calibrate(pr, pr->frames[0].video, p, &cal);
+    mot_online *o = NULL;
+    if (!st)
+        st = sleapc__mot_online_create(p, pr->n_nodes, &cal, 0, &o);
+    float sc[64];
+    const int K = pr->n_nodes;
+    for (int64_t k = 0; !st && k < pr->n_frames && k < 40; k++) {
+        const sleapc_pred_frame *f = &pr->frames[k];
+        for (int64_t i = 0; i < f->n && i < 64; i++)
+            sc[i] = pr->insts[f->first + i].score;
+        st = sleapc__mot_online_push(o, f->frame_idx, pr->points + f->first * K * 2,
+                                     pr->point_scores + f->first * K, sc,
+                                     f->n < 64 ? (int)f->n : 64);
+        int64_t fi;
+        int n;
+        const int *lab;
+        const double *ts;
+        while (!st && sleapc__mot_online_take(o, &fi, &n, &lab, &ts))
+            ;
+    }
+    if (o)
+        sleapc__mot_online_destroy(o);
+    return st;
+}
+
+/* Fail allocation 1, 2, ... of a short online run and of `sleapc track` on
+ * a short file: each is reported (or absorbed) and nothing leaks (the
+ * sanitizer build checks that). */
+static void failures(const char *name, const char *in_path, const sleapc_tracking_opts *t,
+                     const sleapc_tracker_opts *to)
+{
+    sleapc_predictions pr;
+    CHECK_OK(sleapc__predictions_read(in_path, &pr, NULL));
+    int64_t before = sleapc__alloc_count();
+    CHECK_OK(online_short(&pr, &to->mot_params));
+    int64_t total = sleapc__alloc_count() - before;
+    int n_failed = 0;
+    for (int64_t k = 1; k <= total; k++) {
+        sleapc__alloc_fail_after(k);
+        n_failed += online_short(&pr, &to->mot_params) != SLEAPC_OK;
+        sleapc__alloc_fail_after(0);
+    }
+    fprintf(stderr, "%s: online, %lld allocations, %d failures reported\n", name, (long long)total,
+            n_failed);
+    CHECK_MSG(n_failed > 0, "%s: no failure seen", name);
+    /* a 40-frame file */
+    char path[1024], out[1024];
+    snprintf(path, sizeof path, "%s/%s.short.slp", test_tmp_dir(), name);
+    snprintf(out, sizeof out, "%s/%s.short.out.slp", test_tmp_dir(), name);
+    int64_t n_insts = 0;
+    for (int64_t k = 0; k < 40 && k < pr.n_frames; k++)
+        n_insts = pr.frames[k].first + pr.frames[k].n > n_insts
+                      ? pr.frames[k].first + pr.frames[k].n
+                      : n_insts;
+    const int64_t nf = pr.n_frames, ni = pr.n_insts;
+    pr.n_frames = nf < 40 ? nf : 40;
+    pr.n_insts = n_insts;
+    CHECK_OK(sleapc__predictions_write_path(&pr, path));
+    pr.n_frames = nf;
+    pr.n_insts = ni;
+    sleapc__predictions_free(&pr);
+    const char *outs[1] = {out};
+    before = sleapc__alloc_count();
+    CHECK_OK(sleapc__retrack_blocks(path, outs, 1, t, NULL, 7));
+    total = sleapc__alloc_count() - before;
+    n_failed = 0;
+    for (int64_t k = 1; k <= total; k++) {
+        sleapc__alloc_fail_after(k);
+        n_failed += sleapc__retrack_blocks(path, outs, 1, t, NULL, 7) != SLEAPC_OK;
+        sleapc__alloc_fail_after(0);
+    }
+    fprintf(stderr, "%s: sleapc track, %lld allocations, %d failures reported\n", name,
+            (long long)total, n_failed);
+    CHECK_MSG(n_failed > 0, "%s: no failure seen", name);
+}
+
 static void run_case(const char *dir, const char *name)
 {
     char path[1024];
@@ -274,6 +355,8 @@ static void run_case(const char *dir, const char *name)
     if (!t.link_tracklets) {
         check_file(name, in_path, &t, &to, NULL);
         two_videos(name, in_path, &t, &to);
+        if (!strcmp(t.tracker, "ocsort"))
+            failures(name, in_path, &t, &to);
     }
     cJSON_Delete(options);
     cJSON_Delete(expected);
