@@ -2,8 +2,9 @@
  * of centered_pair_small.mp4 (a slice). Tracking inside predict must give
  * exactly what "sleapc track" gives on predict's untracked output (one
  * tracker, the same frames in the same order), through the .slp writer;
- * every instance gets one of two tracks with --max_tracks 2; the analysis
- * .h5 of the untracked output warns how many instances it cannot hold. */
+ * every instance gets one of two tracks with --max_tracks 2; the same with
+ * the OC-SORT tracker; the analysis .h5 of the untracked output warns how
+ * many instances it cannot hold. */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,19 +24,18 @@ static char *tracks_of(const char *json_path)
     const cJSON *f, *in;
     cJSON_ArrayForEach(f, cJSON_GetObjectItem(j, "frames"))
     {
-        n += (size_t)snprintf(s + n, cap - n, "%d:",
-                              (int)cJSON_GetObjectItem(f, "frame_idx")->valuedouble);
+        n += (size_t)snprintf(s + n, cap - n,
+                              "%d:", (int)cJSON_GetObjectItem(f, "frame_idx")->valuedouble);
         cJSON_ArrayForEach(in, cJSON_GetObjectItem(f, "instances"))
         {
             const cJSON *t = cJSON_GetObjectItem(in, "track");
             const cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItem(in, "points"), 0);
-            n += (size_t)snprintf(s + n, cap - n, "%s@%.2f ",
-                                  cJSON_IsNumber(t)
-                                      ? cJSON_GetArrayItem(cJSON_GetObjectItem(j, "tracks"),
-                                                           t->valueint)
-                                            ->valuestring
-                                      : "-",
-                                  cJSON_IsArray(p) ? cJSON_GetArrayItem(p, 0)->valuedouble : -1);
+            n += (size_t)snprintf(
+                s + n, cap - n, "%s@%.2f ",
+                cJSON_IsNumber(t)
+                    ? cJSON_GetArrayItem(cJSON_GetObjectItem(j, "tracks"), t->valueint)->valuestring
+                    : "-",
+                cJSON_IsArray(p) ? cJSON_GetArrayItem(p, 0)->valuedouble : -1);
             if (n > cap - 256)
                 break;
         }
@@ -80,10 +80,28 @@ int main(void)
     char *a = tracks_of(path);
     snprintf(path, sizeof path, "%s/retracked.json", tmp);
     char *b = tracks_of(path);
-    CHECK_MSG(a && b && strcmp(a, b) == 0, "predict --tracking:\n%s\nsleapc track:\n%s",
-              a ? a : "", b ? b : "");
+    CHECK_MSG(a && b && strcmp(a, b) == 0, "predict --tracking:\n%s\nsleapc track:\n%s", a ? a : "",
+              b ? b : "");
     CHECK(a && !strstr(a, "-@") && strstr(a, "track_0@") && strstr(a, "track_1@") &&
           !strstr(a, "track_2@"));
+    free(a);
+    free(b);
+
+    /* a MOT tracker inside predict (a calibration pass over the run, then
+     * frame by frame) gives what sleapc track gives on the untracked run */
+    snprintf(args, sizeof args,
+             "predict --quiet %s -i '%s' --frames %s -t --tracker ocsort -o %s/ocsort.json", models,
+             video, frames, tmp);
+    CHECK_MSG(test_run_cli(args) == 0, "%s", test_cli_output());
+    snprintf(args, sizeof args,
+             "track --quiet -t --tracker ocsort -i %s/plain.json -o %s/reocsort.json", tmp, tmp);
+    CHECK_MSG(test_run_cli(args) == 0, "%s", test_cli_output());
+    snprintf(path, sizeof path, "%s/ocsort.json", tmp);
+    a = tracks_of(path);
+    snprintf(path, sizeof path, "%s/reocsort.json", tmp);
+    b = tracks_of(path);
+    CHECK_MSG(a && b && *a && strcmp(a, b) == 0, "predict --tracker ocsort:\n%s\nsleapc track:\n%s",
+              a ? a : "", b ? b : "");
     free(a);
     free(b);
 

@@ -91,15 +91,18 @@ int main(void)
     near("iou", iou, IOU, 12, 1e-15);
 
     sleapc_hungarian_ws ws = {0};
+    mot_scratch tmp = {0};
     int rows[4], cols[4], n = 0;
-    CHECK_OK(sleapc__mot_assign_capped(COST, 3, 4, 0.7, &ws, rows, cols, &n));
+    CHECK_OK(sleapc__mot_assign_capped(COST, 3, 4, 0.7, &ws, &tmp, rows, cols, &n));
     pairs("capped assignment", rows, cols, n, CAPPED, N_CAPPED);
     bool valid[12];
     for (int i = 0; i < 12; i++)
         valid[i] = SCORE[i] >= 0.3;
-    CHECK_OK(sleapc__mot_assign_masked(SCORE, valid, 3, 4, &ws, rows, cols, &n));
+    sleapc__mot_scratch_reset(&tmp);
+    CHECK_OK(sleapc__mot_assign_masked(SCORE, valid, 3, 4, &ws, &tmp, rows, cols, &n));
     pairs("masked assignment", rows, cols, n, MASKED, N_MASKED);
     sleapc__hungarian_ws_free(&ws);
+    sleapc__mot_scratch_free(&tmp);
 
     const double dirs[6] = {0.6, 0.8, 0.0, 1.0, 0.0, 0.0};
     const double prev[12] = {0, 0, 10, 10, 50, 50, 60, 60, 0, 0, 1, 1};

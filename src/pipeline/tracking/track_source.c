@@ -7,6 +7,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "pipeline/tracking/predictions_track.h"
+#include "pipeline/tracking/track_source_mot.h"
 #include "pipeline/tracking/track_stream.h"
 
 static void set_track_names(sleapc_predictions *pr, char **names, int n)
@@ -20,8 +21,7 @@ static void set_track_names(sleapc_predictions *pr, char **names, int n)
     pr->identities = false;
 }
 
-/* b's frames copied into dst's own arrays (the filters change them). */
-static sleapc_status copy_block(const sleapc_predictions *b, sleapc_predictions *dst)
+sleapc_status sleapc__track_copy_block(const sleapc_predictions *b, sleapc_predictions *dst)
 {
     const int64_t N = b->n_nodes;
     dst->n_frames = dst->n_insts = dst->n_boxes = 0;
@@ -56,12 +56,10 @@ static void drop_empty_frames(sleapc_predictions *pr)
     pr->n_frames = k;
 }
 
-/* A MOT tracker calibrates on a whole video first and labels a track's
- * earlier detections when it confirms, so the run is tracked whole (as
- * sleap-nn does) and then spilled. */
-static sleapc_status track_source_whole(const sleapc_track_source_opts *o,
-                                        sleapc_predictions *head, sleapc_results_source *src,
-                                        sleapc_results_spill **out)
+/* Identity linking after a MOT tracker needs every tracklet of a video, so
+ * the run is tracked whole (as sleap-nn does) and then spilled. */
+static sleapc_status track_source_whole(const sleapc_track_source_opts *o, sleapc_predictions *head,
+                                        sleapc_results_source *src, sleapc_results_spill **out)
 {
     sleapc_predictions all = {.n_nodes = head->n_nodes};
     sleapc_results_spill *spill = NULL;
@@ -94,7 +92,9 @@ sleapc_status sleapc__track_source(const sleapc_track_source_opts *o, sleapc_pre
                                    sleapc_results_source *src, sleapc_results_spill **out)
 {
     if (o->tracking && o->tracking->mot)
-        return track_source_whole(o, head, src, out);
+        return sleapc__mot_params_link(&o->tracking->mot_params)
+                   ? track_source_whole(o, head, src, out)
+                   : sleapc__track_source_mot(o, head, src, out);
     *out = NULL;
     sleapc_track_stream *ts = NULL;
     sleapc_results_spill *spill = NULL;
@@ -113,7 +113,7 @@ sleapc_status sleapc__track_source(const sleapc_track_source_opts *o, sleapc_pre
     while (!st && b->n_frames > 0) {
         const sleapc_predictions *cur = b;
         if (o->filters) {
-            st = copy_block(b, &filtered);
+            st = sleapc__track_copy_block(b, &filtered);
             if (!st)
                 st = sleapc__predictions_filter(&filtered, o->filters);
             cur = &filtered;

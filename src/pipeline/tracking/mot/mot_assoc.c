@@ -89,10 +89,11 @@ bool sleapc__mot_one_to_one(const bool *valid, int n, int m, int *rows, int *col
 
 /* Solves the filled matrix and keeps the pairs keep[] allows. */
 static sleapc_status solve_keep(const double *solve, const bool *keep, int n, int m,
-                                sleapc_hungarian_ws *ws, int *rows, int *cols, int *n_pairs)
+                                sleapc_hungarian_ws *ws, mot_scratch *tmp, int *rows, int *cols,
+                                int *n_pairs)
 {
     const int k = n < m ? n : m;
-    int64_t *ri = sleapc__malloc((size_t)k * 2 * sizeof *ri);
+    int64_t *ri = sleapc__mot_tmp(tmp, (size_t)k * 2 * sizeof *ri);
     if (!ri)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
     int64_t *ci = ri + k;
@@ -103,18 +104,18 @@ static sleapc_status solve_keep(const double *solve, const bool *keep, int n, in
                 rows[*n_pairs] = (int)ri[p];
                 cols[(*n_pairs)++] = (int)ci[p];
             }
-    sleapc__free(ri);
     return st;
 }
 
 sleapc_status sleapc__mot_assign_capped(const double *cost, int n, int m, double max_cost,
-                                        sleapc_hungarian_ws *ws, int *rows, int *cols, int *n_pairs)
+                                        sleapc_hungarian_ws *ws, mot_scratch *tmp, int *rows,
+                                        int *cols, int *n_pairs)
 {
     *n_pairs = 0;
     if (n == 0 || m == 0)
         return SLEAPC_OK;
     const size_t nm = (size_t)n * (size_t)m;
-    double *solve = sleapc__malloc(nm * (sizeof(double) + sizeof(bool)));
+    double *solve = sleapc__mot_tmp(tmp, nm * (sizeof(double) + sizeof(bool)));
     if (!solve)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
     bool *feasible = (bool *)(solve + nm);
@@ -132,20 +133,20 @@ sleapc_status sleapc__mot_assign_capped(const double *cost, int n, int m, double
         const double fill = isfinite(max_cost) ? max_cost + CAP_EPS : fmax_cost + INFEASIBLE;
         for (size_t i = 0; i < nm; i++)
             solve[i] = feasible[i] ? cost[i] : fill;
-        st = solve_keep(solve, feasible, n, m, ws, rows, cols, n_pairs);
+        st = solve_keep(solve, feasible, n, m, ws, tmp, rows, cols, n_pairs);
     }
-    sleapc__free(solve);
     return st;
 }
 
 sleapc_status sleapc__mot_assign_masked(const double *score, const bool *valid, int n, int m,
-                                        sleapc_hungarian_ws *ws, int *rows, int *cols, int *n_pairs)
+                                        sleapc_hungarian_ws *ws, mot_scratch *tmp, int *rows,
+                                        int *cols, int *n_pairs)
 {
     *n_pairs = 0;
     if (n == 0 || m == 0)
         return SLEAPC_OK;
     const size_t nm = (size_t)n * (size_t)m;
-    double *solve = sleapc__malloc(nm * (sizeof(double) + sizeof(bool)));
+    double *solve = sleapc__mot_tmp(tmp, nm * (sizeof(double) + sizeof(bool)));
     if (!solve)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
     bool *keep = (bool *)(solve + nm);
@@ -162,9 +163,8 @@ sleapc_status sleapc__mot_assign_masked(const double *score, const bool *valid, 
         const double floor_v = lo - INFEASIBLE;
         for (size_t i = 0; i < nm; i++)
             solve[i] = -(isfinite(score[i]) ? score[i] : floor_v);
-        st = solve_keep(solve, keep, n, m, ws, rows, cols, n_pairs);
+        st = solve_keep(solve, keep, n, m, ws, tmp, rows, cols, n_pairs);
     }
-    sleapc__free(solve);
     return st;
 }
 

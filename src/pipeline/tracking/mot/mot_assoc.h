@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "layers/ops/hungarian.h"
+#include "pipeline/tracking/mot/mot_scratch.h"
 #include "sleapc/sleapc.h"
 
 /* out[i * m + j] = IoU of xyxy boxes a[i] and b[j]; a box with a non-finite
@@ -27,14 +28,14 @@ bool sleapc__mot_one_to_one(const bool *valid, int n, int m, int *rows, int *col
 /* Minimum-cost pairs with cost <= max_cost (non-finite or above: never
  * matched; priced max_cost + 1e-5 for the solver). Pairs sorted by row. */
 sleapc_status sleapc__mot_assign_capped(const double *cost, int n, int m, double max_cost,
-                                        sleapc_hungarian_ws *ws, int *rows, int *cols,
-                                        int *n_pairs);
+                                        sleapc_hungarian_ws *ws, mot_scratch *tmp, int *rows,
+                                        int *cols, int *n_pairs);
 
 /* Maximum-score assignment over the whole matrix, then the pairs that are
  * not valid dropped (OC-SORT). Pairs sorted by row. */
 sleapc_status sleapc__mot_assign_masked(const double *score, const bool *valid, int n, int m,
-                                        sleapc_hungarian_ws *ws, int *rows, int *cols,
-                                        int *n_pairs);
+                                        sleapc_hungarian_ws *ws, mot_scratch *tmp, int *rows,
+                                        int *cols, int *n_pairs);
 
 /* Unit (dy, dx) from the center of prev to the center of cur; (0, 0) for
  * no motion or non-finite boxes. */

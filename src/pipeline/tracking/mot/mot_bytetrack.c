@@ -16,12 +16,12 @@
 #define MIN_BOX_FRACTION 0.25
 
 /* _geometric_similarity of ByteTracker: fmax(box IoU, shared-node IoU). */
-static sleapc_status bytetrack_sim(const mot_tracker *T, int64_t d0, int m, double *sim)
+static sleapc_status bytetrack_sim(mot_tracker *T, int64_t d0, int m, double *sim)
 {
     const mot_video *v = T->v;
     const int n = T->n_tracks, K = v->n_nodes;
     sleapc__mot_geometric_sim(T, T->tracks, n, d0, m, sim);
-    double *pred = sleapc__malloc(((size_t)n * K * 2 + (size_t)n * m) * sizeof *pred);
+    double *pred = sleapc__mot_tmp(&T->tmp, ((size_t)n * K * 2 + (size_t)n * m) * sizeof *pred);
     if (!pred)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
     double *shared = pred + (size_t)n * K * 2;
@@ -39,7 +39,6 @@ static sleapc_status bytetrack_sim(const mot_tracker *T, int64_t d0, int m, doub
     for (size_t c = 0; c < (size_t)n * m; c++)
         sim[c] = fmax(sim[c], shared[c]); /* fmax: a NaN side loses */
     sleapc__mot_finish_sim(sim, n, m, v->valid + d0);
-    sleapc__free(pred);
     return SLEAPC_OK;
 }
 
@@ -52,11 +51,9 @@ static sleapc_status assign(mot_tracker *T, int64_t d0, int m, const double *sim
     if (*nr == 0 || *nc == 0)
         return SLEAPC_OK;
     const int n = *nr, k = *nc;
-    double *cost = sleapc__malloc((size_t)n * k * sizeof *cost);
-    int *pr = sleapc__malloc(2 * (size_t)(n < k ? n : k) * sizeof *pr);
+    double *cost = sleapc__mot_tmp(&T->tmp, (size_t)n * k * sizeof *cost);
+    int *pr = sleapc__mot_tmp(&T->tmp, 2 * (size_t)(n < k ? n : k) * sizeof *pr);
     if (!cost || !pr) {
-        sleapc__free(cost);
-        sleapc__free(pr);
         return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
     }
     int *pc = pr + (n < k ? n : k);
@@ -68,7 +65,8 @@ static sleapc_status assign(mot_tracker *T, int64_t d0, int m, const double *sim
             cost[(size_t)i * k + c] = 1.0 - s;
         }
     int n_pairs = 0;
-    sleapc_status st = sleapc__mot_assign_capped(cost, n, k, max_cost, &T->hws, pr, pc, &n_pairs);
+    sleapc_status st =
+        sleapc__mot_assign_capped(cost, n, k, max_cost, &T->hws, &T->tmp, pr, pc, &n_pairs);
     if (!st) {
         for (int q = 0; q < n_pairs; q++)
             sleapc__mot_result_add(r, T->tracks[rows[pr[q]]], cols[pc[q]],
@@ -92,8 +90,6 @@ static sleapc_status assign(mot_tracker *T, int64_t d0, int m, const double *sim
         }
         *nc = a;
     }
-    sleapc__free(cost);
-    sleapc__free(pr);
     return st;
 }
 
@@ -105,12 +101,10 @@ static sleapc_status remove_duplicates(mot_tracker *T, int64_t d0, const int *le
 {
     const mot_video *v = T->v;
     const int n = T->n_tracks;
-    mot_track **lost = sleapc__malloc((size_t)(n > 0 ? n : 1) * sizeof *lost);
+    mot_track **lost = sleapc__mot_tmp(&T->tmp, (size_t)(n > 0 ? n : 1) * sizeof *lost);
     const int nt_cap = r->n_matches + n_left + 1;
-    int *tdet = sleapc__malloc((size_t)nt_cap * sizeof *tdet);
+    int *tdet = sleapc__mot_tmp(&T->tmp, (size_t)nt_cap * sizeof *tdet);
     if (!lost || !tdet) {
-        sleapc__free(lost);
-        sleapc__free(tdet);
         return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
     }
     int n_lost = 0;
@@ -136,9 +130,9 @@ static sleapc_status remove_duplicates(mot_tracker *T, int64_t d0, const int *le
             tdet[n_tr++] = left_high[c];
     if (n_tr == 0)
         goto done;
-    dup = sleapc__malloc(((size_t)n_lost * n_tr + 4 * (size_t)n_lost + 4 * (size_t)n_tr) *
-                         sizeof *dup);
-    drop_tr = sleapc__calloc((size_t)n_tr + (size_t)n_lost, sizeof *drop_tr);
+    dup = sleapc__mot_tmp(&T->tmp, ((size_t)n_lost * n_tr + 4 * (size_t)n_lost + 4 * (size_t)n_tr) *
+                                       sizeof *dup);
+    drop_tr = sleapc__mot_tmp_zero(&T->tmp, ((size_t)n_tr + (size_t)n_lost) * sizeof *drop_tr);
     if (!dup || !drop_tr) {
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
         goto done;
@@ -200,10 +194,6 @@ static sleapc_status remove_duplicates(mot_tracker *T, int64_t d0, const int *le
     }
     r->n_matches = a;
 done:
-    sleapc__free(lost);
-    sleapc__free(tdet);
-    sleapc__free(dup);
-    sleapc__free(drop_tr);
     return st;
 }
 
@@ -213,9 +203,9 @@ sleapc_status sleapc__mot_bytetrack_associate(mot_tracker *T, int64_t d0, int m,
     const sleapc_mot_params *p = &T->p;
     const int n = T->n_tracks;
     const size_t nn = (size_t)(n > 0 ? n : 1), mm = (size_t)(m > 0 ? m : 1);
-    bool *spawnable = sleapc__malloc(mm * sizeof *spawnable);
-    int *ibuf = sleapc__malloc((3 * mm + 3 * nn) * sizeof *ibuf);
-    double *sim = sleapc__malloc((nn * mm + 4 * nn) * sizeof *sim);
+    bool *spawnable = sleapc__mot_tmp(&T->tmp, mm * sizeof *spawnable);
+    int *ibuf = sleapc__mot_tmp(&T->tmp, (3 * mm + 3 * nn) * sizeof *ibuf);
+    double *sim = sleapc__mot_tmp(&T->tmp, (nn * mm + 4 * nn) * sizeof *sim);
     sleapc_status st = SLEAPC_OK;
     if (!spawnable || !ibuf || !sim) {
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
@@ -265,8 +255,5 @@ sleapc_status sleapc__mot_bytetrack_associate(mot_tracker *T, int64_t d0, int m,
         goto done;
     st = remove_duplicates(T, d0, high, n_high, spawnable, r);
 done:
-    sleapc__free(spawnable);
-    sleapc__free(ibuf);
-    sleapc__free(sim);
     return st;
 }

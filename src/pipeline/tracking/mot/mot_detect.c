@@ -161,8 +161,17 @@ static double median(double *x, int64_t n)
     return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2.0;
 }
 
-sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params *p,
-                                    mot_calibration *cal)
+bool sleapc__mot_sized_diag(const mot_video *v, int64_t d, double *diag)
+{
+    if (!v->valid[d] || v->n_visible[d] < 2)
+        return false;
+    const double *r = v->raw + 4 * d;
+    *diag = hypot(r[2] - r[0], r[3] - r[1]);
+    return isfinite(*diag) && *diag > 0;
+}
+
+sleapc_status sleapc__mot_calibrate_data(mot_calib_data *c, const sleapc_mot_params *p,
+                                         mot_calibration *cal)
 {
     *cal = (mot_calibration){.frame_step = 1,
                              .regular = true,
@@ -170,28 +179,17 @@ sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params 
                              .score_q95 = NAN,
                              .normalizer = NAN,
                              .step_p95 = NAN};
-    const size_t cap = (size_t)(v->n > v->n_frames ? v->n : v->n_frames) + 1;
-    double *buf = sleapc__malloc(cap * sizeof *buf);
-    int64_t *deltas = sleapc__malloc(cap * sizeof *deltas);
-    if (!buf || !deltas) {
-        sleapc__free(buf);
-        sleapc__free(deltas);
-        return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
-    }
     /* stride: the most common positive delta (ties: the smallest) */
-    int64_t nd = 0;
-    for (int64_t f = 1; f < v->n_frames; f++)
-        if (v->frame_idx[f] - v->frame_idx[f - 1] > 0)
-            deltas[nd++] = v->frame_idx[f] - v->frame_idx[f - 1];
-    qsort(deltas, (size_t)nd, sizeof *deltas, cmp_i64);
+    const int64_t nd = c->n_deltas;
+    qsort(c->deltas, (size_t)nd, sizeof *c->deltas, cmp_i64);
     int64_t best = 1, best_n = 0;
     for (int64_t i = 0; i < nd;) {
         int64_t j = i;
-        while (j < nd && deltas[j] == deltas[i])
+        while (j < nd && c->deltas[j] == c->deltas[i])
             j++;
         if (j - i > best_n) {
             best_n = j - i;
-            best = deltas[i];
+            best = c->deltas[i];
         }
         i = j;
     }
@@ -203,45 +201,22 @@ sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params 
                                 ? cal->regular
                                 : p->time_base == SLEAPC_MOT_TIME_FRAMES;
     /* body size: median raw-box diagonal of the sized detections */
-    int64_t m = 0;
-    for (int64_t d = 0; d < v->n; d++) {
-        if (!v->valid[d] || v->n_visible[d] < 2)
-            continue;
-        const double *r = v->raw + 4 * d;
-        const double diag = hypot(r[2] - r[0], r[3] - r[1]);
-        if (isfinite(diag) && diag > 0)
-            buf[m++] = diag;
-    }
-    const double measured = m ? median(buf, m) : NAN;
+    const double measured = c->n_diags ? median(c->diags, c->n_diags) : NAN;
     if (isfinite(p->body_size) && p->body_size > 0)
         cal->body_size = p->body_size;
     else if (isfinite(measured) && measured > 0)
         cal->body_size = measured;
     /* score quantiles of the valid detections */
-    m = 0;
-    for (int64_t d = 0; d < v->n; d++)
-        if (v->valid[d] && isfinite(v->score[d]))
-            buf[m++] = v->score[d];
-    if (m) {
-        qsort(buf, (size_t)m, sizeof *buf, cmp_double);
-        cal->score_q95 = sleapc__mot_quantile_sorted(buf, m, 0.95);
+    if (c->n_scores) {
+        qsort(c->scores, (size_t)c->n_scores, sizeof *c->scores, cmp_double);
+        cal->score_q95 = sleapc__mot_quantile_sorted(c->scores, c->n_scores, 0.95);
     }
     if (p->normalize_scores)
         cal->normalizer =
             !isfinite(cal->score_q95)
                 ? 1.0
                 : (cal->score_q95 > NORMALIZER_FLOOR ? cal->score_q95 : NORMALIZER_FLOOR);
-    sleapc__free(buf);
-    sleapc__free(deltas);
-    int64_t n_valid = 0;
-    for (int64_t d = 0; d < v->n; d++)
-        n_valid += v->valid[d];
-    double p99;
-    sleapc_status st = SLEAPC_OK;
-    if (sleapc__mot_params_link(p) &&
-        (st = sleapc__mot_step_quantiles(v, cal, &cal->step_p95, &p99)))
-        return st;
-    if (n_valid > 0 && !isfinite(cal->body_size))
+    if (c->n_valid > 0 && !isfinite(cal->body_size))
         return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
                             "tracking: no detection has two visible nodes, so the animals' size "
                             "cannot be measured; sleap-nn then sizes them from their motion, "
@@ -249,46 +224,87 @@ sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params 
     return SLEAPC_OK;
 }
 
+sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params *p,
+                                    mot_calibration *cal)
+{
+    const size_t cap = (size_t)(v->n > v->n_frames ? v->n : v->n_frames) + 1;
+    mot_calib_data c = {0};
+    c.diags = sleapc__malloc(cap * sizeof *c.diags);
+    c.scores = sleapc__malloc(cap * sizeof *c.scores);
+    c.deltas = sleapc__malloc(cap * sizeof *c.deltas);
+    sleapc_status st = SLEAPC_OK;
+    if (!c.diags || !c.scores || !c.deltas) {
+        st = sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
+        goto done;
+    }
+    for (int64_t f = 1; f < v->n_frames; f++)
+        if (v->frame_idx[f] - v->frame_idx[f - 1] > 0)
+            c.deltas[c.n_deltas++] = v->frame_idx[f] - v->frame_idx[f - 1];
+    for (int64_t d = 0; d < v->n; d++) {
+        double diag;
+        if (sleapc__mot_sized_diag(v, d, &diag))
+            c.diags[c.n_diags++] = diag;
+        if (v->valid[d] && isfinite(v->score[d]))
+            c.scores[c.n_scores++] = v->score[d];
+        c.n_valid += v->valid[d];
+    }
+    if ((st = sleapc__mot_calibrate_data(&c, p, cal)))
+        goto done;
+    double p99;
+    if (sleapc__mot_params_link(p))
+        st = sleapc__mot_step_quantiles(v, cal, &cal->step_p95, &p99);
+done:
+    sleapc__free(c.diags);
+    sleapc__free(c.scores);
+    sleapc__free(c.deltas);
+    return st;
+}
+
 void sleapc__mot_finish_detections(mot_video *v, const sleapc_mot_params *p,
                                    const mot_calibration *cal)
+{
+    for (int64_t d = 0; d < v->n; d++)
+        sleapc__mot_finish_detection(v, d, p, cal);
+}
+
+void sleapc__mot_finish_detection(mot_video *v, int64_t d, const sleapc_mot_params *p,
+                                  const mot_calibration *cal)
 {
     const double body = cal->body_size;
     const double min_box = MIN_BOX_FRACTION * body;
     const double norm = cal->normalizer;
-    for (int64_t d = 0; d < v->n; d++) {
-        if (isfinite(norm) && norm > 0) {
-            const double s = v->score[d] / norm;
-            v->score[d] = s < 0 ? 0.0 : (s > 1 ? 1.0 : s);
-        }
-        if (!v->valid[d] || !isfinite(body))
+    if (isfinite(norm) && norm > 0) {
+        const double s = v->score[d] / norm;
+        v->score[d] = s < 0 ? 0.0 : (s > 1 ? 1.0 : s);
+    }
+    if (!v->valid[d] || !isfinite(body))
+        return;
+    double *raw = v->raw + 4 * d, *box = v->box + 4 * d;
+    /* the first pass floored a degenerate box at 1 px: recover it */
+    const double *kp = v->kp + (size_t)d * v->n_nodes * 2;
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    for (int k = 0; k < v->n_nodes; k++) {
+        const double x = kp[2 * k], y = kp[2 * k + 1];
+        if (!isfinite(x) || !isfinite(y))
             continue;
-        double *raw = v->raw + 4 * d, *box = v->box + 4 * d;
-        /* the first pass floored a degenerate box at 1 px: recover it */
-        const double *kp = v->kp + (size_t)d * v->n_nodes * 2;
-        double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
-        for (int k = 0; k < v->n_nodes; k++) {
-            const double x = kp[2 * k], y = kp[2 * k + 1];
-            if (!isfinite(x) || !isfinite(y))
-                continue;
-            lo[0] = x < lo[0] ? x : lo[0];
-            lo[1] = y < lo[1] ? y : lo[1];
-            hi[0] = x > hi[0] ? x : hi[0];
-            hi[1] = y > hi[1] ? y : hi[1];
-        }
-        const double w = hi[0] - lo[0], h = hi[1] - lo[1];
-        if (v->n_visible[d] == 1 || w < MIN_BOX_SIDE || h < MIN_BOX_SIDE) {
-            /* degenerate: a square of the body size, raw and padded */
-            const double cx = 0.5 * (lo[0] + hi[0]), cy = 0.5 * (lo[1] + hi[1]);
-            const double half = 0.5 * (body > MIN_BOX_SIDE ? body : MIN_BOX_SIDE);
-            raw[0] = cx - half, raw[1] = cy - half, raw[2] = cx + half, raw[3] = cy + half;
-            memcpy(box, raw, 4 * sizeof *box);
-        }
-        (void)p;
-        for (int a = 0; a < 2; a++) {
-            const double side = box[a + 2] - box[a];
-            const double g = min_box - side > 0 ? 0.5 * (min_box - side) : 0.0;
-            box[a] -= g;
-            box[a + 2] += g;
-        }
+        lo[0] = x < lo[0] ? x : lo[0];
+        lo[1] = y < lo[1] ? y : lo[1];
+        hi[0] = x > hi[0] ? x : hi[0];
+        hi[1] = y > hi[1] ? y : hi[1];
+    }
+    const double w = hi[0] - lo[0], h = hi[1] - lo[1];
+    if (v->n_visible[d] == 1 || w < MIN_BOX_SIDE || h < MIN_BOX_SIDE) {
+        /* degenerate: a square of the body size, raw and padded */
+        const double cx = 0.5 * (lo[0] + hi[0]), cy = 0.5 * (lo[1] + hi[1]);
+        const double half = 0.5 * (body > MIN_BOX_SIDE ? body : MIN_BOX_SIDE);
+        raw[0] = cx - half, raw[1] = cy - half, raw[2] = cx + half, raw[3] = cy + half;
+        memcpy(box, raw, 4 * sizeof *box);
+    }
+    (void)p;
+    for (int a = 0; a < 2; a++) {
+        const double side = box[a + 2] - box[a];
+        const double g = min_box - side > 0 ? 0.5 * (min_box - side) : 0.0;
+        box[a] -= g;
+        box[a + 2] += g;
     }
 }

@@ -59,11 +59,38 @@ typedef struct mot_calibration {
 sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params *p,
                                     mot_calibration *cal);
 
+/* What calibrate() measures over a video, gathered by the caller (above
+ * over a mot_video; frame by frame over a file without holding it): the
+ * arrays are sorted in place. */
+typedef struct mot_calib_data {
+    int64_t *deltas; /* positive frame-index deltas between consecutive frames */
+    int64_t n_deltas;
+    double *diags; /* raw-box diagonals of the sized detections (sleapc__mot_sized_diag) */
+    int64_t n_diags;
+    double *scores; /* finite scores of the valid detections */
+    int64_t n_scores;
+    int64_t n_valid; /* valid detections */
+} mot_calib_data;
+
+/* The calibration of c, as sleapc__mot_calibrate, without the anchor
+ * motion (identity linking's, which needs the whole video). Errors: as
+ * sleapc__mot_calibrate. */
+sleapc_status sleapc__mot_calibrate_data(mot_calib_data *c, const sleapc_mot_params *p,
+                                         mot_calibration *cal);
+
+/* Whether detection d is sized (valid, 2+ visible nodes, a finite positive
+ * raw-box diagonal), with that diagonal. */
+bool sleapc__mot_sized_diag(const mot_video *v, int64_t d, double *diag);
+
 /* The tracker's final geometry and scores (BaseMOTTracker.prepare):
  * degenerate detections take the body size as their box, every other box
  * is floored at a quarter of it, and scores are divided by the normalizer. */
 void sleapc__mot_finish_detections(mot_video *v, const sleapc_mot_params *p,
                                    const mot_calibration *cal);
+
+/* The same for detection d alone (a frame tracked as it comes). */
+void sleapc__mot_finish_detection(mot_video *v, int64_t d, const sleapc_mot_params *p,
+                                  const mot_calibration *cal);
 
 /* Steps between frames delta apart: max(1, round-half-even(delta / step)). */
 int64_t sleapc__mot_steps_between(int64_t delta, int64_t frame_step);

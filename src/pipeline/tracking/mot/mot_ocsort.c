@@ -62,16 +62,16 @@ sleapc_status sleapc__mot_ocsort_associate(mot_tracker *T, int64_t d0, int m, mo
     const size_t nm = (size_t)(n > 0 ? n : 1) * (size_t)(m > 0 ? m : 1);
     const size_t nn = (size_t)(n > 0 ? n : 1), mm = (size_t)(m > 0 ? m : 1);
     /* sim_all and sim leave room for n boxes after their n x m cells */
-    double *sim_all = sleapc__malloc((nm + 4 * nn) * sizeof *sim_all);
-    double *sim = sleapc__malloc((nm + 4 * nn) * sizeof *sim);
-    double *score = sleapc__malloc(nm * sizeof *score);
-    double *ocm = sleapc__malloc(nm * sizeof *ocm);
-    double *geo = sleapc__malloc(6 * nn * sizeof *geo); /* dirs, prev */
-    double *hb = sleapc__malloc(5 * mm * sizeof *hb);   /* D_hi boxes, scores */
-    int *ibuf = sleapc__malloc((3 * mm + nn + 2 * (nn + mm)) * sizeof *ibuf);
-    bool *valid = sleapc__malloc(nm * sizeof *valid);
-    bool *has_dir = sleapc__malloc(nn * sizeof *has_dir);
-    mot_track **rem = sleapc__malloc(nn * sizeof *rem);
+    double *sim_all = sleapc__mot_tmp(&T->tmp, (nm + 4 * nn) * sizeof *sim_all);
+    double *sim = sleapc__mot_tmp(&T->tmp, (nm + 4 * nn) * sizeof *sim);
+    double *score = sleapc__mot_tmp(&T->tmp, nm * sizeof *score);
+    double *ocm = sleapc__mot_tmp(&T->tmp, nm * sizeof *ocm);
+    double *geo = sleapc__mot_tmp(&T->tmp, 6 * nn * sizeof *geo); /* dirs, prev */
+    double *hb = sleapc__mot_tmp(&T->tmp, 5 * mm * sizeof *hb);   /* D_hi boxes, scores */
+    int *ibuf = sleapc__mot_tmp(&T->tmp, (3 * mm + nn + 2 * (nn + mm)) * sizeof *ibuf);
+    bool *valid = sleapc__mot_tmp(&T->tmp, nm * sizeof *valid);
+    bool *has_dir = sleapc__mot_tmp(&T->tmp, nn * sizeof *has_dir);
+    mot_track **rem = sleapc__mot_tmp(&T->tmp, nn * sizeof *rem);
     sleapc_status st = SLEAPC_OK;
     if (!sim_all || !sim || !score || !ocm || !geo || !hb || !ibuf || !valid || !has_dir || !rem) {
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
@@ -124,7 +124,8 @@ sleapc_status sleapc__mot_ocsort_associate(mot_tracker *T, int64_t d0, int m, mo
                 score[(size_t)i * n_hi + c] = s + ocm[(size_t)i * n_hi + c];
             }
         if (!sleapc__mot_one_to_one(valid, n, n_hi, pr, pc, &n_pairs) &&
-            (st = sleapc__mot_assign_masked(score, valid, n, n_hi, &T->hws, pr, pc, &n_pairs)))
+            (st = sleapc__mot_assign_masked(score, valid, n, n_hi, &T->hws, &T->tmp, pr, pc,
+                                            &n_pairs)))
             goto done;
         record(r, T->tracks, free_rows, &n_rows, free_hi, &n_hi, pr, pc, n_pairs, sim, n_hi_all);
     }
@@ -136,7 +137,8 @@ sleapc_status sleapc__mot_ocsort_associate(mot_tracker *T, int64_t d0, int m, mo
                 sim[(size_t)i * n_lo + c] = s;
                 valid[(size_t)i * n_lo + c] = s >= p->min_match_similarity;
             }
-        if ((st = sleapc__mot_assign_masked(sim, valid, n_rows, n_lo, &T->hws, pr, pc, &n_pairs)))
+        if ((st = sleapc__mot_assign_masked(sim, valid, n_rows, n_lo, &T->hws, &T->tmp, pr, pc,
+                                            &n_pairs)))
             goto done;
         int n_lo_left = n_lo;
         record(r, T->tracks, free_rows, &n_rows, lo_idx, &n_lo_left, pr, pc, n_pairs, sim, n_lo);
@@ -152,21 +154,12 @@ sleapc_status sleapc__mot_ocsort_associate(mot_tracker *T, int64_t d0, int m, mo
                 sim[(size_t)i * n_hi + c] = s;
                 valid[(size_t)i * n_hi + c] = s >= p->min_match_similarity;
             }
-        if ((st = sleapc__mot_assign_masked(sim, valid, n_rows, n_hi, &T->hws, pr, pc, &n_pairs)))
+        if ((st = sleapc__mot_assign_masked(sim, valid, n_rows, n_hi, &T->hws, &T->tmp, pr, pc,
+                                            &n_pairs)))
             goto done;
         const int n_hi_now = n_hi;
         record(r, T->tracks, free_rows, &n_rows, free_hi, &n_hi, pr, pc, n_pairs, sim, n_hi_now);
     }
 done:
-    sleapc__free(sim_all);
-    sleapc__free(sim);
-    sleapc__free(score);
-    sleapc__free(ocm);
-    sleapc__free(geo);
-    sleapc__free(hb);
-    sleapc__free(ibuf);
-    sleapc__free(valid);
-    sleapc__free(has_dir);
-    sleapc__free(rem);
     return st;
 }

@@ -43,39 +43,57 @@ static int cmp_frames(const void *a, const void *b)
     return x->k < y->k ? -1 : (x->k > y->k);
 }
 
-/* Tracks the frames perm[0..nf) (one video, in order). */
-static sleapc_status track_video(sleapc_predictions *pr, const frame_key *perm, int64_t nf,
-                                 const sleapc_mot_params *p, int *name_offset, double *scores)
+/* The detections of frames perm[0..nf) (one video, in order) as the
+ * calibration first extracts them. */
+static sleapc_status fill_video(const sleapc_predictions *pr, const frame_key *perm, int64_t nf,
+                                const sleapc_mot_params *p, mot_video *v)
 {
     const int K = pr->n_nodes;
     int64_t n = 0;
     for (int64_t s = 0; s < nf; s++)
         n += pr->frames[perm[s].k].n;
-    mot_video v;
-    sleapc_status st = sleapc__mot_video_alloc(&v, K, nf, n);
+    sleapc_status st = sleapc__mot_video_alloc(v, K, nf, n);
     if (st)
         return st;
-    int *label = sleapc__malloc((size_t)(n > 0 ? n : 1) * sizeof *label);
-    double *tscore = sleapc__malloc((size_t)(n > 0 ? n : 1) * sizeof *tscore);
     double *ps = sleapc__malloc((size_t)(K > 0 ? K : 1) * sizeof *ps);
-    if (!label || !tscore || !ps) {
-        st = sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
-        goto done;
+    if (!ps) {
+        sleapc__mot_video_free(v);
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
     }
     int64_t d = 0;
     for (int64_t s = 0; s < nf; s++) {
         const sleapc_pred_frame *f = &pr->frames[perm[s].k];
-        v.frame_idx[s] = f->frame_idx;
-        v.first[s] = d;
-        v.count[s] = (int)f->n;
+        v->frame_idx[s] = f->frame_idx;
+        v->first[s] = d;
+        v->count[s] = (int)f->n;
         for (int64_t i = 0; i < f->n; i++, d++) {
             const int64_t at = f->first + i;
             for (int k = 0; k < 2 * K; k++)
-                v.kp[(size_t)d * K * 2 + k] = pr->points[at * K * 2 + k];
+                v->kp[(size_t)d * K * 2 + k] = pr->points[at * K * 2 + k];
             for (int k = 0; k < K; k++)
                 ps[k] = pr->point_scores[at * K + k];
-            sleapc__mot_detect(&v, d, ps, pr->insts[at].score, p);
+            sleapc__mot_detect(v, d, ps, pr->insts[at].score, p);
         }
+    }
+    sleapc__free(ps);
+    return SLEAPC_OK;
+}
+
+/* Tracks the frames perm[0..nf) (one video, in order). */
+static sleapc_status track_video(sleapc_predictions *pr, const frame_key *perm, int64_t nf,
+                                 const sleapc_mot_params *p, int *name_offset, double *scores)
+{
+    mot_video v;
+    sleapc_status st = fill_video(pr, perm, nf, p, &v);
+    if (st)
+        return st;
+    const int64_t n = v.n;
+    int *label = sleapc__malloc((size_t)(n > 0 ? n : 1) * sizeof *label);
+    double *tscore = sleapc__malloc((size_t)(n > 0 ? n : 1) * sizeof *tscore);
+    int64_t d = 0;
+    if (!label || !tscore) {
+        st = sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
+        goto done;
     }
     mot_calibration cal;
     if ((st = sleapc__mot_calibrate(&v, p, &cal)))
@@ -109,8 +127,30 @@ static sleapc_status track_video(sleapc_predictions *pr, const frame_key *perm, 
 done:
     sleapc__free(label);
     sleapc__free(tscore);
-    sleapc__free(ps);
     sleapc__mot_video_free(&v);
+    return st;
+}
+
+sleapc_status sleapc__mot_run_calibrate(const sleapc_predictions *pr, int64_t video,
+                                        const sleapc_mot_params *p, mot_calibration *cal)
+{
+    int64_t nf = 0;
+    for (int64_t k = 0; k < pr->n_frames; k++)
+        nf += pr->frames[k].video == video;
+    frame_key *perm = sleapc__malloc((size_t)(nf > 0 ? nf : 1) * sizeof *perm);
+    if (!perm)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
+    nf = 0;
+    for (int64_t k = 0; k < pr->n_frames; k++)
+        if (pr->frames[k].video == video)
+            perm[nf++] = (frame_key){video, pr->frames[k].frame_idx, k};
+    qsort(perm, (size_t)nf, sizeof *perm, cmp_frames);
+    mot_video v;
+    sleapc_status st = fill_video(pr, perm, nf, p, &v);
+    if (!st)
+        st = sleapc__mot_calibrate(&v, p, cal);
+    sleapc__mot_video_free(&v);
+    sleapc__free(perm);
     return st;
 }
 

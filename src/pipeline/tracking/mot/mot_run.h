@@ -8,6 +8,7 @@
 #define SLEAPC_PIPELINE_TRACKING_MOT_MOT_RUN_H
 
 #include "core/results.h"
+#include "pipeline/tracking/mot/mot_detect.h"
 #include "pipeline/tracking/mot/mot_params.h"
 
 /* Sets every instance's track (the id of "track_<id>", -1: untracked) and
@@ -20,6 +21,13 @@
  * SLEAPC_ERR_NOMEM. */
 sleapc_status sleapc__mot_track_predictions(sleapc_predictions *pr, const sleapc_mot_params *p,
                                             int *n_ids, double *scores);
+
+/* The calibration of one video of the run (its frames in frame order), as
+ * sleapc__mot_track_predictions computes it before tracking: what an
+ * online tracker (mot_online.h) needs to give the same tracks.
+ * SLEAPC_ERR_NOMEM, SLEAPC_ERR_UNSUPPORTED (no body size measurable). */
+sleapc_status sleapc__mot_run_calibrate(const sleapc_predictions *pr, int64_t video,
+                                        const sleapc_mot_params *p, mot_calibration *cal);
 
 /* What sleap-nn refuses before tracking, for a skeleton of n_nodes (0:
  * unknown): a tracker or similarity sleapc does not run.

@@ -24,10 +24,10 @@ sleapc_status sleapc__mot_sort_associate(mot_tracker *T, int64_t d0, int m, mot_
     if (n == 0 || n_cand == 0)
         return SLEAPC_OK;
     const size_t nm = (size_t)n * (size_t)m, nc = (size_t)n * (size_t)n_cand;
-    double *sim = sleapc__malloc((nm + 4 * (size_t)n + 2 * nc) * sizeof *sim);
-    int *cand =
-        sleapc__malloc(((size_t)n_cand + 2 * (size_t)(n < n_cand ? n_cand : n)) * sizeof *cand);
-    bool *valid = sleapc__malloc(nc * sizeof *valid);
+    double *sim = sleapc__mot_tmp(&T->tmp, (nm + 4 * (size_t)n + 2 * nc) * sizeof *sim);
+    int *cand = sleapc__mot_tmp(&T->tmp, ((size_t)n_cand + 2 * (size_t)(n < n_cand ? n_cand : n)) *
+                                             sizeof *cand);
+    bool *valid = sleapc__mot_tmp(&T->tmp, nc * sizeof *valid);
     sleapc_status st = SLEAPC_OK;
     if (!sim || !cand || !valid) {
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
@@ -51,14 +51,11 @@ sleapc_status sleapc__mot_sort_associate(mot_tracker *T, int64_t d0, int m, mot_
     int n_pairs = 0;
     if (!sleapc__mot_one_to_one(valid, n, n_cand, rows, cols, &n_pairs) &&
         (st = sleapc__mot_assign_capped(cost, n, n_cand, 1.0 - p->min_match_similarity, &T->hws,
-                                        rows, cols, &n_pairs)))
+                                        &T->tmp, rows, cols, &n_pairs)))
         goto done;
     for (int k = 0; k < n_pairs; k++)
         sleapc__mot_result_add(r, T->tracks[rows[k]], cand[cols[k]],
                                sub[(size_t)rows[k] * n_cand + cols[k]]);
 done:
-    sleapc__free(sim);
-    sleapc__free(cand);
-    sleapc__free(valid);
     return st;
 }

@@ -91,6 +91,12 @@ void sleapc__mot_tracker_free(mot_tracker *T)
     for (int i = 0; i < T->n_tracks; i++)
         track_free(T->tracks[i]);
     bury(T);
+    while (T->spare) {
+        mot_track *t = T->spare;
+        T->spare = t->next_spare;
+        track_free(t);
+    }
+    sleapc__mot_scratch_free(&T->tmp);
     sleapc__free(T->tracks);
     sleapc__free(T->dead);
     sleapc__hungarian_ws_free(&T->hws);
@@ -144,10 +150,13 @@ static void remove_track(mot_tracker *T, mot_track *t)
     T->dead[T->n_dead++] = t;
 }
 
+/* Removed tracks are kept, with their buffers, for the next spawns. */
 static void bury(mot_tracker *T)
 {
-    for (int i = 0; i < T->n_dead; i++)
-        track_free(T->dead[i]);
+    for (int i = 0; i < T->n_dead; i++) {
+        T->dead[i]->next_spare = T->spare;
+        T->spare = T->dead[i];
+    }
     T->n_dead = 0;
 }
 
@@ -305,13 +314,26 @@ static sleapc_status spawn(mot_tracker *T, int64_t d, int64_t frame_idx)
 {
     const mot_video *v = T->v;
     const int K = v->n_nodes;
-    mot_track *t = sleapc__calloc(1, sizeof *t);
-    if (!t)
-        return nomem();
-    t->last_kp = sleapc__malloc((size_t)K * 2 * sizeof *t->last_kp);
-    const int cap = T->keeps_obs ? 2 * T->p.delta_t + 1 : 1;
-    t->obs_step = sleapc__malloc((size_t)cap * sizeof *t->obs_step);
-    t->obs_box = sleapc__malloc((size_t)cap * 4 * sizeof *t->obs_box);
+    mot_track *t = T->spare;
+    if (t) { /* a removed track's buffers, cleared */
+        T->spare = t->next_spare;
+        const mot_track keep = *t;
+        memset(t, 0, sizeof *t);
+        t->last_kp = keep.last_kp;
+        t->obs_step = keep.obs_step;
+        t->obs_box = keep.obs_box;
+        t->mem_det = keep.mem_det;
+        t->mem_sim = keep.mem_sim;
+        t->mem_cap = keep.mem_cap;
+    } else {
+        t = sleapc__calloc(1, sizeof *t);
+        if (!t)
+            return nomem();
+        t->last_kp = sleapc__malloc((size_t)K * 2 * sizeof *t->last_kp);
+        const int cap = T->keeps_obs ? 2 * T->p.delta_t + 1 : 1;
+        t->obs_step = sleapc__malloc((size_t)cap * sizeof *t->obs_step);
+        t->obs_box = sleapc__malloc((size_t)cap * 4 * sizeof *t->obs_box);
+    }
     if (T->n_tracks == T->tracks_cap) {
         /* the graveyard holds as many: every live track may die in a frame */
         const int c = T->tracks_cap ? 2 * T->tracks_cap : 16;
@@ -379,14 +401,16 @@ sleapc_status sleapc__mot_tracker_frame(mot_tracker *T, int64_t f)
     advance(T, frame_idx);
     const int n_live = T->n_tracks;
     const size_t cap_m = (size_t)(m > 0 ? m : 1), cap_t = (size_t)(n_live > 0 ? n_live : 1);
+    mot_scratch *tmp = &T->tmp;
+    sleapc__mot_scratch_reset(tmp);
     mot_result r = {0};
-    r.matches = sleapc__malloc(cap_m * sizeof *r.matches);
-    r.no_spawn = sleapc__calloc(cap_m, sizeof *r.no_spawn);
-    r.removed = sleapc__malloc(cap_t * sizeof *r.removed);
-    mot_track **pool = sleapc__malloc(cap_t * sizeof *pool);
-    mot_match *applied = sleapc__malloc(cap_m * sizeof *applied);
-    bool *used_det = sleapc__calloc(cap_m, sizeof *used_det);
-    mot_track **used_t = sleapc__malloc(cap_t * sizeof *used_t);
+    r.matches = sleapc__mot_tmp(tmp, cap_m * sizeof *r.matches);
+    r.no_spawn = sleapc__mot_tmp_zero(tmp, cap_m * sizeof *r.no_spawn);
+    r.removed = sleapc__mot_tmp(tmp, cap_t * sizeof *r.removed);
+    mot_track **pool = sleapc__mot_tmp(tmp, cap_t * sizeof *pool);
+    mot_match *applied = sleapc__mot_tmp(tmp, cap_m * sizeof *applied);
+    bool *used_det = sleapc__mot_tmp_zero(tmp, cap_m * sizeof *used_det);
+    mot_track **used_t = sleapc__mot_tmp(tmp, cap_t * sizeof *used_t);
     sleapc_status st = SLEAPC_OK;
     if (!r.matches || !r.no_spawn || !r.removed || !pool || !applied || !used_det || !used_t) {
         st = nomem();
@@ -455,12 +479,5 @@ sleapc_status sleapc__mot_tracker_frame(mot_tracker *T, int64_t f)
     }
 done:
     bury(T);
-    sleapc__free(r.matches);
-    sleapc__free(r.no_spawn);
-    sleapc__free(r.removed);
-    sleapc__free(pool);
-    sleapc__free(applied);
-    sleapc__free(used_det);
-    sleapc__free(used_t);
     return st;
 }

@@ -14,6 +14,7 @@
 #include "pipeline/tracking/mot/mot_detect.h"
 #include "pipeline/tracking/mot/mot_kalman.h"
 #include "pipeline/tracking/mot/mot_params.h"
+#include "pipeline/tracking/mot/mot_scratch.h"
 
 typedef enum mot_state { MOT_TENTATIVE = 0, MOT_CONFIRMED, MOT_LOST, MOT_REMOVED } mot_state;
 
@@ -40,6 +41,7 @@ typedef struct mot_track {
     double *mem_sim;
     int n_mem, mem_cap;
     int public_id; /* -1 until confirmed */
+    struct mot_track *next_spare;
 } mot_track;
 
 typedef struct mot_match {
@@ -84,6 +86,8 @@ struct mot_tracker {
     int *label;
     double *tscore;
     sleapc_hungarian_ws hws;
+    mot_scratch tmp;  /* this frame's working memory */
+    mot_track *spare; /* removed tracks, kept for reuse */
 };
 
 /* A tracker for video v (borrowed, finished with the calibration cal);
