@@ -51,7 +51,8 @@ int64_t sleapc__bbox_ssd_gather(const sleapc_tensor *const *cls, const sleapc_te
             return sleapc__fail(SLEAPC_ERR_BACKEND, "SSDHead level %d: class and box maps "
                                 "do not fit together", l), -1;
         int64_t hw = h * w;
-        const float *cl = c->data + k * c->shape[1] * hw, *bx = b->data + k * b->shape[1] * hw;
+        const float *cl = (const float *)c->data + k * c->shape[1] * hw;
+        const float *bx = (const float *)b->data + k * b->shape[1] * hw;
         if (raw && row + hw * a > cap)
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "SSDHead: more anchors than room"), -1;
         for (int64_t p = 0; raw && p < hw; p++) {
@@ -82,8 +83,9 @@ static sleapc_status decode_frame(bbox_layer *bl, int64_t k, sleapc_box *out, in
     if (!bl->ssd) {
         const sleapc_tensor *heat = maps[0], *size = maps[1], *off = maps[2];
         int64_t c = heat->shape[1], h = heat->shape[2], w = heat->shape[3], hw = h * w;
-        return sleapc__bbox_decode_centernet(heat->data + k * c * hw, (int)c,
-                                             size->data + k * 2 * hw, off->data + k * 2 * hw,
+        return sleapc__bbox_decode_centernet((const float *)heat->data + k * c * hw, (int)c,
+                                             (const float *)size->data + k * 2 * hw,
+                                             (const float *)off->data + k * 2 * hw,
                                              (int)h, (int)w, m->heads[0].stride, &bl->dopts, out,
                                              n);
     }
