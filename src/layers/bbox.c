@@ -16,12 +16,6 @@
 /* inference/bbox.py DEFAULT_MAX_DETECTIONS: max_instances None (0 here). */
 #define DEFAULT_MAX_DETECTIONS 100
 
-/* The decoders are linked weakly: a build without ops/bbox_decode.c still
- * links this layer, and a run there fails with a message instead. */
-#pragma weak sleapc__bbox_decode_centernet
-#pragma weak sleapc__bbox_decode_ssd
-#pragma weak sleapc__bbox_clip_to_frame
-
 typedef struct bbox_layer {
     sleapc_layer base;
     sleapc_stage stage;
@@ -47,14 +41,18 @@ int64_t sleapc__bbox_ssd_gather(const sleapc_tensor *const *cls, const sleapc_te
         const sleapc_tensor *c = cls[l], *b = box[l];
         int64_t a = b->shape[1] / 4, h = b->shape[2], w = b->shape[3];
         if (c->ndim != 4 || b->ndim != 4 || b->shape[1] != a * 4 || c->shape[1] != a * n_logits ||
-            c->shape[2] != h || c->shape[3] != w || k >= b->shape[0] || k >= c->shape[0])
-            return sleapc__fail(SLEAPC_ERR_BACKEND, "SSDHead level %d: class and box maps "
-                                "do not fit together", l), -1;
+            c->shape[2] != h || c->shape[3] != w || k >= b->shape[0] || k >= c->shape[0]) {
+            sleapc__fail(SLEAPC_ERR_BACKEND, "SSDHead level %d: class and box maps do not fit "
+                         "together", l);
+            return -1;
+        }
         int64_t hw = h * w;
         const float *cl = (const float *)c->data + k * c->shape[1] * hw;
         const float *bx = (const float *)b->data + k * b->shape[1] * hw;
-        if (raw && row + hw * a > cap)
-            return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "SSDHead: more anchors than room"), -1;
+        if (raw && row + hw * a > cap) {
+            sleapc__fail(SLEAPC_ERR_INVALID_ARG, "SSDHead: more anchors than room");
+            return -1;
+        }
         for (int64_t p = 0; raw && p < hw; p++) {
             for (int64_t j = 0; j < a; j++) {
                 float *r = raw + (row + p * a + j) * width;
@@ -69,6 +67,7 @@ int64_t sleapc__bbox_ssd_gather(const sleapc_tensor *const *cls, const sleapc_te
     return row;
 }
 
+#ifdef SLEAPC_HAVE_BBOX_DECODE
 /* Frame k's boxes in model-input pixels, into out (room for max_detections). */
 static sleapc_status decode_frame(bbox_layer *bl, int64_t k, sleapc_box *out, int *n)
 {
@@ -129,9 +128,6 @@ static sleapc_status bbox_finish(sleapc_layer *l, int64_t b, sleapc_layer_output
 {
     bbox_layer *bl = l->impl;
     const sleapc_preprocess_plan *pl = &bl->stage.plan;
-    if (!sleapc__bbox_decode_centernet || !sleapc__bbox_decode_ssd || !sleapc__bbox_clip_to_frame)
-        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "%s: this build has no box decoder",
-                            bl->stage.model->dir);
     bl->dopts.in_h = (int)pl->out_h;
     bl->dopts.in_w = (int)pl->out_w;
     sleapc_status st = sleapc__layer_outputs_reset(out, b, 0, 0, 0);
@@ -150,6 +146,17 @@ static sleapc_status bbox_finish(sleapc_layer *l, int64_t b, sleapc_layer_output
     }
     return st;
 }
+#else
+/* A tree without ops/bbox_decode.c (CMakeLists.txt sets the macro where it
+ * is): the layer builds and runs its network, then refuses to decode. */
+static sleapc_status bbox_finish(sleapc_layer *l, int64_t b, sleapc_layer_outputs *out)
+{
+    (void)b;
+    (void)out;
+    return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "%s: this build has no box decoder",
+                        ((bbox_layer *)l->impl)->stage.model->dir);
+}
+#endif
 
 static sleapc_status bbox_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
                               int64_t h, int64_t w, sleapc_layer_outputs *out)
