@@ -184,7 +184,8 @@ static int bbox_stages(const sleapc_layer *l, sleapc_stage_info *out)
 static const struct sleapc_layer_ops bbox_ops = {
     .name = "BBoxLayer", .run = bbox_run, .destroy = bbox_destroy, .stages = bbox_stages};
 
-/* SSDHeadConfig -> the decoder's anchor geometry (data/bboxes.py make_anchors). */
+/* SSDHeadConfig -> the decoder's anchor geometry (data/bboxes.py make_anchors),
+ * at the precision the decoder keeps it. */
 static void ssd_anchors(const sleapc_bbox_config *c, sleapc_ssd_anchors *a)
 {
     memset(a, 0, sizeof *a);
@@ -193,12 +194,12 @@ static void ssd_anchors(const sleapc_bbox_config *c, sleapc_ssd_anchors *a)
     a->n_ratios = c->n_aspect_ratios;
     for (int l = 0; l < c->ssd_levels; l++) {
         a->strides[l] = c->stride << l;
-        a->sizes[l] = (float)c->anchor_sizes[l];
+        a->sizes[l] = c->anchor_sizes[l];
     }
     for (int i = 0; i < c->n_anchor_scales; i++)
-        a->scales[i] = (float)c->anchor_scales[i];
+        a->scales[i] = c->anchor_scales[i];
     for (int i = 0; i < c->n_aspect_ratios; i++)
-        a->ratios[i] = (float)c->aspect_ratios[i];
+        a->ratios[i] = c->aspect_ratios[i];
     for (int i = 0; i < 4; i++)
         a->variances[i] = (float)c->box_variances[i];
 }
