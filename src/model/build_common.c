@@ -274,16 +274,12 @@ sleapc_status sleapc__bld_add_heads(sleapc_builder *bd, const sleapc_decoder *de
                     return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: %s level %d", p, hs->name,
                                         hs->level);
                 st = ssd_output(bd, dec, hs, fi, tower, tower_ch, &out);
-                if (st)
-                    return st;
-                st = sleapc__graph_add_output(bd->g, hs->name, out, hs->stride);
-                if (st)
-                    return st;
-                continue;
+            } else {
+                snprintf(prefix, sizeof prefix, "model.head_layers.%d.%s.0", h, hs->name);
+                st = sleapc__bld_conv(bd, SLEAPC_OP_CONV2D, prefix, hs->name,
+                                      dec->feat_node[fi], dec->feat_ch[fi], hs->channels, 1,
+                                      hs->act, true, &out);
             }
-            snprintf(prefix, sizeof prefix, "model.head_layers.%d.%s.0", h, hs->name);
-            st = sleapc__bld_conv(bd, SLEAPC_OP_CONV2D, prefix, hs->name, dec->feat_node[fi],
-                                  dec->feat_ch[fi], hs->channels, 1, hs->act, true, &out);
         }
         if (st)
             return st;
