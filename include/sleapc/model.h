@@ -16,7 +16,9 @@ typedef enum sleapc_model_type {
     SLEAPC_MODEL_TYPE_CENTERED_INSTANCE,
     SLEAPC_MODEL_TYPE_BOTTOMUP,
     SLEAPC_MODEL_TYPE_MULTI_CLASS_BOTTOMUP,
-    SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN
+    SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN,
+    SLEAPC_MODEL_TYPE_BBOX_CENTERNET,  /* box detectors (sleap-nn 0.3.5) */
+    SLEAPC_MODEL_TYPE_BBOX_SSD
 } sleapc_model_type;
 
 /* sleap-nn's spelling: "single_instance", "centroid", ... Static text. */

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "core/error.h"
+#include "layers/bbox.h"
 #include "layers/convention.h"
 #include "layers/exported.h"
 #include "layers/stage.h"
@@ -100,6 +101,9 @@ sleapc_status sleapc__layer_create(sleapc_model *const *models, int n_models,
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                                 "%s: a multi_class_topdown model needs a centroid model too (give two -m folders)",
                                 m->dir);
+        case SLEAPC_MODEL_TYPE_BBOX_CENTERNET:
+        case SLEAPC_MODEL_TYPE_BBOX_SSD:
+            return sleapc__bbox_layer_create(m, o, NAN, out);
         case SLEAPC_MODEL_TYPE_UNKNOWN:
             break;
         }

@@ -67,7 +67,36 @@ sleapc_status sleapc__layer_outputs_reset(sleapc_layer_outputs *o, int64_t b, in
     o->n_classes = c;
     o->has_instance_scores = o->has_centroids = o->has_crops = false;
     o->has_classes = o->has_class_vectors = o->centroid_only = false;
+    o->has_boxes = false;
     return SLEAPC_OK;
+}
+
+sleapc_status sleapc__layer_outputs_reset_boxes(sleapc_layer_outputs *o, int64_t b,
+                                                int64_t slots)
+{
+    if (b < 0 || slots < 0 || b > (1 << 20) || slots > (1 << 20) || b * slots > (1 << 26))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "layer outputs: bad box sizes");
+    sleapc_status st = reserve((void **)&o->boxes, &o->box_cap_bytes[0],
+                               (size_t)(b * slots) * sizeof *o->boxes);
+    if (!st)
+        st = reserve((void **)&o->n_boxes, &o->box_cap_bytes[1], (size_t)b * sizeof *o->n_boxes);
+    if (st)
+        return st;
+    for (int64_t k = 0; k < b; k++)
+        o->n_boxes[k] = 0;
+    o->box_slots = slots;
+    o->has_boxes = true;
+    return SLEAPC_OK;
+}
+
+int sleapc__layer_outputs_frame_boxes(const sleapc_layer_outputs *o, int64_t k,
+                                      const sleapc_box **boxes)
+{
+    *boxes = NULL;
+    if (!o->has_boxes || k < 0 || k >= o->n_frames)
+        return 0;
+    *boxes = o->boxes + k * o->box_slots;
+    return o->n_boxes[k];
 }
 
 void sleapc__layer_outputs_free(sleapc_layer_outputs *o)
@@ -79,5 +108,7 @@ void sleapc__layer_outputs_free(sleapc_layer_outputs *o)
                       o->class_inds, o->class_vectors, o->eff_scale};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         sleapc__aligned_free(arrays[k]);
+    sleapc__aligned_free(o->boxes);
+    sleapc__aligned_free(o->n_boxes);
     memset(o, 0, sizeof *o);
 }

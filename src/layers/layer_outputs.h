@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "layers/ops/bbox_decode.h"
 #include "sleapc/sleapc.h"
 
 typedef struct sleapc_layer_outputs {
@@ -36,6 +37,15 @@ typedef struct sleapc_layer_outputs {
     bool centroid_only;      /* standalone centroid model: keypoints hold the centroid */
 
     size_t cap_bytes[11];    /* allocated size of each array above, in order */
+
+    /* Box detectors (layers/bbox.c): frame k's boxes are the first
+     * n_boxes[k] of boxes + k * box_slots, in frame pixels, by descending
+     * score. Sized by sleapc__layer_outputs_reset_boxes only. */
+    sleapc_box *boxes;
+    int32_t *n_boxes;        /* (B) */
+    int64_t box_slots;
+    bool has_boxes;
+    size_t box_cap_bytes[2];
 } sleapc_layer_outputs;
 
 /* Size the arrays for (B, I, N, C) and reset them: coordinates, values and
@@ -44,5 +54,14 @@ typedef struct sleapc_layer_outputs {
 sleapc_status sleapc__layer_outputs_reset(sleapc_layer_outputs *o, int64_t b, int64_t i,
                                           int64_t n, int64_t c);
 void sleapc__layer_outputs_free(sleapc_layer_outputs *o);
+
+/* Size the box arrays for b frames of up to slots boxes each, with no box
+ * in any frame, and set has_boxes. Grows arrays only when needed. */
+sleapc_status sleapc__layer_outputs_reset_boxes(sleapc_layer_outputs *o, int64_t b,
+                                                int64_t slots);
+/* Frame k's boxes (frame pixels, by descending score) in *boxes: their
+ * count, 0 when the outputs hold no boxes or no frame k. */
+int sleapc__layer_outputs_frame_boxes(const sleapc_layer_outputs *o, int64_t k,
+                                      const sleapc_box **boxes);
 
 #endif

@@ -182,8 +182,52 @@ sleapc_status sleapc__bld_decoder(sleapc_builder *bd, sleapc_decoder *dec, int x
     return SLEAPC_OK;
 }
 
+/* The feature map at a stride: a decoder output, or the middle output for
+ * the deepest (model.py _feature_at_stride). -1 when there is none. */
+static int feature_at(const sleapc_decoder *dec, int stride)
+{
+    for (int i = 0; i < dec->n_feat; i++)
+        if (dec->feat_stride[i] == stride)
+            return i;
+    return -1;
+}
+
+/* One SSDHead output (heads.py _SSDPredictor, the one head module, so
+ * "model.head_layers.0"): at a level's cls entry, its tower of head_convs
+ * 3x3 conv + ReLU ("towers.<l>.<2i>", the ReLUs between them) is built and
+ * kept in tower[l] for the box entry; then the 3x3 predictor
+ * ("cls_preds.<l>" / "box_preds.<l>"). */
+static sleapc_status ssd_output(sleapc_builder *bd, const sleapc_decoder *dec,
+                                const sleapc_head_spec *hs, int fi, int *tower, int *tower_ch,
+                                int *out)
+{
+    const sleapc_bbox_config *b = &bd->cfg->bbox;
+    char prefix[SLEAPC_KEY_CAP], name[SLEAPC_KEY_CAP];
+    int l = hs->level;
+    sleapc_status st = SLEAPC_OK;
+    if (hs->kind == SLEAPC_HEAD_SSD_CLS) {
+        tower[l] = dec->feat_node[fi];
+        tower_ch[l] = dec->feat_ch[fi];
+        for (int i = 0; !st && i < b->head_convs; i++) {
+            snprintf(name, sizeof name, "SSDHead_tower%d_conv%d", l, i);
+            snprintf(prefix, sizeof prefix, "model.head_layers.0.towers.%d.%d", l, 2 * i);
+            st = sleapc__bld_conv(bd, SLEAPC_OP_CONV2D, prefix, name, tower[l], tower_ch[l],
+                                  b->head_channels, 3, SLEAPC_ACT_RELU, true, &tower[l]);
+            tower_ch[l] = b->head_channels;
+        }
+    }
+    if (st)
+        return st;
+    bool cls = hs->kind == SLEAPC_HEAD_SSD_CLS;
+    snprintf(prefix, sizeof prefix, "model.head_layers.0.%s.%d", cls ? "cls_preds" : "box_preds",
+             l);
+    return sleapc__bld_conv(bd, SLEAPC_OP_CONV2D, prefix, hs->name, tower[l], tower_ch[l],
+                            hs->channels, 3, hs->act, true, out);
+}
+
 /* Heads (model.py): a 1x1 conv on the feature map of the head's stride;
- * ClassVectorsHead reads the middle output (intermediate_feat). */
+ * ClassVectorsHead reads the middle output (intermediate_feat); an SSDHead
+ * level reads the map of its stride (ssd_output). */
 sleapc_status sleapc__bld_add_heads(sleapc_builder *bd, const sleapc_decoder *dec,
                                     const sleapc_head_spec *heads, int n_heads, int middle,
                                     int middle_ch)
@@ -191,6 +235,7 @@ sleapc_status sleapc__bld_add_heads(sleapc_builder *bd, const sleapc_decoder *de
     const sleapc_model_config *cfg = bd->cfg;
     const char *p = cfg->source_path ? cfg->source_path : "config";
     char prefix[SLEAPC_KEY_CAP], name[SLEAPC_KEY_CAP];
+    int tower[SLEAPC_MAX_HEADS] = {0}, tower_ch[SLEAPC_MAX_HEADS] = {0};
     sleapc_status st;
     for (int h = 0; h < n_heads; h++) {
         const sleapc_head_spec *hs = &heads[h];
@@ -220,16 +265,21 @@ sleapc_status sleapc__bld_add_heads(sleapc_builder *bd, const sleapc_decoder *de
             st = sleapc__bld_linear(bd, prefix, hs->name, out, v_ch, hs->channels,
                                     SLEAPC_ACT_SOFTMAX, &out);
         } else {
-            int fi = -1;
-            for (int i = 0; i < dec->n_feat && fi < 0; i++)
-                if (dec->feat_stride[i] == hs->stride)
-                    fi = i;
+            int fi = feature_at(dec, hs->stride);
             if (fi < 0)
                 return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: no decoder output at stride %d for %s",
                                     p, hs->stride, hs->name);
-            snprintf(prefix, sizeof prefix, "model.head_layers.%d.%s.0", h, hs->name);
-            st = sleapc__bld_conv(bd, SLEAPC_OP_CONV2D, prefix, hs->name, dec->feat_node[fi],
-                                  dec->feat_ch[fi], hs->channels, 1, hs->act, true, &out);
+            if (hs->kind != SLEAPC_HEAD_CONV1X1) {
+                if (hs->level < 0 || hs->level >= SLEAPC_MAX_HEADS)
+                    return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: %s level %d", p, hs->name,
+                                        hs->level);
+                st = ssd_output(bd, dec, hs, fi, tower, tower_ch, &out);
+            } else {
+                snprintf(prefix, sizeof prefix, "model.head_layers.%d.%s.0", h, hs->name);
+                st = sleapc__bld_conv(bd, SLEAPC_OP_CONV2D, prefix, hs->name,
+                                      dec->feat_node[fi], dec->feat_ch[fi], hs->channels, 1,
+                                      hs->act, true, &out);
+            }
         }
         if (st)
             return st;

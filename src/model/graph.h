@@ -50,7 +50,7 @@ typedef enum sleapc_op {
 
 #define SLEAPC_NODE_MAX_INPUTS 4
 #define SLEAPC_NODE_NAME_CAP 128
-#define SLEAPC_GRAPH_MAX_OUTPUTS 8
+#define SLEAPC_GRAPH_MAX_OUTPUTS SLEAPC_MAX_HEADS
 
 typedef struct sleapc_node {
     sleapc_op op;

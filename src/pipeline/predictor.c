@@ -92,6 +92,15 @@ static const char *registry_backend_name(const char *name)
 /* Layer and skeleton over p->models (loaded or borrowed). */
 static sleapc_status predictor_finish(sleapc_predictor *p)
 {
+    /* A box detector's layer runs (layers/bbox.c), but the predictor's
+     * results and files hold no boxes yet. */
+    for (int i = 0; i < p->n_models; i++) {
+        sleapc_model_type t = p->models[i]->cfg.model_type;
+        if (t == SLEAPC_MODEL_TYPE_BBOX_CENTERNET || t == SLEAPC_MODEL_TYPE_BBOX_SSD)
+            return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                                "%s: %s models are read but their boxes are not written yet",
+                                p->models[i]->dir, sleapc__model_type_name(t));
+    }
     sleapc_status st = sleapc__layer_create(p->models, p->n_models, &p->opts, &p->layer);
     if (st)
         return st;

@@ -213,7 +213,7 @@ static pb resize_like_graph(void)
 
 static void test_resize_like(void)
 {
-    sleapc_head_spec head = {"Head", 1, 1, SLEAPC_ACT_NONE};
+    sleapc_head_spec head = {.name = "Head", .channels = 1, .stride = 1, .act = SLEAPC_ACT_NONE};
     pb g = resize_like_graph();
     imported im;
     CHECK_OK(import(&g, &head, 1, &im));
@@ -241,12 +241,12 @@ static void test_resize_like(void)
     release(&im);
 
     /* The config's head must be there, with its stride. */
-    sleapc_head_spec wrong_stride = {"Head", 1, 2, SLEAPC_ACT_NONE};
+    sleapc_head_spec wrong_stride = {.name = "Head", .channels = 1, .stride = 2, .act = SLEAPC_ACT_NONE};
     g = resize_like_graph();
     CHECK(import(&g, &wrong_stride, 1, &im) == SLEAPC_ERR_FORMAT);
     CHECK(im.g.n_nodes == 0 && im.w.n == 0);
     release(&im);
-    sleapc_head_spec missing = {"CentroidConfmapsHead", 1, 1, SLEAPC_ACT_NONE};
+    sleapc_head_spec missing = {.name = "CentroidConfmapsHead", .channels = 1, .stride = 1, .act = SLEAPC_ACT_NONE};
     g = resize_like_graph();
     CHECK(import(&g, &missing, 1, &im) == SLEAPC_ERR_FORMAT &&
           strstr(sleapc_last_error(), "CentroidConfmapsHead"));
@@ -310,7 +310,7 @@ static void test_class_vectors(void)
     fill(w, 6, 8);
     fill(b, 3, 9);
     fill(px, 32, 10);
-    sleapc_head_spec head = {"ClassVectorsHead", 3, 0, SLEAPC_ACT_SOFTMAX};
+    sleapc_head_spec head = {.name = "ClassVectorsHead", .channels = 3, .stride = 0, .act = SLEAPC_ACT_SOFTMAX};
     sleapc_tensor x = {.dtype = SLEAPC_DTYPE_F32, .ndim = 4, .shape = {1, 2, 4, 4}, .data = px};
     /* softmax(W max_hw(x) + b) */
     double m[2] = {-1e9, -1e9}, z[3], sum = 0;

@@ -339,6 +339,8 @@ sleapc_status sleapc__cfgjson_read_heads(const sleapc_cfgjson_reader *r, const c
         if (!st)
             st = read_class_vectors(r, sub, ks, cfg);
         return st;
+    case SLEAPC_MODEL_TYPE_BBOX_CENTERNET:
+    case SLEAPC_MODEL_TYPE_BBOX_SSD: /* sleap-nn 0.3.5 only: never in a SLEAP 1.x config */
     case SLEAPC_MODEL_TYPE_UNKNOWN:
         break;
     }

@@ -5,6 +5,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "io/config/config_yaml_bbox.h"
 #include "io/config/config_yaml_tiling.h"
 #include "io/config/config_yaml_tree.h"
 #include "io/config/model_config.h"
@@ -573,6 +574,11 @@ static sleapc_status read_config(sleapc_yaml_tree *t, sleapc_model_config *cfg)
         st = read_preprocessing(t, &data, cfg);
     if (!st)
         st = read_skeleton(t, &data, &cfg->skeleton);
+    /* Box detectors have no confidence maps (and may have no skeleton). */
+    bool bbox = cfg->model_type == SLEAPC_MODEL_TYPE_BBOX_CENTERNET ||
+                cfg->model_type == SLEAPC_MODEL_TYPE_BBOX_SSD;
+    if (!st && bbox)
+        return sleapc__config_read_bbox(t, &head, cfg);
     if (!st)
         st = read_confmaps(t, &head, cfg);
     if (!st && cfg->model_type == SLEAPC_MODEL_TYPE_BOTTOMUP)

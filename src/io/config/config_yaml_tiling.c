@@ -63,27 +63,6 @@ static sleapc_status read_choice(sleapc_yaml_tree *t, const sleapc_yaml_ref *par
     return sleapc__yaml_fail(t, &r, SLEAPC_ERR_FORMAT, "must be one of %s, got '%s'", list, s);
 }
 
-/* The head_configs key of a model type, as sleap-nn names it. */
-static const char *type_key(sleapc_model_type type)
-{
-    switch (type) {
-    case SLEAPC_MODEL_TYPE_SINGLE_INSTANCE:
-        return "single_instance";
-    case SLEAPC_MODEL_TYPE_CENTROID:
-        return "centroid";
-    case SLEAPC_MODEL_TYPE_CENTERED_INSTANCE:
-        return "centered_instance";
-    case SLEAPC_MODEL_TYPE_BOTTOMUP:
-        return "bottomup";
-    case SLEAPC_MODEL_TYPE_MULTI_CLASS_BOTTOMUP:
-        return "multi_class_bottomup";
-    case SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN:
-        return "multi_class_topdown";
-    case SLEAPC_MODEL_TYPE_UNKNOWN:
-        break;
-    }
-    return "unknown";
-}
 
 static const char *const blend_names[] = {"gaussian", "pyramid", "constant", NULL};
 static const char *const device_names[] = {"auto", "cpu", "cuda", NULL};
@@ -156,7 +135,7 @@ sleapc_status sleapc__config_read_tiling(sleapc_yaml_tree *t, const sleapc_yaml_
         return sleapc__yaml_fail(t, &en, SLEAPC_ERR_UNSUPPORTED,
                                  "tiling is not implemented for model_type=%s (sleap-nn tiles "
                                  "single_instance pose models only)",
-                                 type_key(cfg->model_type));
+                                 sleapc__model_type_name(cfg->model_type));
     /* check_tiling writes both sizes back at training; without them sleap-nn's
      * predictor cannot build its TiledLayer either. */
     if (c->tile_size <= 0) {

@@ -15,6 +15,8 @@ static const struct {
     {"bottomup", SLEAPC_MODEL_TYPE_BOTTOMUP},
     {"multi_class_bottomup", SLEAPC_MODEL_TYPE_MULTI_CLASS_BOTTOMUP},
     {"multi_class_topdown", SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN},
+    {"bbox_centernet", SLEAPC_MODEL_TYPE_BBOX_CENTERNET},
+    {"bbox_ssd", SLEAPC_MODEL_TYPE_BBOX_SSD},
 };
 
 const char *sleapc__model_type_name(sleapc_model_type type)
@@ -69,6 +71,26 @@ void sleapc__model_config_defaults(sleapc_model_config *cfg)
     cfg->class_vectors_fc_units = 64;
     cfg->class_vectors_global_pool = true;
     cfg->class_vectors_stride = cfg->unet.max_stride;
+    sleapc__bbox_config_defaults(&cfg->bbox);
+}
+
+/* BBoxCenterHeadConfig / SSDHeadConfig defaults; stride is set by the type. */
+void sleapc__bbox_config_defaults(sleapc_bbox_config *b)
+{
+    static const double scales[] = {1.0, 1.26, 1.587}, ratios[] = {0.5, 1.0, 2.0};
+    memset(b, 0, sizeof *b);
+    b->stride = 4;
+    b->ssd_levels = 3;
+    b->n_anchor_scales = 3;
+    b->n_aspect_ratios = 3;
+    for (int i = 0; i < 3; i++) {
+        b->anchor_scales[i] = scales[i];
+        b->aspect_ratios[i] = ratios[i];
+    }
+    b->box_variances[0] = b->box_variances[1] = 0.1;
+    b->box_variances[2] = b->box_variances[3] = 0.2;
+    b->head_channels = 128;
+    b->head_convs = 1;
 }
 
 void sleapc__tiling_config_defaults(sleapc_tiling_config *t)
@@ -108,6 +130,7 @@ void sleapc__model_config_clear(sleapc_model_config *cfg)
     sleapc__free(cfg->anchor_part);
     sleapc__free(cfg->paf_edges);
     sleapc__names_free(cfg->classes, cfg->n_classes);
+    sleapc__names_free(cfg->bbox.categories, cfg->bbox.n_categories);
     memset(cfg, 0, sizeof *cfg);
 }
 

@@ -81,6 +81,27 @@ typedef struct sleapc_tiling_config {
     bool full_frame_pass;         /* false; inert at inference in sleap-nn */
 } sleapc_tiling_config;
 
+/* head_configs.bbox_centernet (center/size/offset) or bbox_ssd.ssd (sleap-nn
+ * 0.3.5 BBoxCenterNetConfig, SSDHeadConfig). Lists hold at most
+ * SLEAPC_BBOX_LIST_MAX entries (the decoder's anchor geometry has that room). */
+#define SLEAPC_BBOX_LIST_MAX 8
+typedef struct sleapc_bbox_config {
+    int n_categories;
+    char **categories;         /* owned; null in the file -> ["object"] */
+    int stride;                /* CenterNet: every head's output_stride (4);
+                                  SSD: the finest level's (8) */
+    int ssd_levels;            /* num_levels (3): strides stride * 2^l */
+    int n_anchor_sizes;        /* == ssd_levels; required at inference */
+    double anchor_sizes[SLEAPC_BBOX_LIST_MAX];
+    int n_anchor_scales;       /* (1.0, 1.26, 1.587) */
+    double anchor_scales[SLEAPC_BBOX_LIST_MAX];
+    int n_aspect_ratios;       /* (0.5, 1.0, 2.0) */
+    double aspect_ratios[SLEAPC_BBOX_LIST_MAX];
+    double box_variances[4];   /* (0.1, 0.1, 0.2, 0.2) */
+    int head_channels;         /* 128 */
+    int head_convs;            /* 1 */
+} sleapc_bbox_config;
+
 typedef struct sleapc_skeleton_config {
     char *name;            /* owned; "" when absent */
     int n_nodes;
@@ -139,6 +160,8 @@ typedef struct sleapc_model_config {
     int class_vectors_fc_units;      /* 64 */
     bool class_vectors_global_pool;  /* true */
     int class_vectors_stride;        /* = max_stride */
+
+    sleapc_bbox_config bbox;         /* bbox_centernet / bbox_ssd only */
 } sleapc_model_config;
 
 /* sleap-nn's name of a model type ("single_instance", ...; "unknown"), and
@@ -154,6 +177,9 @@ void sleapc__tiling_config_defaults(sleapc_tiling_config *t);
 
 /* sleap-nn's name of a blend mode: "gaussian", "pyramid", "constant". */
 const char *sleapc__tile_blend_name(sleapc_tile_blend b);
+
+/* sleap-nn's defaults of the box-detector fields (no allocation). */
+void sleapc__bbox_config_defaults(sleapc_bbox_config *b);
 
 /* Fill *cfg with sleap-nn's defaults (no allocation). */
 void sleapc__model_config_defaults(sleapc_model_config *cfg);
