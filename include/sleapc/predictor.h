@@ -47,6 +47,10 @@ typedef struct sleapc_predictor_opts {
     sleapc_conv_method conv;         /* AUTO (native backend, see runner.h) */
     sleapc_compat compat;            /* DEFAULT: the newest sleap-nn release followed
                                         (sleapc.h); recorded in the provenance */
+    double bbox_nms_iou;             /* box detectors (bbox_centernet, bbox_ssd): the
+                                        class-wise IoU-NMS threshold; NaN: the model's
+                                        default (none for CenterNet, 0.45 for SSD);
+                                        < 0: none. Other models ignore it */
 } sleapc_predictor_opts;
 
 SLEAPC_API sleapc_predictor_opts sleapc_predictor_opts_default(void);

@@ -42,6 +42,7 @@ class PredictorOpts(ctypes.Structure):
         ("device", ctypes.c_char_p),
         ("conv", ctypes.c_int),
         ("compat", ctypes.c_int),
+        ("bbox_nms_iou", ctypes.c_double),
     ]
 
 

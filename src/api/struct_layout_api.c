@@ -40,7 +40,8 @@ STRUCT(sleapc_predictor_opts, FIELD(sleapc_predictor_opts, struct_size),
        FIELD(sleapc_predictor_opts, input_scale), FIELD(sleapc_predictor_opts, ensure_rgb),
        FIELD(sleapc_predictor_opts, ensure_grayscale), FIELD(sleapc_predictor_opts, precision),
        FIELD(sleapc_predictor_opts, anchor_part), FIELD(sleapc_predictor_opts, device),
-       FIELD(sleapc_predictor_opts, conv), FIELD(sleapc_predictor_opts, compat))
+       FIELD(sleapc_predictor_opts, conv), FIELD(sleapc_predictor_opts, compat),
+       FIELD(sleapc_predictor_opts, bbox_nms_iou))
 STRUCT(sleapc_skeleton, FIELD(sleapc_skeleton, name), FIELD(sleapc_skeleton, n_nodes),
        FIELD(sleapc_skeleton, node_names), FIELD(sleapc_skeleton, n_edges),
        FIELD(sleapc_skeleton, edges), FIELD(sleapc_skeleton, n_symmetries),

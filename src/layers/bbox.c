@@ -67,7 +67,6 @@ int64_t sleapc__bbox_ssd_gather(const sleapc_tensor *const *cls, const sleapc_te
     return row;
 }
 
-#ifdef SLEAPC_HAVE_BBOX_DECODE
 /* Frame k's boxes in model-input pixels, into out (room for max_detections). */
 static sleapc_status decode_frame(bbox_layer *bl, int64_t k, sleapc_box *out, int *n)
 {
@@ -146,17 +145,6 @@ static sleapc_status bbox_finish(sleapc_layer *l, int64_t b, sleapc_layer_output
     }
     return st;
 }
-#else
-/* A tree without ops/bbox_decode.c (CMakeLists.txt sets the macro where it
- * is): the layer builds and runs its network, then refuses to decode. */
-static sleapc_status bbox_finish(sleapc_layer *l, int64_t b, sleapc_layer_outputs *out)
-{
-    (void)b;
-    (void)out;
-    return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "%s: this build has no box decoder",
-                        ((bbox_layer *)l->impl)->stage.model->dir);
-}
-#endif
 
 static sleapc_status bbox_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
                               int64_t h, int64_t w, sleapc_layer_outputs *out)

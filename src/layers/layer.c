@@ -103,7 +103,7 @@ sleapc_status sleapc__layer_create(sleapc_model *const *models, int n_models,
                                 m->dir);
         case SLEAPC_MODEL_TYPE_BBOX_CENTERNET:
         case SLEAPC_MODEL_TYPE_BBOX_SSD:
-            return sleapc__bbox_layer_create(m, o, NAN, out);
+            return sleapc__bbox_layer_create(m, o, o->bbox_nms_iou, out);
         case SLEAPC_MODEL_TYPE_UNKNOWN:
             break;
         }

@@ -38,6 +38,7 @@ sleapc_predictor_opts sleapc__predictor_opts_default(void)
         .ensure_grayscale = -1,
         .precision = SLEAPC_PRECISION_FP32,
         .conv = SLEAPC_CONV_AUTO,
+        .bbox_nms_iou = NAN,
     };
     return o;
 }
@@ -92,14 +93,16 @@ static const char *registry_backend_name(const char *name)
 /* Layer and skeleton over p->models (loaded or borrowed). */
 static sleapc_status predictor_finish(sleapc_predictor *p)
 {
-    /* A box detector's layer runs (layers/bbox.c), but the predictor's
-     * results and files hold no boxes yet. */
-    for (int i = 0; i < p->n_models; i++) {
-        sleapc_model_type t = p->models[i]->cfg.model_type;
-        if (t == SLEAPC_MODEL_TYPE_BBOX_CENTERNET || t == SLEAPC_MODEL_TYPE_BBOX_SSD)
-            return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
-                                "%s: %s models are read but their boxes are not written yet",
-                                p->models[i]->dir, sleapc__model_type_name(t));
+    /* A box detector's boxes carry a category only when its model names
+     * classes of its own (sleap-nn leaves the default "object" unset). */
+    const sleapc_model_config *c0 = &p->models[0]->cfg;
+    if ((c0->model_type == SLEAPC_MODEL_TYPE_BBOX_CENTERNET ||
+         c0->model_type == SLEAPC_MODEL_TYPE_BBOX_SSD) &&
+        !(c0->bbox.n_categories == 1 && strcmp(c0->bbox.categories[0], "object") == 0)) {
+        sleapc_status st = sleapc__results_set_bbox_categories(
+            &p->results, (const char *const *)c0->bbox.categories, c0->bbox.n_categories);
+        if (st)
+            return st;
     }
     sleapc_status st = sleapc__layer_create(p->models, p->n_models, &p->opts, &p->layer);
     if (st)

@@ -7,10 +7,37 @@
 #include "core/error.h"
 #include "pipeline/predictor_impl.h"
 
+/* A box detector's boxes of frame b. sleap-nn gives a box no category when
+ * its model has the one default class ("object"); the results' category
+ * list says which (sleapc__predictor_set_box_categories). */
+static sleapc_status pack_boxes(sleapc_predictions *r, sleapc_pred_frame *f,
+                                const sleapc_layer_outputs *o, int64_t b)
+{
+    const sleapc_box *boxes = NULL;
+    int n = sleapc__layer_outputs_frame_boxes(o, b, &boxes);
+    f->box_first = r->n_boxes;
+    f->n_boxes = 0;
+    if (n <= 0)
+        return SLEAPC_OK;
+    if (sleapc__results_reserve_boxes(r, r->n_boxes + n))
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "predict: out of memory");
+    for (int i = 0; i < n; i++) {
+        const sleapc_box *bx = &boxes[i];
+        r->boxes[r->n_boxes + i] = (sleapc_pred_box){
+            .x1 = bx->x1, .y1 = bx->y1, .x2 = bx->x2, .y2 = bx->y2, .score = bx->score,
+            .category = r->n_bbox_categories > 0 ? bx->category : -1, .track = -1,
+            .tracking_score = NAN, .instance = -1};
+    }
+    r->n_boxes += n;
+    f->n_boxes = n;
+    return SLEAPC_OK;
+}
+
 sleapc_status sleapc__predictor_pack(sleapc_predictor *p, const sleapc_layer_outputs *o)
 {
     int64_t N = o->n_nodes, I = o->n_slots;
-    if (N != p->n_nodes)
+    /* A box detector's outputs hold boxes only: no slot, no node. */
+    if (N != p->n_nodes && !(o->has_boxes && I == 0))
         return sleapc__fail(SLEAPC_ERR_STATE, "predict: layer gave %lld nodes, skeleton has %lld",
                             (long long)N, (long long)p->n_nodes);
     sleapc_predictions *r = &p->results;
@@ -56,6 +83,9 @@ sleapc_status sleapc__predictor_pack(sleapc_predictor *p, const sleapc_layer_out
             r->n_insts++;
         }
         f->n = r->n_insts - f->first;
+        st = pack_boxes(r, f, o, b);
+        if (st)
+            return st;
         r->n_frames++;
     }
     return SLEAPC_OK;

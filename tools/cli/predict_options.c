@@ -319,6 +319,18 @@ int cli_predict_parse(int argc, char **argv, cli_predict_args *a)
             cli_predict_usage();
             return -1;
         }
+        /* Read by box detectors (for pose models inert, as in sleap-nn); the
+         * tracking options below accept it too, for `sleapc track`. */
+        if (cli_is_option(arg, "bbox_nms_iou", NULL)) {
+            const char *v = cli_option_value(argc, argv, &i, "bbox_nms_iou");
+            char *end = NULL;
+            double d = v ? strtod(v, &end) : NAN;
+            if (!v || end == v || *end || !isfinite(d) || d > 1)
+                return v ? cli_error("--bbox_nms_iou: expected a number up to 1, got \"%s\"", v)
+                         : 1;
+            a->o.bbox_nms_iou = d;
+            continue;
+        }
         int tr = cli_tracking_option(argc, argv, &i, &a->tracking, &a->filters);
         if (tr < 0)
             return 1;

@@ -76,6 +76,8 @@ void cli_predict_usage(void)
         "  -n, --max_instances N        at most N instances per frame (no limit)\n"
         "  --peak_threshold X           confidence map threshold (0.2)\n"
         "  --centroid_peak_threshold X  top-down centroid threshold (= peak_threshold)\n"
+        "  --bbox_nms_iou X             box detectors: class-wise IoU-NMS threshold\n"
+        "                               (bbox_ssd 0.45, bbox_centernet none)\n"
         "  --integral_refinement M      integral | none (integral)\n"
         "  --integral_patch_size N      refinement patch side (5)\n"
         "  --anchor_part NAME           centroid models: the node that holds the centroid\n"

@@ -1,0 +1,111 @@
+/* `sleapc predict` with sleap-nn 0.3.5's box detectors, as a user runs them:
+ * the command of each `__video` case of tests/data/sleapnn-0.3.5-families
+ * (frames 0-19 of the fixture video, decoded here as sleap-io decodes), its
+ * .slp's bboxes/ group against the case's pred.slp written by sleap-nn: the
+ * same boxes on the same frames in the same order, corners within 0.02 px and
+ * scores within 1e-5 (the data README's tolerances), the same categories. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "io/h5/h5_file.h"
+#include "test_util.h"
+
+#define FAMILIES SLEAPC_SOURCE_DIR "/tests/data/sleapnn-0.3.5-families"
+#define VIDEO "sleap-nn-assets/datasets/centered_pair_small.mp4"
+#define PX_TOL 0.02
+#define SCORE_TOL 1e-5
+
+static const struct {
+    const char *name, *model, *args;
+} cases[] = {
+    {"bbox_centernet__video", "bbox_centernet", "--peak_threshold 0.05"},
+    {"bbox_centernet__video_max2", "bbox_centernet", "--peak_threshold 0.05 --max_instances 2"},
+    {"bbox_ssd__video", "bbox_ssd", ""},
+    {"bbox_ssd__video_nms0.2_thr0.1", "bbox_ssd", "--bbox_nms_iou 0.2 --peak_threshold 0.1"},
+};
+
+static double *read_f64(sleapc_h5 *f, const char *name, int64_t *n)
+{
+    void *d = NULL;
+    sleapc_h5_info info = {0};
+    CHECK_OK(sleapc__h5_read(f, name, SLEAPC_H5_F64, &d, &info));
+    *n = d ? info.n_elems : -1;
+    return d;
+}
+
+static void compare_column(sleapc_h5 *want, sleapc_h5 *got, const char *col, double tol,
+                           const char *case_name)
+{
+    char name[64];
+    snprintf(name, sizeof name, "bboxes/%s", col);
+    int64_t nw = 0, ng = 0;
+    double *w = read_f64(want, name, &nw), *g = read_f64(got, name, &ng);
+    CHECK_MSG(nw == ng, "%s: %s has %lld values, sleap-nn's %lld", case_name, name,
+              (long long)ng, (long long)nw);
+    double worst = 0;
+    for (int64_t i = 0; w && g && i < nw && i < ng; i++) {
+        double d = fabs(w[i] - g[i]);
+        worst = d > worst ? d : worst;
+    }
+    CHECK_MSG(worst <= tol, "%s: %s differs by %.3g (tolerance %.3g)", case_name, name, worst,
+              tol);
+    if (strcmp(col, "x1") == 0 || strcmp(col, "score") == 0)
+        printf("%s: %lld boxes, %s within %.3g\n", case_name, (long long)ng, col, worst);
+    sleapc__free(w);
+    sleapc__free(g);
+}
+
+static void compare_categories(sleapc_h5 *want, sleapc_h5 *got, const char *case_name)
+{
+    char **sw = NULL, **sg = NULL;
+    int64_t nw = 0, ng = 0;
+    CHECK_OK(sleapc__h5_read_strings(want, "bboxes/category", &sw, &nw));
+    CHECK_OK(sleapc__h5_read_strings(got, "bboxes/category", &sg, &ng));
+    CHECK(nw == ng);
+    for (int64_t i = 0; i < nw && i < ng; i++)
+        CHECK_MSG(strcmp(sw[i], sg[i]) == 0, "%s: category of box %lld", case_name, (long long)i);
+    for (int64_t i = 0; i < nw; i++)
+        sleapc__free(sw[i]);
+    for (int64_t i = 0; i < ng; i++)
+        sleapc__free(sg[i]);
+    sleapc__free(sw);
+    sleapc__free(sg);
+}
+
+static void check_case(int k)
+{
+    char out[1024], args[4096], ref[1024];
+    snprintf(out, sizeof out, "%s/%s.slp", test_tmp_dir(), cases[k].name);
+    snprintf(args, sizeof args, "predict -i '%s' --frames 0-19 -m '%s/models/%s' %s -o '%s' -q",
+             test_data_path(VIDEO), FAMILIES, cases[k].model, cases[k].args, out);
+    int rc = test_run_cli(args);
+    CHECK_MSG(rc == 0, "%s: %s", cases[k].name, test_cli_output());
+    if (rc)
+        return;
+    snprintf(ref, sizeof ref, "%s/cases/%s/pred.slp", FAMILIES, cases[k].name);
+    sleapc_h5 *want = NULL, *got = NULL;
+    CHECK_OK(sleapc__h5_open(ref, &want));
+    CHECK_OK(sleapc__h5_open(out, &got));
+    if (want && got) {
+        compare_column(want, got, "frame_idx", 0, cases[k].name);
+        compare_column(want, got, "video", 0, cases[k].name);
+        compare_column(want, got, "instance", 0, cases[k].name);
+        const char *xs[] = {"x1", "y1", "x2", "y2"};
+        for (int i = 0; i < 4; i++)
+            compare_column(want, got, xs[i], PX_TOL, cases[k].name);
+        compare_column(want, got, "score", SCORE_TOL, cases[k].name);
+        compare_categories(want, got, cases[k].name);
+    }
+    sleapc__h5_close(want);
+    sleapc__h5_close(got);
+}
+
+int main(void)
+{
+    test_require_data();
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        check_case((int)k);
+    return test_finish();
+}
