@@ -110,17 +110,6 @@ static void linker_free(mot_linker *L)
     sleapc__free(L->verdict);
 }
 
-/* Raw-box intersection over the smaller box (0 for an empty smaller box). */
-static double iomin(const double *a, const double *b)
-{
-    const double w = fmax(fmin(a[2], b[2]) - fmax(a[0], b[0]), 0.0);
-    const double h = fmax(fmin(a[3], b[3]) - fmax(a[1], b[1]), 0.0);
-    const double aa = fmax(a[2] - a[0], 0.0) * fmax(a[3] - a[1], 0.0);
-    const double ab = fmax(b[2] - b[0], 0.0) * fmax(b[3] - b[1], 0.0);
-    const double small = aa < ab ? aa : ab;
-    return small > 0 ? w * h / small : 0.0;
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
     const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -139,7 +128,7 @@ static sleapc_status frame_dups(mot_linker *L, const mot_video *v, int o, int k,
                 continue;
             /* single-node poses have no extent: centroid distance only */
             const bool sized = v->n_visible[da] >= 2 && v->n_visible[db] >= 2;
-            const double io = sized ? iomin(v->raw + 4 * da, v->raw + 4 * db) : 0.0;
+            const double io = sized ? sleapc__mot_iomin(v->raw + 4 * da, v->raw + 4 * db) : 0.0;
             const double *ca = L->cen + 2 * (o + a), *cb = L->cen + 2 * (o + b);
             const double dx = ca[0] - cb[0], dy = ca[1] - cb[1];
             const double dist = sqrt(dx * dx + dy * dy);

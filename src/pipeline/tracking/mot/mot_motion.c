@@ -51,7 +51,7 @@ static double dist2(const double *a, const double *b)
 }
 
 /* Raw-box intersection over the smaller box (0 for an empty smaller box). */
-static double iomin(const double *a, const double *b)
+double sleapc__mot_iomin(const double *a, const double *b)
 {
     const double w = fmax(fmin(a[2], b[2]) - fmax(a[0], b[0]), 0.0);
     const double h = fmax(fmin(a[3], b[3]) - fmax(a[1], b[1]), 0.0);
@@ -138,7 +138,7 @@ static void same_frame(const mot_video *v, flat *F)
             for (int64_t b = o; b < o + k; b++) {
                 if (a == b)
                     continue;
-                if (iomin(v->raw + 4 * F->det[a], v->raw + 4 * F->det[b]) > DUPLICATE_IOMIN) {
+                if (sleapc__mot_iomin(v->raw + 4 * F->det[a], v->raw + 4 * F->det[b]) > DUPLICATE_IOMIN) {
                     F->dup[a] = true;
                     continue;
                 }

@@ -25,4 +25,9 @@ void sleapc__mot_frame_steps(const mot_video *v, const mot_calibration *cal, int
 sleapc_status sleapc__mot_step_quantiles(const mot_video *v, const mot_calibration *cal,
                                          double *p95, double *p99);
 
+/* Raw-box (x1, y1, x2, y2) intersection over the smaller box's area (0 for
+ * an empty smaller box): how the linker and the calibration call two
+ * detections of one frame the same animal. */
+double sleapc__mot_iomin(const double *a, const double *b);
+
 #endif
