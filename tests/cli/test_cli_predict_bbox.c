@@ -1,5 +1,5 @@
 /* `sleapc predict` with sleap-nn 0.3.5's box detectors, as a user runs them:
- * the command of each `__video` case of tests/data/sleapnn-0.3.5-families
+ * the command of each `__video` case of tests/goldens/sleapnn-0.3.5-families
  * (frames 0-19 of the fixture video, decoded here as sleap-io decodes), its
  * .slp's bboxes/ group against the case's pred.slp written by sleap-nn: the
  * same boxes on the same frames in the same order, corners within 0.02 px and
@@ -12,7 +12,7 @@
 #include "io/h5/h5_file.h"
 #include "test_util.h"
 
-#define FAMILIES SLEAPC_SOURCE_DIR "/tests/data/sleapnn-0.3.5-families"
+#define FAMILIES SLEAPC_SOURCE_DIR "/tests/goldens/sleapnn-0.3.5-families"
 #define VIDEO "sleap-nn-assets/datasets/centered_pair_small.mp4"
 #define PX_TOL 0.02
 #define SCORE_TOL 1e-5

@@ -13,7 +13,7 @@
 #include "sleapc/predictor.h"
 #include "test_util.h"
 
-#define MODELS SLEAPC_SOURCE_DIR "/tests/data/sleapnn-0.3.5-families/models"
+#define MODELS SLEAPC_SOURCE_DIR "/tests/goldens/sleapnn-0.3.5-families/models"
 
 static char *read_text(const char *path)
 {

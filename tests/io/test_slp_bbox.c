@@ -1,5 +1,5 @@
 /* Boxes in results and in .slp: sleap-nn 0.3.5's boxes of a reference run
- * (tests/data/sleapnn-0.3.5-families, bbox_ssd__video) written again must
+ * (tests/goldens/sleapnn-0.3.5-families, bbox_ssd__video) written again must
  * give its /bboxes dataset for dataset (dtype, layout, attributes, values)
  * and its /frames; categorized boxes add /categories (format 2.7); the
  * boxes survive append, gather and a spill; no boxes, no /bboxes. */
@@ -13,7 +13,7 @@
 #include "slp_fixture.h"
 #include "test_util.h"
 
-#define REF SLEAPC_SOURCE_DIR "/tests/data/sleapnn-0.3.5-families/cases/bbox_ssd__video/pred.slp"
+#define REF SLEAPC_SOURCE_DIR "/tests/goldens/sleapnn-0.3.5-families/cases/bbox_ssd__video/pred.slp"
 
 static const char *const cols[] = {"angle", "category", "frame_idx", "instance", "is_predicted",
                                    "name",  "score",    "source",    "track",    "tracking_score",

@@ -1,4 +1,4 @@
-/* The box decoders against sleap-nn 0.3.5 (tests/data/sleapnn-0.3.5-families,
+/* The box decoders against sleap-nn 0.3.5 (tests/goldens/sleapnn-0.3.5-families,
  * the __npy cases: its heads on frames 0 and 1 in, its boxes out), then on
  * made-up maps: class-wise NMS, ties, IoU at the threshold, plateaus,
  * zero-area boxes, clipping to the frame. */
@@ -12,7 +12,7 @@
 #include "layers/ops/bbox_decode.h"
 #include "test_util.h"
 
-#define FAM SLEAPC_SOURCE_DIR "/tests/data/sleapnn-0.3.5-families"
+#define FAM SLEAPC_SOURCE_DIR "/tests/goldens/sleapnn-0.3.5-families"
 #define MAXB 100
 
 typedef struct ref_box {

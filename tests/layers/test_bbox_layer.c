@@ -16,7 +16,7 @@
 #include "sleapc/predictor.h"
 #include "test_util.h"
 
-#define FAMILIES SLEAPC_SOURCE_DIR "/tests/data/sleapnn-0.3.5-families"
+#define FAMILIES SLEAPC_SOURCE_DIR "/tests/goldens/sleapnn-0.3.5-families"
 #define FRAMES "sleapnn-0.3.5/frames/centered_pair_small.sleap_io.f0000-0019.npy"
 #define BATCH 4
 #define PX_TOL 0.02

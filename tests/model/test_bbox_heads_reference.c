@@ -1,4 +1,4 @@
-/* sleap-nn 0.3.5's box detectors (tests/data/sleapnn-0.3.5-families): each
+/* sleap-nn 0.3.5's box detectors (tests/goldens/sleapnn-0.3.5-families): each
  * model loaded through the normal path, run on frames 0-1 of the shared
  * frames array with every compiled-in backend, and its heads compared with
  * those sleap-nn handed its decoder (cases/FAMILY__npy/heads/HEAD.npy):
@@ -21,7 +21,7 @@
 #include "test_util.h"
 
 #define REL_L2_TOL 1e-4
-#define FAMILIES SLEAPC_SOURCE_DIR "/tests/data/sleapnn-0.3.5-families"
+#define FAMILIES SLEAPC_SOURCE_DIR "/tests/goldens/sleapnn-0.3.5-families"
 #define FRAMES "sleapnn-0.3.5/frames/centered_pair_small.sleap_io.f0000-0019.npy"
 #define N_FRAMES 2
 
