@@ -272,3 +272,11 @@ void test_setenv(const char *name, const char *value)
         unsetenv(name);
     sleapc__settings_reload();
 }
+
+void test_fill_weights(float *p, int n, unsigned seed, float scale)
+{
+    for (int i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        p[i] = ((float)((seed >> 8) & 0xffff) / 65536.0f - 0.5f) * scale;
+    }
+}

@@ -83,6 +83,10 @@ int test_list_dir(const char *dir, char **names, int max);
 /* Print the closing line; return the process exit code. */
 int test_finish(void);
 
+/* n pseudo-random weights in [-scale/2, scale/2) from seed (a fixed LCG, so
+ * a hand-built test graph is the same on every run and machine). */
+void test_fill_weights(float *p, int n, unsigned seed, float scale);
+
 /* Exit 77 (skipped) with a reason when the shared data is missing. */
 void test_require_data(void);
 /* SLEAPC_TEST_QUICK=1 (`make check`): the reference tests (ctest label

@@ -25,23 +25,15 @@ typedef struct test_graph {
     float w0[C1 * 9], b0[C1], w1[C1 * C1 * 9], b1[C1], w2[2 * C1], b2[2];
 } test_graph;
 
-static void fill(float *p, int n, unsigned seed)
-{
-    for (int i = 0; i < n; i++) {
-        seed = seed * 1103515245u + 12345u;
-        p[i] = ((float)((seed >> 8) & 0xffff) / 65536.0f - 0.5f) * 0.2f;
-    }
-}
-
 static void build_graph(test_graph *t)
 {
     memset(t, 0, sizeof *t);
-    fill(t->w0, C1 * 9, 1);
-    fill(t->b0, C1, 2);
-    fill(t->w1, C1 * C1 * 9, 3);
-    fill(t->b1, C1, 4);
-    fill(t->w2, 2 * C1, 5);
-    fill(t->b2, 2, 6);
+    test_fill_weights(t->w0, C1 * 9, 1, 0.2f);
+    test_fill_weights(t->b0, C1, 2, 0.2f);
+    test_fill_weights(t->w1, C1 * C1 * 9, 3, 0.2f);
+    test_fill_weights(t->b1, C1, 4, 0.2f);
+    test_fill_weights(t->w2, 2 * C1, 5, 0.2f);
+    test_fill_weights(t->b2, 2, 6, 0.2f);
     sleapc_graph *g = &t->g;
     g->in_channels = 1;
     g->max_stride = 1;

@@ -20,23 +20,15 @@ typedef struct test_graph {
     float w2[2 * 4], b2[2];
 } test_graph;
 
-static void fill(float *p, int n, unsigned seed)
-{
-    for (int i = 0; i < n; i++) {
-        seed = seed * 1103515245u + 12345u;
-        p[i] = (float)((seed >> 8) & 0xffff) / 65536.0f - 0.5f;
-    }
-}
-
 static void build_graph(test_graph *t)
 {
     memset(t, 0, sizeof *t);
-    fill(t->w0, 36, 1);
-    fill(t->b0, 4, 2);
-    fill(t->w1, 24, 3);
-    fill(t->b1, 3, 4);
-    fill(t->w2, 8, 5);
-    fill(t->b2, 2, 6);
+    test_fill_weights(t->w0, 36, 1, 1.0f);
+    test_fill_weights(t->b0, 4, 2, 1.0f);
+    test_fill_weights(t->w1, 24, 3, 1.0f);
+    test_fill_weights(t->b1, 3, 4, 1.0f);
+    test_fill_weights(t->w2, 8, 5, 1.0f);
+    test_fill_weights(t->b2, 2, 6, 1.0f);
     sleapc_graph *g = &t->g;
     g->in_channels = 1;
     g->max_stride = 2;
