@@ -80,6 +80,11 @@ static const row table[SLEAPC_SETTING_COUNT] = {
                                  "while the host post-processes this one.",
                                  false},
                                 is_switch},
+    [SLEAPC_SETTING_AMX] = {{"amx", "SLEAPC_AMX", "0, 1", "off",
+                             "1: the native backend's bf16 runs on the CPU's AMX tiles where "
+                             "it has them (not yet checked on AMX hardware: off by default).",
+                             false},
+                            is_switch},
     [SLEAPC_SETTING_BF16_FORCE] = {{"bf16_force", "SLEAPC_BF16_FORCE", "1", "off",
                                     "Keep bf16/fp16 whatever the float32 check says: for "
                                     "measuring what it does to a model, never for results.",
@@ -289,6 +294,7 @@ static void plain(int id, char *dst, size_t cap)
                                          : "auto");
         return;
     case SLEAPC_SETTING_OVERLAP:
+    case SLEAPC_SETTING_AMX:
     case SLEAPC_SETTING_VULKAN_VALIDATION:
         snprintf(dst, cap, "%s", *v ? (strcmp(v, "0") != 0 ? "1" : "0") : "");
         return;
@@ -445,6 +451,15 @@ bool sleapc__settings_bf16_keep(unsigned long *bits)
         return false;
     *bits = v;
     return true;
+}
+
+bool sleapc__settings_amx(void)
+{
+    lock();
+    const char *v = value(SLEAPC_SETTING_AMX);
+    bool on = *v && strcmp(v, "0") != 0;
+    unlock();
+    return on;
 }
 
 bool sleapc__settings_amx_model(void)

@@ -24,6 +24,7 @@ typedef enum sleapc_setting {
     SLEAPC_SETTING_MEMORY_LIMIT,   /* SLEAPC_MEMORY_LIMIT */
     SLEAPC_SETTING_LIVE_TIMEOUT_S, /* SLEAPC_LIVE_TIMEOUT_S */
     SLEAPC_SETTING_OVERLAP,        /* SLEAPC_OVERLAP */
+    SLEAPC_SETTING_AMX,            /* SLEAPC_AMX */
     /* Developer switches. */
     SLEAPC_SETTING_BF16_FORCE,        /* SLEAPC_BF16_FORCE */
     SLEAPC_SETTING_BF16_KEEP,         /* SLEAPC_BF16_KEEP */
@@ -112,5 +113,8 @@ bool sleapc__settings_vulkan_validation(void);
 /* The native backend's bf16 on the software model of the AMX tiles, on any
  * CPU (native_amx.h): for testing the tile code where AMX is absent. */
 bool sleapc__settings_amx_model(void);
+/* The native backend's bf16 on the CPU's AMX tiles (where it has them):
+ * asked for with amx=1 until the tile code is checked on AMX hardware. */
+bool sleapc__settings_amx(void);
 
 #endif
