@@ -22,32 +22,9 @@
 #include "pipeline/tracking/tracking_config.h"
 #include "test_util.h"
 
+#include "mot_case.h"
 #include "tracking_case.h"
 
-static bool case_opts(const cJSON *options, sleapc_tracking_opts *t, const char **kv, int cap)
-{
-    *t = sleapc__tracking_opts_default();
-    t->tracking = true;
-    t->mot_params = kv;
-    const cJSON *argv = cJSON_GetObjectItem(options, "options");
-    const int n = cJSON_GetArraySize(argv);
-    for (int i = 0; i < n; i++) {
-        const char *a = cJSON_GetArrayItem(argv, i)->valuestring;
-        const char *next = i + 1 < n ? cJSON_GetArrayItem(argv, i + 1)->valuestring : NULL;
-        if (!strcmp(a, "--tracker") && next) {
-            t->tracker = next;
-            i++;
-        } else if (!strcmp(a, "--mot_param") && next && t->n_mot_params < cap) {
-            kv[t->n_mot_params++] = next;
-            i++;
-        } else if (!strcmp(a, "--link_tracklets")) {
-            t->link_tracklets = true;
-        } else {
-            return false;
-        }
-    }
-    return true;
-}
 
 typedef struct frame_ref {
     int64_t video, frame_idx, k;
@@ -303,7 +280,7 @@ static void run_case(const char *dir, const char *name)
     const char *kv[16];
     sleapc_tracking_opts t;
     const bool ok = options && expected && !cJSON_GetObjectItem(expected, "error") &&
-                    case_opts(options, &t, kv, 16) && t.tracker && strcmp(t.tracker, "classic");
+                    mot_case_opts(options, &t, kv, 16) && t.tracker && strcmp(t.tracker, "classic");
     char in_path[1024];
     snprintf(in_path, sizeof in_path, "%s/../input.slp", dir);
     sleapc_predictions pr;

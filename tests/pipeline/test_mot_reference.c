@@ -28,36 +28,11 @@
 #include "pipeline/tracking/tracking_config.h"
 #include "test_util.h"
 
+#include "mot_case.h"
 #include "tracking_case.h"
 
 #define SCORE_RTOL 1e-9
 
-/* The case's argv (after --tracking) as tracking options; strings point
- * into options. */
-static bool case_opts(const cJSON *options, sleapc_tracking_opts *t, const char **kv, int cap)
-{
-    *t = sleapc__tracking_opts_default();
-    t->tracking = true;
-    t->mot_params = kv;
-    const cJSON *argv = cJSON_GetObjectItem(options, "options");
-    const int n = cJSON_GetArraySize(argv);
-    for (int i = 0; i < n; i++) {
-        const char *a = cJSON_GetArrayItem(argv, i)->valuestring;
-        const char *next = i + 1 < n ? cJSON_GetArrayItem(argv, i + 1)->valuestring : NULL;
-        if (!strcmp(a, "--tracker") && next) {
-            t->tracker = next;
-            i++;
-        } else if (!strcmp(a, "--mot_param") && next && t->n_mot_params < cap) {
-            kv[t->n_mot_params++] = next;
-            i++;
-        } else if (!strcmp(a, "--link_tracklets")) {
-            t->link_tracklets = true;
-        } else {
-            return false;
-        }
-    }
-    return true;
-}
 
 /* The resolved parameters against sleap-nn's record. */
 static void check_params(const char *name, const sleapc_mot_params *p, const cJSON *rec)
@@ -190,7 +165,7 @@ static void run_case(const char *dir, const char *name)
     }
     const char *kv[16];
     sleapc_tracking_opts t;
-    CHECK_MSG(case_opts(options, &t, kv, 16), "%s: options not understood", name);
+    CHECK_MSG(mot_case_opts(options, &t, kv, 16), "%s: options not understood", name);
     if (!t.tracker || !strcmp(t.tracker, "classic")) {
         cJSON_Delete(options);
         cJSON_Delete(expected);
