@@ -36,6 +36,9 @@ static void param_counts(const sleapc_node *n, int64_t *nw, int64_t *nb)
         *nw = (2 * k - 1) * (2 * k - 1) * n->heads;
         *nb = 3 * ci;
         break;
+    case SLEAPC_OP_GLOBAL_GEMPOOL:
+        *nw = 1;
+        break;
     default:
         break;
     }

@@ -143,6 +143,13 @@ static void run_node(native_state *ns, int i)
     case SLEAPC_OP_WINDOW_ATTENTION:
         sleapc__native_wattn_run(ns->wattns[i], ns->tp, src, s[0], s[2], s[3], dst, ns->scratch);
         break;
+    case SLEAPC_OP_GLOBAL_GEMPOOL:
+        sleapc__native_global_gempool(src, s[0], s[1], s[2], s[3], n->weight, n->eps, dst);
+        break;
+    case SLEAPC_OP_L2NORM:
+        memcpy(dst, src, (size_t)native_node_numel(d) * sizeof(float));
+        sleapc__native_l2norm(dst, d[0], d[1], n->eps);
+        break;
     case SLEAPC_OP_COUNT:
         break;
     }
