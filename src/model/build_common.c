@@ -355,6 +355,9 @@ sleapc_status sleapc__bld_run(const sleapc_model_config *cfg, const sleapc_weigh
     if (!bd.used)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "build model: out of memory");
     sleapc_status st = fn(&bd);
+    /* An embedding model's input is its standardized crop (sleap-nn's
+     * EmbeddingLightningModule forward), not an image to scale by 255. */
+    g->input_as_is = cfg->model_type == SLEAPC_MODEL_TYPE_EMBEDDING;
     for (int i = 0; st == SLEAPC_OK && strict && i < w->n; i++)
         if (!bd.used[i] && strncmp(w->items[i].name, "model.", 6) == 0)
             st = sleapc__fail(SLEAPC_ERR_FORMAT,

@@ -90,6 +90,8 @@ typedef struct sleapc_graph {
     int cap;
     int in_channels;     /* channels node 0 carries */
     int max_stride;      /* inputs should be padded to a multiple of this */
+    bool input_as_is;    /* node 0 takes the caller's values as they are (an embedding
+                            model's standardized crop): no division by 255 */
     int n_outputs;
     sleapc_graph_output outputs[SLEAPC_GRAPH_MAX_OUTPUTS];
 } sleapc_graph;

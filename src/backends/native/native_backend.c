@@ -176,7 +176,8 @@ static sleapc_status native_forward(sleapc_backend *be, const sleapc_tensor *x,
         if (st)
             return st;
     }
-    st = sleapc__graph_input_prepare(x, ns->g->in_channels, node_buf(ns, 0));
+    st = sleapc__graph_input_prepare_as(x, ns->g->in_channels, ns->g->input_as_is,
+                                        node_buf(ns, 0));
     if (st)
         return st;
     round_value(ns, 0);
