@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "backends/native/native_kernels.h"
 #include "io/config/model_config.h"
 #include "io/npy/npy_file.h"
 #include "model/model_impl.h"
@@ -196,8 +197,30 @@ static void check_predictor_refuses(void)
         sleapc_predictor_destroy(p);
 }
 
+/* The kernels on values worked by hand: the mean, GeM (p = 3, p clamped to
+ * 6, negatives floored at eps) and the L2 norm of a zero row (stays zero). */
+static void check_kernels(void)
+{
+    const float x[4] = {1.0f, 2.0f, 3.0f, 4.0f}, neg[4] = {-1.0f, -2.0f, 0.0f, -4.0f};
+    float p3 = 3.0f, p10 = 10.0f, out = 0.0f;
+    sleapc__native_global_gempool(x, 1, 1, 2, 2, NULL, 1e-6f, &out);
+    CHECK(fabsf(out - 2.5f) < 1e-6f);
+    sleapc__native_global_gempool(x, 1, 1, 2, 2, &p3, 1e-6f, &out);
+    CHECK(fabs(out - cbrt(25.0)) < 1e-5);
+    sleapc__native_global_gempool(x, 1, 1, 2, 2, &p10, 1e-6f, &out);
+    CHECK(fabs(out - pow((1 + 64 + 729 + 4096) / 4.0, 1.0 / 6.0)) < 1e-4);
+    sleapc__native_global_gempool(neg, 1, 1, 2, 2, &p3, 1e-6f, &out);
+    CHECK(fabsf(out - 1e-6f) < 1e-9f);
+    float z[3] = {0.0f, 0.0f, 0.0f}, v[2] = {3.0f, 4.0f};
+    sleapc__native_l2norm(z, 1, 3, 1e-12f);
+    CHECK(z[0] == 0.0f && z[1] == 0.0f && z[2] == 0.0f);
+    sleapc__native_l2norm(v, 1, 2, 1e-12f);
+    CHECK(fabsf(v[0] - 0.6f) < 1e-7f && fabsf(v[1] - 0.8f) < 1e-7f);
+}
+
 int main(void)
 {
+    check_kernels();
     sleapc_model *m = NULL;
     CHECK_OK(sleapc__model_load(MODEL, &m));
     if (m) {
