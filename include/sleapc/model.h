@@ -18,7 +18,8 @@ typedef enum sleapc_model_type {
     SLEAPC_MODEL_TYPE_MULTI_CLASS_BOTTOMUP,
     SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN,
     SLEAPC_MODEL_TYPE_BBOX_CENTERNET,  /* box detectors (sleap-nn 0.3.5) */
-    SLEAPC_MODEL_TYPE_BBOX_SSD
+    SLEAPC_MODEL_TYPE_BBOX_SSD,
+    SLEAPC_MODEL_TYPE_EMBEDDING        /* re-ID crop -> vector (sleap-nn 0.3.5) */
 } sleapc_model_type;
 
 /* sleap-nn's spelling: "single_instance", "centroid", ... Static text. */

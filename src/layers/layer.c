@@ -104,6 +104,11 @@ sleapc_status sleapc__layer_create(sleapc_model *const *models, int n_models,
         case SLEAPC_MODEL_TYPE_BBOX_CENTERNET:
         case SLEAPC_MODEL_TYPE_BBOX_SSD:
             return sleapc__bbox_layer_create(m, o, o->bbox_nms_iou, out);
+        case SLEAPC_MODEL_TYPE_EMBEDDING:
+            return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                                "%s: embedding models are read but sleapc does not crop and "
+                                "embed detections yet",
+                                m->dir);
         case SLEAPC_MODEL_TYPE_UNKNOWN:
             break;
         }

@@ -225,6 +225,58 @@ static sleapc_status ssd_output(sleapc_builder *bd, const sleapc_decoder *dec,
                             hs->channels, 3, hs->act, true, out);
 }
 
+/* EmbeddingHead (heads.py make_head) on the middle output: the pool (GeM with
+ * its learned exponent "pre_embedding_pool.p", max or mean), num_fc_layers x
+ * (Linear + ReLU), the EmbeddingHead Linear, and the L2 normalisation
+ * (F.normalize, eps 1e-12) when normalize. GeM floors at eps 1e-6. */
+static sleapc_status embedding_output(sleapc_builder *bd, const sleapc_head_spec *hs, int h,
+                                      int middle, int middle_ch, int *out)
+{
+    const sleapc_embedding_config *e = &bd->cfg->embedding;
+    const char *p = bd->cfg->source_path ? bd->cfg->source_path : "config";
+    char prefix[SLEAPC_KEY_CAP], name[SLEAPC_KEY_CAP], key[SLEAPC_KEY_CAP];
+    if (e->fc_layers < 0 || e->fc_layers > 64 || e->fc_units < 1 || hs->channels < 1)
+        return sleapc__fail(SLEAPC_ERR_FORMAT,
+                            "%s: EmbeddingHead embedding_dim %d, num_fc_layers %d, num_fc_units %d",
+                            p, hs->channels, e->fc_layers, e->fc_units);
+    sleapc_status st;
+    if (e->pool == SLEAPC_EMBEDDING_POOL_MAX) {
+        st = sleapc__bld_simple(bd, SLEAPC_OP_GLOBAL_MAXPOOL, "pre_embedding_pool", 1, &middle,
+                                out);
+    } else {
+        sleapc_node n = {.op = SLEAPC_OP_GLOBAL_GEMPOOL, .n_inputs = 1, .inputs = {middle},
+                         .c_in = middle_ch, .c_out = middle_ch, .eps = 1e-6f};
+        snprintf(n.name, sizeof n.name, "pre_embedding_pool");
+        st = SLEAPC_OK;
+        if (e->pool == SLEAPC_EMBEDDING_POOL_GEM) {
+            snprintf(key, sizeof key, "model.head_layers.%d.pre_embedding_pool.p", h);
+            st = sleapc__bld_bind(bd, key, 0, NULL, &n.weight);
+            if (!st && !(n.weight[0] == n.weight[0]))
+                st = sleapc__fail(SLEAPC_ERR_FORMAT, "%s: tensor \"%s\" is NaN", bd->path, key);
+        }
+        if (!st)
+            st = sleapc__graph_add(bd->g, &n, out);
+    }
+    int v_ch = middle_ch;
+    for (int i = 0; !st && i < e->fc_layers; i++) {
+        snprintf(name, sizeof name, "pre_embedding%d_fc", i);
+        snprintf(prefix, sizeof prefix, "model.head_layers.%d.%s", h, name);
+        st = sleapc__bld_linear(bd, prefix, name, *out, v_ch, e->fc_units, SLEAPC_ACT_RELU, out);
+        v_ch = e->fc_units;
+    }
+    snprintf(prefix, sizeof prefix, "model.head_layers.%d.%s", h, hs->name);
+    if (!st)
+        st = sleapc__bld_linear(bd, prefix, e->normalize ? "EmbeddingHead_linear" : hs->name,
+                                *out, v_ch, hs->channels, SLEAPC_ACT_NONE, out);
+    if (!st && e->normalize) {
+        sleapc_node n = {.op = SLEAPC_OP_L2NORM, .n_inputs = 1, .inputs = {*out},
+                         .c_in = hs->channels, .c_out = hs->channels, .eps = 1e-12f};
+        snprintf(n.name, sizeof n.name, "%s", hs->name);
+        st = sleapc__graph_add(bd->g, &n, out);
+    }
+    return st;
+}
+
 /* Heads (model.py): a 1x1 conv on the feature map of the head's stride;
  * ClassVectorsHead reads the middle output (intermediate_feat); an SSDHead
  * level reads the map of its stride (ssd_output). */
@@ -240,7 +292,9 @@ sleapc_status sleapc__bld_add_heads(sleapc_builder *bd, const sleapc_decoder *de
     for (int h = 0; h < n_heads; h++) {
         const sleapc_head_spec *hs = &heads[h];
         int out;
-        if (hs->stride == 0) {
+        if (hs->stride == 0 && cfg->model_type == SLEAPC_MODEL_TYPE_EMBEDDING) {
+            st = embedding_output(bd, hs, h, middle, middle_ch, &out);
+        } else if (hs->stride == 0) {
             if (!cfg->class_vectors_global_pool)
                 return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "%s: ClassVectorsHead global_pool: false is not supported", p);
             int n_fc = cfg->class_vectors_fc_layers;
@@ -301,6 +355,9 @@ sleapc_status sleapc__bld_run(const sleapc_model_config *cfg, const sleapc_weigh
     if (!bd.used)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "build model: out of memory");
     sleapc_status st = fn(&bd);
+    /* An embedding model's input is its standardized crop (sleap-nn's
+     * EmbeddingLightningModule forward), not an image to scale by 255. */
+    g->input_as_is = cfg->model_type == SLEAPC_MODEL_TYPE_EMBEDDING;
     for (int i = 0; st == SLEAPC_OK && strict && i < w->n; i++)
         if (!bd.used[i] && strncmp(w->items[i].name, "model.", 6) == 0)
             st = sleapc__fail(SLEAPC_ERR_FORMAT,

@@ -77,6 +77,8 @@ static sleapc_status build(sleapc_builder *bd)
         uc.max_stride = max_head_stride;
     if (min_stride)
         uc.output_stride = min_stride;
+    else /* vector heads only (embedding): model.py's spatial_heads=False, no decoder */
+        uc.output_stride = uc.max_stride;
     int D = 0;
     st = check_unet(bd, &uc, &D);
     if (st)

@@ -130,8 +130,11 @@ sleapc_status sleapc__bld_vit_tail(sleapc_builder *bd, const sleapc_vit_config *
         return st;
     int middle = x;
 
-    /* Decoder(stem_blocks=1, down_blocks=3): up_blocks = log2(16 S / os). */
+    /* Decoder(stem_blocks=1, down_blocks=3): up_blocks = log2(16 S / os);
+     * none for an embedding model (model.py's spatial_heads=False). */
     int U = sleapc__ilog2_exact(net_stride / v->output_stride);
+    if (bd->cfg->model_type == SLEAPC_MODEL_TYPE_EMBEDDING)
+        U = 0;
     if (U < 0 || U > SLEAPC_DECODER_MAX || net_stride % v->output_stride)
         return sleapc__fail(SLEAPC_ERR_FORMAT, "%s: output_stride %d does not divide the "
                             "network's stride %d", p, v->output_stride, net_stride);

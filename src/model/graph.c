@@ -20,6 +20,8 @@ static const char *const op_names[] = {
     [SLEAPC_OP_LAYERNORM] = "layernorm",
     [SLEAPC_OP_SCALE_ADD] = "scale_add",
     [SLEAPC_OP_WINDOW_ATTENTION] = "window_attention",
+    [SLEAPC_OP_GLOBAL_GEMPOOL] = "global_gempool",
+    [SLEAPC_OP_L2NORM] = "l2norm",
 };
 _Static_assert(sizeof op_names / sizeof op_names[0] == SLEAPC_OP_COUNT, "every op needs a name");
 
@@ -148,6 +150,16 @@ sleapc_status sleapc__graph_infer_shapes(const sleapc_graph *g, int64_t b, int64
             }
             break;
         case SLEAPC_OP_GLOBAL_MAXPOOL:
+        case SLEAPC_OP_GLOBAL_GEMPOOL:
+            if (!s0 || s0[2] == 0)
+                return sleapc__fail(SLEAPC_ERR_FORMAT, "graph node %s: expects a map", n->name);
+            d[1] = s0[1];
+            d[2] = d[3] = 0;
+            break;
+        case SLEAPC_OP_L2NORM:
+            if (!s0 || s0[2] != 0)
+                return sleapc__fail(SLEAPC_ERR_FORMAT, "graph node %s: expects a vector",
+                                    n->name);
             d[1] = s0[1];
             d[2] = d[3] = 0;
             break;

@@ -45,6 +45,11 @@ typedef enum sleapc_op {
                                    window), maps padded bottom/right to the window (padded
                                    tokens' qkv = bias), weight = relative position bias
                                    table ((2k-1)^2, heads), bias = qkv bias (3C) or NULL */
+    /* sleap-nn 0.3.5 EmbeddingHead (heads.py GeM, L2Norm). */
+    SLEAPC_OP_GLOBAL_GEMPOOL,   /* (B,C,H,W) -> (B,C): weight NULL: the mean over HxW;
+                                   else the generalized mean (mean(max(x,eps)^p))^(1/p)
+                                   with p = weight[0] clamped to [1, 6] */
+    SLEAPC_OP_L2NORM,           /* (B,C) -> (B,C): x / max(||x||_2, eps) per row */
     SLEAPC_OP_COUNT
 } sleapc_op;
 
@@ -85,6 +90,8 @@ typedef struct sleapc_graph {
     int cap;
     int in_channels;     /* channels node 0 carries */
     int max_stride;      /* inputs should be padded to a multiple of this */
+    bool input_as_is;    /* node 0 takes the caller's values as they are (an embedding
+                            model's standardized crop): no division by 255 */
     int n_outputs;
     sleapc_graph_output outputs[SLEAPC_GRAPH_MAX_OUTPUTS];
 } sleapc_graph;

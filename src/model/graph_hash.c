@@ -36,6 +36,9 @@ static void param_counts(const sleapc_node *n, int64_t *nw, int64_t *nb)
         *nw = (2 * k - 1) * (2 * k - 1) * n->heads;
         *nb = 3 * ci;
         break;
+    case SLEAPC_OP_GLOBAL_GEMPOOL:
+        *nw = 1;
+        break;
     default:
         break;
     }
@@ -45,6 +48,8 @@ uint64_t sleapc__graph_hash(const sleapc_graph *g)
 {
     int32_t head[3] = {g->n_nodes, g->in_channels, g->max_stride};
     uint64_t h = sleapc__hash64(0, head, sizeof head);
+    if (g->input_as_is) /* only then, so the other graphs keep their hashes */
+        h = sleapc__hash64(h, "input_as_is", 11);
     for (int i = 0; i < g->n_nodes; i++) {
         const sleapc_node *n = &g->nodes[i];
         /* The fields one by one: the struct has padding and a name that

@@ -29,6 +29,12 @@ sleapc_status sleapc__graph_input_check(const sleapc_tensor *x, int in_channels)
 
 sleapc_status sleapc__graph_input_prepare(const sleapc_tensor *x, int in_channels, float *dst)
 {
+    return sleapc__graph_input_prepare_as(x, in_channels, false, dst);
+}
+
+sleapc_status sleapc__graph_input_prepare_as(const sleapc_tensor *x, int in_channels, bool as_is,
+                                             float *dst)
+{
     sleapc_status st = sleapc__graph_input_check(x, in_channels);
     if (st)
         return st;
@@ -36,7 +42,9 @@ sleapc_status sleapc__graph_input_prepare(const sleapc_tensor *x, int in_channel
     int64_t n = b * c * hw;
     /* sleap-nn divides floats by 255 only when the batch's max exceeds 1. */
     bool divide = false;
-    if (x->dtype == SLEAPC_DTYPE_U8) {
+    if (as_is) {
+        divide = false;
+    } else if (x->dtype == SLEAPC_DTYPE_U8) {
         divide = true;
     } else {
         const float *src = x->data;

@@ -151,7 +151,8 @@ void cli_model_input_size(const sleapc_model *m, long *h, long *w)
     int mh = 0, mw = 0, crop = sleapc_model_crop_size(m);
     sleapc_model_max_size(m, &mh, &mw);
     sleapc_model_type t = sleapc_model_get_type(m);
-    bool crops = t == SLEAPC_MODEL_TYPE_CENTERED_INSTANCE || t == SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN;
+    bool crops = t == SLEAPC_MODEL_TYPE_CENTERED_INSTANCE ||
+                 t == SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN || t == SLEAPC_MODEL_TYPE_EMBEDDING;
     if (crops && crop > 0)
         mh = mw = crop;
     if (mh <= 0 || mw <= 0)

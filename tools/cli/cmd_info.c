@@ -135,12 +135,15 @@ int cmd_info(int argc, char **argv)
         sleapc_head_info hi = sleapc_model_head(m, i);
         if (hi.stride)
             printf("  %-30s %3d channels, stride %d\n", hi.name, hi.channels, hi.stride);
+        else if (sleapc_model_get_type(m) == SLEAPC_MODEL_TYPE_EMBEDDING)
+            printf("  %-30s %3d floats (embedding vector)\n", hi.name, hi.channels);
         else
             printf("  %-30s %3d classes (vector)\n", hi.name, hi.channels);
     }
     printf("parameters:     %lld\n", (long long)sleapc_model_param_count(m));
     sleapc_model_type t = sleapc_model_get_type(m);
-    bool crops = t == SLEAPC_MODEL_TYPE_CENTERED_INSTANCE || t == SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN;
+    bool crops = t == SLEAPC_MODEL_TYPE_CENTERED_INSTANCE ||
+                 t == SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN || t == SLEAPC_MODEL_TYPE_EMBEDDING;
     printf("GFLOPs:         %.3f per %s at %ldx%ld", sleapc_model_gflops(m, ph, pw),
            crops ? "instance crop" : "frame", h, w);
     if (ph != h || pw != w)

@@ -143,6 +143,13 @@ static void run_node(native_state *ns, int i)
     case SLEAPC_OP_WINDOW_ATTENTION:
         sleapc__native_wattn_run(ns->wattns[i], ns->tp, src, s[0], s[2], s[3], dst, ns->scratch);
         break;
+    case SLEAPC_OP_GLOBAL_GEMPOOL:
+        sleapc__native_global_gempool(src, s[0], s[1], s[2], s[3], n->weight, n->eps, dst);
+        break;
+    case SLEAPC_OP_L2NORM:
+        memcpy(dst, src, (size_t)native_node_numel(d) * sizeof(float));
+        sleapc__native_l2norm(dst, d[0], d[1], n->eps);
+        break;
     case SLEAPC_OP_COUNT:
         break;
     }
@@ -169,7 +176,8 @@ static sleapc_status native_forward(sleapc_backend *be, const sleapc_tensor *x,
         if (st)
             return st;
     }
-    st = sleapc__graph_input_prepare(x, ns->g->in_channels, node_buf(ns, 0));
+    st = sleapc__graph_input_prepare_as(x, ns->g->in_channels, ns->g->input_as_is,
+                                        node_buf(ns, 0));
     if (st)
         return st;
     round_value(ns, 0);

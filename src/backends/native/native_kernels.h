@@ -106,6 +106,14 @@ void sleapc__native_resize_bilinear(sleapc_threadpool *tp, const float *src, int
 void sleapc__native_global_maxpool(const float *src, int64_t b, int64_t c, int64_t h,
                                    int64_t w, float *dst);
 
+/* (b,c,h,w) -> (b,c): the generalized mean (mean(max(x,eps)^p))^(1/p) over each
+ * channel map (sleap-nn GeM); p NULL: the plain mean. *p is clamped to [1, 6]. */
+void sleapc__native_global_gempool(const float *src, int64_t b, int64_t c, int64_t h,
+                                   int64_t w, const float *p, float eps, float *dst);
+
+/* (b,c) in place: each row divided by max(its L2 norm, eps) (F.normalize). */
+void sleapc__native_l2norm(float *x, int64_t b, int64_t c, float eps);
+
 /* (b,in) -> (b,out); weight (out,in), bias (out) or NULL, optional ReLU. */
 void sleapc__native_linear(const float *src, int64_t b, int64_t n_in, int64_t n_out,
                            const float *weight, const float *bias, bool relu, float *dst);

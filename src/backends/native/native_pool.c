@@ -1,5 +1,8 @@
-/* Max pooling: 2 x 2 stride 2 (the UNet encoder) and global (ClassVectorsHead). */
+/* Max pooling: 2 x 2 stride 2 (the UNet encoder) and global (ClassVectorsHead);
+ * the global (generalized) mean and L2 normalisation (EmbeddingHead). */
 #include "backends/native/native_kernels.h"
+
+#include <math.h>
 
 /* NaN wins, as in PyTorch's max pooling ("val > max || isnan(val)"). */
 static inline float max_nan(float m, float v)
@@ -58,5 +61,39 @@ void sleapc__native_global_maxpool(const float *src, int64_t b, int64_t c, int64
         for (int64_t i = 1; i < plane; i++)
             m = max_nan(m, s[i]);
         dst[p] = m;
+    }
+}
+
+void sleapc__native_global_gempool(const float *src, int64_t b, int64_t c, int64_t h,
+                                   int64_t w, const float *p, float eps, float *dst)
+{
+    int64_t plane = h * w;
+    float e = 1.0f;
+    if (p)
+        e = *p < 1.0f ? 1.0f : *p > 6.0f ? 6.0f : *p; /* GEM_P_MIN, GEM_P_MAX */
+    for (int64_t k = 0; k < b * c; k++) {
+        const float *s = src + k * plane;
+        double sum = 0.0;
+        for (int64_t i = 0; i < plane; i++) {
+            float v = s[i];
+            sum += p ? (double)powf(v < eps ? eps : v, e) : (double)v;
+        }
+        float mean = plane > 0 ? (float)(sum / (double)plane) : 0.0f;
+        dst[k] = p ? powf(mean, 1.0f / e) : mean;
+    }
+}
+
+void sleapc__native_l2norm(float *x, int64_t b, int64_t c, float eps)
+{
+    for (int64_t r = 0; r < b; r++) {
+        float *v = x + r * c;
+        double ss = 0.0;
+        for (int64_t i = 0; i < c; i++)
+            ss += (double)v[i] * v[i];
+        float norm = (float)sqrt(ss);
+        if (norm < eps)
+            norm = eps;
+        for (int64_t i = 0; i < c; i++)
+            v[i] /= norm;
     }
 }

@@ -106,7 +106,8 @@ static sleapc_status onednn_forward(sleapc_backend *be, const sleapc_tensor *x,
     if (!same_shape(s, shape))
         st = sleapc__onednn_plan_build(s, shape);
     if (!st)
-        st = sleapc__graph_input_prepare(x, s->g->in_channels, input_buffer(s));
+        st = sleapc__graph_input_prepare_as(x, s->g->in_channels, s->g->input_as_is,
+                                            input_buffer(s));
     if (!st)
         st = sleapc__onednn_plan_run(s);
     threads_leave(s, prev);

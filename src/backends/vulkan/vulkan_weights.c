@@ -9,6 +9,10 @@
 
 sleapc_status sleapc__vk_check_graph(const sleapc_graph *g)
 {
+    if (g->input_as_is) /* the input shader divides by 255 */
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                            "vulkan: a graph that takes its input as it is (an embedding "
+                            "model's) is not supported by the vulkan backend yet");
     for (int i = 0; i < g->n_nodes; i++) {
         const sleapc_node *n = &g->nodes[i];
         switch (n->op) {

@@ -266,7 +266,8 @@ static sleapc_status xnnpack_forward(sleapc_backend *be, const sleapc_tensor *x,
         if (st)
             return st;
     }
-    st = sleapc__graph_input_prepare(x, g->in_channels, xs->x_nchw ? xs->x_nchw : xs->x_nhwc);
+    st = sleapc__graph_input_prepare_as(x, g->in_channels, g->input_as_is,
+                                        xs->x_nchw ? xs->x_nchw : xs->x_nhwc);
     if (st)
         return st;
     if (xs->x_nchw)

@@ -341,6 +341,7 @@ sleapc_status sleapc__cfgjson_read_heads(const sleapc_cfgjson_reader *r, const c
         return st;
     case SLEAPC_MODEL_TYPE_BBOX_CENTERNET:
     case SLEAPC_MODEL_TYPE_BBOX_SSD: /* sleap-nn 0.3.5 only: never in a SLEAP 1.x config */
+    case SLEAPC_MODEL_TYPE_EMBEDDING:
     case SLEAPC_MODEL_TYPE_UNKNOWN:
         break;
     }

@@ -6,6 +6,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "io/config/config_yaml_bbox.h"
+#include "io/config/config_yaml_embedding.h"
 #include "io/config/config_yaml_tiling.h"
 #include "io/config/config_yaml_tree.h"
 #include "io/config/model_config.h"
@@ -579,6 +580,9 @@ static sleapc_status read_config(sleapc_yaml_tree *t, sleapc_model_config *cfg)
                 cfg->model_type == SLEAPC_MODEL_TYPE_BBOX_SSD;
     if (!st && bbox)
         return sleapc__config_read_bbox(t, &head, cfg);
+    /* An embedding model embeds crops: no confidence maps either. */
+    if (!st && cfg->model_type == SLEAPC_MODEL_TYPE_EMBEDDING)
+        return sleapc__config_read_embedding(t, &head, cfg);
     if (!st)
         st = read_confmaps(t, &head, cfg);
     if (!st && cfg->model_type == SLEAPC_MODEL_TYPE_BOTTOMUP)

@@ -17,6 +17,7 @@ static const struct {
     {"multi_class_topdown", SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN},
     {"bbox_centernet", SLEAPC_MODEL_TYPE_BBOX_CENTERNET},
     {"bbox_ssd", SLEAPC_MODEL_TYPE_BBOX_SSD},
+    {"embedding", SLEAPC_MODEL_TYPE_EMBEDDING},
 };
 
 const char *sleapc__model_type_name(sleapc_model_type type)
@@ -72,6 +73,10 @@ void sleapc__model_config_defaults(sleapc_model_config *cfg)
     cfg->class_vectors_global_pool = true;
     cfg->class_vectors_stride = cfg->unet.max_stride;
     sleapc__bbox_config_defaults(&cfg->bbox);
+    cfg->embedding = (sleapc_embedding_config){.dim = 128, .fc_layers = 1, .fc_units = 256,
+                                               .pool = SLEAPC_EMBEDDING_POOL_GEM,
+                                               .normalize = true,
+                                               .stride = cfg->unet.max_stride};
 }
 
 /* BBoxCenterHeadConfig / SSDHeadConfig defaults; stride is set by the type. */

@@ -102,6 +102,23 @@ typedef struct sleapc_bbox_config {
     int head_convs;            /* 1 */
 } sleapc_bbox_config;
 
+/* head_configs.embedding.embedding (sleap-nn 0.3.5 EmbeddingHeadConfig; heads.py
+ * EmbeddingHead): pool -> num_fc_layers x (Linear+ReLU) -> Linear -> [L2]. */
+typedef enum sleapc_embedding_pool {
+    SLEAPC_EMBEDDING_POOL_GEM = 0,
+    SLEAPC_EMBEDDING_POOL_MAX,
+    SLEAPC_EMBEDDING_POOL_AVG
+} sleapc_embedding_pool;
+
+typedef struct sleapc_embedding_config {
+    int dim;                     /* embedding_dim: 128 */
+    int fc_layers;               /* num_fc_layers: 1 */
+    int fc_units;                /* num_fc_units: 256 */
+    sleapc_embedding_pool pool;  /* gem (null: gem for the backbones sleapc runs) */
+    bool normalize;              /* true */
+    int stride;                  /* output_stride: = max_stride */
+} sleapc_embedding_config;
+
 typedef struct sleapc_skeleton_config {
     char *name;            /* owned; "" when absent */
     int n_nodes;
@@ -162,6 +179,7 @@ typedef struct sleapc_model_config {
     int class_vectors_stride;        /* = max_stride */
 
     sleapc_bbox_config bbox;         /* bbox_centernet / bbox_ssd only */
+    sleapc_embedding_config embedding; /* embedding only */
 } sleapc_model_config;
 
 /* sleap-nn's name of a model type ("single_instance", ...; "unknown"), and

@@ -65,6 +65,9 @@ int sleapc__heads_for_config(const sleapc_model_config *cfg, sleapc_head_spec *h
         return 3;
     case SLEAPC_MODEL_TYPE_BBOX_SSD:
         return ssd_heads(&cfg->bbox, h);
+    case SLEAPC_MODEL_TYPE_EMBEDDING:
+        h[0] = head("EmbeddingHead", cfg->embedding.dim, 0, SLEAPC_ACT_NONE);
+        return 1;
     case SLEAPC_MODEL_TYPE_UNKNOWN:
         break;
     }

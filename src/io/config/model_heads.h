@@ -32,7 +32,7 @@ typedef enum sleapc_head_kind {
 typedef struct sleapc_head_spec {
     const char *name;  /* static: "CentroidConfmapsHead", ... */
     int channels;
-    int stride;        /* 0 for ClassVectorsHead */
+    int stride;        /* 0 for ClassVectorsHead and EmbeddingHead (vectors) */
     sleapc_act act;
     sleapc_head_kind kind;
     int level;         /* SSD: the pyramid level */
