@@ -425,6 +425,17 @@ sleapc_status sleapc__stage_forward_input(sleapc_stage *s, int64_t b, int64_t c,
     return st;
 }
 
+sleapc_status sleapc__stage_forward_f32(sleapc_stage *s, const float *x, int64_t b, int64_t c,
+                                        int64_t h, int64_t w)
+{
+    if (!s->model->graph.input_as_is)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s: its network takes frames, not float input",
+                            s->model->dir);
+    sleapc_tensor t = {.dtype = SLEAPC_DTYPE_F32, .ndim = 4, .shape = {b, c, h, w},
+                       .data = (void *)x};
+    return sleapc__backend_forward(s->be, &t, &s->out);
+}
+
 sleapc_status sleapc__stage_head(const sleapc_stage *s, const char *name, bool vector,
                                  const sleapc_tensor **out)
 {

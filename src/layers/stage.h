@@ -79,6 +79,12 @@ sleapc_status sleapc__stage_input_u8(sleapc_stage *s, int64_t b, int64_t c, int6
 sleapc_status sleapc__stage_forward_input(sleapc_stage *s, int64_t b, int64_t c, int64_t h,
                                           int64_t w);
 
+/* A forward on a float32 input (b, c, h, w) the caller built and keeps
+ * (an embedding model's standardized crops: its graph takes its input as
+ * it is). No reduced-precision check. */
+sleapc_status sleapc__stage_forward_f32(sleapc_stage *s, const float *x, int64_t b, int64_t c,
+                                        int64_t h, int64_t w);
+
 /* A head output of the last run, checked to be a 4-D map (or a 2-D vector
  * when vector is true) with b samples. */
 sleapc_status sleapc__stage_head(const sleapc_stage *s, const char *name, bool vector,

@@ -581,8 +581,13 @@ static sleapc_status read_config(sleapc_yaml_tree *t, sleapc_model_config *cfg)
     if (!st && bbox)
         return sleapc__config_read_bbox(t, &head, cfg);
     /* An embedding model embeds crops: no confidence maps either. */
-    if (!st && cfg->model_type == SLEAPC_MODEL_TYPE_EMBEDDING)
-        return sleapc__config_read_embedding(t, &head, cfg);
+    if (!st && cfg->model_type == SLEAPC_MODEL_TYPE_EMBEDDING) {
+        sleapc_yaml_ref pre;
+        st = sleapc__yaml_get(t, &data, "preprocessing", &pre);
+        if (!st)
+            st = sleapc__yaml_bool(t, &pre, "burn_in", false, &cfg->embedding.burn_in);
+        return st ? st : sleapc__config_read_embedding(t, &head, cfg);
+    }
     if (!st)
         st = read_confmaps(t, &head, cfg);
     if (!st && cfg->model_type == SLEAPC_MODEL_TYPE_BOTTOMUP)

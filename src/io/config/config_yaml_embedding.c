@@ -1,7 +1,6 @@
 /* head_configs.embedding.embedding (sleap-nn 0.3.5 config/model_config.py
- * EmbeddingHeadConfig; heads.py EmbeddingHead). Only what the network needs
- * is kept; the training objective, crop and detection settings are left
- * unread. */
+ * EmbeddingHeadConfig; heads.py EmbeddingHead): what the network needs and
+ * what decides the crops; the training objective is left unread. */
 #include "io/config/config_yaml_embedding.h"
 
 #include <string.h>
@@ -51,6 +50,25 @@ static sleapc_status read_pool(sleapc_yaml_tree *t, const sleapc_yaml_ref *leaf,
     return SLEAPC_OK;
 }
 
+/* What decides the crops (EmbeddingDataset): the carrier (pose or mask)
+ * and the crop centre (anchor_part, centroid_method; null: the centre of
+ * mass of the visible points). */
+static sleapc_status read_crop_rules(sleapc_yaml_tree *t, const sleapc_yaml_ref *leaf,
+                                     sleapc_embedding_config *e)
+{
+    const char *mode = NULL, *anchor = NULL, *method = NULL;
+    sleapc_status st = sleapc__yaml_str(t, leaf, "detection_mode", &mode);
+    if (!st)
+        st = sleapc__yaml_str(t, leaf, "anchor_part", &anchor);
+    if (!st)
+        st = sleapc__yaml_str(t, leaf, "centroid_method", &method);
+    if (st)
+        return st;
+    e->mask_mode = mode && strcmp(mode, "mask") == 0;
+    e->custom_centroid = anchor || (method && strcmp(method, "center_of_mass") != 0);
+    return SLEAPC_OK;
+}
+
 sleapc_status sleapc__config_read_embedding(sleapc_yaml_tree *t, const sleapc_yaml_ref *head,
                                             sleapc_model_config *cfg)
 {
@@ -74,5 +92,7 @@ sleapc_status sleapc__config_read_embedding(sleapc_yaml_tree *t, const sleapc_ya
         st = sleapc__yaml_bool(t, &leaf, "normalize", e->normalize, &e->normalize);
     if (!st)
         st = read_int(t, &leaf, "output_stride", 1, 1024, &e->stride);
+    if (!st)
+        st = read_crop_rules(t, &leaf, e);
     return st;
 }

@@ -117,6 +117,10 @@ typedef struct sleapc_embedding_config {
     sleapc_embedding_pool pool;  /* gem (null: gem for the backbones sleapc runs) */
     bool normalize;              /* true */
     int stride;                  /* output_stride: = max_stride */
+    bool mask_mode;              /* detection_mode: mask (crops of segmentation masks) */
+    bool custom_centroid;        /* anchor_part or a centroid_method other than the
+                                    centre of mass */
+    bool burn_in;                /* data_config.preprocessing.burn_in */
 } sleapc_embedding_config;
 
 typedef struct sleapc_skeleton_config {
