@@ -327,6 +327,8 @@ _protos = {
     "sleapc_filter_opts_default": (FilterOpts, []),
     "sleapc_tracking_opts_check": (_S, [ctypes.POINTER(TrackingOpts), ctypes.POINTER(FilterOpts),
                                         ctypes.c_int]),
+    "sleapc_embed_detections": (_S, [_P, ctypes.c_char_p, ctypes.c_char_p,
+                                     ctypes.POINTER(PredictorOpts), c_int64_p]),
     "sleapc_retrack": (_S, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int,
                             ctypes.POINTER(TrackingOpts), ctypes.POINTER(FilterOpts)]),
     "sleapc_labels_select_frames": (_S, [ctypes.c_char_p, ctypes.c_int, ctypes.c_int,

@@ -1,5 +1,6 @@
 """The package's functions beyond Predictor, exported by __init__ with `import *`."""
 
+from ._embedding import embed
 from ._lib import (SleapcError, SleapcFileNotFoundError, SleapcMemoryError, SleapcOSError,
                    SleapcValueError)
 from ._predictions import Predictions
@@ -14,5 +15,5 @@ for _cls in (Interrupted, Predictions, SleapcError, SleapcFileNotFoundError, Sle
     _cls.__module__ = "sleapc"
 
 __all__ = ["Interrupted", "Predictions", "SleapcError", "SleapcFileNotFoundError",
-           "SleapcMemoryError", "SleapcOSError", "SleapcValueError", "get_setting", "predict",
+           "SleapcMemoryError", "SleapcOSError", "SleapcValueError", "embed", "get_setting", "predict",
            "set_cache_dir", "set_setting", "track"]

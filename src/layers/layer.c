@@ -106,9 +106,10 @@ sleapc_status sleapc__layer_create(sleapc_model *const *models, int n_models,
             return sleapc__bbox_layer_create(m, o, o->bbox_nms_iou, out);
         case SLEAPC_MODEL_TYPE_EMBEDDING:
             return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
-                                "%s: embedding models are read but sleapc does not crop and "
-                                "embed detections yet",
-                                m->dir);
+                                "%s is an embedding (re-ID) model: it embeds the detections "
+                                "of a .slp (sleapc predict --data_path DETECTIONS.slp -m %s "
+                                "--save_embeddings slp, or sleapc_embed_detections)",
+                                m->dir, m->dir);
         case SLEAPC_MODEL_TYPE_UNKNOWN:
             break;
         }

@@ -237,6 +237,11 @@ static sleapc_status input_read(void *ctx, int64_t idx, uint8_t *dst)
     return SLEAPC_OK;
 }
 
+sleapc_status sleapc__input_read(sleapc_input *in, int64_t idx, uint8_t *dst)
+{
+    return input_read(in, idx, dst);
+}
+
 static sleapc_status input_next(void *ctx, uint8_t *dst, bool *end)
 {
     sleapc_input *in = ctx;

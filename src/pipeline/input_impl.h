@@ -16,6 +16,9 @@ int64_t sleapc__input_n_frames(const sleapc_input *in);
 int64_t sleapc__input_n_default_frames(const sleapc_input *in);
 const int64_t *sleapc__input_default_frames(const sleapc_input *in);
 sleapc_video_info sleapc__input_video_info(const sleapc_input *in);
+/* Frame idx of a file input into dst (channels, height, width) uint8, the
+ * predictor's layout; an error names the input and the frame. */
+sleapc_status sleapc__input_read(sleapc_input *in, int64_t idx, uint8_t *dst);
 /* A live source (pipe, stream, camera): no frame count, frames in order. */
 bool sleapc__input_is_live(const sleapc_input *in);
 sleapc_status sleapc__predict_input(sleapc_predictor *p, sleapc_input *in, const int64_t *frames,

@@ -303,6 +303,10 @@ int cmd_predict(int argc, char **argv)
     if (check_options(&a) ||
         cli_inputs_expand((const char *const *)a.inputs, a.n_inputs, &inputs))
         goto done;
+    if (a.save_embeddings) {
+        rc = cli_predict_embed(&a, &inputs);
+        goto done;
+    }
     bool several = inputs.n > 1;
     if (several && a.output) {
         rc = cli_error("predict: -o names one file but there are %d inputs; leave -o out (each "

@@ -46,6 +46,7 @@ typedef struct cli_predict_args {
     int only_labeled_frames, only_suggested_frames, exclude_user_labeled,
         only_predicted_frames, no_empty_frames;
     int ensure_rgb, ensure_grayscale; /* -1: from the config */
+    bool save_embeddings;      /* --save_embeddings slp: the embedding route */
     /* Decided after parsing: */
     cli_progress_mode progress_mode;
     int crops_only;            /* > 0: a centered-instance model alone, its crop side */

@@ -331,6 +331,16 @@ int cli_predict_parse(int argc, char **argv, cli_predict_args *a)
             a->o.bbox_nms_iou = d;
             continue;
         }
+        /* slp takes the embedding route (predict_embed.c); none is inert. */
+        if (cli_is_option(arg, "save_embeddings", NULL)) {
+            const char *v = cli_option_value(argc, argv, &i, "save_embeddings");
+            if (!v)
+                return 1;
+            if (strcmp(v, "slp") != 0 && strcmp(v, "none") != 0)
+                return cli_error("--save_embeddings: \"%s\" is not one of none, slp", v);
+            a->save_embeddings = strcmp(v, "slp") == 0;
+            continue;
+        }
         int tr = cli_tracking_option(argc, argv, &i, &a->tracking, &a->filters);
         if (tr < 0)
             return 1;

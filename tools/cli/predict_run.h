@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include "predict_args.h"
+#include "predict_inputs.h"
 
 typedef struct cli_run_totals {
     int64_t frames, instances;
@@ -17,5 +18,10 @@ typedef struct cli_run_totals {
  * are written). */
 int cli_predict_input(const cli_predict_args *a, sleapc_predictor *p, const char *input,
                       bool shard_frames, volatile sig_atomic_t *stop, cli_run_totals *t);
+
+/* The embedding route (predict_embed.c, --save_embeddings slp): each input
+ * .slp's detections embedded with the lone embedding model. Returns 0 or 1
+ * after printing an error. */
+int cli_predict_embed(const cli_predict_args *a, const cli_input_list *inputs);
 
 #endif

@@ -58,8 +58,9 @@ int cli_tracker_choice_option(int argc, char **argv, int *i)
         if (strcmp(v, "none") == 0)
             return 1;
         if (strcmp(v, "slp") == 0)
-            return cli_error("--save_embeddings slp: sleapc runs no embedding (re-ID) model and "
-                             "keeps no appearance vectors, so it has none to save"),
+            return cli_error("--save_embeddings slp needs an embedding (re-ID) model: sleapc "
+                             "predict --data_path DETECTIONS.slp -m EMBEDDING_MODEL "
+                             "--save_embeddings slp"),
                    -1;
         return cli_error("--save_embeddings: \"%s\" is not one of none, slp", v), -1;
     }
