@@ -48,8 +48,10 @@ sleapc_status sleapc__results_copy_emb(sleapc_predictions *dst, int64_t at,
                                        const sleapc_predictions *src, int64_t from, int64_t n)
 {
     const bool has = src->emb_dim > 0 && src->embeddings;
-    if (has && dst->emb_dim == 0) {
-        sleapc_status st = sleapc__results_set_emb_dim(dst, src->emb_dim);
+    /* dst takes src's length, or gets the rows its emb_dim promises. */
+    if ((has && dst->emb_dim == 0) || (dst->emb_dim > 0 && !dst->embeddings)) {
+        sleapc_status st =
+            sleapc__results_set_emb_dim(dst, dst->emb_dim ? dst->emb_dim : src->emb_dim);
         if (st)
             return st;
     }

@@ -46,7 +46,8 @@ static void test_reference(void)
                 ef = it;
         }
         const cJSON *insts = ef ? cJSON_GetObjectItem(ef, "instances") : NULL;
-        CHECK_MSG(insts && cJSON_GetArraySize(insts) == f->n, "frame %lld", (long long)f->frame_idx);
+        CHECK_MSG(insts && cJSON_GetArraySize(insts) == f->n, "frame %lld",
+                  (long long)f->frame_idx);
         for (int64_t i = 0; insts && i < f->n && i < cJSON_GetArraySize(insts); i++) {
             const cJSON *ei = cJSON_GetArrayItem(insts, (int)i);
             const cJSON *v = cJSON_GetObjectItem(ei, "vector");
@@ -56,8 +57,8 @@ static void test_reference(void)
             const float *row = pr.embeddings + (f->first + i) * pr.emb_dim;
             for (int d = 0; d < pr.emb_dim && d < cJSON_GetArraySize(v); d++)
                 CHECK_MSG(row[d] == (float)cJSON_GetArrayItem(v, d)->valuedouble,
-                          "frame %lld instance %lld [%d]", (long long)f->frame_idx,
-                          (long long)i, d);
+                          "frame %lld instance %lld [%d]", (long long)f->frame_idx, (long long)i,
+                          d);
             compared++;
         }
     }
@@ -205,11 +206,11 @@ static void bad_group(const char *name, int64_t rows, int64_t dim, int64_t n_typ
 
 static void test_malformed(void)
 {
-    bad_group("emb_1d.h5", 4, 0, 4, 4, 0);         /* vectors not 2-D */
-    bad_group("emb_type_len.h5", 4, 8, 3, 4, 0);   /* owner_type of another length */
-    bad_group("emb_id_len.h5", 4, 8, 4, 5, 0);     /* owner_id of another length */
-    bad_group("emb_id_range.h5", 4, 8, 4, 4, 4);   /* owner_id past /instances */
-    bad_group("emb_id_neg.h5", 4, 8, 4, 4, -1);    /* a negative owner_id */
+    bad_group("emb_1d.h5", 4, 0, 4, 4, 0);       /* vectors not 2-D */
+    bad_group("emb_type_len.h5", 4, 8, 3, 4, 0); /* owner_type of another length */
+    bad_group("emb_id_len.h5", 4, 8, 4, 5, 0);   /* owner_id of another length */
+    bad_group("emb_id_range.h5", 4, 8, 4, 4, 4); /* owner_id past /instances */
+    bad_group("emb_id_neg.h5", 4, 8, 4, 4, -1);  /* a negative owner_id */
 }
 
 int main(void)

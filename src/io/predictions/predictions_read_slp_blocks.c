@@ -21,9 +21,9 @@ struct sleapc_slp_blocks {
     int64_t block;  /* frames per block */
     int64_t n_rows; /* /frames rows */
     int64_t n_inst_rows, n_user_pts, n_pred_pts;
-    bool sparse;            /* video ids name video<N> groups (old packages) */
-    int64_t next;           /* the next /frames row */
-    sleapc_predictions blk; /* header borrowed from the reader's head */
+    bool sparse;               /* video ids name video<N> groups (old packages) */
+    int64_t next;              /* the next /frames row */
+    sleapc_predictions blk;    /* header borrowed from the reader's head */
     sleapc_slp_embeddings emb; /* the whole group: vectors are read at once */
 };
 

@@ -29,8 +29,8 @@ const float *sleapc__slp_embedding(const sleapc_slp_embeddings *e, int64_t inst_
 
 /* The shape of a dataset of the group, checked against ndim (and n rows
  * when n >= 0). */
-static sleapc_status shape_of(sleapc_h5 *f, const char *path, const char *dset, int ndim,
-                              int64_t n, sleapc_h5_info *info)
+static sleapc_status shape_of(sleapc_h5 *f, const char *path, const char *dset, int ndim, int64_t n,
+                              sleapc_h5_info *info)
 {
     if (!sleapc__h5_is_dataset(f, dset))
         return BAD("no %s", path, dset);
@@ -51,8 +51,8 @@ static sleapc_status fill(sleapc_slp_embeddings *e, const char *path, int64_t n,
         if (type[k] != OWNER_INSTANCE)
             continue;
         if (id[k] < 0 || id[k] >= e->n_rows)
-            return BAD("owner_id[%lld] = %lld is not one of the %lld instances", path,
-                       (long long)k, (long long)id[k], (long long)e->n_rows);
+            return BAD("owner_id[%lld] = %lld is not one of the %lld instances", path, (long long)k,
+                       (long long)id[k], (long long)e->n_rows);
         e->row_of[id[k]] = k;
     }
     return SLEAPC_OK;

@@ -85,8 +85,7 @@ static sleapc_status collect(sleapc_results_source *src, rows *r)
     return st;
 }
 
-sleapc_status sleapc__slp_write_embeddings(sleapc_h5 *f, sleapc_results_source *src,
-                                           bool *written)
+sleapc_status sleapc__slp_write_embeddings(sleapc_h5 *f, sleapc_results_source *src, bool *written)
 {
     *written = false;
     if (src->n_insts <= 0)
@@ -106,14 +105,13 @@ sleapc_status sleapc__slp_write_embeddings(sleapc_h5 *f, sleapc_results_source *
         const sleapc_h5_write_opts o = {.chunked = true, .unlimited = true, .gzip = 4};
         st = sleapc__h5_create_group(f, "embeddings");
         if (!st)
-            st = sleapc__h5_write(f, "embeddings/vectors", SLEAPC_H5_F32, 2, vshape, r.vectors,
-                                  &vo);
+            st =
+                sleapc__h5_write(f, "embeddings/vectors", SLEAPC_H5_F32, 2, vshape, r.vectors, &vo);
         if (!st)
-            st = sleapc__h5_write(f, "embeddings/owner_type", SLEAPC_H5_U8, 1, &r.n,
-                                  r.owner_type, &o);
-        if (!st)
-            st = sleapc__h5_write(f, "embeddings/owner_id", SLEAPC_H5_I64, 1, &r.n, r.owner_id,
+            st = sleapc__h5_write(f, "embeddings/owner_type", SLEAPC_H5_U8, 1, &r.n, r.owner_type,
                                   &o);
+        if (!st)
+            st = sleapc__h5_write(f, "embeddings/owner_id", SLEAPC_H5_I64, 1, &r.n, r.owner_id, &o);
         *written = !st;
     }
     rows_free(&r);

@@ -21,7 +21,6 @@
  * row per instance with a vector (a row not all NaN), in instance order.
  * Nothing without one; *written says whether the group was. Reads src
  * from its start; blocks whose emb_dim differ are an error. */
-sleapc_status sleapc__slp_write_embeddings(sleapc_h5 *f, sleapc_results_source *src,
-                                           bool *written);
+sleapc_status sleapc__slp_write_embeddings(sleapc_h5 *f, sleapc_results_source *src, bool *written);
 
 #endif
