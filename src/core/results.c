@@ -33,6 +33,7 @@ void sleapc__predictions_free(sleapc_predictions *pr)
         sleapc__free(pr->bbox_categories[i]);
     sleapc__free(pr->bbox_categories);
     sleapc__free(pr->boxes);
+    sleapc__free(pr->embeddings);
     memset(pr, 0, sizeof *pr);
 }
 
@@ -64,6 +65,9 @@ sleapc_status sleapc__results_reserve(sleapc_predictions *pr, int64_t frames, in
             pr->point_scores = sc;
         if (!sc)
             return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+        sleapc_status st = sleapc__results_grow_emb(pr, pr->insts_cap, cap);
+        if (st)
+            return st;
         pr->insts_cap = cap;
     }
     return SLEAPC_OK;
@@ -128,6 +132,7 @@ sleapc_predictions sleapc__results_header(const sleapc_predictions *pr)
     h.insts = NULL;
     h.points = h.point_scores = NULL;
     h.boxes = NULL;
+    h.embeddings = NULL;
     h.n_frames = h.frames_cap = h.n_insts = h.insts_cap = h.n_boxes = h.boxes_cap = 0;
     return h;
 }
@@ -178,6 +183,8 @@ sleapc_status sleapc__results_append(sleapc_predictions *dst, const sleapc_predi
     memcpy(dst->points + base * N * 2, src->points, (size_t)(src->n_insts * N * 2) * sizeof(float));
     memcpy(dst->point_scores + base * N, src->point_scores,
            (size_t)(src->n_insts * N) * sizeof(float));
+    if ((st = sleapc__results_copy_emb(dst, base, src, 0, src->n_insts)))
+        return st;
     dst->n_insts += src->n_insts;
     return SLEAPC_OK;
 }
@@ -236,6 +243,8 @@ sleapc_status sleapc__results_gather(sleapc_results_source *src, sleapc_predicti
                    (size_t)(f->n * N * 2) * sizeof(float));
             memcpy(dst->point_scores + at * N, b->point_scores + f->first * N,
                    (size_t)(f->n * N) * sizeof(float));
+            if ((st = sleapc__results_copy_emb(dst, at, b, f->first, f->n)))
+                return st;
             dst->n_insts += f->n;
         }
         st = src->next(src->ctx, &b);

@@ -79,6 +79,9 @@ typedef struct sleapc_predictions {
     char **bbox_categories; /* a box detector's class names, in its order */
     int64_t n_boxes, boxes_cap;
     sleapc_pred_box *boxes;
+    int emb_dim;           /* re-ID embedding length; 0 = none */
+    float *embeddings;     /* (n_insts, emb_dim), grown with insts; a row of
+                            * NaN = that instance has no vector */
 } sleapc_predictions;
 
 void sleapc__predictions_free(sleapc_predictions *pr);
@@ -86,6 +89,18 @@ void sleapc__predictions_free(sleapc_predictions *pr);
 /* Room for frames frames and insts instances (arrays grow geometrically and
  * are kept, so a steady run stops allocating); pr->n_nodes sizes the points. */
 sleapc_status sleapc__results_reserve(sleapc_predictions *pr, int64_t frames, int64_t insts);
+
+/* Give pr embedding rows of dim floats (dim 0: none). Every row (up to
+ * insts_cap) becomes NaN, i.e. no vector, unless dim is already pr's. */
+sleapc_status sleapc__results_set_emb_dim(sleapc_predictions *pr, int dim);
+
+/* results.c's helpers: grow the rows with insts_cap (new rows NaN), and
+ * copy n rows of src from instance from to dst's instance at (NaN rows
+ * where src has none; dst takes src's emb_dim when it has none; dst has
+ * room). */
+sleapc_status sleapc__results_grow_emb(sleapc_predictions *pr, int64_t old_cap, int64_t cap);
+sleapc_status sleapc__results_copy_emb(sleapc_predictions *dst, int64_t at,
+                                       const sleapc_predictions *src, int64_t from, int64_t n);
 
 /* Room for boxes boxes (kept and grown as the instances are). */
 sleapc_status sleapc__results_reserve_boxes(sleapc_predictions *pr, int64_t boxes);
@@ -100,12 +115,14 @@ sleapc_status sleapc__results_set_bbox_categories(sleapc_predictions *pr,
                                                   const char *const *names, int n);
 
 /* A header copy of pr: the same header (pointers borrowed), no frames,
- * instances or boxes of its own. */
+ * instances or boxes of its own (emb_dim kept, no embedding rows). */
 sleapc_predictions sleapc__results_header(const sleapc_predictions *pr);
 
 /* Append src's frames, instances and boxes to dst: frame k of src becomes frame
  * frame_indices[k] of video video. class_index follows dst->multiclass (the
- * track for multi-class models, else -1). Both have the same n_nodes. */
+ * track for multi-class models, else -1). Both have the same n_nodes.
+ * Embeddings: dst takes src's emb_dim when it has none; src's instances
+ * without vectors get NaN rows; two different nonzero dims are an error. */
 sleapc_status sleapc__results_append(sleapc_predictions *dst, const sleapc_predictions *src,
                                      int video, const int64_t *frame_indices);
 

@@ -2,6 +2,7 @@
 #include "core/results_spill.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,15 +17,18 @@
 #define BLOCK_INSTS 16384
 
 /* On disk, per frame: this record, then n instance records, n * n_nodes * 2
- * point coordinates, n * n_nodes point scores and n_boxes box records. Read
- * back by the process that wrote it, so native layouts are fine. */
+ * point coordinates, n * n_nodes point scores, n_boxes box records and
+ * n * emb_dim embedding floats (emb_dim 0: the frame's instances have
+ * none). Read back by the process that wrote it, so native layouts are
+ * fine. */
 typedef struct spill_frame {
-    int64_t video, frame_idx, n, n_boxes;
+    int64_t video, frame_idx, n, n_boxes, emb_dim;
 } spill_frame;
 
 struct sleapc_results_spill {
     FILE *f;
     int n_nodes;
+    int emb_dim; /* the first nonzero emb_dim appended; all must match */
     int64_t n_frames, n_insts, n_boxes;
     bool reading;
     const sleapc_predictions *head;
@@ -75,10 +79,16 @@ sleapc_status sleapc__spill_append(sleapc_results_spill *s, const sleapc_predict
     if (s->reading || pr->n_nodes != s->n_nodes)
         return sleapc__fail(SLEAPC_ERR_STATE, "results appended out of turn");
     const size_t N = (size_t)s->n_nodes;
+    const int D = pr->emb_dim > 0 && pr->embeddings ? pr->emb_dim : 0;
+    if (D && s->emb_dim && D != s->emb_dim)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "embedding lengths differ: %d and %d", D,
+                            s->emb_dim);
+    if (D)
+        s->emb_dim = D;
     for (int64_t k = 0; k < pr->n_frames; k++) {
         const sleapc_pred_frame *fr = &pr->frames[k];
         const int64_t n_boxes = fr->n_boxes > 0 ? fr->n_boxes : 0;
-        const spill_frame rec = {fr->video, fr->frame_idx, fr->n, n_boxes};
+        const spill_frame rec = {fr->video, fr->frame_idx, fr->n, n_boxes, D};
         const size_t n = (size_t)fr->n, nb = (size_t)n_boxes;
         errno = 0;
         if (fwrite(&rec, sizeof rec, 1, s->f) != 1 ||
@@ -87,7 +97,9 @@ sleapc_status sleapc__spill_append(sleapc_results_spill *s, const sleapc_predict
                           s->f) != n ||
                    fwrite(pr->point_scores + fr->first * (int64_t)N, N * sizeof(float), n,
                           s->f) != n)) ||
-            (nb && fwrite(pr->boxes + fr->box_first, sizeof *pr->boxes, nb, s->f) != nb))
+            (nb && fwrite(pr->boxes + fr->box_first, sizeof *pr->boxes, nb, s->f) != nb) ||
+            (n && D &&
+             fwrite(pr->embeddings + fr->first * D, (size_t)D * sizeof(float), n, s->f) != n))
             return io_fail("cannot write", errno ? errno : EIO);
         s->n_frames++;
         s->n_insts += fr->n;
@@ -123,6 +135,9 @@ static sleapc_status spill_next(void *ctx, const sleapc_predictions **out)
     const size_t N = (size_t)s->n_nodes;
     b->n_frames = b->n_insts = b->n_boxes = 0;
     *out = b;
+    sleapc_status est = sleapc__results_set_emb_dim(b, s->emb_dim);
+    if (est)
+        return est;
     while (b->n_frames < BLOCK_FRAMES && b->n_insts < BLOCK_INSTS) {
         spill_frame rec;
         errno = 0;
@@ -131,7 +146,8 @@ static sleapc_status spill_next(void *ctx, const sleapc_predictions **out)
                 return SLEAPC_OK;
             return io_fail("cannot read", errno ? errno : EIO);
         }
-        if (rec.n < 0 || rec.n > INT32_MAX || rec.n_boxes < 0 || rec.n_boxes > INT32_MAX)
+        if (rec.n < 0 || rec.n > INT32_MAX || rec.n_boxes < 0 || rec.n_boxes > INT32_MAX ||
+            (rec.emb_dim != 0 && rec.emb_dim != s->emb_dim))
             return io_fail("cannot read", 0);
         sleapc_status st = sleapc__results_reserve(b, b->n_frames + 1, b->n_insts + rec.n);
         if (!st)
@@ -148,6 +164,12 @@ static sleapc_status spill_next(void *ctx, const sleapc_predictions **out)
         const size_t nb = (size_t)rec.n_boxes;
         if (nb && fread(b->boxes + b->n_boxes, sizeof *b->boxes, nb, s->f) != nb)
             return io_fail("cannot read", errno);
+        const size_t D = (size_t)b->emb_dim;
+        if (n && rec.emb_dim &&
+            fread(b->embeddings + (size_t)at * D, D * sizeof(float), n, s->f) != n)
+            return io_fail("cannot read", errno);
+        for (size_t i = 0; !rec.emb_dim && i < n * D; i++)
+            b->embeddings[(size_t)at * D + i] = NAN; /* rows reused from the last block */
         b->frames[b->n_frames++] =
             (sleapc_pred_frame){(int)rec.video, rec.frame_idx, at, rec.n, b->n_boxes, rec.n_boxes};
         b->n_insts += rec.n;
@@ -165,6 +187,8 @@ void sleapc__spill_source(sleapc_results_spill *s, const sleapc_predictions *hea
     sleapc_pred_instance *insts = b->insts;
     float *points = b->points, *scores = b->point_scores;
     sleapc_pred_box *boxes = b->boxes;
+    float *emb = b->embeddings;
+    const int emb_dim = b->emb_dim;
     const int64_t fcap = b->frames_cap, icap = b->insts_cap, bcap = b->boxes_cap;
     *b = *head;
     b->frames = frames;
@@ -172,6 +196,8 @@ void sleapc__spill_source(sleapc_results_spill *s, const sleapc_predictions *hea
     b->points = points;
     b->point_scores = scores;
     b->boxes = boxes;
+    b->embeddings = emb; /* spill_next sizes them to the spill's emb_dim */
+    b->emb_dim = emb_dim;
     b->frames_cap = fcap;
     b->insts_cap = icap;
     b->boxes_cap = bcap;
@@ -193,5 +219,6 @@ void sleapc__spill_close(sleapc_results_spill *s)
     sleapc__free(s->blk.points);
     sleapc__free(s->blk.point_scores);
     sleapc__free(s->blk.boxes);
+    sleapc__free(s->blk.embeddings);
     sleapc__free(s);
 }

@@ -1,7 +1,7 @@
 /* A run's results kept on disk instead of in memory: frames are appended as
- * fixed-size records (frame, its instances, their points and point scores)
- * to an unlinked temporary file, then read back in order, a bounded block
- * at a time. The memory a spill holds does not grow with the frames in it. */
+ * fixed-size records (frame, its instances, their points, point scores and
+ * embeddings) to an unlinked temporary file, then read back in order, a
+ * bounded block at a time. The memory a spill holds does not grow with the frames in it. */
 #ifndef SLEAPC_CORE_RESULTS_SPILL_H
 #define SLEAPC_CORE_RESULTS_SPILL_H
 

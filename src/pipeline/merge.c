@@ -5,6 +5,7 @@
  * request) are tracked again over the joined frames, as one run tracks. */
 #include "pipeline/merge.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,16 +136,26 @@ static sleapc_status join_frames(sleapc_predictions *in, const char *const *path
                               "(merge joins shards, each with its own frames)",
                               (long long)refs[r].frame_idx, refs[r].video,
                               paths[refs[r - 1].input], paths[refs[r].input]);
+    /* Embeddings: one length for all inputs that have them. */
+    size_t D = 0;
+    for (int i = 0; i < n && !st; i++) {
+        const size_t d = in[i].emb_dim > 0 && in[i].embeddings ? (size_t)in[i].emb_dim : 0;
+        if (d && D && d != D)
+            st = sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s: embeddings of length %zu, not %zu",
+                              paths[i], d, D);
+        D = d ? d : D;
+    }
     size_t N = (size_t)(out->n_nodes > 0 ? out->n_nodes : 1);
     sleapc_pred_frame *frames = NULL;
     sleapc_pred_instance *insts = NULL;
-    float *points = NULL, *scores = NULL;
+    float *points = NULL, *scores = NULL, *emb = NULL;
     if (!st) {
         frames = sleapc__calloc((size_t)n_frames + 1, sizeof *frames);
         insts = sleapc__calloc((size_t)n_insts + 1, sizeof *insts);
         points = sleapc__calloc(((size_t)n_insts + 1) * N * 2, sizeof *points);
         scores = sleapc__calloc(((size_t)n_insts + 1) * N, sizeof *scores);
-        if (!frames || !insts || !points || !scores)
+        emb = D ? sleapc__malloc(((size_t)n_insts + 1) * D * sizeof *emb) : NULL;
+        if (!frames || !insts || !points || !scores || (D && !emb))
             st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     }
     /* The header's track names are rebuilt from what the instances use. */
@@ -167,6 +178,9 @@ static sleapc_status join_frames(sleapc_predictions *in, const char *const *path
             memcpy(points + (size_t)q * N * 2, src->points + (size_t)s * N * 2,
                    N * 2 * sizeof *points);
             memcpy(scores + (size_t)q * N, src->point_scores + (size_t)s * N, N * sizeof *scores);
+            for (size_t e = 0; e < D; e++) /* NaN: an input without vectors */
+                emb[(size_t)q * D + e] =
+                    src->emb_dim > 0 && src->embeddings ? src->embeddings[(size_t)s * D + e] : NAN;
         }
     }
     sleapc__free(refs);
@@ -175,13 +189,17 @@ static sleapc_status join_frames(sleapc_predictions *in, const char *const *path
         sleapc__free(insts);
         sleapc__free(points);
         sleapc__free(scores);
+        sleapc__free(emb);
         return st;
     }
     sleapc__free(out->frames);
     sleapc__free(out->insts);
     sleapc__free(out->points);
     sleapc__free(out->point_scores);
+    sleapc__free(out->embeddings);
     out->frames = frames;
+    out->embeddings = emb;
+    out->emb_dim = (int)D;
     out->insts = insts;
     out->points = points;
     out->point_scores = scores;

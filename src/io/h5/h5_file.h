@@ -236,6 +236,7 @@ typedef struct sleapc_h5_write_opts {
     bool chunked;             /* chunked layout (required by unlimited and gzip) */
     const int64_t *chunk;     /* chunk shape; NULL = guessed the way h5py does */
     bool unlimited;           /* maxshape None on every axis, as h5py's maxshape=(None,) */
+    bool unlimited_first;     /* maxshape None on the first axis only: (None, D) */
     int gzip;                 /* 0 = none, 1..9 = deflate level */
 } sleapc_h5_write_opts;
 

@@ -53,7 +53,8 @@ static hid_t creation_plist(int ndim, const int64_t *shape, size_t fsize,
     /* No timestamps, so the same content always gives the same bytes. */
     if (H5Pset_obj_track_times(dcpl, 0) < 0)
         goto fail;
-    bool chunked = o && (o->chunked || o->unlimited || o->gzip > 0) && ndim > 0;
+    bool chunked =
+        o && (o->chunked || o->unlimited || o->unlimited_first || o->gzip > 0) && ndim > 0;
     for (int i = 0; chunked && i < ndim; i++)
         if (shape[i] == 0 && !o->unlimited && o->gzip <= 0)
             chunked = false;
@@ -101,7 +102,8 @@ sleapc_status sleapc__h5_new_dataset(sleapc_h5 *f, const char *dset, hid_t ftype
         if (shape[i] < 0)
             return sleapc__h5_fail(SLEAPC_ERR_INVALID_ARG, f, "write", dset, "negative shape");
         dims[i] = (hsize_t)shape[i];
-        maxd[i] = opts && opts->unlimited ? H5S_UNLIMITED : dims[i];
+        const bool grows = opts && (opts->unlimited || (opts->unlimited_first && i == 0));
+        maxd[i] = grows ? H5S_UNLIMITED : dims[i];
     }
     hid_t space = ndim == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(ndim, dims, maxd);
     hid_t dcpl = creation_plist(ndim, shape, ftype >= 0 ? H5Tget_size(ftype) : 1, opts);

@@ -115,6 +115,7 @@ static sleapc_status write_analysis_h5(const sleapc_predictions *head, sleapc_re
     sleapc__free(all.points);
     sleapc__free(all.point_scores);
     sleapc__free(all.boxes);
+    sleapc__free(all.embeddings);
     return st;
 }
 

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "io/predictions/predictions_read_impl.h"
 #include "io/slp/slp_read.h"
+#include "io/slp/slp_read_embeddings.h"
 
 /* See predictions_read_impl.h. */
 sleapc_status sleapc__pred_slp_header(const sleapc_slp *r, sleapc_predictions *pr, int64_t frames,
@@ -47,6 +48,11 @@ sleapc_status sleapc__pred_read_slp(const char *path, sleapc_predictions *pr,
     for (int64_t i = 0; i < r->n_instances; i++)
         n_pred += r->instances[i].predicted && r->instances[i].skeleton == 0;
     st = sleapc__pred_slp_header(r, pr, r->n_frames, n_pred);
+    sleapc_slp_embeddings emb = {0};
+    if (!st)
+        st = sleapc__slp_embeddings_read(r->h5, path, r->n_instances, &emb);
+    if (!st)
+        st = sleapc__results_set_emb_dim(pr, emb.dim);
     for (int64_t k = 0; !st && k < r->n_frames; k++) {
         const sleapc_slp_frame *f = &r->frames[k];
         sleapc_pred_frame *d = &pr->frames[pr->n_frames++];
@@ -60,6 +66,9 @@ sleapc_status sleapc__pred_read_slp(const char *path, sleapc_predictions *pr,
             if (!in->predicted || in->skeleton != 0)
                 continue;
             int64_t q = pr->n_insts++;
+            const float *v = sleapc__slp_embedding(&emb, f->first_instance + i);
+            if (v)
+                memcpy(pr->embeddings + q * emb.dim, v, (size_t)emb.dim * sizeof *v);
             sleapc_pred_instance *o = &pr->insts[q];
             o->score = in->score;
             o->track = in->track;
@@ -77,6 +86,7 @@ sleapc_status sleapc__pred_read_slp(const char *path, sleapc_predictions *pr,
         if (user && n_user_frames)
             (*n_user_frames)++;
     }
+    sleapc__slp_embeddings_free(&emb);
     sleapc__slp_close(r);
     return st;
 }

@@ -11,6 +11,7 @@
 #include "io/h5/h5_file.h"
 #include "io/predictions/predictions_read_impl.h"
 #include "io/slp/slp_read.h"
+#include "io/slp/slp_read_embeddings.h"
 #include "io/slp/slp_schema.h"
 
 #define FAIL_FORMAT(...) sleapc__fail(SLEAPC_ERR_FORMAT, "read labels: %s: " __VA_ARGS__)
@@ -20,9 +21,10 @@ struct sleapc_slp_blocks {
     int64_t block;  /* frames per block */
     int64_t n_rows; /* /frames rows */
     int64_t n_inst_rows, n_user_pts, n_pred_pts;
-    bool sparse;            /* video ids name video<N> groups (old packages) */
-    int64_t next;           /* the next /frames row */
-    sleapc_predictions blk; /* header borrowed from the reader's head */
+    bool sparse;               /* video ids name video<N> groups (old packages) */
+    int64_t next;              /* the next /frames row */
+    sleapc_predictions blk;    /* header borrowed from the reader's head */
+    sleapc_slp_embeddings emb; /* the whole group: vectors are read at once */
 };
 
 /* A block's rows of the three tables it reads. */
@@ -157,6 +159,9 @@ static sleapc_status read_block(sleapc_slp_blocks *b, int64_t first, int64_t n)
             if (!wanted(in))
                 continue;
             const int64_t q = pr->n_insts++;
+            const float *v = sleapc__slp_embedding(&b->emb, (int64_t)i);
+            for (int j = 0; j < pr->emb_dim; j++)
+                pr->embeddings[q * pr->emb_dim + j] = v ? v[j] : NAN; /* rows are reused */
             pr->insts[q] = (sleapc_pred_instance){.score = in->score,
                                                   .track = in->track,
                                                   .tracking_score = in->tracking_score,
@@ -258,6 +263,8 @@ sleapc_status sleapc__pred_slp_blocks_open(const char *path, int64_t block_frame
     int64_t n_insts = 0, n_user = 0;
     if (!st)
         st = count(b, &n_insts, &n_user, in_order);
+    if (!st)
+        st = sleapc__slp_embeddings_read(b->r->h5, path, b->n_inst_rows, &b->emb);
     /* Sparse ids are group numbers, not the videos' order. */
     *in_order = *in_order && !b->sparse;
     if (st) {
@@ -265,6 +272,7 @@ sleapc_status sleapc__pred_slp_blocks_open(const char *path, int64_t block_frame
         return st;
     }
     /* The blocks show head's header; their arrays are their own. */
+    head->emb_dim = b->emb.dim;
     b->blk = sleapc__results_header(head);
     if (n_user_frames)
         *n_user_frames = n_user;
@@ -282,5 +290,7 @@ void sleapc__pred_slp_blocks_close(sleapc_slp_blocks *b)
     sleapc__free(b->blk.insts);
     sleapc__free(b->blk.points);
     sleapc__free(b->blk.point_scores);
+    sleapc__free(b->blk.embeddings);
+    sleapc__slp_embeddings_free(&b->emb);
     sleapc__free(b);
 }

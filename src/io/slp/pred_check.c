@@ -42,7 +42,8 @@ sleapc_status sleapc__predictions_check(const sleapc_predictions *pr, const char
     if (st)
         return st;
     if (pr->n_frames < 0 || (pr->n_frames > 0 && !pr->frames) || pr->n_insts < 0 ||
-        (pr->n_insts > 0 && (!pr->insts || !pr->points || !pr->point_scores)))
+        (pr->n_insts > 0 && (!pr->insts || !pr->points || !pr->point_scores)) ||
+        pr->emb_dim < 0)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s: bad frame or instance arrays", action);
     for (int64_t k = 0; k < pr->n_frames; k++) {
         const sleapc_pred_frame *fr = &pr->frames[k];

@@ -3,7 +3,8 @@
  * predictions it wrote): the same dataset names, creation order, dtypes,
  * string kinds, chunking and attributes, format_id 1.4 (2.5 with
  * identities, slp_write_identity.c; 2.0 with boxes, 2.7 with their
- * categories, slp_write_bbox.c). The file appears atomically (temporary
+ * categories, slp_write_bbox.c; 2.5 with embeddings,
+ * slp_write_embeddings.c). The file appears atomically (temporary
  * file + rename). */
 #include <math.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "io/slp/slp_json.h"
 #include "io/slp/slp_schema.h"
 #include "io/slp/slp_write_bbox.h"
+#include "io/slp/slp_write_embeddings.h"
 #include "io/slp/slp_write.h"
 #include "io/slp/slp_write_identity.h"
 #include "io/slp/slp_write_json.h"
@@ -255,8 +257,9 @@ sleapc_status sleapc__predictions_write_slp_from(const sleapc_predictions *pr,
     if (st)
         return st;
     /* sleap-io write_labels order: videos, tracks, identities, categories,
-     * suggestions, sessions, metadata, the tables, then the boxes. */
-    bool identities = false;
+     * embeddings, suggestions, sessions, metadata, the tables, then the
+     * boxes. */
+    bool identities = false, embeddings = false;
     sleapc_slp_boxes boxes;
     st = sleapc__slp_boxes_collect(pr, src, &boxes);
     if (!st)
@@ -268,6 +271,8 @@ sleapc_status sleapc__predictions_write_slp_from(const sleapc_predictions *pr,
     if (!st)
         st = sleapc__slp_write_box_categories(f, &boxes);
     if (!st)
+        st = sleapc__slp_write_embeddings(f, src, &embeddings);
+    if (!st)
         st = write_rows(f, "suggestions_json", NULL, 0);
     if (!st)
         st = write_rows(f, "sessions_json", NULL, 0);
@@ -275,6 +280,8 @@ sleapc_status sleapc__predictions_write_slp_from(const sleapc_predictions *pr,
     double format_id = boxes.n > 0 ? SLEAPC_SLP_FORMAT_ID_BBOX : SLEAPC_SLP_FORMAT_ID;
     if (identities)
         format_id = fmax(format_id, SLEAPC_SLP_FORMAT_ID_IDENTITY);
+    if (embeddings)
+        format_id = fmax(format_id, SLEAPC_SLP_FORMAT_ID_EMBEDDING);
     if (boxes.n_categorized > 0)
         format_id = fmax(format_id, SLEAPC_SLP_FORMAT_ID_CATEGORY);
     if (!st)

@@ -15,19 +15,20 @@ static sleapc_status compact_frame(sleapc_predictions *pr, sleapc_pred_frame *f,
                                    const bool *drop, const int *order, int n_order)
 {
     const int64_t N = pr->n_nodes;
+    const int64_t D = pr->emb_dim > 0 && pr->embeddings ? pr->emb_dim : 0;
     /* gather the kept instances (in `order` when given) into scratch, then
      * copy back over the frame's own range */
     int64_t m = 0;
     const int64_t n = order ? n_order : f->n;
     const size_t cap = (size_t)(n > 0 ? n : 1);
     sleapc_pred_instance *tmp_i = sleapc__malloc(cap * sizeof *tmp_i);
-    float *tmp_p = sleapc__malloc(cap * (size_t)N * 3 * sizeof(float));
+    float *tmp_p = sleapc__malloc(cap * (size_t)(N * 3 + D + 1) * sizeof(float));
     if (!tmp_i || !tmp_p) {
         sleapc__free(tmp_i);
         sleapc__free(tmp_p);
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     }
-    float *tmp_s = tmp_p + n * N * 2;
+    float *tmp_s = tmp_p + n * N * 2, *tmp_e = tmp_s + n * N;
     for (int64_t k = 0; k < n; k++) {
         const int64_t src = order ? order[k] : k;
         if (!order && drop[src])
@@ -36,6 +37,8 @@ static sleapc_status compact_frame(sleapc_predictions *pr, sleapc_pred_frame *f,
         tmp_i[m] = pr->insts[at];
         memcpy(tmp_p + m * N * 2, pr->points + at * N * 2, (size_t)N * 2 * sizeof(float));
         memcpy(tmp_s + m * N, pr->point_scores + at * N, (size_t)N * sizeof(float));
+        if (D)
+            memcpy(tmp_e + m * D, pr->embeddings + at * D, (size_t)D * sizeof(float));
         m++;
     }
     for (int64_t k = 0; k < m; k++) {
@@ -43,6 +46,8 @@ static sleapc_status compact_frame(sleapc_predictions *pr, sleapc_pred_frame *f,
         pr->insts[at] = tmp_i[k];
         memcpy(pr->points + at * N * 2, tmp_p + k * N * 2, (size_t)N * 2 * sizeof(float));
         memcpy(pr->point_scores + at * N, tmp_s + k * N, (size_t)N * sizeof(float));
+        if (D)
+            memcpy(pr->embeddings + at * D, tmp_e + k * D, (size_t)D * sizeof(float));
     }
     sleapc__free(tmp_i);
     sleapc__free(tmp_p);
@@ -54,6 +59,7 @@ static sleapc_status compact_frame(sleapc_predictions *pr, sleapc_pred_frame *f,
 static void pack_frames(sleapc_predictions *pr)
 {
     const int64_t N = pr->n_nodes;
+    const int64_t D = pr->emb_dim > 0 && pr->embeddings ? pr->emb_dim : 0;
     int64_t at = 0;
     for (int64_t k = 0; k < pr->n_frames; k++) {
         sleapc_pred_frame *f = &pr->frames[k];
@@ -63,6 +69,9 @@ static void pack_frames(sleapc_predictions *pr)
                     (size_t)(f->n * N * 2) * sizeof(float));
             memmove(pr->point_scores + at * N, pr->point_scores + f->first * N,
                     (size_t)(f->n * N) * sizeof(float));
+            if (D)
+                memmove(pr->embeddings + at * D, pr->embeddings + f->first * D,
+                        (size_t)(f->n * D) * sizeof(float));
         }
         f->first = at;
         at += f->n;

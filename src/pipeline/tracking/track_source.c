@@ -40,6 +40,8 @@ sleapc_status sleapc__track_copy_block(const sleapc_predictions *b, sleapc_predi
         memcpy(dst->insts, b->insts, (size_t)b->n_insts * sizeof *b->insts);
         memcpy(dst->points, b->points, (size_t)(b->n_insts * N * 2) * sizeof(float));
         memcpy(dst->point_scores, b->point_scores, (size_t)(b->n_insts * N) * sizeof(float));
+        if ((st = sleapc__results_copy_emb(dst, 0, b, 0, b->n_insts)))
+            return st;
     }
     dst->n_frames = b->n_frames;
     dst->n_insts = b->n_insts;

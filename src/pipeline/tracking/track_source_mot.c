@@ -196,6 +196,8 @@ static sleapc_status append_frame(sleapc_predictions *dst, const sleapc_predicti
     one.insts = src->insts + f->first;
     one.points = src->points + f->first * src->n_nodes * 2;
     one.point_scores = src->point_scores + f->first * src->n_nodes;
+    if (src->emb_dim > 0 && src->embeddings)
+        one.embeddings = src->embeddings + f->first * src->emb_dim;
     one.n_insts = f->n;
     const int64_t frame_idx = f->frame_idx;
     return sleapc__results_append(dst, &one, f->video, &frame_idx);
@@ -245,6 +247,9 @@ static void compact_pending(mot_source *m)
             (size_t)((pr->n_insts - ni) * K * 2) * sizeof *pr->points);
     memmove(pr->point_scores, pr->point_scores + ni * K,
             (size_t)((pr->n_insts - ni) * K) * sizeof *pr->point_scores);
+    if (pr->emb_dim > 0 && pr->embeddings)
+        memmove(pr->embeddings, pr->embeddings + ni * pr->emb_dim,
+                (size_t)((pr->n_insts - ni) * pr->emb_dim) * sizeof *pr->embeddings);
     pr->n_frames -= nf;
     pr->n_insts -= ni;
     m->pending_head = 0;

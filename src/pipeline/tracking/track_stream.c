@@ -139,6 +139,8 @@ sleapc_status sleapc__track_stream_block(sleapc_track_stream *ts, const sleapc_p
                    (size_t)(N * 2) * sizeof(float));
             memcpy(out->point_scores + dst * N, in->point_scores + src * N,
                    (size_t)N * sizeof(float));
+            if ((st = sleapc__results_copy_emb(out, dst, in, src, 1)))
+                return st;
         }
     }
     return st;
