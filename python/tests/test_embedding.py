@@ -8,12 +8,12 @@ import pytest
 
 import sleapc
 
-h5py = pytest.importorskip("h5py")
 FAMILIES = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "goldens",
                         "sleapnn-0.3.5-families")
 
 
 def test_embed_matches_sleap_nn(data, tmp_path, monkeypatch):
+    h5py = pytest.importorskip("h5py")
     monkeypatch.chdir(data(""))  # the detections name their video relative to the data root
     out = sleapc.embed(os.path.join(FAMILIES, "models", "embedding"),
                        "sleapnn-0.3.5/predict/topdown__centered_pair__video_f0000-0019/pred.slp",

@@ -17,6 +17,7 @@
 #include "../../tools/cli/progress.c"
 #include "../../tools/cli/predict_inputs.c"
 #include "../../tools/cli/predict_options.c"
+#include "../../tools/cli/predict_embed.c"
 #include "../../tools/cli/predict_outputs.c"
 #include "../../tools/cli/predict_run.c"
 #include "../../tools/cli/predict_usage.c"

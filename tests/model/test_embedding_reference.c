@@ -190,7 +190,7 @@ static void check_predictor_refuses(void)
     sleapc_predictor *p = NULL;
     sleapc_status st = sleapc_predictor_create(paths, 1, &o, &p);
     CHECK(st != SLEAPC_OK && p == NULL);
-    CHECK_MSG(strstr(sleapc_last_error(), "embedding models are read but sleapc does not crop") !=
+    CHECK_MSG(strstr(sleapc_last_error(), "it embeds the detections of a .slp") !=
                   NULL,
               "message \"%s\"", sleapc_last_error());
     if (p)

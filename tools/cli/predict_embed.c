@@ -12,7 +12,7 @@
 /* sleap-nn's _EMBEDDING_DEFAULT_CROP_BATCH. */
 #define CROP_BATCH 64
 
-static const char *base_name(const char *p)
+static const char *embed_input_name(const char *p)
 {
     const char *s = strrchr(p, '/');
     return s ? s + 1 : p;
@@ -24,7 +24,7 @@ static int output_for(const cli_predict_args *a, const char *input, char *out, s
     if (a->output)
         n = snprintf(out, cap, "%s", a->output);
     else if (a->output_dir)
-        n = snprintf(out, cap, "%s/%s.embeddings.slp", a->output_dir, base_name(input));
+        n = snprintf(out, cap, "%s/%s.embeddings.slp", a->output_dir, embed_input_name(input));
     else
         n = snprintf(out, cap, "%s.embeddings.slp", input);
     return n < 0 || (size_t)n >= cap ? cli_error("output path too long for %s", input) : 0;
