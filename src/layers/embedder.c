@@ -52,7 +52,7 @@ static sleapc_status check_model(const sleapc_model *m)
     const sleapc_model_config *cfg = &m->cfg;
     if (cfg->model_type != SLEAPC_MODEL_TYPE_EMBEDDING)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s is a %s model, not an embedding (re-ID) model",
-                            m->dir, sleapc_model_type_name(cfg->model_type));
+                            m->dir, sleapc__model_type_name(cfg->model_type));
     if (cfg->embedding.mask_mode)
         return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
                             "%s: the model embeds masks (detection_mode: mask); sleapc reads no "
