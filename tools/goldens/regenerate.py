@@ -2,7 +2,7 @@
 """Regenerate the sleap-nn reference data the tests read.
 
     V/bin/python tools/goldens/regenerate.py --data ../shared/data --out OUTDIR \
-        [--only frames,exports,predict,tracking,eval,families] [--cases SUBSTR,...]
+        [--only frames,exports,predict,tracking,eval,families,appearance] [--cases SUBSTR,...]
 
 OUTDIR gets the layout of `shared/data/sleapnn-<version>/` (frames/, exports/,
 predict/, tracking/, eval/) and software.json with every package version.
@@ -19,7 +19,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-KINDS = ["frames", "exports", "predict", "tracking", "eval", "families"]
+KINDS = ["frames", "exports", "predict", "tracking", "eval", "families", "appearance"]
 
 
 def parse_args(argv=None):
@@ -81,6 +81,8 @@ def main(argv=None):
                 import tracking as mod
             elif kind == "families":
                 import families as mod
+            elif kind == "appearance":
+                import appearance as mod
             else:
                 import eval as mod
             summary.update(mod.run(stage, args))
