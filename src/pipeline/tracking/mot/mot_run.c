@@ -11,6 +11,15 @@
 #include "pipeline/tracking/mot/mot_link.h"
 #include "pipeline/tracking/mot/mot_tracker.h"
 
+/* Whether any instance of pr has a re-ID vector (a finite first element). */
+static bool has_vectors(const sleapc_predictions *pr)
+{
+    for (int64_t i = 0; pr->emb_dim > 0 && pr->embeddings && i < pr->n_insts; i++)
+        if (isfinite(pr->embeddings[i * pr->emb_dim]))
+            return true;
+    return false;
+}
+
 sleapc_status sleapc__mot_check_supported(const sleapc_mot_params *p, int n_nodes)
 {
     if (p->tracker != SLEAPC_MOT_SORT && p->tracker != SLEAPC_MOT_OCSORT &&
@@ -108,6 +117,11 @@ static sleapc_status track_video(sleapc_predictions *pr, const frame_key *perm, 
     *name_offset += T.next_public;
     sleapc__mot_tracker_free(&T);
     /* identity linking: offline, over the whole video's tracks */
+    if (!st && sleapc__mot_params_link(p) && has_vectors(pr))
+        sleapc__log(SLEAPC_LOG_WARN,
+                    "tracking: the detections carry re-ID vectors, but sleapc links tracklets "
+                    "by position only; sleap-nn 0.3.5 links them by appearance, so the "
+                    "identities can differ from its");
     if (!st && sleapc__mot_params_link(p))
         st = sleapc__mot_link(&v, p, &cal, label, tscore);
     if (st)
