@@ -11,7 +11,8 @@
  * named (the test_embedding_reference_vulkan re-run). This small model's
  * vectors barely move with the input's scale (the input divided by 255, as
  * the pose models' graphs do to a float image over 1, is 9.4e-6 off), so
- * native's are also held to 1e-6 (measured: 9e-8).
+ * the CPU backends' are also held to 1e-6 (measured: native 8.9e-8, oneDNN
+ * 3.0e-8, XNNPACK 8.9e-8; Vulkan on lavapipe 1.2e-7).
  * An unknown pool is refused naming the key; the predictor refuses the model. */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -139,7 +140,7 @@ static double backend_vectors(const struct sleapc_backend_factory *f, const slea
     return worst;
 }
 
-/* Every usable backend on the reference crops; native also within 1e-6.
+/* Every usable backend on the reference crops; the CPU ones also within 1e-6.
  * Returns how many ran. */
 static int check_vectors(const sleapc_model *m)
 {
@@ -163,9 +164,10 @@ static int check_vectors(const sleapc_model *m)
         }
         double worst = backend_vectors(f, m, &x, want);
         n_run++;
-        if (strcmp(f->name, "native") == 0)
-            CHECK_MSG(worst <= TOL_STRICT, "worst difference %.3g > %.0e (input scaled?)", worst,
-                      TOL_STRICT);
+        /* A GPU's pow and division may round more loosely than libm's. */
+        if (strcmp(f->name, "vulkan") != 0)
+            CHECK_MSG(worst <= TOL_STRICT, "%s: worst difference %.3g > %.0e (input scaled?)",
+                      f->name, worst, TOL_STRICT);
     }
     free(x.data);
     return n_run;

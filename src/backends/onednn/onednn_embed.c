@@ -54,9 +54,8 @@ static sleapc_status as_plain_f32(onednn_state *s, int v, int ndims, const int64
     dnnl_dims_t d = {0};
     for (int k = 0; k < ndims; k++)
         d[k] = dims[k];
-    sleapc_status st = sleapc__onednn_check(dnnl_memory_desc_init_by_tag(&md, ndims, d, dnnl_f32,
-                                                                         tag),
-                                            "describe memory", name);
+    sleapc_status st = sleapc__onednn_check(
+        dnnl_memory_desc_init_by_tag(&md, ndims, d, dnnl_f32, tag), "describe memory", name);
     return st ? st : sleapc__onednn_value_as(s, v, &md, name, out);
 }
 
@@ -64,10 +63,10 @@ static sleapc_status eltwise(onednn_state *s, const char *name, int v, dnnl_alg_
                              float alpha, float beta, int *out)
 {
     dnnl_eltwise_desc_t d;
-    sleapc_status st = sleapc__onednn_check(
-        dnnl_eltwise_forward_desc_init(&d, dnnl_forward_inference, alg, &s->plan.values[v].md,
-                                       alpha, beta),
-        "describe eltwise", name);
+    sleapc_status st =
+        sleapc__onednn_check(dnnl_eltwise_forward_desc_init(&d, dnnl_forward_inference, alg,
+                                                            &s->plan.values[v].md, alpha, beta),
+                             "describe eltwise", name);
     return st ? st : add_step(s, name, &d, "plan eltwise", v, DNNL_ARG_SRC, out);
 }
 
@@ -81,8 +80,9 @@ static sleapc_status lower_gempool(onednn_state *s, int i)
     sleapc_status st = as_plain_f32(s, v, 4, si, dnnl_nchw, n->name, &v);
     float p = 1.0f;
     if (n->weight)
-        p = n->weight[0] < GEM_P_MIN ? GEM_P_MIN : n->weight[0] > GEM_P_MAX ? GEM_P_MAX
-                                                                              : n->weight[0];
+        p = n->weight[0] < GEM_P_MIN   ? GEM_P_MIN
+            : n->weight[0] > GEM_P_MAX ? GEM_P_MAX
+                                       : n->weight[0];
     if (!st && n->weight)
         st = eltwise(s, n->name, v, dnnl_eltwise_clip, n->eps, FLT_MAX, &v);
     if (!st && n->weight && p != 1.0f)
@@ -113,8 +113,7 @@ static sleapc_status lower_l2norm(onednn_state *s, int i)
     int x = s->plan.node_value[n->inputs[0]];
     int rank = s->plan.values[x].md.ndims == 4 ? 4 : 2;
     int64_t dims[4] = {s->plan.values[x].md.dims[0], n->c_in, 1, 1};
-    sleapc_status st = as_plain_f32(s, x, rank, dims, rank == 4 ? dnnl_nchw : dnnl_nc, n->name,
-                                    &x);
+    sleapc_status st = as_plain_f32(s, x, rank, dims, rank == 4 ? dnnl_nchw : dnnl_nc, n->name, &x);
     dnnl_memory_desc_t norm_md, dst_md;
     dnnl_dims_t nd = {dims[0], 1, 1, 1}, dd = {dims[0], dims[1], 1, 1};
     dnnl_format_tag_t tag = rank == 4 ? dnnl_nchw : dnnl_nc;
@@ -139,8 +138,7 @@ static sleapc_status lower_l2norm(onednn_state *s, int i)
     dnnl_primitive_attr_t attr = NULL;
     dnnl_primitive_desc_t pd = NULL;
     if (!st)
-        st = sleapc__onednn_check(dnnl_binary_desc_init(&bd, dnnl_binary_div,
-                                                        &s->plan.values[x].md,
+        st = sleapc__onednn_check(dnnl_binary_desc_init(&bd, dnnl_binary_div, &s->plan.values[x].md,
                                                         &s->plan.values[norm].md, &dst_md),
                                   "describe binary", n->name);
     if (!st)

@@ -21,8 +21,7 @@
 static bool tail_op(const sleapc_node *n)
 {
     return n->op == SLEAPC_OP_GLOBAL_GEMPOOL || n->op == SLEAPC_OP_L2NORM ||
-           (n->op == SLEAPC_OP_LINEAR &&
-            (n->act == SLEAPC_ACT_NONE || n->act == SLEAPC_ACT_RELU));
+           (n->op == SLEAPC_OP_LINEAR && (n->act == SLEAPC_ACT_NONE || n->act == SLEAPC_ACT_RELU));
 }
 
 sleapc_status sleapc__xnnpack_tail_find(const sleapc_graph *g, xnnpack_tail *out)
@@ -38,8 +37,8 @@ sleapc_status sleapc__xnnpack_tail_find(const sleapc_graph *g, xnnpack_tail *out
         const sleapc_node *n = &g->nodes[i];
         if (!tail_op(n))
             return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
-                                "node %s: op %s after a gempool / l2norm is not supported",
-                                n->name, sleapc__op_name(n->op));
+                                "node %s: op %s after a gempool / l2norm is not supported", n->name,
+                                sleapc__op_name(n->op));
         if (n->op == SLEAPC_OP_LINEAR && (!n->weight || n->c_in < 1 || n->c_out < 1))
             return sleapc__fail(SLEAPC_ERR_FORMAT, "node %s: linear without weights or channels",
                                 n->name);
@@ -59,8 +58,7 @@ sleapc_status sleapc__xnnpack_tail_find(const sleapc_graph *g, xnnpack_tail *out
 }
 
 sleapc_status sleapc__xnnpack_tail_plan(const sleapc_graph *g, const xnnpack_tail *t,
-                                        const int64_t (*shapes)[4], float **buf,
-                                        int64_t *offsets)
+                                        const int64_t (*shapes)[4], float **buf, int64_t *offsets)
 {
     int64_t total = 0;
     const int64_t *sc = shapes[t->cut];
