@@ -102,6 +102,9 @@ sleapc_status sleapc__onednn_node_supported(const sleapc_graph *g, int i);
 /* Lower node i (i > 0) into steps of the plan being built. */
 sleapc_status sleapc__onednn_lower_node(onednn_state *s, int i);
 
+/* Lower a GLOBAL_GEMPOOL or L2NORM node (onednn_embed.c). */
+sleapc_status sleapc__onednn_lower_embed(onednn_state *s, int i);
+
 /* Build the plan for (B, in_channels, H, W), replacing any previous one. On
  * failure no plan is left. */
 sleapc_status sleapc__onednn_plan_build(onednn_state *s, const int64_t shape[4]);

@@ -34,6 +34,8 @@ sleapc_status sleapc__onednn_node_supported(const sleapc_graph *g, int i)
     case SLEAPC_OP_RESIZE_LIKE:
     case SLEAPC_OP_CONCAT:
     case SLEAPC_OP_GLOBAL_MAXPOOL:
+    case SLEAPC_OP_GLOBAL_GEMPOOL:
+    case SLEAPC_OP_L2NORM:
         break;
     default:
         ok = false;
@@ -388,6 +390,9 @@ sleapc_status sleapc__onednn_lower_node(onednn_state *s, int i)
         return lower_concat(s, i);
     case SLEAPC_OP_LINEAR:
         return lower_linear(s, i);
+    case SLEAPC_OP_GLOBAL_GEMPOOL:
+    case SLEAPC_OP_L2NORM:
+        return sleapc__onednn_lower_embed(s, i);
     default:
         return sleapc__onednn_node_supported(s->g, i);
     }

@@ -16,13 +16,13 @@ static vk_plan *slot(vk_async *a, vk_plan *first, int i)
 }
 
 sleapc_status sleapc__vk_async_submit(vk_context *ctx, vk_async *a, vk_plan *first,
-                                      const sleapc_tensor *x, int in_c)
+                                      const sleapc_tensor *x, int in_c, bool as_is)
 {
     vk_plan *p = slot(a, first, a->next);
     if (a->n >= 2 || !p->cmd)
         return sleapc__fail(SLEAPC_ERR_STATE, "vulkan: submit: %s",
                             a->n >= 2 ? "two runs in flight" : "no plan");
-    sleapc_status st = sleapc__vk_input_fill(p->in.map, x, in_c);
+    sleapc_status st = sleapc__vk_input_fill(p->in.map, x, in_c, as_is);
     if (st)
         return st;
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,

@@ -18,7 +18,7 @@ typedef struct vk_async {
 /* Fill slot a->next's input with x and submit its commands; no wait. Both
  * plans must be made for x's shape and fewer than two in flight. */
 sleapc_status sleapc__vk_async_submit(vk_context *ctx, vk_async *a, vk_plan *first,
-                                      const sleapc_tensor *x, int in_c);
+                                      const sleapc_tensor *x, int in_c, bool as_is);
 /* Wait for the oldest submitted run; *done: its plan, whose outputs are
  * read as a forward's are. A failed run is dropped all the same. */
 sleapc_status sleapc__vk_async_collect(vk_context *ctx, vk_async *a, vk_plan *first,

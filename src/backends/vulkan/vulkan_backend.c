@@ -268,7 +268,7 @@ static sleapc_status vulkan_forward(sleapc_backend *be, const sleapc_tensor *x,
         if (st)
             return st;
     }
-    st = sleapc__vk_input_fill(vs->plan.in.map, x, g->in_channels);
+    st = sleapc__vk_input_fill(vs->plan.in.map, x, g->in_channels, g->input_as_is);
     if (!st)
         st = sleapc__vk_submit_wait(&vs->ctx, vs->plan.cmd, vs->plan.fence);
     vs->last = &vs->plan;
@@ -367,7 +367,8 @@ static sleapc_status vulkan_submit(sleapc_backend *be, const sleapc_tensor *x)
         if (st)
             return st;
     }
-    return sleapc__vk_async_submit(&vs->ctx, &vs->async, &vs->plan, x, g->in_channels);
+    return sleapc__vk_async_submit(&vs->ctx, &vs->async, &vs->plan, x, g->in_channels,
+                                   g->input_as_is);
 }
 
 static sleapc_status vulkan_collect(sleapc_backend *be, sleapc_tensor_map *out)
@@ -444,6 +445,12 @@ static sleapc_status vulkan_create(const sleapc_graph *g, const sleapc_backend_o
     sleapc_status st = sleapc__vk_check_graph(g);
     if (st)
         return st;
+    /* Measured on the reference crops: binary16 values put an embedding's
+     * vectors 3e-4 from sleap-nn's, thirty times the 1e-5 they are held to. */
+    if (g->input_as_is && opts->precision == SLEAPC_PRECISION_FP16)
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                            "vulkan: fp16 is not supported for an embedding model (its vectors "
+                            "are 3e-4 off in fp16); use fp32");
     sleapc_backend *be = sleapc__calloc(1, sizeof *be);
     vulkan_state *vs = sleapc__calloc(1, sizeof *vs);
     if (!be || !vs) {

@@ -101,6 +101,8 @@ typedef enum vk_kernel {
     VK_K_PEAKS_LOCAL_SCAN,
     VK_K_PEAKS_LOCAL_WRITE,
     VK_K_SAMPLE_CELLS, /* vulkan_sample.h */
+    VK_K_GLOBAL_GEMPOOL,
+    VK_K_L2NORM,
     VK_K_COUNT
 } vk_kernel;
 

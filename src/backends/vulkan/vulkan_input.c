@@ -22,10 +22,10 @@ void sleapc__vk_input_init(void *map, uint64_t bytes, int in_c)
     words[VK_INPUT_SRC_C] = (uint32_t)in_c;
 }
 
-sleapc_status sleapc__vk_input_fill(void *map, const sleapc_tensor *x, int in_c)
+sleapc_status sleapc__vk_input_fill(void *map, const sleapc_tensor *x, int in_c, bool as_is)
 {
     uint32_t *words = map;
-    if (x->dtype == SLEAPC_DTYPE_U8) {
+    if (x->dtype == SLEAPC_DTYPE_U8 && !as_is) {
         words[VK_INPUT_MODE] = 0;
         words[VK_INPUT_SRC_C] = (uint32_t)x->shape[1];
         memcpy(words + VK_INPUT_DATA, x->data,
@@ -33,5 +33,5 @@ sleapc_status sleapc__vk_input_fill(void *map, const sleapc_tensor *x, int in_c)
         return SLEAPC_OK;
     }
     words[VK_INPUT_MODE] = 1;
-    return sleapc__graph_input_prepare(x, in_c, (float *)(words + VK_INPUT_DATA));
+    return sleapc__graph_input_prepare_as(x, in_c, as_is, (float *)(words + VK_INPUT_DATA));
 }

@@ -3,10 +3,12 @@
  * of the float32 bytes) and are normalised and channel-converted on the
  * device; float32 inputs (legacy models) are prepared on the host, since
  * sleap-nn divides them by 255 only when the batch's maximum exceeds 1, and
- * the shader copies them. */
+ * the shader copies them; so are the inputs of a graph that takes them as
+ * they are. */
 #ifndef SLEAPC_BACKENDS_VULKAN_INPUT_H
 #define SLEAPC_BACKENDS_VULKAN_INPUT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sleapc/tensor.h"
@@ -29,7 +31,9 @@ uint64_t sleapc__vk_input_bytes(const int64_t shape[4]);
  * (a warmup runs on zeros). */
 void sleapc__vk_input_init(void *map, uint64_t bytes, int in_c);
 
-/* Put x (checked by sleapc__graph_input_check) into the mapped buffer. */
-sleapc_status sleapc__vk_input_fill(void *map, const sleapc_tensor *x, int in_c);
+/* Put x (checked by sleapc__graph_input_check) into the mapped buffer.
+ * as_is (the graph's input_as_is: an embedding model's standardized crop):
+ * prepared on the host, never divided by 255, whatever its type. */
+sleapc_status sleapc__vk_input_fill(void *map, const sleapc_tensor *x, int in_c, bool as_is);
 
 #endif

@@ -43,6 +43,8 @@ static shader_code shader_of(vk_kernel k, bool fp16)
     case VK_K_PEAKS_LOCAL_SCAN: return CODE(peaks_local_scan);
     case VK_K_PEAKS_LOCAL_WRITE: return CODE(peaks_local_write);
     case VK_K_SAMPLE_CELLS: return CODE(sample_cells);
+    case VK_K_GLOBAL_GEMPOOL: return CODE(global_gempool);
+    case VK_K_L2NORM: return CODE(l2norm);
     case VK_K_COUNT: break;
     }
 #undef CODE

@@ -144,6 +144,25 @@ static void record_node(recorder *r, int i)
         dispatch(r, i, VK_K_GLOBAL_MAXPOOL, pc, sizeof pc, div_up(pc[0], 64), 1, 1);
         break;
     }
+    case SLEAPC_OP_GLOBAL_GEMPOOL: {
+        /* p clamped here as the native kernel clamps it (GEM_P_MIN, GEM_P_MAX). */
+        float gp = n->weight ? n->weight[0] : 1.0f;
+        struct {
+            int32_t planes, plane_size, has_p;
+            float p, eps;
+        } pc = {(int32_t)(s[0] * s[1]), (int32_t)(s[2] * s[3]), n->weight ? 1 : 0,
+                gp < 1.0f ? 1.0f : gp > 6.0f ? 6.0f : gp, n->eps};
+        dispatch(r, i, VK_K_GLOBAL_GEMPOOL, &pc, sizeof pc, div_up(pc.planes, 64), 1, 1);
+        break;
+    }
+    case SLEAPC_OP_L2NORM: {
+        struct {
+            int32_t rows, n;
+            float eps;
+        } pc = {(int32_t)s[0], (int32_t)s[1], n->eps};
+        dispatch(r, i, VK_K_L2NORM, &pc, sizeof pc, div_up(s[0], 64), 1, 1);
+        break;
+    }
     case SLEAPC_OP_LINEAR: {
         int32_t pc[4] = {(int32_t)s[0], n->c_in, n->c_out, shader_act(r->g, i)};
         dispatch(r, i, VK_K_LINEAR, pc, sizeof pc, div_up(s[0] * n->c_out, 64), 1, 1);

@@ -9,10 +9,6 @@
 
 sleapc_status sleapc__vk_check_graph(const sleapc_graph *g)
 {
-    if (g->input_as_is) /* the input shader divides by 255 */
-        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
-                            "vulkan: a graph that takes its input as it is (an embedding "
-                            "model's) is not supported by the vulkan backend yet");
     for (int i = 0; i < g->n_nodes; i++) {
         const sleapc_node *n = &g->nodes[i];
         switch (n->op) {
@@ -22,6 +18,8 @@ sleapc_status sleapc__vk_check_graph(const sleapc_graph *g)
         case SLEAPC_OP_RESIZE_LIKE:
         case SLEAPC_OP_CONCAT:
         case SLEAPC_OP_GLOBAL_MAXPOOL:
+        case SLEAPC_OP_GLOBAL_GEMPOOL: /* p goes up as a push constant */
+        case SLEAPC_OP_L2NORM:
         case SLEAPC_OP_PATCHES:
         case SLEAPC_OP_LAYERNORM:
         case SLEAPC_OP_SCALE_ADD:

@@ -4,7 +4,8 @@
  * and writes buffers fixed at that plan, so a forward only converts the input
  * to NHWC, invokes the runtime, applies the sigmoid of sigmoid heads (see
  * sleapc__sigmoid_on_host) and converts the maps back to NCHW: no heap
- * calls. */
+ * calls. An embedding graph's tail (GeM, dense layers, L2 norm) then runs on
+ * the host on the runtime's one output (xnnpack_tail.c). */
 #include "backends/xnnpack/xnnpack_backend.h"
 
 #include <math.h>
@@ -27,6 +28,7 @@ typedef struct xnnpack_state {
     pthreadpool_t pool; /* NULL: everything on the caller's thread */
     int n_threads;
     uint32_t rt_flags; /* XNN_FLAG_* of the runtimes */
+    xnnpack_tail tail; /* start == n_nodes: none */
 
     /* The plan, for input shape `planned` (all zero: none). */
     int64_t planned[4];
@@ -36,7 +38,25 @@ typedef struct xnnpack_state {
     float *x_nhwc; /* the runtime's input */
     float *out_nhwc[SLEAPC_GRAPH_MAX_OUTPUTS]; /* the runtime's outputs */
     float *out_nchw[SLEAPC_GRAPH_MAX_OUTPUTS]; /* maps handed out; NULL: out_nhwc is NCHW */
+    float *tail_buf;     /* the host tail's values (out_nhwc[0] is then the cut) */
+    int64_t *tail_off;   /* per node: its offset in tail_buf */
 } xnnpack_state;
+
+static bool has_tail(const xnnpack_state *xs)
+{
+    return xs->tail.start < xs->g->n_nodes;
+}
+
+/* The runtime's external outputs: the cut alone with a host tail. */
+static int n_runtime_outputs(const xnnpack_state *xs)
+{
+    return has_tail(xs) ? 1 : xs->g->n_outputs;
+}
+
+static int runtime_output_node(const xnnpack_state *xs, int o)
+{
+    return has_tail(xs) ? xs->tail.cut : xs->g->outputs[o].node;
+}
 
 /* Idempotent: XNNPACK initialises once per process and then only reports.
  * XNNPACK keeps its default allocator: this version's memory planner does not
@@ -102,6 +122,10 @@ static void plan_free(xnnpack_state *xs)
     xs->rt = NULL;
     sleapc__free(xs->shapes);
     xs->shapes = NULL;
+    sleapc__aligned_free(xs->tail_buf);
+    sleapc__free(xs->tail_off);
+    xs->tail_buf = NULL;
+    xs->tail_off = NULL;
     sleapc__aligned_free(xs->x_nchw);
     sleapc__aligned_free(xs->x_nhwc);
     xs->x_nchw = xs->x_nhwc = NULL;
@@ -154,8 +178,8 @@ static sleapc_status check_memory(const xnnpack_state *xs, const int64_t shape[4
         if (spatial && nd->kernel > 1)
             bytes += px * (double)nd->kernel * nd->kernel * sizeof(void *);
     }
-    for (int o = 0; o < g->n_outputs; o++)
-        bytes += (double)numel(xs->shapes[g->outputs[o].node]) * sizeof(float);
+    for (int o = 0; o < n_runtime_outputs(xs); o++)
+        bytes += (double)numel(xs->shapes[runtime_output_node(xs, o)]) * sizeof(float);
     char what[160];
     snprintf(what, sizeof what, "XNNPACK's plan for an input of %lld x %lld x %lld x %lld",
              (long long)shape[0], (long long)shape[1], (long long)shape[2], (long long)shape[3]);
@@ -176,13 +200,21 @@ static sleapc_status alloc_buffers(xnnpack_state *xs, const int64_t shape[4])
         memset(xs->x_nhwc, 0, (size_t)n_in * sizeof(float)); /* warmup runs on zeros */
     if (ok && needs_transpose(shape))
         ok = (xs->x_nchw = alloc_floats(n_in, 0)) != NULL;
-    for (int o = 0; ok && o < xs->g->n_outputs; o++) {
-        const int64_t *s = xs->shapes[xs->g->outputs[o].node];
+    for (int o = 0; ok && o < n_runtime_outputs(xs); o++) {
+        const int64_t *s = xs->shapes[runtime_output_node(xs, o)];
         ok = (xs->out_nhwc[o] = alloc_floats(numel(s), XNN_EXTRA_BYTES)) != NULL;
-        if (ok && needs_transpose(s))
+        if (ok && needs_transpose(s) && !has_tail(xs)) /* the tail reads NHWC */
             ok = (xs->out_nchw[o] = alloc_floats(numel(s), 0)) != NULL;
     }
-    return ok ? SLEAPC_OK : sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory for the buffers");
+    if (!ok)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory for the buffers");
+    if (!has_tail(xs))
+        return SLEAPC_OK;
+    xs->tail_off = sleapc__calloc((size_t)xs->g->n_nodes, sizeof *xs->tail_off);
+    if (!xs->tail_off)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory for the buffers");
+    return sleapc__xnnpack_tail_plan(xs->g, &xs->tail, (const int64_t(*)[4])xs->shapes,
+                                     &xs->tail_buf, xs->tail_off);
 }
 
 static sleapc_status build_runtime(xnnpack_state *xs)
@@ -193,7 +225,8 @@ static sleapc_status build_runtime(xnnpack_state *xs)
     if (s != xnn_status_success)
         return sleapc__fail(SLEAPC_ERR_BACKEND, "xnn_create_subgraph: %s",
                             sleapc__xnnpack_status_str(s));
-    sleapc_status st = sleapc__xnnpack_lower(g, &xs->consts, (const int64_t(*)[4])xs->shapes, sg);
+    sleapc_status st = sleapc__xnnpack_lower(g, &xs->consts, &xs->tail,
+                                             (const int64_t(*)[4])xs->shapes, sg);
     if (!st) {
         s = xnn_create_runtime_v2(sg, xs->pool, xs->rt_flags, &xs->rt);
         if (s != xnn_status_success) {
@@ -226,10 +259,10 @@ static sleapc_status plan(xnnpack_state *xs, const int64_t shape[4])
     if (!st) {
         struct xnn_external_value ext[1 + SLEAPC_GRAPH_MAX_OUTPUTS];
         ext[0] = (struct xnn_external_value){.id = XNNPACK_INPUT_ID, .data = xs->x_nhwc};
-        for (int o = 0; o < g->n_outputs; o++)
+        for (int o = 0; o < n_runtime_outputs(xs); o++)
             ext[1 + o] =
                 (struct xnn_external_value){.id = XNNPACK_OUTPUT_ID(o), .data = xs->out_nhwc[o]};
-        enum xnn_status s = xnn_setup_runtime(xs->rt, 1 + (size_t)g->n_outputs, ext);
+        enum xnn_status s = xnn_setup_runtime(xs->rt, 1 + (size_t)n_runtime_outputs(xs), ext);
         if (s != xnn_status_success)
             st = sleapc__fail(SLEAPC_ERR_BACKEND, "xnn_setup_runtime: %s",
                               sleapc__xnnpack_status_str(s));
@@ -249,6 +282,24 @@ static sleapc_status invoke(xnnpack_state *xs)
     if (s != xnn_status_success)
         return sleapc__fail(SLEAPC_ERR_BACKEND, "xnn_invoke_runtime: %s",
                             sleapc__xnnpack_status_str(s));
+    return SLEAPC_OK;
+}
+
+/* Run the host tail on the cut and hand out its (B, C) vectors. */
+static sleapc_status publish_tail(xnnpack_state *xs, sleapc_tensor_map *out)
+{
+    const sleapc_graph *g = xs->g;
+    const int64_t(*shapes)[4] = (const int64_t(*)[4])xs->shapes;
+    sleapc__xnnpack_tail_run(g, &xs->tail, shapes, xs->out_nhwc[0], xs->tail_buf, xs->tail_off);
+    for (int o = 0; o < g->n_outputs; o++) {
+        const sleapc_graph_output *go = &g->outputs[o];
+        const int64_t *s = shapes[go->node];
+        sleapc_tensor t = {.dtype = SLEAPC_DTYPE_F32, .ndim = 2, .shape = {s[0], s[1]},
+                           .data = xs->tail_buf + xs->tail_off[go->node]};
+        sleapc_status st = sleapc__tensor_map_set(out, go->name, &t);
+        if (st)
+            return st;
+    }
     return SLEAPC_OK;
 }
 
@@ -275,6 +326,8 @@ static sleapc_status xnnpack_forward(sleapc_backend *be, const sleapc_tensor *x,
     st = invoke(xs);
     if (st)
         return st;
+    if (has_tail(xs))
+        return publish_tail(xs, out);
     for (int o = 0; o < g->n_outputs; o++) {
         const sleapc_graph_output *go = &g->outputs[o];
         const int64_t *s = xs->shapes[go->node];
@@ -441,10 +494,12 @@ static sleapc_status xnnpack_create(const sleapc_graph *g, const sleapc_backend_
     be->impl = xs;
     strcpy(be->device, "cpu");
     xs->g = g;
+    st = sleapc__xnnpack_tail_find(g, &xs->tail); /* checked above: cannot fail */
     /* Idle workers sleep after a forward instead of spinning, so they leave
      * the cores to the decode and write threads between frames. */
     xs->rt_flags = XNN_FLAG_YIELD_WORKERS | (fp16 ? XNN_FLAG_FORCE_FP16_INFERENCE : 0);
-    st = sleapc__xnnpack_consts_create(g, &xs->consts);
+    if (!st)
+        st = sleapc__xnnpack_consts_create(g, &xs->consts);
     if (!st)
         st = pool_create(opts->n_threads, &xs->pool, &xs->n_threads);
     if (st) {

@@ -8,7 +8,9 @@
  * - global max pool: a max pooling whose window is the whole map (and nothing
  *   for a 1 x 1 map, where XNNPACK refuses a 1 x 1 window);
  * - an identity (RESIZE_LIKE of equal sizes, a one-input concat) reuses its
- *   input's value; a graph output that is such an alias gets a copy. */
+ *   input's value; a graph output that is such an alias gets a copy.
+ * An embedding graph's GeM, dense layers and L2 norm are no nodes here: they
+ * run on the host after the runtime (xnnpack_tail.c). */
 #include "backends/sigmoid.h"
 #include "backends/xnnpack/xnnpack_impl.h"
 
@@ -44,12 +46,18 @@ sleapc_status sleapc__xnnpack_check(const sleapc_graph *g, bool fp16)
 {
     if (g->n_nodes < 1 || g->nodes[0].op != SLEAPC_OP_INPUT)
         return sleapc__fail(SLEAPC_ERR_FORMAT, "graph has no input node");
+    xnnpack_tail tail;
+    sleapc_status st = sleapc__xnnpack_tail_find(g, &tail);
+    if (st)
+        return st;
+    /* The host tail runs in float32: fp16 keeps the refusal of linears below. */
     for (int i = 0; i < g->n_nodes; i++) {
         const sleapc_node *n = &g->nodes[i];
         const char *op = sleapc__op_name(n->op);
         /* The ConvNeXt / SwinT ops (patches and on) are not lowered: such a
          * graph runs on another backend. */
-        if ((unsigned)n->op >= SLEAPC_OP_COUNT || n->op >= SLEAPC_OP_PATCHES ||
+        bool host = i >= tail.start;
+        if ((unsigned)n->op >= SLEAPC_OP_COUNT || (n->op >= SLEAPC_OP_PATCHES && !host) ||
             (n->op == SLEAPC_OP_INPUT && i > 0))
             return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "node %s: op %s (%d) is not supported",
                                 n->name, op, (int)n->op);
@@ -162,6 +170,7 @@ nomem:
 /* One lowering in progress. */
 typedef struct lower_ctx {
     const sleapc_graph *g;
+    const xnnpack_tail *tail; /* the cut is the one output when tail->start < n_nodes */
     const xnnpack_consts *c;
     const int64_t (*shapes)[4];
     xnn_subgraph_t sg;
@@ -174,6 +183,11 @@ static sleapc_status xnn_fail(const sleapc_node *n, const char *what, enum xnn_s
 {
     return sleapc__fail(SLEAPC_ERR_BACKEND, "node %s (%s): %s: %s", n->name, sleapc__op_name(n->op),
                         what, sleapc__xnnpack_status_str(s));
+}
+
+static bool has_tail(const lower_ctx *lc)
+{
+    return lc->tail->start < lc->g->n_nodes;
 }
 
 /* Define a float32 value: static when data is set, external when ext_id is
@@ -192,7 +206,11 @@ static sleapc_status define_value(lower_ctx *lc, const sleapc_node *n, int n_dim
 static sleapc_status node_value(lower_ctx *lc, int i, int n_dims, const size_t *dims)
 {
     uint32_t ext = XNN_INVALID_VALUE_ID, flags = 0;
-    for (int o = 0; o < lc->g->n_outputs && ext == XNN_INVALID_VALUE_ID; o++)
+    if (has_tail(lc) && lc->tail->cut == i) {
+        ext = XNNPACK_OUTPUT_ID(0);
+        flags = XNN_VALUE_FLAG_EXTERNAL_OUTPUT;
+    }
+    for (int o = 0; !has_tail(lc) && o < lc->g->n_outputs && ext == XNN_INVALID_VALUE_ID; o++)
         if (lc->g->outputs[o].node == i) {
             ext = XNNPACK_OUTPUT_ID(o);
             flags = XNN_VALUE_FLAG_EXTERNAL_OUTPUT;
@@ -452,8 +470,9 @@ static sleapc_status lower_node(lower_ctx *lc, int i)
  * alias, or a node named by two outputs) is copied into it. */
 static sleapc_status copy_outputs(lower_ctx *lc)
 {
-    for (int o = 0; o < lc->g->n_outputs; o++) {
-        int i = lc->g->outputs[o].node;
+    int n_out = has_tail(lc) ? 1 : lc->g->n_outputs;
+    for (int o = 0; o < n_out; o++) {
+        int i = has_tail(lc) ? lc->tail->cut : lc->g->outputs[o].node;
         if (lc->value[i] == XNNPACK_OUTPUT_ID(o))
             continue;
         const sleapc_node *n = &lc->g->nodes[i];
@@ -471,16 +490,17 @@ static sleapc_status copy_outputs(lower_ctx *lc)
 }
 
 sleapc_status sleapc__xnnpack_lower(const sleapc_graph *g, const xnnpack_consts *c,
-                                    const int64_t (*shapes)[4], struct xnn_subgraph *sg)
+                                    const xnnpack_tail *tail, const int64_t (*shapes)[4],
+                                    struct xnn_subgraph *sg)
 {
-    lower_ctx lc = {.g = g, .c = c, .shapes = shapes, .sg = sg};
+    lower_ctx lc = {.g = g, .tail = tail, .c = c, .shapes = shapes, .sg = sg};
     lc.value = sleapc__malloc((size_t)g->n_nodes * sizeof *lc.value);
     lc.dims = sleapc__calloc((size_t)g->n_nodes, sizeof *lc.dims);
     lc.n_dims = sleapc__calloc((size_t)g->n_nodes, sizeof *lc.n_dims);
     sleapc_status st = SLEAPC_OK;
     if (!lc.value || !lc.dims || !lc.n_dims)
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "xnnpack: lower graph: out of memory");
-    for (int i = 0; !st && i < g->n_nodes; i++)
+    for (int i = 0; !st && i < tail->start; i++)
         st = lower_node(&lc, i);
     if (!st)
         st = copy_outputs(&lc);
