@@ -20,6 +20,12 @@ sleapc_status sleapc__pred_read_analysis_h5(const char *path, sleapc_predictions
 sleapc_status sleapc__pred_slp_header(const sleapc_slp *r, sleapc_predictions *pr, int64_t frames,
                                       int64_t insts);
 
+/* r's predicted boxes (/bboxes) into pr, whose frames are r's /frames rows
+ * in order; local_of_row[i] is /instances row i's index among its frame's
+ * instances in pr, or -1 (a box's link to it is kept). */
+sleapc_status sleapc__pred_slp_boxes(const sleapc_slp *r, const int64_t *local_of_row,
+                                     sleapc_predictions *pr);
+
 /* A .slp file's predictions as a source of blocks of block_frames /frames
  * rows (core/results.h): head gets the header (zeroed by the caller; the
  * caller frees it, also on failure), src the blocks, whose header is

@@ -1,0 +1,77 @@
+"""families/eval/: `sleap-nn eval --match_method bbox` on the box cases' pred.slp.
+
+The labels the box models were trained on hold one frame, so the ground truth
+is made from sleap-nn's own top-down predictions on the same 20 frames of the
+same video (predict/topdown__centered_pair__video_f0000-0019/pred.slp): each
+predicted instance becomes a user instance with the same points. sleap-nn eval
+then derives the GT boxes from those user instances (bbox_source auto ->
+instances), as it does for the pose labels a detector is trained from.
+
+Layout of OUT/families/eval/:
+* gt.slp: that ground truth (small: 20 frames, 2 instances of 2 nodes);
+* <case>/: options.json (the command), metrics.npz and metrics.json as
+  `sleap-nn eval --save_metrics` writes them.
+"""
+
+import os
+import shutil
+
+import numpy as np
+
+import common as C
+
+GT_SOURCE = "predict/topdown__centered_pair__video_f0000-0019/pred.slp"  # under the label folder
+# (eval case, box case, extra eval options)
+CASES = [
+    ("bbox_centernet__video", "bbox_centernet__video", []),
+    ("bbox_centernet__video_max2", "bbox_centernet__video_max2", []),
+    ("bbox_ssd__video", "bbox_ssd__video", []),
+    ("bbox_ssd__video_nms0.2_thr0.1", "bbox_ssd__video_nms0.2_thr0.1", []),
+    ("bbox_centernet__video_pad8", "bbox_centernet__video", ["--bbox_padding", "8"]),
+]
+
+
+def make_gt(stage, path):
+    """The top-down predictions with every instance made a user instance."""
+    import sleap_io as sio
+
+    src = os.path.join(stage.data, stage.label, GT_SOURCE)
+    with stage.cwd():
+        labels = sio.load_slp(src, open_videos=False)
+    for lf in labels.labeled_frames:
+        lf.instances = [sio.Instance.from_numpy(inst.numpy(), skeleton=inst.skeleton) for inst in lf.instances]
+    labels.provenance = {}
+    labels.save(path)
+
+
+def run(stage, root, cases_filter=None):
+    eval_root = C.ensure_dir(os.path.join(root, "eval"))
+    gt = os.path.join(eval_root, "gt.slp")
+    make_gt(stage, gt)
+    C.relativize_slp(gt, stage)
+    done = []
+    for name, box_case, extra in CASES:
+        if cases_filter and not any(sel in name for sel in cases_filter):
+            continue
+        C.log("families eval: %s" % name)
+        case_dir = os.path.join(eval_root, name)
+        shutil.rmtree(case_dir, ignore_errors=True)
+        C.ensure_dir(case_dir)
+        rel = lambda *p: stage.rel_out("families", *p)  # noqa: E731
+        argv = (["eval", "--ground_truth_path", rel("eval", "gt.slp"),
+                 "--predicted_path", rel("cases", box_case, "pred.slp"),
+                 "--match_method", "bbox"] + extra + ["--save_metrics", rel("eval", name, "metrics.npz")])
+        with stage.cwd(), C.Timer() as t:
+            err, _ = C.run_cli(argv)
+        if err is not None:
+            raise RuntimeError("%s: sleap-nn eval failed: %r" % (name, err))
+        m = np.load(os.path.join(case_dir, "metrics.npz"), allow_pickle=True)["metrics"].item()
+        shown = (["sleap-nn", "eval", "--ground_truth_path", "eval/gt.slp", "--predicted_path",
+                  "cases/%s/pred.slp" % box_case, "--match_method", "bbox"] + extra
+                 + ["--save_metrics", "eval/%s/metrics.npz" % name])
+        opts = {"case": name, "predictions": "cases/%s/pred.slp" % box_case, "ground_truth": "eval/gt.slp",
+                "command": " ".join(shown), "cwd": "families/", "env": C.env_short(), "wall_time_s": t.s,
+                "bbox_mAP": m["bbox_mAP"], "n_gt": m["n_gt"], "n_pred": m["n_pred"]}
+        C.write_json_indent(os.path.join(case_dir, "options.json"), C.jsonable(opts))
+        done.append(name)
+    return done
