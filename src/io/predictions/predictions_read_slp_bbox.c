@@ -52,7 +52,7 @@ sleapc_status sleapc__pred_slp_boxes(const sleapc_slp *r, const int64_t *local_o
         st = sleapc__results_reserve_boxes(pr, total);
     /* pr's frames are r's, row for row: each frame's boxes follow the last */
     for (int64_t k = 0; !st && k < pr->n_frames; k++) {
-        pr->frames[k].box_first = k ? pr->frames[k - 1].box_first + pr->frames[k - 1].n_boxes : 0;
+        pr->frames[k].box_first = k ? pr->frames[k - 1].box_first + count[k - 1] : 0;
         pr->frames[k].n_boxes = 0;
     }
     for (int64_t i = 0; !st && i < b.n; i++) {
