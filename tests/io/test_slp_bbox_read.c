@@ -1,6 +1,7 @@
 /* Boxes read back from a .slp: sleap-nn 0.3.5's boxes of a reference run
  * (tests/goldens/sleapnn-0.3.5-families, bbox_ssd__video) read and written
- * again give its /bboxes datasets and /frames; categorized, linked boxes
+ * again give its /bboxes datasets and /frames, read whole or in blocks of
+ * a few frames (as `sleapc convert` reads); categorized, linked boxes
  * written, read and written again give the same /bboxes and /categories;
  * malformed groups are format errors naming the file. */
 #include <math.h>
@@ -80,6 +81,15 @@ static void read_write(const char *path, const char *out, sleapc_predictions *pr
     CHECK_OK(sleapc__predictions_write_slp(pr, out));
 }
 
+/* path read in blocks of 3 frames and written to out */
+static void read_write_blocks(const char *path, const char *out)
+{
+    sleapc_predictions_reader r;
+    CHECK_OK(sleapc__predictions_open_blocks(path, 3, &r));
+    CHECK_OK(sleapc__predictions_write(&r.pr, &r.src, out, NULL));
+    sleapc__predictions_reader_close(&r);
+}
+
 static void test_reference(void)
 {
     sleapc_predictions pr, pr2;
@@ -100,6 +110,8 @@ static void test_reference(void)
     snprintf(b, sizeof b, "%s", test_tmp_path("ref_again2.slp"));
     read_write(a, b, &pr2);
     same_groups(a, b, false);
+    read_write_blocks(REF, b);
+    same_groups(REF, b, false);
     sleapc__predictions_free(&pr);
     sleapc__predictions_free(&pr2);
 }
@@ -140,6 +152,8 @@ static void test_categories(void)
     same_groups(p1, p2, true);
     read_write(p2, p3, &back2);
     same_groups(p2, p3, true);
+    read_write_blocks(p1, p3);
+    same_groups(p1, p3, true);
     fixture_free(&pr);
     sleapc__predictions_free(&back);
     sleapc__predictions_free(&back2);
