@@ -35,7 +35,10 @@ def make_gt(stage, path):
     """The top-down predictions with every instance made a user instance."""
     import sleap_io as sio
 
-    src = os.path.join(stage.data, stage.label, GT_SOURCE)
+    # this run's predict/ when it made one, else the stored data's
+    src = stage.out_path(*GT_SOURCE.split("/"))
+    if not os.path.exists(src):
+        src = os.path.join(stage.data, stage.label, GT_SOURCE)
     with stage.cwd():
         labels = sio.load_slp(src, open_videos=False)
     for lf in labels.labeled_frames:

@@ -22,7 +22,7 @@ sleapc_status sleapc__pred_slp_header(const sleapc_slp *r, sleapc_predictions *p
                                       int64_t insts);
 
 /* r's predicted boxes (/bboxes) into pr, whose frames are r's /frames rows
- * in order; local_of_row[i] is /instances row i's index among its frame's
+ * in order (boxes of no frame of r left out); local_of_row[i] is /instances row i's index among its frame's
  * instances in pr, or -1 (a box's link to it is kept). */
 sleapc_status sleapc__pred_slp_boxes(const sleapc_slp *r, const int64_t *local_of_row,
                                      sleapc_predictions *pr);
@@ -30,7 +30,7 @@ sleapc_status sleapc__pred_slp_boxes(const sleapc_slp *r, const int64_t *local_o
 /* The block reader's boxes (predictions_read_slp_block_boxes.c): the
  * whole /bboxes group, its predicted boxes sorted by (video, frame index,
  * row) in order[0..n), claim[i] the /frames row box i belongs to (the
- * first of its video and frame index; -1 none yet), category[i] its index
+ * last of its video and frame index; -1 none), category[i] its index
  * in the header's categories. */
 typedef struct sleapc_slp_block_boxes {
     sleapc_slp_bbox_rows rows;
@@ -40,7 +40,7 @@ typedef struct sleapc_slp_block_boxes {
 } sleapc_slp_block_boxes;
 sleapc_status sleapc__slp_block_boxes_open(sleapc_h5 *f, const char *path,
                                            sleapc_slp_block_boxes *out);
-/* The counting pass: /frames row frame_row claims its unclaimed boxes. */
+/* The counting pass: /frames row frame_row claims the boxes of its key. */
 void sleapc__slp_block_boxes_claim(sleapc_slp_block_boxes *x, int64_t frame_row, int64_t video,
                                    int64_t frame_idx);
 /* After the pass: head's categories and the count of claimed boxes. */

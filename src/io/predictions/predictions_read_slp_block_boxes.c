@@ -1,7 +1,8 @@
 /* A .slp's predicted boxes for the block reader (see predictions_read_impl.h):
  * the /bboxes group is read whole at open (as /embeddings is), each
- * predicted box claimed by the first /frames row of its video and frame
- * index during the counting pass, and a block's frames take their boxes. */
+ * predicted box claimed by the last /frames row of its video and frame
+ * index during the counting pass, and a block's frames take their boxes.
+ * Boxes of no frame of the file are left out. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,9 +88,9 @@ static bool same(const sleapc_slp_block_boxes *x, int64_t j, int64_t video, int6
 void sleapc__slp_block_boxes_claim(sleapc_slp_block_boxes *x, int64_t frame_row, int64_t video,
                                    int64_t frame_idx)
 {
+    /* a later row of the same key takes them: sleap-io keeps the last frame */
     for (int64_t j = first_of(x, video, frame_idx); same(x, j, video, frame_idx); j++)
-        if (x->claim[x->order[j]] < 0)
-            x->claim[x->order[j]] = frame_row;
+        x->claim[x->order[j]] = frame_row;
 }
 
 sleapc_status sleapc__slp_block_boxes_header(sleapc_slp_block_boxes *x, sleapc_predictions *head,

@@ -198,8 +198,12 @@ sleapc_status sleapc__slp_bbox_frames(const sleapc_slp *r, const sleapc_slp_bbox
             else
                 hi = mid;
         }
-        const frame_key *f = lo < r->n_frames ? &keys[lo] : NULL;
-        frame_of[i] = f && f->video == b->video[i] && f->frame_idx == b->frame_idx[i] ? f->row : -1;
+        /* the last frame of the key: sleap-io's frame look-up keeps the last */
+        frame_of[i] = -1;
+        for (; lo < r->n_frames && keys[lo].video == b->video[i] &&
+               keys[lo].frame_idx == b->frame_idx[i];
+             lo++)
+            frame_of[i] = keys[lo].row;
     }
     sleapc__free(keys);
     return SLEAPC_OK;

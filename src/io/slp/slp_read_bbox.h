@@ -28,9 +28,10 @@ sleapc_status sleapc__slp_bboxes_read(sleapc_h5 *f, const char *path, sleapc_slp
 
 void sleapc__slp_bbox_rows_free(sleapc_slp_bbox_rows *b);
 
-/* frame_of[i] (b->n entries): the /frames row of box i, the first with its
- * video and frame index, or -1 when r has no such frame (sleap-io leaves
- * such a box out of the frames). SLEAPC_ERR_NOMEM. */
+/* frame_of[i] (b->n entries): the /frames row of box i, the last with its
+ * video and frame index (sleap-io's look-up keeps the last), or -1 when r
+ * has no such frame (sleap-io then makes one for a box of a known video
+ * and a frame index >= 0). SLEAPC_ERR_NOMEM. */
 sleapc_status sleapc__slp_bbox_frames(const sleapc_slp *r, const sleapc_slp_bbox_rows *b,
                                       int64_t *frame_of);
 

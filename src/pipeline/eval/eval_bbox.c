@@ -1,6 +1,6 @@
 /* bbox mode (sleap-nn 0.3.5 _run_bbox_evaluation, bbox_frame_pairs,
  * _frame_bbox_arrays_by_name): every GT frame with a usable user box is
- * scored against the predicted boxes of the prediction frames of its
+ * scored against the predicted boxes of the prediction frame of its
  * video and frame index. */
 #include <math.h>
 #include <stdlib.h>
@@ -72,6 +72,35 @@ static sleapc_status group(int64_t n_frames, int64_t n, const int64_t *frame_of,
     return SLEAPC_OK;
 }
 
+/* Prediction frames sorted by (video, frame index, row): Labels.find's
+ * frame of a video and frame index (the last), by binary search. */
+typedef struct fkey {
+    int64_t video, frame_idx, row;
+} fkey;
+
+static int cmp_fkey(const void *a, const void *b)
+{
+    const fkey *x = a, *y = b;
+    if (x->video != y->video)
+        return x->video < y->video ? -1 : 1;
+    if (x->frame_idx != y->frame_idx)
+        return x->frame_idx < y->frame_idx ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static int64_t find_first(const fkey *k, int64_t n, int64_t video, int64_t frame_idx)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (k[mid].video < video || (k[mid].video == video && k[mid].frame_idx < frame_idx))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 typedef struct work {
     sleapc_ev_bbox_frame *frames;
     int64_t n_frames;
@@ -100,13 +129,34 @@ static sleapc_status pair(const sleapc_ev_result *r, const sleapc_ev_gt_box *g, 
     const sleapc_ev_labels *gt = r->gt, *pr = r->pr;
     /* gt_to_pr: the last prediction video matched to each GT video */
     int *pr_of = sleapc__malloc(((size_t)gt->n_videos + 1) * sizeof *pr_of);
+    fkey *keys = sleapc__malloc(((size_t)pr->n_frames + 1) * sizeof *keys);
+    if (!pr_of || !keys) {
+        sleapc__free(pr_of);
+        sleapc__free(keys);
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "eval: out of memory");
+    }
+    for (int v = 0; v < gt->n_videos; v++)
+        pr_of[v] = -1;
+    for (int v = 0; v < pr->n_videos; v++)
+        if (r->video_map[v] >= 0)
+            pr_of[r->video_map[v]] = v;
+    for (int64_t q = 0; q < pr->n_frames; q++)
+        keys[q] = (fkey){pr->frames[q].video, pr->frames[q].frame_idx, q};
+    qsort(keys, (size_t)pr->n_frames, sizeof *keys, cmp_fkey);
+    /* room: the boxes of every prediction frame each scored GT frame pairs with */
     int64_t n_pred_max = 0;
-    for (int64_t f = 0; f < gt->n_frames; f++)
-        if (gs[f + 1] > gs[f])
-            for (int64_t k = 0; k < pr->n_frames; k++)
-                n_pred_max += pr->frames[k].frame_idx == gt->frames[f].frame_idx
-                                  ? ps[k + 1] - ps[k]
-                                  : 0;
+    for (int64_t f = 0; f < gt->n_frames; f++) {
+        const int vp = pr_of[gt->frames[f].video];
+        if (gs[f + 1] == gs[f] || vp < 0)
+            continue;
+        int64_t q = -1;
+        for (int64_t j = find_first(keys, pr->n_frames, vp, gt->frames[f].frame_idx);
+             j < pr->n_frames && keys[j].video == vp &&
+             keys[j].frame_idx == gt->frames[f].frame_idx;
+             j++)
+            q = keys[j].row;
+        n_pred_max += q >= 0 ? ps[q + 1] - ps[q] : 0;
+    }
     w->frames = sleapc__calloc((size_t)gt->n_frames + 1, sizeof *w->frames);
     w->gt = sleapc__malloc(((size_t)n_g + 1) * 4 * sizeof *w->gt);
     w->gt_cls = sleapc__malloc(((size_t)n_g + 1) * sizeof *w->gt_cls);
@@ -115,16 +165,11 @@ static sleapc_status pair(const sleapc_ev_result *r, const sleapc_ev_gt_box *g, 
     w->pred_cls = sleapc__malloc(((size_t)n_pred_max + 1) * sizeof *w->pred_cls);
     w->cats.s = sleapc__malloc(((size_t)gt->n_box_categories + pr->n_box_categories + 2) *
                                sizeof *w->cats.s);
-    if (!pr_of || !w->frames || !w->gt || !w->gt_cls || !w->pred || !w->score || !w->pred_cls ||
-        !w->cats.s) {
+    if (!w->frames || !w->gt || !w->gt_cls || !w->pred || !w->score || !w->pred_cls || !w->cats.s) {
         sleapc__free(pr_of);
+        sleapc__free(keys);
         return sleapc__fail(SLEAPC_ERR_NOMEM, "eval: out of memory");
     }
-    for (int v = 0; v < gt->n_videos; v++)
-        pr_of[v] = -1;
-    for (int v = 0; v < pr->n_videos; v++)
-        if (r->video_map[v] >= 0)
-            pr_of[r->video_map[v]] = v;
     int64_t ng = 0, np = 0;
     for (int64_t f = 0; f < gt->n_frames; f++) {
         if (gs[f + 1] == gs[f])
@@ -136,9 +181,13 @@ static sleapc_status pair(const sleapc_ev_result *r, const sleapc_ev_gt_box *g, 
             w->gt_cls[ng] = name_index(&w->cats, cat_name(gt, g[gi[k]].category));
         }
         const int vp = pr_of[gt->frames[f].video];
-        for (int64_t q = 0; vp >= 0 && q < pr->n_frames; q++) {
-            if (pr->frames[q].video != vp || pr->frames[q].frame_idx != gt->frames[f].frame_idx)
-                continue;
+        const int64_t fi = gt->frames[f].frame_idx;
+        /* Labels.find: the last frame of the video and frame index */
+        int64_t q = -1;
+        for (int64_t j = vp < 0 ? pr->n_frames : find_first(keys, pr->n_frames, vp, fi);
+             j < pr->n_frames && keys[j].video == vp && keys[j].frame_idx == fi; j++)
+            q = keys[j].row;
+        if (q >= 0) {
             for (int64_t k = ps[q]; k < ps[q + 1]; k++) {
                 const sleapc_ev_box *b = &pr->boxes[pi[k]];
                 if (!b->predicted || isnan(b->x1) || isnan(b->y1) || isnan(b->x2) || isnan(b->y2))
@@ -161,6 +210,7 @@ static sleapc_status pair(const sleapc_ev_result *r, const sleapc_ev_gt_box *g, 
         w->cats.s[0] = OBJECT;
     }
     sleapc__free(pr_of);
+    sleapc__free(keys);
     return SLEAPC_OK;
 }
 

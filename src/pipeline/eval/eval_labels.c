@@ -112,8 +112,9 @@ static sleapc_status box_category(sleapc_ev_labels *l, const char *name, int *ou
     return SLEAPC_OK;
 }
 
-/* /bboxes of r, boxes of a frame of r only (sleap-io routes a box by its
- * video and frame index). */
+/* /bboxes of r: sleap-io routes a box by its video and frame index to the
+ * last frame of that key, or to a new frame (boxes of no known video or a
+ * negative frame index are left out of the frames). */
 static sleapc_status boxes_from_slp(sleapc_ev_labels *l, const sleapc_slp *r)
 {
     sleapc_slp_bbox_rows b;
@@ -123,7 +124,24 @@ static sleapc_status boxes_from_slp(sleapc_ev_labels *l, const sleapc_slp *r)
     int64_t *frame_of = sleapc__malloc((size_t)b.n * sizeof *frame_of);
     l->boxes = sleapc__calloc((size_t)b.n, sizeof *l->boxes);
     st = frame_of && l->boxes ? sleapc__slp_bbox_frames(r, &b, frame_of) : SLEAPC_ERR_NOMEM;
+    /* room for a frame per box of no frame of the file */
+    sleapc_ev_frame *fr =
+        st ? NULL : sleapc__realloc(l->frames, ((size_t)(l->n_frames + b.n) + 1) * sizeof *fr);
+    if (!st && !fr)
+        st = SLEAPC_ERR_NOMEM;
+    if (!st)
+        l->frames = fr;
     for (int64_t i = 0; !st && i < b.n; i++) {
+        /* sleap-io makes the frame of a box of a known video, after the others */
+        if (frame_of[i] < 0 && b.video[i] >= 0 && b.video[i] < l->n_videos && b.frame_idx[i] >= 0) {
+            for (int64_t f = r->n_frames; f < l->n_frames && frame_of[i] < 0; f++)
+                if (l->frames[f].video == b.video[i] && l->frames[f].frame_idx == b.frame_idx[i])
+                    frame_of[i] = f;
+            if (frame_of[i] < 0) {
+                l->frames[l->n_frames] = (sleapc_ev_frame){b.video[i], b.frame_idx[i], l->n_insts, 0};
+                frame_of[i] = l->n_frames++;
+            }
+        }
         if (frame_of[i] < 0)
             continue;
         sleapc_ev_box *x = &l->boxes[l->n_boxes++];

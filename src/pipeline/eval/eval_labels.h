@@ -62,7 +62,7 @@ typedef struct sleapc_ev_labels {
     int64_t n_points;
     double *xy; /* [2 * n_points] */
     int64_t n_boxes;
-    sleapc_ev_box *boxes; /* file order; boxes of no frame of the file left out */
+    sleapc_ev_box *boxes; /* file order; frames made for boxes of no frame, as sleap-io does */
     int n_box_categories;
     char **box_categories; /* names as first seen; never "" */
 } sleapc_ev_labels;
