@@ -169,8 +169,9 @@ static sleapc_status read_bad(const char *name, int n_cols, int64_t n, bool link
     if (!f)
         return SLEAPC_ERR_IO;
     static const double v[3] = {1, 2, 3};
-    static const char *const num[] = {"x1", "y1", "x2", "y2", "angle", "video", "frame_idx",
-                                      "track", "instance", "is_predicted", "score"};
+    static const char *const num[] = {"x1",       "y1",           "x2",        "y2",
+                                      "angle",    "video",        "frame_idx", "track",
+                                      "instance", "is_predicted", "score"};
     CHECK_OK(sleapc__h5_create_group(f, "bboxes"));
     char full[64];
     for (int i = 0; i < n_cols && i < 11; i++) {

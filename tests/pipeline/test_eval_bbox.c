@@ -1,6 +1,8 @@
 /* sleapc eval --match_method bbox against sleap-nn 0.3.5's own `eval` runs
  * (tests/goldens/sleapnn-0.3.5-families/eval/<case>/: options.json with the
- * command, metrics.json as sleap-nn wrote it beside metrics.npz), the AP /
+ * command, metrics.json as sleap-nn wrote it beside metrics.npz; GT boxes
+ * derived from user instances, padded or not, and user boxes of two named
+ * classes), the AP /
  * greedy matching pieces on hand-made boxes (values from sleap-nn's
  * compute_bbox_metrics and _ap_from_pr on the same arrays), and refusals.
  *
@@ -46,8 +48,7 @@ static void compare(const cJSON *got, const cJSON *want, const char *where, cons
     char sub[256];
     if (cJSON_IsObject(want)) {
         CHECK_MSG(cJSON_IsObject(got), "%s: %s: not a dict", name, where);
-        CHECK_MSG(cJSON_GetArraySize(got) == cJSON_GetArraySize(want), "%s: %s: keys", name,
-                  where);
+        CHECK_MSG(cJSON_GetArraySize(got) == cJSON_GetArraySize(want), "%s: %s: keys", name, where);
         const cJSON *g = got ? got->child : NULL;
         for (const cJSON *w = want->child; w; w = w->next, g = g ? g->next : NULL) {
             CHECK_MSG(g && !strcmp(g->string, w->string), "%s: %s: key %s out of order", name,
@@ -63,11 +64,11 @@ static void compare(const cJSON *got, const cJSON *want, const char *where, cons
             compare(cJSON_GetArrayItem(got, i), cJSON_GetArrayItem(want, i), sub, name);
         }
     } else if (cJSON_IsNull(want)) {
-        CHECK_MSG(cJSON_IsString(got) && !strcmp(got->valuestring, "nan"), "%s: %s: not nan",
-                  name, where);
+        CHECK_MSG(cJSON_IsString(got) && !strcmp(got->valuestring, "nan"), "%s: %s: not nan", name,
+                  where);
     } else if (cJSON_IsString(want)) {
-        CHECK_MSG(cJSON_IsString(got) && !strcmp(got->valuestring, want->valuestring),
-                  "%s: %s: %s", name, where, want->valuestring);
+        CHECK_MSG(cJSON_IsString(got) && !strcmp(got->valuestring, want->valuestring), "%s: %s: %s",
+                  name, where, want->valuestring);
     } else if (cJSON_IsNumber(want)) {
         const double a = cJSON_IsNumber(got) ? got->valuedouble : NAN;
         CHECK_MSG(fabs(a - want->valuedouble) <= 1e-9, "%s: %s: %.17g vs sleap-nn %.17g", name,
@@ -76,7 +77,7 @@ static void compare(const cJSON *got, const cJSON *want, const char *where, cons
 }
 
 typedef struct bcase {
-    const char *name, *boxes; /* eval case, box case */
+    const char *name, *boxes; /* eval case, box case (NULL: the user-box case) */
     double padding;
     sleapc_ev_method method;
 } bcase;
@@ -85,8 +86,13 @@ static void run_case(const bcase *c)
 {
     char dir[512], path[640], gt[640], pred[640];
     snprintf(dir, sizeof dir, "%s/eval/%s", FAM, c->name);
-    snprintf(gt, sizeof gt, "%s/eval/gt.slp", FAM);
-    snprintf(pred, sizeof pred, "%s/cases/%s/pred.slp", FAM, c->boxes);
+    if (c->boxes) {
+        snprintf(gt, sizeof gt, "%s/eval/gt.slp", FAM);
+        snprintf(pred, sizeof pred, "%s/cases/%s/pred.slp", FAM, c->boxes);
+    } else {
+        snprintf(gt, sizeof gt, "%s/eval/gt_boxes.slp", FAM);
+        snprintf(pred, sizeof pred, "%s/eval/pred_classes.slp", FAM);
+    }
     snprintf(path, sizeof path, "%s/options.json", dir);
     cJSON *opts = load_json(path);
     const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(opts, "command");
@@ -103,7 +109,8 @@ static void run_case(const bcase *c)
     sleapc_ev_result *r = NULL;
     CHECK_OK(sleapc__ev_run(gt, pred, &o, &r));
     if (r && want) {
-        CHECK(r->has_metrics && r->method == SLEAPC_EV_BBOX && !strcmp(r->bbox_source, "instances"));
+        CHECK(r->has_metrics && r->method == SLEAPC_EV_BBOX &&
+              !strcmp(r->bbox_source, c->boxes ? "instances" : "bboxes"));
         char *json = NULL;
         CHECK_OK(sleapc__pyobj_to_json(r->metrics, &json));
         cJSON *got = json ? cJSON_Parse(json) : NULL;
@@ -130,6 +137,8 @@ static void test_reference_cases(void)
         {"bbox_ssd__video", "bbox_ssd__video", 0, SLEAPC_EV_BBOX},
         {"bbox_ssd__video_nms0.2_thr0.1", "bbox_ssd__video_nms0.2_thr0.1", 0, SLEAPC_EV_BBOX},
         {"bbox_centernet__video_pad8", "bbox_centernet__video", 8, SLEAPC_EV_BBOX},
+        /* user boxes named "mouse" / "fly" (from /categories): scored per class */
+        {"userboxes_2class", NULL, 0, SLEAPC_EV_BBOX},
         /* auto: box-only predictions pick bbox mode */
         {"bbox_ssd__video", "bbox_ssd__video", 0, SLEAPC_EV_AUTO},
     };
@@ -186,16 +195,21 @@ static void test_metrics(void)
     static const struct {
         const char *k;
         double v;
-    } want[] = {{"bbox_mAP", 0.6959570957095711}, {"bbox_AP50", 0.8333333333333335},
-                {"bbox_AP75", 0.8333333333333335}, {"bbox_AR", 0.85},
-                {"bbox_precision", 0.75},          {"bbox_recall", 1.0},
-                {"bbox_f1", 0.8571428571428571},   {"bbox_f1_threshold", 0.6},
+    } want[] = {{"bbox_mAP", 0.6959570957095711},
+                {"bbox_AP50", 0.8333333333333335},
+                {"bbox_AP75", 0.8333333333333335},
+                {"bbox_AR", 0.85},
+                {"bbox_precision", 0.75},
+                {"bbox_recall", 1.0},
+                {"bbox_f1", 0.8571428571428571},
+                {"bbox_f1_threshold", 0.6},
                 {"bbox_mean_iou", 0.8396969696969698}};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         const sleapc_pyobj *v = sleapc__pyobj_get(m, want[i].k);
         CHECK_MSG(v && fabs(v->f - want[i].v) <= 1e-15, "%s", want[i].k);
     }
-    const sleapc_pyobj *n_pred = sleapc__pyobj_get(m, "n_pred"), *fp = sleapc__pyobj_get(m, "bbox_n_fp");
+    const sleapc_pyobj *n_pred = sleapc__pyobj_get(m, "n_pred"),
+                       *fp = sleapc__pyobj_get(m, "bbox_n_fp");
     CHECK(n_pred && n_pred->i == 5 && fp && fp->i == 1);
     const sleapc_pyobj *ap = sleapc__pyobj_get(m, "ap_per_class");
     CHECK(ap && ap->shape[0] == 2 && ap->shape[1] == 10 &&
@@ -212,8 +226,8 @@ static void test_refusals(void)
     o.method = SLEAPC_EV_BBOX;
     sleapc_ev_result *r = NULL;
     /* pose predictions, no boxes: no metrics, as sleap-nn returns None */
-    CHECK_OK(sleapc__ev_run(FAM "/eval/gt.slp", FAM "/cases/embedding__topdown_slp/pred.slp", &o,
-                            &r));
+    CHECK_OK(
+        sleapc__ev_run(FAM "/eval/gt.slp", FAM "/cases/embedding__topdown_slp/pred.slp", &o, &r));
     CHECK(r && !r->has_metrics && !r->metrics);
     sleapc__ev_result_free(r);
     r = NULL;

@@ -22,8 +22,8 @@ sleapc_status sleapc__pred_slp_header(const sleapc_slp *r, sleapc_predictions *p
                                       int64_t insts);
 
 /* r's predicted boxes (/bboxes) into pr, whose frames are r's /frames rows
- * in order (boxes of no frame of r left out); local_of_row[i] is /instances row i's index among its frame's
- * instances in pr, or -1 (a box's link to it is kept). */
+ * in order (boxes of no frame of r left out); local_of_row[i] is /instances row i's index among its
+ * frame's instances in pr, or -1 (a box's link to it is kept). */
 sleapc_status sleapc__pred_slp_boxes(const sleapc_slp *r, const int64_t *local_of_row,
                                      sleapc_predictions *pr);
 
@@ -51,9 +51,8 @@ sleapc_status sleapc__slp_block_boxes_header(sleapc_slp_block_boxes *x, sleapc_p
  * rows [inst_lo, inst_hi): the row's index among fr's instances, or -1. */
 sleapc_status sleapc__slp_block_boxes_add(const sleapc_slp_block_boxes *x, int64_t frame_row,
                                           int64_t video, int64_t frame_idx, int64_t inst_lo,
-                                          int64_t inst_hi, const int64_t *local_of,
-                                          int64_t base, sleapc_predictions *pr,
-                                          sleapc_pred_frame *fr);
+                                          int64_t inst_hi, const int64_t *local_of, int64_t base,
+                                          sleapc_predictions *pr, sleapc_pred_frame *fr);
 void sleapc__slp_block_boxes_free(sleapc_slp_block_boxes *x);
 
 /* A .slp file's predictions as a source of blocks of block_frames /frames

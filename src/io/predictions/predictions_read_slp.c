@@ -49,7 +49,8 @@ sleapc_status sleapc__pred_read_slp(const char *path, sleapc_predictions *pr,
         n_pred += r->instances[i].predicted && r->instances[i].skeleton == 0;
     st = sleapc__pred_slp_header(r, pr, r->n_frames, n_pred);
     sleapc_slp_embeddings emb = {0};
-    int64_t *local_of_row = st ? NULL : sleapc__malloc(((size_t)r->n_instances + 1) * sizeof(int64_t));
+    int64_t *local_of_row =
+        st ? NULL : sleapc__malloc(((size_t)r->n_instances + 1) * sizeof(int64_t));
     if (!st && !local_of_row)
         st = sleapc__pred_read_nomem();
     for (int64_t i = 0; !st && i < r->n_instances; i++)

@@ -19,7 +19,8 @@ static sleapc_status category_of(sleapc_predictions *pr, const char *name, int *
             *out = c;
             return SLEAPC_OK;
         }
-    char **c = sleapc__realloc(pr->bbox_categories, ((size_t)pr->n_bbox_categories + 1) * sizeof *c);
+    char **c =
+        sleapc__realloc(pr->bbox_categories, ((size_t)pr->n_bbox_categories + 1) * sizeof *c);
     if (!c)
         return sleapc__pred_read_nomem();
     pr->bbox_categories = c;
@@ -71,7 +72,8 @@ sleapc_status sleapc__pred_slp_boxes(const sleapc_slp *r, const int64_t *local_o
                                .x2 = b.x2[i],
                                .y2 = b.y2[i],
                                .score = b.score[i],
-                               .track = b.track[i] >= 0 && b.track[i] < pr->n_tracks ? b.track[i] : -1,
+                               .track =
+                                   b.track[i] >= 0 && b.track[i] < pr->n_tracks ? b.track[i] : -1,
                                .tracking_score = b.tracking_score[i],
                                .instance = same ? (int)local : -1};
         st = category_of(pr, b.category[i], &x->category);

@@ -124,9 +124,8 @@ sleapc_status sleapc__slp_block_boxes_header(sleapc_slp_block_boxes *x, sleapc_p
 
 sleapc_status sleapc__slp_block_boxes_add(const sleapc_slp_block_boxes *x, int64_t frame_row,
                                           int64_t video, int64_t frame_idx, int64_t inst_lo,
-                                          int64_t inst_hi, const int64_t *local_of,
-                                          int64_t base, sleapc_predictions *pr,
-                                          sleapc_pred_frame *fr)
+                                          int64_t inst_hi, const int64_t *local_of, int64_t base,
+                                          sleapc_predictions *pr, sleapc_pred_frame *fr)
 {
     fr->box_first = pr->n_boxes;
     fr->n_boxes = 0;

@@ -21,10 +21,10 @@ struct sleapc_slp_blocks {
     int64_t block;  /* frames per block */
     int64_t n_rows; /* /frames rows */
     int64_t n_inst_rows, n_user_pts, n_pred_pts;
-    bool sparse;               /* video ids name video<N> groups (old packages) */
-    int64_t next;              /* the next /frames row */
-    sleapc_predictions blk;    /* header borrowed from the reader's head */
-    sleapc_slp_embeddings emb; /* the whole group: vectors are read at once */
+    bool sparse;                  /* video ids name video<N> groups (old packages) */
+    int64_t next;                 /* the next /frames row */
+    sleapc_predictions blk;       /* header borrowed from the reader's head */
+    sleapc_slp_embeddings emb;    /* the whole group: vectors are read at once */
     sleapc_slp_block_boxes boxes; /* the whole /bboxes group, likewise */
 };
 
@@ -190,10 +190,9 @@ static sleapc_status read_block(sleapc_slp_blocks *b, int64_t first, int64_t n)
             d->n++;
         }
         if (!st && b->boxes.n > 0)
-            st = sleapc__slp_block_boxes_add(&b->boxes, first + k, d->video, d->frame_idx,
-                                             (int64_t)f->instance_id_start,
-                                             (int64_t)f->instance_id_end, local_of,
-                                             (int64_t)s.in_lo, pr, d);
+            st = sleapc__slp_block_boxes_add(
+                &b->boxes, first + k, d->video, d->frame_idx, (int64_t)f->instance_id_start,
+                (int64_t)f->instance_id_end, local_of, (int64_t)s.in_lo, pr, d);
     }
     sleapc__free(local_of);
     slice_free(&s);

@@ -32,9 +32,9 @@ void sleapc__slp_bbox_rows_free(sleapc_slp_bbox_rows *b)
 {
     if (!b)
         return;
-    void *cols[] = {b->x1,    b->y1,       b->x2,        b->y2,           b->angle,
-                    b->video, b->track,    b->instance,  b->frame_idx,    b->is_predicted,
-                    b->score, b->tracking_score};
+    void *cols[] = {b->x1,        b->y1,           b->x2,    b->y2,
+                    b->angle,     b->video,        b->track, b->instance,
+                    b->frame_idx, b->is_predicted, b->score, b->tracking_score};
     for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
         sleapc__free(cols[i]);
     sleapc__h5_free_strings(b->category, b->category ? b->n : 0);
@@ -63,7 +63,8 @@ static sleapc_status column(sleapc_h5 *f, const char *path, const char *name, sl
 /* Linked categories replace the column's names. */
 static sleapc_status apply_links(sleapc_h5 *f, const char *path, sleapc_slp_bbox_rows *b)
 {
-    if (!sleapc__h5_is_dataset(f, "categories/name") || !sleapc__h5_is_dataset(f, "categories/links"))
+    if (!sleapc__h5_is_dataset(f, "categories/name") ||
+        !sleapc__h5_is_dataset(f, "categories/links"))
         return SLEAPC_OK;
     char **names = NULL;
     int64_t n_names = 0, n_links = 0;
@@ -193,7 +194,8 @@ sleapc_status sleapc__slp_bbox_frames(const sleapc_slp *r, const sleapc_slp_bbox
         while (lo < hi) {
             const int64_t mid = lo + (hi - lo) / 2;
             const frame_key *f = &keys[mid];
-            if (f->video < b->video[i] || (f->video == b->video[i] && f->frame_idx < b->frame_idx[i]))
+            if (f->video < b->video[i] ||
+                (f->video == b->video[i] && f->frame_idx < b->frame_idx[i]))
                 lo = mid + 1;
             else
                 hi = mid;

@@ -201,9 +201,9 @@ static sleapc_status pair(const sleapc_ev_result *r, const sleapc_ev_gt_box *g, 
             memset(w->gt_cls + g0, 0, (size_t)(ng - g0) * sizeof *w->gt_cls);
             memset(w->pred_cls + p0, 0, (size_t)(np - p0) * sizeof *w->pred_cls);
         }
-        *fr = (sleapc_ev_bbox_frame){ng - g0,          np - p0,           w->gt + 4 * g0,
-                                     w->gt_cls + g0,   w->pred + 4 * p0,  w->score + p0,
-                                     w->pred_cls + p0};
+        *fr =
+            (sleapc_ev_bbox_frame){ng - g0,          np - p0,       w->gt + 4 * g0,  w->gt_cls + g0,
+                                   w->pred + 4 * p0, w->score + p0, w->pred_cls + p0};
     }
     if (agnostic) {
         w->cats.n = 1;

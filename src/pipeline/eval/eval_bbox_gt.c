@@ -85,8 +85,9 @@ sleapc_status sleapc__ev_bbox_gt(const sleapc_ev_labels *gt, sleapc_ev_box_sourc
     for (int64_t i = 0; i < gt->n_insts; i++)
         any_user = any_user || !gt->insts[i].predicted;
     if (src == SLEAPC_EV_BOXES_AUTO)
-        src = any_box ? SLEAPC_EV_BOXES_BBOXES
-                      : any_user ? SLEAPC_EV_BOXES_INSTANCES : SLEAPC_EV_BOXES_MASKS;
+        src = any_box    ? SLEAPC_EV_BOXES_BBOXES
+              : any_user ? SLEAPC_EV_BOXES_INSTANCES
+                         : SLEAPC_EV_BOXES_MASKS;
     if (src == SLEAPC_EV_BOXES_MASKS)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "eval: %s: no ground-truth boxes: it holds no user boxes and no user "

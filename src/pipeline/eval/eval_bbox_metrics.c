@@ -40,12 +40,12 @@ static int64_t kept(const sleapc_ev_bbox_frame *f, int64_t *idx, int64_t *tmp, d
 
 typedef struct acc {
     int n_classes;
-    int64_t total;     /* kept detections */
+    int64_t total;      /* kept detections */
     int64_t *off, *len; /* [n_classes]: each class's run of detections */
-    int64_t *n_gt;     /* [n_classes] */
-    double *score;     /* [total] */
-    uint8_t *tp;       /* [N_THR * total] */
-    double *iou;       /* [N_THR * total] */
+    int64_t *n_gt;      /* [n_classes] */
+    double *score;      /* [total] */
+    uint8_t *tp;        /* [N_THR * total] */
+    double *iou;        /* [N_THR * total] */
 } acc;
 
 static void acc_free(acc *a)
@@ -133,12 +133,13 @@ static sleapc_status ap_tables(const acc *a, double *ap, double *ar)
 {
     int64_t *order = sleapc__malloc((2 * (size_t)a->total + 1) * sizeof *order);
     double *work = sleapc__malloc((2 * (size_t)a->total + 1) * sizeof *work);
-    sleapc_status st = order && work ? SLEAPC_OK : sleapc__fail(SLEAPC_ERR_NOMEM, "eval: out of memory");
+    sleapc_status st =
+        order && work ? SLEAPC_OK : sleapc__fail(SLEAPC_ERR_NOMEM, "eval: out of memory");
     for (int c = 0; !st && c < a->n_classes; c++)
         for (int t = 0; t < N_THR; t++)
-            ap[c * N_THR + t] = sleapc__ev_bbox_ap(a->score + a->off[c],
-                                                   a->tp + t * a->total + a->off[c], a->len[c],
-                                                   a->n_gt[c], &ar[c * N_THR + t], order, work);
+            ap[c * N_THR + t] =
+                sleapc__ev_bbox_ap(a->score + a->off[c], a->tp + t * a->total + a->off[c],
+                                   a->len[c], a->n_gt[c], &ar[c * N_THR + t], order, work);
     sleapc__free(order);
     sleapc__free(work);
     return st;
@@ -164,8 +165,8 @@ static sleapc_status operating_point(const acc *a, int64_t n_gt, sleapc_pyobj *d
     double *s = sleapc__malloc(((size_t)n + 1) * sizeof *s);
     double *p = sleapc__malloc(((size_t)n + 1) * sizeof *p);
     double *r = sleapc__malloc(((size_t)n + 1) * sizeof *r);
-    sleapc_status st = order && s && p && r ? SLEAPC_OK
-                                            : sleapc__fail(SLEAPC_ERR_NOMEM, "eval: out of memory");
+    sleapc_status st =
+        order && s && p && r ? SLEAPC_OK : sleapc__fail(SLEAPC_ERR_NOMEM, "eval: out of memory");
     if (!st)
         sleapc__ev_bbox_argsort_desc(a->score, n, order, order + n);
     int64_t best = -1, ctp = 0, cfp = 0, best_tp = 0, best_fp = 0;

@@ -138,15 +138,23 @@ static sleapc_status boxes_from_slp(sleapc_ev_labels *l, const sleapc_slp *r)
                 if (l->frames[f].video == b.video[i] && l->frames[f].frame_idx == b.frame_idx[i])
                     frame_of[i] = f;
             if (frame_of[i] < 0) {
-                l->frames[l->n_frames] = (sleapc_ev_frame){b.video[i], b.frame_idx[i], l->n_insts, 0};
+                l->frames[l->n_frames] =
+                    (sleapc_ev_frame){b.video[i], b.frame_idx[i], l->n_insts, 0};
                 frame_of[i] = l->n_frames++;
             }
         }
         if (frame_of[i] < 0)
             continue;
         sleapc_ev_box *x = &l->boxes[l->n_boxes++];
-        *x = (sleapc_ev_box){b.x1[i], b.y1[i], b.x2[i], b.y2[i], b.angle[i], b.is_predicted[i] != 0,
-                             b.is_predicted[i] ? (double)b.score[i] : 1.0, -1, frame_of[i]};
+        *x = (sleapc_ev_box){b.x1[i],
+                             b.y1[i],
+                             b.x2[i],
+                             b.y2[i],
+                             b.angle[i],
+                             b.is_predicted[i] != 0,
+                             b.is_predicted[i] ? (double)b.score[i] : 1.0,
+                             -1,
+                             frame_of[i]};
         st = box_category(l, b.category[i], &x->category);
     }
     sleapc__free(frame_of);
