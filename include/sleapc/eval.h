@@ -21,9 +21,9 @@ typedef struct sleapc_eval_opts {
                                       bounding-box area */
     double match_threshold;        /* OKS (oks mode) or px (centroid mode; 0 means 50) (0) */
     bool user_labels_only;         /* ground truth: user instances only (true) */
-    const char *match_method;      /* "auto" (default: centroid for a one-node prediction
-                                      skeleton, else oks), "oks", "centroid" or "bbox" (box AP on
-                                      predicted boxes, which sleapc does not read: no metrics) */
+    const char *match_method;      /* "auto" (default: bbox for box-only predictions, centroid
+                                      for a one-node prediction skeleton, else oks), "oks",
+                                      "centroid" or "bbox" (COCO box AP of predicted boxes) */
     const char *anchor_part;       /* centroid mode: the GT node used as centroid (NULL: the
                                       mean of the visible nodes) */
     sleapc_compat compat;          /* SLEAPC_COMPAT_DEFAULT: sleap-nn 0.3.5, where a GT instance
@@ -35,7 +35,7 @@ typedef struct sleapc_eval_opts {
     const char *centroid_fallback; /* anchor not visible: a reduction above (NULL:
                                       center_of_mass) */
     const char *bbox_source;       /* match_method "bbox": GT boxes from "auto" (default), "bboxes",
-                                      "instances" or "masks" */
+                                      "instances" or "masks" (refused: sleapc reads no masks) */
     double bbox_padding;           /* match_method "bbox": px of padding on derived GT boxes (0) */
 } sleapc_eval_opts;
 

@@ -65,7 +65,7 @@ for _name, (_res, _args) in {
     _fn.argtypes = _args
 
 # sleap-nn keeps these as Python lists; every other list is a numpy array there.
-_LISTS = {"frame_idxs", "video_paths"}
+_LISTS = {"frame_idxs", "video_paths", "categories"}
 _SPECIAL = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
@@ -105,15 +105,17 @@ def _path(p):
 
 def evaluate(ground_truth, predictions, *, oks_stddev=0.025, oks_scale=None, match_threshold=0.0,
              user_labels_only=True, match_method="auto", anchor_part=None, save_metrics=None,
-             report=None):
+             report=None, bbox_source="auto", bbox_padding=0.0):
     """sleap-nn eval's metrics of `predictions` against `ground_truth` (label files: .slp,
     .pkg.slp, or sleapc's predictions .json), with sleap-nn's options and defaults.
 
     Returns sleap-nn's metrics dict (voc_metrics, mOKS, distance_metrics, pck_metrics,
-    visibility_metrics; in centroid mode detection_metrics and distance_metrics), arrays as
-    numpy arrays, or None when the predictions hold no instance (sleap-nn computes nothing
-    then). save_metrics: also write them (.json, or .npz as sleap-nn saves them); report: an
-    HTML page. Raises SleapcError (e.g. "Empty Frame Pairs") on bad input."""
+    visibility_metrics; in centroid mode detection_metrics and distance_metrics; in bbox mode,
+    for box detectors' predictions, bbox_mAP, bbox_AP50, ... and pr_curve, GT boxes from
+    bbox_source with bbox_padding), arrays as numpy arrays, or None when the predictions hold
+    no instance (bbox mode: no box; sleap-nn computes nothing then). save_metrics: also
+    write them (.json, or .npz as sleap-nn saves them); report: an HTML page. Raises
+    SleapcError (e.g. "Empty Frame Pairs") on bad input."""
     o = lib.sleapc_eval_opts_default()
     o.oks_stddev = oks_stddev
     o.oks_scale = math.nan if oks_scale is None else float(oks_scale)
@@ -121,6 +123,8 @@ def evaluate(ground_truth, predictions, *, oks_stddev=0.025, oks_scale=None, mat
     o.user_labels_only = bool(user_labels_only)
     o.match_method = match_method.encode()
     o.anchor_part = anchor_part.encode() if anchor_part else None
+    o.bbox_source = bbox_source.encode()
+    o.bbox_padding = float(bbox_padding)
     ev = _P()
     check(lib.sleapc_eval_run(_path(ground_truth), _path(predictions), ctypes.byref(o),
                               ctypes.byref(ev)))

@@ -71,3 +71,19 @@ def test_evaluate_tracking_table(data, tmp_path):
     assert t["id_switches"] == 15
     assert t["n_pred_tracks"] == 2
     assert os.path.getsize(report) > 1000
+
+
+def test_evaluate_bbox_matches_sleap_nn():
+    """Box metrics of a box case against sleap-nn's run (tests/goldens/sleapnn-0.3.5-families)."""
+    fam = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "goldens",
+                       "sleapnn-0.3.5-families")
+    with open(os.path.join(fam, "eval", "bbox_centernet__video_pad8", "metrics.json")) as f:
+        want = json.load(f)
+    m = sleapc.evaluate(os.path.join(fam, "eval", "gt.slp"),
+                        os.path.join(fam, "cases", "bbox_centernet__video", "pred.slp"),
+                        bbox_padding=8)
+    assert list(m) == list(want)
+    assert _close(m["bbox_mAP"], want["bbox_mAP"]) and m["n_gt"] == want["n_gt"] == 40
+    assert m["categories"] == ["object"] and m["ap_per_class"].shape == (1, 10)
+    assert np.allclose(m["pr_curve"]["precision"], want["pr_curve"]["precision"],
+                       rtol=0, atol=1e-9)

@@ -106,6 +106,11 @@ sleapc_status sleapc_eval_run(const char *gt_path, const char *pred_path,
                             bs);
     if (!isfinite(opts->bbox_padding))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "eval: bbox padding must be finite");
+    o.bbox_source = !strcmp(bs, "bboxes")      ? SLEAPC_EV_BOXES_BBOXES
+                    : !strcmp(bs, "instances") ? SLEAPC_EV_BOXES_INSTANCES
+                    : !strcmp(bs, "masks")     ? SLEAPC_EV_BOXES_MASKS
+                                               : SLEAPC_EV_BOXES_AUTO;
+    o.bbox_padding = opts->bbox_padding;
     sleapc_eval *ev = sleapc__calloc(1, sizeof *ev);
     if (!ev)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "eval: out of memory");

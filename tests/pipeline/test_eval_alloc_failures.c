@@ -1,5 +1,5 @@
 /* Every allocation of an evaluation failing in turn (eval, its JSON and
- * .npz, its report; eval-tracking): each run ends with an error status or
+ * .npz, its report; bbox mode; eval-tracking): each run ends with an error status or
  * succeeds, never crashes, and frees what it took (ASan checks the leaks). */
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +23,25 @@ static sleapc_status run_eval(const char *gt, const char *pr, bool centroid, con
     snprintf(path, sizeof path, "%s/r.html", dir);
     if (!st)
         st = sleapc__ev_report(r, path);
+    sleapc__free(json);
+    sleapc__ev_result_free(r);
+    return st;
+}
+
+/* bbox mode: the metrics and their files (it has no report page) */
+static sleapc_status run_bbox(const char *gt, const char *pr, bool c, const char *dir)
+{
+    (void)c;
+    sleapc_ev_opts o = sleapc__ev_opts_default();
+    o.method = SLEAPC_EV_BBOX;
+    sleapc_ev_result *r = NULL;
+    sleapc_status st = sleapc__ev_run(gt, pr, &o, &r);
+    char path[1024], *json = NULL;
+    if (!st)
+        st = sleapc__pyobj_to_json(r->metrics, &json);
+    snprintf(path, sizeof path, "%s/b.npz", dir);
+    if (!st)
+        st = sleapc__pyobj_write_npz(r->metrics, "metrics", path);
     sleapc__free(json);
     sleapc__ev_result_free(r);
     return st;
@@ -76,6 +95,12 @@ int main(void)
     snprintf(pr, sizeof pr, "%s/labels_pr.val.slp", test_data_path(base));
     each_failure("oks", run_eval, gt, pr, false);
     each_failure("centroid", run_eval, gt, pr, true);
+    /* bbox: boxes derived from instances; user boxes with /categories links */
+#define FAM SLEAPC_SOURCE_DIR "/tests/goldens/sleapnn-0.3.5-families"
+    each_failure("bbox", run_bbox, FAM "/eval/gt.slp", FAM "/cases/bbox_ssd__video/pred.slp",
+                 false);
+    each_failure("bbox classes", run_bbox, FAM "/eval/gt_boxes.slp", FAM "/eval/pred_classes.slp",
+                 false);
     /* tracking: the first 20 frames of clip's labels would do, but the file is
      * what it is; its allocations are few (the frames are in a few arrays) */
     snprintf(gt, sizeof gt, "%s", test_data_path("sleap-assets/tracks/clip.slp"));

@@ -13,7 +13,8 @@ Layout of OUT/families/:
 * models/<family>/: best.ckpt (optimizer state dropped) and training_config.yaml;
 * cases/<case>/: options.json (the call or command), expected.json (boxes or
   vectors per frame), heads/ (the network's outputs on frames 0-1 as .npy; the
-  input is those frames as float32), pred.slp for command-line cases.
+  input is those frames as float32), pred.slp for command-line cases;
+* eval/: `sleap-nn eval --match_method bbox` on the box cases (families_eval.py).
 """
 
 import glob
@@ -24,6 +25,7 @@ import shutil
 import numpy as np
 
 import common as C
+import families_eval
 
 LABELS = "sleap-nn-assets/datasets/minimal_instance.pkg.slp"
 VIDEO_KEY = "centered_pair_small"
@@ -268,6 +270,8 @@ def run(stage, args):
         C.write_json_compact(os.path.join(case_dir, "expected.json"), C.jsonable(exp, nan_as_string=False))
         C.write_json_indent(os.path.join(case_dir, "options.json"), C.jsonable(opts))
         done.append(case["name"])
+    # The box cases scored by `sleap-nn eval --match_method bbox` (families_eval.py).
+    done += families_eval.run(stage, root, args.cases)
     for leftover in glob.glob(os.path.join(root, "**", "*.tmp"), recursive=True):
         os.remove(leftover)
     with open(os.path.join(root, "families.json"), "w") as f:

@@ -49,6 +49,12 @@ sleapc_status sleapc__pred_read_slp(const char *path, sleapc_predictions *pr,
         n_pred += r->instances[i].predicted && r->instances[i].skeleton == 0;
     st = sleapc__pred_slp_header(r, pr, r->n_frames, n_pred);
     sleapc_slp_embeddings emb = {0};
+    int64_t *local_of_row =
+        st ? NULL : sleapc__malloc(((size_t)r->n_instances + 1) * sizeof(int64_t));
+    if (!st && !local_of_row)
+        st = sleapc__pred_read_nomem();
+    for (int64_t i = 0; !st && i < r->n_instances; i++)
+        local_of_row[i] = -1;
     if (!st)
         st = sleapc__slp_embeddings_read(r->h5, path, r->n_instances, &emb);
     if (!st)
@@ -63,8 +69,10 @@ sleapc_status sleapc__pred_read_slp(const char *path, sleapc_predictions *pr,
         for (int64_t i = 0; i < f->n_instances; i++) {
             const sleapc_slp_instance *in = &r->instances[f->first_instance + i];
             user = user || !in->predicted;
+            local_of_row[f->first_instance + i] = -1;
             if (!in->predicted || in->skeleton != 0)
                 continue;
+            local_of_row[f->first_instance + i] = d->n;
             int64_t q = pr->n_insts++;
             const float *v = sleapc__slp_embedding(&emb, f->first_instance + i);
             if (v)
@@ -86,6 +94,9 @@ sleapc_status sleapc__pred_read_slp(const char *path, sleapc_predictions *pr,
         if (user && n_user_frames)
             (*n_user_frames)++;
     }
+    if (!st)
+        st = sleapc__pred_slp_boxes(r, local_of_row, pr);
+    sleapc__free(local_of_row);
     sleapc__slp_embeddings_free(&emb);
     sleapc__slp_close(r);
     return st;

@@ -21,10 +21,11 @@ struct sleapc_slp_blocks {
     int64_t block;  /* frames per block */
     int64_t n_rows; /* /frames rows */
     int64_t n_inst_rows, n_user_pts, n_pred_pts;
-    bool sparse;               /* video ids name video<N> groups (old packages) */
-    int64_t next;              /* the next /frames row */
-    sleapc_predictions blk;    /* header borrowed from the reader's head */
-    sleapc_slp_embeddings emb; /* the whole group: vectors are read at once */
+    bool sparse;                  /* video ids name video<N> groups (old packages) */
+    int64_t next;                 /* the next /frames row */
+    sleapc_predictions blk;       /* header borrowed from the reader's head */
+    sleapc_slp_embeddings emb;    /* the whole group: vectors are read at once */
+    sleapc_slp_block_boxes boxes; /* the whole /bboxes group, likewise */
 };
 
 /* A block's rows of the three tables it reads. */
@@ -146,6 +147,14 @@ static sleapc_status read_block(sleapc_slp_blocks *b, int64_t first, int64_t n)
             m += wanted(&s.in[i - s.in_lo]);
     if (!st)
         st = sleapc__results_reserve(pr, n, m);
+    pr->n_boxes = 0;
+    int64_t *local_of = NULL;
+    uint64_t in_hi = s.in_lo;
+    for (int64_t k = 0; !st && k < n; k++)
+        in_hi = s.fr[k].instance_id_end > in_hi ? s.fr[k].instance_id_end : in_hi;
+    if (!st && b->boxes.n > 0 &&
+        !(local_of = sleapc__malloc((size_t)(in_hi - s.in_lo + 1) * sizeof *local_of)))
+        st = sleapc__pred_read_nomem();
     /* Before format 1.1 the origin was the pixel corner (formats D.7). */
     const double shift = r->format_id < 1.1 ? 0.5 : 0.0;
     const int64_t N = pr->n_nodes;
@@ -156,12 +165,16 @@ static sleapc_status read_block(sleapc_slp_blocks *b, int64_t first, int64_t n)
         st = sleapc__slp_map_video(r, f->video, b->sparse, &d->video);
         for (uint64_t i = f->instance_id_start; !st && i < f->instance_id_end; i++) {
             const sleapc_slp_instance_rec *in = &s.in[i - s.in_lo];
+            if (local_of)
+                local_of[i - s.in_lo] = -1;
             if (!wanted(in))
                 continue;
             const int64_t q = pr->n_insts++;
             const float *v = sleapc__slp_embedding(&b->emb, (int64_t)i);
             for (int j = 0; j < pr->emb_dim; j++)
                 pr->embeddings[q * pr->emb_dim + j] = v ? v[j] : NAN; /* rows are reused */
+            if (local_of)
+                local_of[i - s.in_lo] = d->n;
             pr->insts[q] = (sleapc_pred_instance){.score = in->score,
                                                   .track = in->track,
                                                   .tracking_score = in->tracking_score,
@@ -176,7 +189,12 @@ static sleapc_status read_block(sleapc_slp_blocks *b, int64_t first, int64_t n)
             }
             d->n++;
         }
+        if (!st && b->boxes.n > 0)
+            st = sleapc__slp_block_boxes_add(
+                &b->boxes, first + k, d->video, d->frame_idx, (int64_t)f->instance_id_start,
+                (int64_t)f->instance_id_end, local_of, (int64_t)s.in_lo, pr, d);
     }
+    sleapc__free(local_of);
     slice_free(&s);
     return st;
 }
@@ -204,6 +222,9 @@ static sleapc_status count(sleapc_slp_blocks *b, int64_t *n_insts, int64_t *n_us
                 *n_insts += wanted(in);
             }
             *n_user_frames += user;
+            if (b->boxes.n > 0)
+                sleapc__slp_block_boxes_claim(&b->boxes, first + k, (int64_t)f->video,
+                                              (int64_t)f->frame_idx);
             b->sparse = b->sparse || f->video >= (uint64_t)b->r->n_videos;
             if (first + k > 0 &&
                 (f->video < last_video || (f->video == last_video && f->frame_idx < last_frame)))
@@ -226,7 +247,7 @@ static sleapc_status blocks_next(void *ctx, const sleapc_predictions **blk)
 {
     sleapc_slp_blocks *b = ctx;
     *blk = &b->blk;
-    b->blk.n_frames = b->blk.n_insts = 0;
+    b->blk.n_frames = b->blk.n_insts = b->blk.n_boxes = 0;
     if (b->next >= b->n_rows)
         return SLEAPC_OK;
     const int64_t n = b->n_rows - b->next < b->block ? b->n_rows - b->next : b->block;
@@ -260,9 +281,13 @@ sleapc_status sleapc__pred_slp_blocks_open(const char *path, int64_t block_frame
     if (!st)
         st = table_len(b, "frames", sleapc__slp_frame_fields, SLEAPC_SLP_FRAME_FIELDS,
                        sizeof(sleapc_slp_frame_rec), &b->n_rows);
-    int64_t n_insts = 0, n_user = 0;
+    int64_t n_insts = 0, n_user = 0, n_boxes = 0;
+    if (!st)
+        st = sleapc__slp_block_boxes_open(b->r->h5, path, &b->boxes);
     if (!st)
         st = count(b, &n_insts, &n_user, in_order);
+    if (!st)
+        st = sleapc__slp_block_boxes_header(&b->boxes, head, &n_boxes);
     if (!st)
         st = sleapc__slp_embeddings_read(b->r->h5, path, b->n_inst_rows, &b->emb);
     /* Sparse ids are group numbers, not the videos' order. */
@@ -276,7 +301,7 @@ sleapc_status sleapc__pred_slp_blocks_open(const char *path, int64_t block_frame
     b->blk = sleapc__results_header(head);
     if (n_user_frames)
         *n_user_frames = n_user;
-    *src = (sleapc_results_source){b, b->n_rows, n_insts, blocks_rewind, blocks_next, 0};
+    *src = (sleapc_results_source){b, b->n_rows, n_insts, blocks_rewind, blocks_next, n_boxes};
     *out = b;
     return SLEAPC_OK;
 }
@@ -291,6 +316,8 @@ void sleapc__pred_slp_blocks_close(sleapc_slp_blocks *b)
     sleapc__free(b->blk.points);
     sleapc__free(b->blk.point_scores);
     sleapc__free(b->blk.embeddings);
+    sleapc__free(b->blk.boxes);
     sleapc__slp_embeddings_free(&b->emb);
+    sleapc__slp_block_boxes_free(&b->boxes);
     sleapc__free(b);
 }

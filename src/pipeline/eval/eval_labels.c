@@ -10,6 +10,7 @@
 #include "core/results.h"
 #include "io/predictions/predictions_format.h"
 #include "io/slp/slp_read.h"
+#include "io/slp/slp_read_bbox.h"
 
 static sleapc_status nomem(const char *path)
 {
@@ -30,6 +31,10 @@ void sleapc__ev_labels_free(sleapc_ev_labels *l)
         sleapc__free(l->node_names[k]);
     for (int k = 0; k < l->n_tracks; k++)
         sleapc__free(l->track_names[k]);
+    for (int k = 0; k < l->n_box_categories; k++)
+        sleapc__free(l->box_categories[k]);
+    sleapc__free(l->box_categories);
+    sleapc__free(l->boxes);
     sleapc__free(l->path);
     sleapc__free(l->videos);
     sleapc__free(l->node_names);
@@ -84,6 +89,77 @@ static sleapc_status alloc_body(sleapc_ev_labels *l, int n_videos, int n_nodes, 
     if (!l->videos || !l->node_names || !l->track_names || !l->frames || !l->insts || !l->xy)
         return SLEAPC_ERR_NOMEM;
     return SLEAPC_OK;
+}
+
+/* The index of a category name, added when new; -1 for "". */
+static sleapc_status box_category(sleapc_ev_labels *l, const char *name, int *out)
+{
+    *out = -1;
+    if (!name || !name[0])
+        return SLEAPC_OK;
+    for (int c = 0; c < l->n_box_categories; c++)
+        if (!strcmp(l->box_categories[c], name)) {
+            *out = c;
+            return SLEAPC_OK;
+        }
+    char **c = sleapc__realloc(l->box_categories, ((size_t)l->n_box_categories + 1) * sizeof *c);
+    if (!c)
+        return SLEAPC_ERR_NOMEM;
+    l->box_categories = c;
+    if (!(c[l->n_box_categories] = sleapc__strdup(name)))
+        return SLEAPC_ERR_NOMEM;
+    *out = l->n_box_categories++;
+    return SLEAPC_OK;
+}
+
+/* /bboxes of r: sleap-io routes a box by its video and frame index to the
+ * last frame of that key, or to a new frame (boxes of no known video or a
+ * negative frame index are left out of the frames). */
+static sleapc_status boxes_from_slp(sleapc_ev_labels *l, const sleapc_slp *r)
+{
+    sleapc_slp_bbox_rows b;
+    sleapc_status st = sleapc__slp_bboxes_read(r->h5, r->path, &b);
+    if (st || b.n == 0)
+        return st;
+    int64_t *frame_of = sleapc__malloc((size_t)b.n * sizeof *frame_of);
+    l->boxes = sleapc__calloc((size_t)b.n, sizeof *l->boxes);
+    st = frame_of && l->boxes ? sleapc__slp_bbox_frames(r, &b, frame_of) : SLEAPC_ERR_NOMEM;
+    /* room for a frame per box of no frame of the file */
+    sleapc_ev_frame *fr =
+        st ? NULL : sleapc__realloc(l->frames, ((size_t)(l->n_frames + b.n) + 1) * sizeof *fr);
+    if (!st && !fr)
+        st = SLEAPC_ERR_NOMEM;
+    if (!st)
+        l->frames = fr;
+    for (int64_t i = 0; !st && i < b.n; i++) {
+        /* sleap-io makes the frame of a box of a known video, after the others */
+        if (frame_of[i] < 0 && b.video[i] >= 0 && b.video[i] < l->n_videos && b.frame_idx[i] >= 0) {
+            for (int64_t f = r->n_frames; f < l->n_frames && frame_of[i] < 0; f++)
+                if (l->frames[f].video == b.video[i] && l->frames[f].frame_idx == b.frame_idx[i])
+                    frame_of[i] = f;
+            if (frame_of[i] < 0) {
+                l->frames[l->n_frames] =
+                    (sleapc_ev_frame){b.video[i], b.frame_idx[i], l->n_insts, 0};
+                frame_of[i] = l->n_frames++;
+            }
+        }
+        if (frame_of[i] < 0)
+            continue;
+        sleapc_ev_box *x = &l->boxes[l->n_boxes++];
+        *x = (sleapc_ev_box){b.x1[i],
+                             b.y1[i],
+                             b.x2[i],
+                             b.y2[i],
+                             b.angle[i],
+                             b.is_predicted[i] != 0,
+                             b.is_predicted[i] ? (double)b.score[i] : 1.0,
+                             -1,
+                             frame_of[i]};
+        st = box_category(l, b.category[i], &x->category);
+    }
+    sleapc__free(frame_of);
+    sleapc__slp_bbox_rows_free(&b);
+    return st;
 }
 
 static sleapc_status from_slp(sleapc_ev_labels *l, const sleapc_slp *r)
@@ -143,7 +219,7 @@ static sleapc_status from_slp(sleapc_ev_labels *l, const sleapc_slp *r)
         }
     }
     l->n_points = np;
-    return SLEAPC_OK;
+    return boxes_from_slp(l, r);
 }
 
 static sleapc_status from_predictions(sleapc_ev_labels *l, const sleapc_predictions *pr)
@@ -184,6 +260,20 @@ static sleapc_status from_predictions(sleapc_ev_labels *l, const sleapc_predicti
         for (int64_t k = 0; k < 2 * pr->n_nodes; k++)
             l->xy[2 * i * pr->n_nodes + k] = pr->points[2 * i * pr->n_nodes + k];
     }
+    /* a reader's boxes are predicted boxes */
+    if (pr->n_boxes > 0 && !(l->boxes = sleapc__calloc((size_t)pr->n_boxes, sizeof *l->boxes)))
+        return nomem(l->path);
+    for (int64_t f = 0; f < pr->n_frames; f++)
+        for (int64_t j = 0; j < pr->frames[f].n_boxes; j++) {
+            const sleapc_pred_box *x = &pr->boxes[pr->frames[f].box_first + j];
+            const char *name = x->category >= 0 && x->category < pr->n_bbox_categories
+                                   ? pr->bbox_categories[x->category]
+                                   : NULL;
+            sleapc_ev_box *y = &l->boxes[l->n_boxes++];
+            *y = (sleapc_ev_box){x->x1, x->y1, x->x2, x->y2, 0.0, true, (double)x->score, -1, f};
+            if (box_category(l, name, &y->category))
+                return nomem(l->path);
+        }
     return SLEAPC_OK;
 }
 

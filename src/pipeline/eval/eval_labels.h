@@ -1,7 +1,8 @@
 /* Labels as the evaluation reads them (sleap-io's view of a labels file):
  * videos, the first skeleton's nodes, frames in file order, and each frame's
  * instances in file order, user and predicted, with float64 points (NaN for
- * points that are not visible). Read from any .slp / .pkg.slp, sleapc's
+ * points that are not visible), and boxes (.slp /bboxes, sleapc's predicted
+ * boxes). Read from any .slp / .pkg.slp, sleapc's
  * predictions .json, or a SLEAP analysis .h5 (predictions). */
 #ifndef SLEAPC_PIPELINE_EVAL_EVAL_LABELS_H
 #define SLEAPC_PIPELINE_EVAL_EVAL_LABELS_H
@@ -28,6 +29,15 @@ typedef struct sleapc_ev_inst {
     int64_t linked; /* user instances: 1 + the instance it corrects (from_predicted); 0 none */
 } sleapc_ev_inst;
 
+/* A box of the file (sleap-io's UserBoundingBox / PredictedBoundingBox). */
+typedef struct sleapc_ev_box {
+    double x1, y1, x2, y2, angle; /* angle in radians about the center */
+    bool predicted;
+    double score;  /* predicted boxes; 1 for user boxes */
+    int category;  /* index into box_categories; -1 = none ("object") */
+    int64_t frame; /* index into frames */
+} sleapc_ev_box;
+
 typedef struct sleapc_ev_frame {
     int video;
     int64_t frame_idx;
@@ -51,6 +61,10 @@ typedef struct sleapc_ev_labels {
     sleapc_ev_inst *insts;
     int64_t n_points;
     double *xy; /* [2 * n_points] */
+    int64_t n_boxes;
+    sleapc_ev_box *boxes; /* file order; frames made for boxes of no frame, as sleap-io does */
+    int n_box_categories;
+    char **box_categories; /* names as first seen; never "" */
 } sleapc_ev_labels;
 
 /* Read path (.slp, .pkg.slp, sleapc .json or analysis .h5, by extension). *out is new

@@ -257,6 +257,10 @@ static void worst_frames(sleapc_rtext *t, const sleapc_ev_result *r, bool user_o
 
 sleapc_status sleapc__ev_report(const sleapc_ev_result *r, const char *path)
 {
+    /* the page draws poses and their distances; boxes have neither */
+    if (r->method == SLEAPC_EV_BBOX)
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                            "report: %s: bbox mode has no report page (use --save_metrics)", path);
     sleapc_rtext t = {0};
     sleapc__report_begin(&t, "sleapc eval report");
     sleapc__rtext_put(&t, "<table><tr><td>ground truth</td><td>");

@@ -18,7 +18,9 @@ sleapc_ev_opts sleapc__ev_opts_default(void)
                             .anchor_part = NULL,
                             .centroid_method = SLEAPC_EV_C_INFER,
                             .centroid_fallback = SLEAPC_EV_C_INFER,
-                            .degenerate_fallback = true};
+                            .degenerate_fallback = true,
+                            .bbox_source = SLEAPC_EV_BOXES_AUTO,
+                            .bbox_padding = 0.0};
 }
 
 void sleapc__ev_result_free(sleapc_ev_result *r)
@@ -84,10 +86,13 @@ sleapc_status sleapc__ev_run(const char *gt_path, const char *pr_path, const sle
         st = sleapc__wrap(st, "eval: predictions");
     if (st)
         goto fail;
-    /* Box AP needs predicted boxes, which sleapc does not read (pose
-     * predictions carry none): sleap-nn then skips the metrics. */
-    if (o->method == SLEAPC_EV_BBOX) {
-        sleapc__log(SLEAPC_LOG_INFO, "eval: 0 predicted boxes: skipping metric computation");
+    /* auto: box-only predictions are scored as boxes */
+    bool boxes = false;
+    for (int64_t b = 0; b < r->pr->n_boxes && !boxes; b++)
+        boxes = r->pr->boxes[b].predicted;
+    if (o->method == SLEAPC_EV_BBOX || (o->method == SLEAPC_EV_AUTO && boxes && !r->pr->n_insts)) {
+        if ((st = sleapc__ev_bbox(r, o)))
+            goto fail;
         *out = r;
         return SLEAPC_OK;
     }

@@ -48,12 +48,38 @@ static void row(buf *b, const char *fmt, ...)
         b->n = b->n + (size_t)k < sizeof b->s ? b->n + (size_t)k : sizeof b->s - 1;
 }
 
+/* bbox mode: the figures sleap-nn logs ("Evaluation Results (bbox mode)"). */
+static void bbox_rows(buf *b, const sleapc_ev_result *r)
+{
+    const sleapc_pyobj *m = r->metrics;
+    row(b, "ground truth   %s (boxes from %s)\npredictions    %s\n", r->gt->path, r->bbox_source,
+        r->pr->path);
+    row(b, "videos matched %d/%d, frames %.0f, GT boxes %.0f, predicted boxes %.0f\n\n",
+        r->n_videos_matched, r->pr->n_videos, num1(m, "n_frames"), num1(m, "n_gt"),
+        num1(m, "n_pred"));
+    row(b, "| bbox mode (COCO) | value |\n|---|---|\n");
+    row(b, "| mAP @[.5:.95] | %.4f |\n", num1(m, "bbox_mAP"));
+    row(b, "| AP50 / AP75 | %.4f / %.4f |\n", num1(m, "bbox_AP50"), num1(m, "bbox_AP75"));
+    row(b, "| AR @[.5:.95] | %.4f |\n", num1(m, "bbox_AR"));
+    row(b, "| @IoU0.5, best-F1 threshold | %.3f |\n", num1(m, "bbox_f1_threshold"));
+    row(b, "| precision / recall / F1 | %.4f / %.4f / %.4f |\n", num1(m, "bbox_precision"),
+        num1(m, "bbox_recall"), num1(m, "bbox_f1"));
+    row(b, "| mean IoU | %.4f |\n", num1(m, "bbox_mean_iou"));
+    row(b, "| TP / FP / FN | %.0f / %.0f / %.0f |\n", num1(m, "bbox_n_tp"), num1(m, "bbox_n_fp"),
+        num1(m, "bbox_n_fn"));
+}
+
 sleapc_status sleapc__ev_summary(const sleapc_ev_result *r, char **out)
 {
     buf b = {{0}, 0};
-    if (!r->has_metrics) {
+    if (!r->has_metrics && r->method == SLEAPC_EV_BBOX) {
+        row(&b, "0 predicted boxes in %s: no metrics (nothing usable was predicted)\n",
+            r->pr->path);
+    } else if (!r->has_metrics) {
         row(&b, "0 predicted instances in %s: no metrics (nothing usable was predicted)\n",
             r->pr->path);
+    } else if (r->method == SLEAPC_EV_BBOX) {
+        bbox_rows(&b, r);
     } else {
         const sleapc_pyobj *m = r->metrics;
         row(&b, "ground truth   %s\npredictions    %s\n", r->gt->path, r->pr->path);

@@ -15,8 +15,16 @@ typedef enum sleapc_ev_method {
     SLEAPC_EV_AUTO, /* centroid when the prediction skeleton has one node, else oks */
     SLEAPC_EV_OKS,
     SLEAPC_EV_CENTROID,
-    SLEAPC_EV_BBOX, /* box AP on predicted boxes: sleapc reads none, so no metrics */
+    SLEAPC_EV_BBOX, /* COCO box AP of predicted boxes (eval_bbox.c) */
 } sleapc_ev_method;
+
+/* Where bbox mode's GT boxes come from (sleap-nn resolve_bbox_source). */
+typedef enum sleapc_ev_box_source {
+    SLEAPC_EV_BOXES_AUTO,      /* user boxes if any, else user instances, else masks */
+    SLEAPC_EV_BOXES_BBOXES,    /* the file's user boxes */
+    SLEAPC_EV_BOXES_INSTANCES, /* tight boxes of the user instances' visible points */
+    SLEAPC_EV_BOXES_MASKS,     /* user masks: sleapc reads none */
+} sleapc_ev_box_source;
 
 /* How a GT centroid is made (sleap-nn generate_centroids). */
 typedef enum sleapc_ev_centroid {
@@ -37,6 +45,8 @@ typedef struct sleapc_ev_opts {
     sleapc_ev_centroid centroid_method;   /* centroid mode: infer */
     sleapc_ev_centroid centroid_fallback; /* anchor not visible: INFER means center_of_mass */
     bool degenerate_fallback; /* sleap-nn 0.3.5: GT with a zero-area box scored by distance */
+    sleapc_ev_box_source bbox_source; /* bbox mode: auto */
+    double bbox_padding;              /* bbox mode: px added on each side of derived boxes (0) */
 } sleapc_ev_opts;
 
 sleapc_ev_opts sleapc__ev_opts_default(void);
@@ -54,7 +64,8 @@ typedef struct sleapc_ev_frame_pair {
 typedef struct sleapc_ev_result {
     sleapc_ev_labels *gt, *pr; /* owned */
     bool has_metrics;          /* false: no predicted instances (sleap-nn returns None) */
-    sleapc_ev_method method;   /* resolved: oks or centroid */
+    sleapc_ev_method method;   /* resolved: oks, centroid or bbox */
+    const char *bbox_source;   /* bbox mode: the resolved GT box source (static text) */
     double match_threshold;    /* as used */
     int anchor_ind;            /* -1 = none */
     int *video_map;            /* [pr->n_videos]: GT video of each prediction video, -1 */
@@ -101,6 +112,11 @@ sleapc_status sleapc__ev_match_oks(sleapc_ev_result *r, const sleapc_ev_opts *o)
 
 /* sleap-nn Evaluator._process_frames_centroid (eval_centroid.c). */
 sleapc_status sleapc__ev_match_centroids(sleapc_ev_result *r, const sleapc_ev_opts *o);
+
+/* sleap-nn _run_bbox_evaluation (eval_bbox.c): no predicted box leaves
+ * has_metrics false; GT boxes as add_bboxes_to_labels makes them, paired
+ * as bbox_frame_pairs does, scored by compute_bbox_metrics. */
+sleapc_status sleapc__ev_bbox(sleapc_ev_result *r, const sleapc_ev_opts *o);
 
 /* sleap-nn Evaluator.evaluate: r->metrics (eval_metrics.c, eval_voc.c). */
 sleapc_status sleapc__ev_metrics(sleapc_ev_result *r);
