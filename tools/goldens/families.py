@@ -13,7 +13,8 @@ Layout of OUT/families/:
 * models/<family>/: best.ckpt (optimizer state dropped) and training_config.yaml;
 * cases/<case>/: options.json (the call or command), expected.json (boxes or
   vectors per frame), heads/ (the network's outputs on frames 0-1 as .npy; the
-  input is those frames as float32), pred.slp for command-line cases.
+  input is those frames as float32), pred.slp for command-line cases;
+* exports/: the models' ONNX exports and their cases (families_exports.py).
 """
 
 import glob
@@ -268,6 +269,12 @@ def run(stage, args):
         C.write_json_compact(os.path.join(case_dir, "expected.json"), C.jsonable(exp, nan_as_string=False))
         C.write_json_indent(os.path.join(case_dir, "options.json"), C.jsonable(opts))
         done.append(case["name"])
+    # The exports of the same models, and what sleap-nn computes with them.
+    if not args.cases or any("export" in sel for sel in args.cases):
+        import families_exports
+
+        embed = next(c for c in CASES if c["input"] == "embed")
+        done += families_exports.run(stage, args, _boxes_expected, _vectors_expected, embed["data_path"])
     for leftover in glob.glob(os.path.join(root, "**", "*.tmp"), recursive=True):
         os.remove(leftover)
     with open(os.path.join(root, "families.json"), "w") as f:
