@@ -213,6 +213,9 @@ typedef struct sleapc_backend_opts {
     sleapc_conv_method conv;     /* native: 3x3 convs direct or Winograd */
     int winograd_tile;           /* native, conv WINOGRAD: F(m) on every 3x3 conv,
                                     accurate or not (tests); 0: chosen per layer */
+    bool input_as_is;            /* onnx-baked: the export's networks take their
+                                    inputs as they are (an embedding export's
+                                    standardized crop), never divided by 255 */
 } sleapc_backend_opts;
 
 struct sleapc_backend_factory {

@@ -5,7 +5,9 @@
 
 #include "sleapc/tensor.h"
 
-#define SLEAPC_TENSOR_MAP_CAP 8
+/* A network part of an export can hand the host many maps (an SSD export:
+ * each level's class and box maps, and the tensors its shape ops read). */
+#define SLEAPC_TENSOR_MAP_CAP 16
 #define SLEAPC_TENSOR_NAME_CAP 48
 
 typedef struct sleapc_tensor_map {

@@ -109,8 +109,7 @@ static sleapc_status decode_frame(bbox_layer *bl, int64_t k, sleapc_box *out, in
                                    n);
 }
 
-/* Model-input corners -> frame pixels (layers/bbox.py postprocess). */
-static void to_frame(sleapc_box *bx, int n, const sleapc_preprocess_plan *pl)
+void sleapc__bbox_to_frame(sleapc_box *bx, int n, const sleapc_preprocess_plan *pl)
 {
     for (int i = 0; i < n; i++) {
         float xy[4] = {bx[i].x1, bx[i].y1, bx[i].x2, bx[i].y2};
@@ -138,7 +137,7 @@ static sleapc_status bbox_finish(sleapc_layer *l, int64_t b, sleapc_layer_output
         st = decode_frame(bl, k, bx, &n);
         if (st)
             break;
-        to_frame(bx, n, pl);
+        sleapc__bbox_to_frame(bx, n, pl);
         sleapc__bbox_clip_to_frame(bx, &n, (int)pl->src_h, (int)pl->src_w);
         out->n_boxes[k] = n;
         out->eff_scale[k] = (float)pl->eff_scale;
@@ -172,9 +171,7 @@ static int bbox_stages(const sleapc_layer *l, sleapc_stage_info *out)
 static const struct sleapc_layer_ops bbox_ops = {
     .name = "BBoxLayer", .run = bbox_run, .destroy = bbox_destroy, .stages = bbox_stages};
 
-/* SSDHeadConfig -> the decoder's anchor geometry (data/bboxes.py make_anchors),
- * at the precision the decoder keeps it. */
-static void ssd_anchors(const sleapc_bbox_config *c, sleapc_ssd_anchors *a)
+void sleapc__bbox_ssd_anchors(const sleapc_bbox_config *c, sleapc_ssd_anchors *a)
 {
     memset(a, 0, sizeof *a);
     a->n_levels = c->ssd_levels;
@@ -207,7 +204,7 @@ sleapc_status sleapc__bbox_layer_create(const sleapc_model *m, const sleapc_pred
     bl->dopts.iou_threshold = isnan(iou_threshold) ? sleapc__bbox_default_nms_iou(m->cfg.model_type)
                                                    : (float)iou_threshold;
     if (bl->ssd)
-        ssd_anchors(&m->cfg.bbox, &bl->anchors);
+        sleapc__bbox_ssd_anchors(&m->cfg.bbox, &bl->anchors);
     sleapc_preprocess_opts pp = sleapc__layer_preprocess_opts(m, o, true);
     sleapc_status st = sleapc__stage_init(&bl->stage, m, o, &pp);
     if (st) {

@@ -5,6 +5,8 @@
 #define SLEAPC_LAYERS_BBOX_H
 
 #include "layers/layer.h"
+#include "layers/ops/bbox_decode.h"
+#include "layers/ops/preprocess.h"
 
 /* sleap-nn's DEFAULT_NMS_IOU: off for CenterNet (its peaks are its NMS),
  * 0.45 for SSD. */
@@ -25,5 +27,20 @@ sleapc_status sleapc__bbox_layer_create(const sleapc_model *m, const sleapc_pred
  * maps do not fit together or A is over cap rows. */
 int64_t sleapc__bbox_ssd_gather(const sleapc_tensor *const *cls, const sleapc_tensor *const *box,
                                 int n_levels, int n_logits, int64_t k, float *raw, int64_t cap);
+
+/* SSDHeadConfig -> the decoder's anchor geometry (data/bboxes.py
+ * make_anchors), at the precision the decoder keeps it. */
+void sleapc__bbox_ssd_anchors(const sleapc_bbox_config *c, sleapc_ssd_anchors *a);
+
+/* n boxes' model-input corners -> frame pixels (layers/bbox.py postprocess:
+ * input scale, then the size matcher's scale). */
+void sleapc__bbox_to_frame(sleapc_box *bx, int n, const sleapc_preprocess_plan *pl);
+
+/* The layer for an export of a box detector (sleap-nn ExportedBBoxLayer,
+ * exported_bbox.c): the graph gives the decoder's inputs, and everything else
+ * is this layer's, as in the checkpoint layer. */
+sleapc_status sleapc__exported_bbox_layer_create(const sleapc_model *m,
+                                                 const sleapc_predictor_opts *o,
+                                                 sleapc_layer **out);
 
 #endif

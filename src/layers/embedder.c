@@ -8,6 +8,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "layers/exported.h"
 #include "layers/ops/crop_skia.h"
 #include "layers/ops/preprocess.h"
 #include "layers/stage.h"
@@ -20,6 +21,11 @@ struct sleapc_embedder {
     const sleapc_model *model;
     sleapc_stage stage;
     bool stage_ready;
+    /* An export (model.onnx): the graph standardizes each crop itself and
+     * takes it as uint8, so the crops go in as cut, never standardized here. */
+    bool exported;
+    sleapc_exported_stage xs;
+    uint8_t *crops_u8;         /* (batch, c, size, size) */
     sleapc_preprocess_opts pp; /* channels and size matcher only */
     sleapc_preprocess_plan plan;
     bool have_plan;
@@ -104,11 +110,17 @@ sleapc_status sleapc__embedder_create(const sleapc_model *m, const sleapc_predic
     sleapc_predictor_opts so = *o;
     so.precision = SLEAPC_PRECISION_FP32;
     const size_t crop_floats = (size_t)(e->c * e->size * e->size);
+    e->exported = m->baked != NULL;
     e->crops = sleapc__aligned_alloc(sizeof(float) * crop_floats * (size_t)e->batch);
     e->dst = sleapc__calloc((size_t)e->batch, sizeof *e->dst);
-    if (!e->crops || !e->dst)
+    if (e->exported)
+        e->crops_u8 = sleapc__malloc(crop_floats * (size_t)e->batch);
+    if (!e->crops || !e->dst || (e->exported && !e->crops_u8))
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
-    if (!st)
+    static const char *const outputs[] = {"embedding", NULL};
+    if (!st && e->exported)
+        st = sleapc__exported_stage_init(&e->xs, m, &so, outputs);
+    else if (!st)
         st = sleapc__stage_init(&e->stage, m, &so, &e->pp);
     e->stage_ready = !st;
     if (st) {
@@ -123,8 +135,10 @@ void sleapc__embedder_destroy(sleapc_embedder *e)
 {
     if (!e)
         return;
-    if (e->stage_ready)
+    if (e->stage_ready && !e->exported)
         sleapc__stage_free(&e->stage);
+    sleapc__exported_stage_free(&e->xs);
+    sleapc__free(e->crops_u8);
     sleapc__aligned_free(e->sized);
     sleapc__aligned_free(e->scratch);
     sleapc__aligned_free(e->crops);
@@ -218,17 +232,36 @@ sleapc_status sleapc__embedder_add(sleapc_embedder *e, float cx, float cy, float
     return e->n_queued == e->batch ? sleapc__embedder_flush(e) : SLEAPC_OK;
 }
 
+/* The export's graph on n crops: their grey levels as uint8 (the crops are
+ * cut from uint8 frames), standardized and embedded inside the graph. */
+static sleapc_status forward_exported(sleapc_embedder *e, int64_t n, const sleapc_tensor **v)
+{
+    const int64_t len = n * e->c * e->size * e->size;
+    for (int64_t i = 0; i < len; i++) {
+        const float x = roundf(e->crops[i]);
+        e->crops_u8[i] = (uint8_t)(x < 0.0f ? 0.0f : x > 255.0f ? 255.0f : x);
+    }
+    sleapc_status st = sleapc__exported_stage_run(&e->xs, e->crops_u8, n, e->c, e->size, e->size);
+    return st ? st : sleapc__exported_stage_output(&e->xs, "embedding", SLEAPC_DTYPE_F32, 2,
+                                                   (int64_t[]){n, e->dim}, v);
+}
+
 sleapc_status sleapc__embedder_flush(sleapc_embedder *e)
 {
     const int64_t n = e->n_queued;
     if (n == 0)
         return SLEAPC_OK;
     e->n_queued = 0;
-    sleapc__embedder_standardize(e->crops, n, e->c, e->size);
-    sleapc_status st = sleapc__stage_forward_f32(&e->stage, e->crops, n, e->c, e->size, e->size);
     const sleapc_tensor *v = NULL;
-    if (!st)
-        st = sleapc__stage_head(&e->stage, "EmbeddingHead", true, &v);
+    sleapc_status st;
+    if (e->exported) {
+        st = forward_exported(e, n, &v);
+    } else {
+        sleapc__embedder_standardize(e->crops, n, e->c, e->size);
+        st = sleapc__stage_forward_f32(&e->stage, e->crops, n, e->c, e->size, e->size);
+        if (!st)
+            st = sleapc__stage_head(&e->stage, "EmbeddingHead", true, &v);
+    }
     if (!st && (v->shape[0] != n || v->shape[1] != e->dim))
         st = sleapc__fail(SLEAPC_ERR_BACKEND, "%s: the network gave %lldx%lld vectors for %lld "
                           "crops of %lld floats",

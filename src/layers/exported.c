@@ -9,6 +9,7 @@
 #include "core/channels_u8.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "layers/bbox.h"
 #include "layers/ops/preprocess.h"
 
 static bool declares_output(const sleapc_onnx_graph *g, const char *name)
@@ -137,6 +138,15 @@ sleapc_status sleapc__exported_layer_create(const sleapc_model *m, const sleapc_
         return sleapc__exported_bottomup_layer_create(m, o, out);
     case SLEAPC_EXPORT_MULTI_CLASS_BOTTOMUP:
         return sleapc__exported_bottomup_multiclass_layer_create(m, o, out);
+    case SLEAPC_EXPORT_BBOX_CENTERNET:
+    case SLEAPC_EXPORT_BBOX_SSD:
+        return sleapc__exported_bbox_layer_create(m, o, out);
+    case SLEAPC_EXPORT_EMBEDDING:
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                            "%s is an embedding (re-ID) export: it embeds the detections of a "
+                            ".slp (sleapc predict --data_path DETECTIONS.slp -m %s "
+                            "--save_embeddings slp, or sleapc_embed_detections)",
+                            m->dir, m->dir);
     case SLEAPC_EXPORT_UNKNOWN:
         break;
     }

@@ -3,8 +3,11 @@
  * (frames 0-19 of the fixture video, decoded here as sleap-io decodes), its
  * .slp's bboxes/ group against the case's pred.slp written by sleap-nn: the
  * same boxes on the same frames in the same order, corners within 0.02 px and
- * scores within 1e-5 (the data README's tolerances), the same categories. */
+ * scores within 1e-5 (the data README's tolerances), the same categories.
+ * The same for the exports' cases (exports/cases/, `-m exports/<family>`:
+ * sleap-nn's ONNX export run by sleapc's ONNX backend, decoded on the host). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,13 +20,18 @@
 #define PX_TOL 0.02
 #define SCORE_TOL 1e-5
 
+/* where: "" for the checkpoint cases (models/, cases/), "exports/" for the
+ * exports' (exports/<family>, exports/cases/). */
 static const struct {
-    const char *name, *model, *args;
+    const char *where, *name, *model, *args;
 } cases[] = {
-    {"bbox_centernet__video", "bbox_centernet", "--peak_threshold 0.05"},
-    {"bbox_centernet__video_max2", "bbox_centernet", "--peak_threshold 0.05 --max_instances 2"},
-    {"bbox_ssd__video", "bbox_ssd", ""},
-    {"bbox_ssd__video_nms0.2_thr0.1", "bbox_ssd", "--bbox_nms_iou 0.2 --peak_threshold 0.1"},
+    {"", "bbox_centernet__video", "bbox_centernet", "--peak_threshold 0.05"},
+    {"", "bbox_centernet__video_max2", "bbox_centernet", "--peak_threshold 0.05 --max_instances 2"},
+    {"", "bbox_ssd__video", "bbox_ssd", ""},
+    {"", "bbox_ssd__video_nms0.2_thr0.1", "bbox_ssd", "--bbox_nms_iou 0.2 --peak_threshold 0.1"},
+    {"exports/", "bbox_centernet__video", "bbox_centernet", ""},
+    {"exports/", "bbox_centernet__video_max2", "bbox_centernet", "--max_instances 2"},
+    {"exports/", "bbox_ssd__video", "bbox_ssd", ""},
 };
 
 static double *read_f64(sleapc_h5 *f, const char *name, int64_t *n)
@@ -76,27 +84,30 @@ static void compare_categories(sleapc_h5 *want, sleapc_h5 *got, const char *case
 
 static void check_case(int k)
 {
-    char out[1024], args[4096], ref[1024];
-    snprintf(out, sizeof out, "%s/%s.slp", test_tmp_dir(), cases[k].name);
-    snprintf(args, sizeof args, "predict -i '%s' --frames 0-19 -m '%s/models/%s' %s -o '%s' -q",
-             test_data_path(VIDEO), FAMILIES, cases[k].model, cases[k].args, out);
+    char out[1024], args[4096], ref[1024], label[128];
+    const bool exp = cases[k].where[0] != '\0';
+    snprintf(label, sizeof label, "%s%s", cases[k].where, cases[k].name);
+    snprintf(out, sizeof out, "%s/%s%s.slp", test_tmp_dir(), exp ? "export_" : "", cases[k].name);
+    snprintf(args, sizeof args, "predict -i '%s' --frames 0-19 -m '%s/%s/%s' %s -o '%s' -q",
+             test_data_path(VIDEO), FAMILIES, exp ? "exports" : "models", cases[k].model,
+             cases[k].args, out);
     int rc = test_run_cli(args);
-    CHECK_MSG(rc == 0, "%s: %s", cases[k].name, test_cli_output());
+    CHECK_MSG(rc == 0, "%s: %s", label, test_cli_output());
     if (rc)
         return;
-    snprintf(ref, sizeof ref, "%s/cases/%s/pred.slp", FAMILIES, cases[k].name);
+    snprintf(ref, sizeof ref, "%s/%scases/%s/pred.slp", FAMILIES, cases[k].where, cases[k].name);
     sleapc_h5 *want = NULL, *got = NULL;
     CHECK_OK(sleapc__h5_open(ref, &want));
     CHECK_OK(sleapc__h5_open(out, &got));
     if (want && got) {
-        compare_column(want, got, "frame_idx", 0, cases[k].name);
-        compare_column(want, got, "video", 0, cases[k].name);
-        compare_column(want, got, "instance", 0, cases[k].name);
+        compare_column(want, got, "frame_idx", 0, label);
+        compare_column(want, got, "video", 0, label);
+        compare_column(want, got, "instance", 0, label);
         const char *xs[] = {"x1", "y1", "x2", "y2"};
         for (int i = 0; i < 4; i++)
-            compare_column(want, got, xs[i], PX_TOL, cases[k].name);
-        compare_column(want, got, "score", SCORE_TOL, cases[k].name);
-        compare_categories(want, got, cases[k].name);
+            compare_column(want, got, xs[i], PX_TOL, label);
+        compare_column(want, got, "score", SCORE_TOL, label);
+        compare_categories(want, got, label);
     }
     sleapc__h5_close(want);
     sleapc__h5_close(got);

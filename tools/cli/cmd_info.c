@@ -81,17 +81,28 @@ int cmd_info(int argc, char **argv)
     long ph = cli_round_up(h, stride), pw = cli_round_up(w, stride);
 
     printf("model:          %s\n", model_path);
-    if (sleapc_model_is_exported(m))
-        printf("format:         sleap-nn ONNX export (model.onnx, post-processing in the graph)\n"
+    /* Box detector exports hold the network only: frames are preprocessed
+     * and boxes decoded on the host, as for a checkpoint. */
+    const bool exported = sleapc_model_is_exported(m);
+    const char *etype = exported ? sleapc_model_export_type(m) : "";
+    const bool net_only = strncmp(etype, "bbox_", 5) == 0;
+    const bool embeds = strcmp(etype, "embedding") == 0;
+    if (exported)
+        printf("format:         sleap-nn ONNX export (model.onnx, %s)\n"
                "export type:    %s\n",
-               sleapc_model_export_type(m));
+               net_only ? "the network; preprocessing and box decoding on the host"
+               : embeds ? "crop -> vector, the per-crop standardize in the graph"
+                        : "post-processing in the graph",
+               etype);
     printf("type:           %s\n", sleapc_model_type_name(sleapc_model_get_type(m)));
     printf("backbone:       %s\n", sleapc_model_backbone_name(m));
     if (*sleapc_model_backbone_arch(m))
         printf("arch:           %s\n", sleapc_model_backbone_arch(m));
     printf("input:          %d channel%s, scale %g", sleapc_model_in_channels(m),
            sleapc_model_in_channels(m) == 1 ? "" : "s", sleapc_model_input_scale(m));
-    if (sleapc_model_is_exported(m))
+    if (net_only || embeds)
+        printf(" (on the host)\n");
+    else if (exported)
         printf(" (applied in the graph; frames go in as they are)\n");
     else
         printf(", max stride %d\n", stride);

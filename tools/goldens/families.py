@@ -15,6 +15,7 @@ Layout of OUT/families/:
   vectors per frame), heads/ (the network's outputs on frames 0-1 as .npy; the
   input is those frames as float32), pred.slp for command-line cases;
 * eval/: `sleap-nn eval --match_method bbox` on the box cases (families_eval.py).
+* exports/: the models' ONNX exports and their cases (families_exports.py).
 """
 
 import glob
@@ -272,6 +273,12 @@ def run(stage, args):
         done.append(case["name"])
     # The box cases scored by `sleap-nn eval --match_method bbox` (families_eval.py).
     done += families_eval.run(stage, root, args.cases)
+    # The exports of the same models, and what sleap-nn computes with them.
+    if not args.cases or any("export" in sel for sel in args.cases):
+        import families_exports
+
+        embed = next(c for c in CASES if c["input"] == "embed")
+        done += families_exports.run(stage, args, _boxes_expected, _vectors_expected, embed["data_path"])
     for leftover in glob.glob(os.path.join(root, "**", "*.tmp"), recursive=True):
         os.remove(leftover)
     with open(os.path.join(root, "families.json"), "w") as f:

@@ -18,9 +18,13 @@ typedef struct sleapc_onnxrt sleapc_onnxrt;
 sleapc_status sleapc__onnxrt_create(const sleapc_onnx_model *om, const char *backend, int n_threads,
                                     sleapc_onnxrt **out);
 /* The same with the segments' backends on `device` (backend.h's device
- * string; NULL: the backend's choice). */
+ * string; NULL: the backend's choice). as_is: every segment takes its input
+ * as it is (graph.h input_as_is; an embedding export standardizes its crops
+ * before the network); else as an image in [0, 1], and a larger value is
+ * refused. */
 sleapc_status sleapc__onnxrt_create_on(const sleapc_onnx_model *om, const char *backend,
-                                       int n_threads, const char *device, sleapc_onnxrt **out);
+                                       int n_threads, const char *device, bool as_is,
+                                       sleapc_onnxrt **out);
 
 /* Run the graph on x, its one input (for sleap-nn exports a uint8
  * (B, C, H, W) image). out receives every graph output under its ONNX name:

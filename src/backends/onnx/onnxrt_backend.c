@@ -76,7 +76,8 @@ sleapc_status sleapc__onnxrt_backend_create(const sleapc_onnx_model *om, const c
     be->baked_postproc = true;
     sleapc_onnxrt *rt = NULL;
     sleapc_status st = sleapc__onnxrt_create_on(om, network, opts ? opts->n_threads : 0,
-                                                opts ? opts->device : NULL, &rt);
+                                                opts ? opts->device : NULL,
+                                                opts && opts->input_as_is, &rt);
     be->impl = rt;
     /* The device is its networks': the host steps follow them. */
     if (!st && rt->n_segs > 0) {

@@ -1,5 +1,5 @@
 /* Element-wise host kernels with NumPy broadcasting: arithmetic, comparisons,
- * logic, Max/Min, Where, unary maths, Cast, Clip. Integer arithmetic wraps
+ * Pow, logic, Max/Min, Where, unary maths, Cast, Clip. Integer arithmetic wraps
  * (computed unsigned) and division by zero is an error, so no input can hit
  * undefined behaviour. */
 #include <math.h>
@@ -71,7 +71,12 @@ sleapc_status sleapc__rt_op_binary(const rt_op_ctx *c, rt_tensor *const *in, int
               : is_op(c, "Sub") ? '-'
               : is_op(c, "Mul") ? '*'
               : is_op(c, "Div") ? '/'
+              : is_op(c, "Pow") ? '^'
                                 : '%';
+    /* Pow: float only (an embedding export's standardize and GeM pool). */
+    if (op == '^' && in[0]->dtype != SLEAPC_ONNX_DTYPE_FLOAT)
+        return sleapc__rt_fail(c, SLEAPC_ERR_UNSUPPORTED, "%s inputs",
+                               sleapc__onnx_dtype_name(in[0]->dtype));
     if (in[0]->dtype == SLEAPC_ONNX_DTYPE_FLOAT) {
         const float *a = in[0]->data, *b = in[1]->data;
         float *d = out->data;
@@ -83,6 +88,7 @@ sleapc_status sleapc__rt_op_binary(const rt_op_ctx *c, rt_tensor *const *in, int
                    : op == '-' ? x - y
                    : op == '*' ? x * y
                    : op == '/' ? x / y
+                   : op == '^' ? powf(x, y)
                                : fmodf(x, y);
         }
         return SLEAPC_OK;
@@ -286,6 +292,8 @@ sleapc_status sleapc__rt_op_unary(const rt_op_ctx *c, rt_tensor *const *in, int 
             d[i] = floorf(v);
         else if (strcmp(op, "Ceil") == 0)
             d[i] = ceilf(v);
+        else if (strcmp(op, "Relu") == 0)
+            d[i] = v > 0.0f ? v : isnan(v) ? v : 0.0f;
         else
             d[i] = expf(v);
     }

@@ -126,6 +126,7 @@ sleapc_status sleapc__rt_scalar(const rt_op_ctx *c, const rt_tensor *t, double *
 /* Attributes with defaults; a present attribute of another type is
  * SLEAPC_ERR_FORMAT. */
 sleapc_status sleapc__rt_attr_int(const rt_op_ctx *c, const char *name, int64_t def, int64_t *out);
+sleapc_status sleapc__rt_attr_float(const rt_op_ctx *c, const char *name, float def, float *out);
 sleapc_status sleapc__rt_attr_ints(const rt_op_ctx *c, const char *name, int cap, int64_t *out,
                                    int *n_out);
 sleapc_status sleapc__rt_attr_str(const rt_op_ctx *c, const char *name, const char *def,
@@ -202,6 +203,10 @@ sleapc_status sleapc__rt_op_identity(const rt_op_ctx *c, rt_tensor *const *in, i
                                      rt_tensor *out, int n_out);
 
 /* onnxrt_reduce.c: */
+sleapc_status sleapc__rt_op_flatten(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                    rt_tensor *out, int n_out);
+sleapc_status sleapc__rt_op_gemm(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                 rt_tensor *out, int n_out);
 sleapc_status sleapc__rt_op_reduce(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
                                    rt_tensor *out, int n_out);
 sleapc_status sleapc__rt_op_argmax(const rt_op_ctx *c, rt_tensor *const *in, int n_in,

@@ -1,4 +1,6 @@
-/* The host kernel of each ONNX op type the interpreter runs. */
+/* The host kernel of each ONNX op type the interpreter runs. Relu, Flatten
+ * and Gemm also run here when their data comes from the host (an embedding
+ * export's head after its GeM pool); from a network they join its segment. */
 #include <string.h>
 
 #include "backends/onnx/onnxrt_impl.h"
@@ -12,6 +14,7 @@ static const struct {
     {"Mul", sleapc__rt_op_binary},
     {"Div", sleapc__rt_op_binary},
     {"Mod", sleapc__rt_op_binary},
+    {"Pow", sleapc__rt_op_binary},
     {"Less", sleapc__rt_op_compare},
     {"Greater", sleapc__rt_op_compare},
     {"GreaterOrEqual", sleapc__rt_op_compare},
@@ -31,6 +34,7 @@ static const struct {
     {"Floor", sleapc__rt_op_unary},
     {"Ceil", sleapc__rt_op_unary},
     {"Exp", sleapc__rt_op_unary},
+    {"Relu", sleapc__rt_op_unary},
     {"Cast", sleapc__rt_op_cast},
     {"Clip", sleapc__rt_op_clip},
     {"Shape", sleapc__rt_op_shape},
@@ -45,6 +49,8 @@ static const struct {
     {"ConstantOfShape", sleapc__rt_op_constant_of_shape},
     {"Range", sleapc__rt_op_range},
     {"Transpose", sleapc__rt_op_transpose},
+    {"Flatten", sleapc__rt_op_flatten},
+    {"Gemm", sleapc__rt_op_gemm},
     {"Pad", sleapc__rt_op_pad},
     {"Identity", sleapc__rt_op_identity},
     {"ReduceMax", sleapc__rt_op_reduce},
@@ -52,6 +58,7 @@ static const struct {
     {"ReduceSum", sleapc__rt_op_reduce},
     {"ReduceMean", sleapc__rt_op_reduce},
     {"ReduceL2", sleapc__rt_op_reduce},
+    {"GlobalAveragePool", sleapc__rt_op_reduce},
     {"ArgMax", sleapc__rt_op_argmax},
     {"ArgMin", sleapc__rt_op_argmax},
     {"TopK", sleapc__rt_op_topk},

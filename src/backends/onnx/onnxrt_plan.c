@@ -33,6 +33,7 @@ typedef struct planner {
     bool *pinned; /* per value: never released before the run ends */
     int *last;    /* per value: the main-block step that last uses it, or -1 */
     const char *device; /* the segments' backends' device (NULL: their choice) */
+    bool as_is;         /* the segments take their inputs as they are */
 } planner;
 
 static uint32_t hash(const char *s)
@@ -402,6 +403,7 @@ static sleapc_status build_segments(planner *p, const char *backend, int n_threa
                                     .outputs = names,
                                     .n_outputs = seg->n_outputs};
         sleapc_status st = sleapc__graph_from_onnx_segment(rt->om, &spec, &seg->w, &seg->g);
+        seg->g.input_as_is = p->as_is;
         sleapc_backend_opts opts = {.n_threads = n_threads, .device = p->device};
         if (!st)
             st = sleapc__backend_create(backend, &seg->g, &opts, &seg->be);
@@ -482,11 +484,12 @@ static sleapc_status plan(planner *p, const char *backend, int n_threads)
 sleapc_status sleapc__onnxrt_create(const sleapc_onnx_model *om, const char *backend, int n_threads,
                                     sleapc_onnxrt **out)
 {
-    return sleapc__onnxrt_create_on(om, backend, n_threads, NULL, out);
+    return sleapc__onnxrt_create_on(om, backend, n_threads, NULL, false, out);
 }
 
 sleapc_status sleapc__onnxrt_create_on(const sleapc_onnx_model *om, const char *backend,
-                                       int n_threads, const char *device, sleapc_onnxrt **out)
+                                       int n_threads, const char *device, bool as_is,
+                                       sleapc_onnxrt **out)
 {
     *out = NULL;
     sleapc_onnxrt *rt = sleapc__calloc(1, sizeof *rt);
@@ -495,7 +498,7 @@ sleapc_status sleapc__onnxrt_create_on(const sleapc_onnx_model *om, const char *
     rt->om = om;
     rt->path = om->path ? om->path : "model";
     rt->input = -1;
-    planner p = {.rt = rt, .device = device};
+    planner p = {.rt = rt, .device = device, .as_is = as_is};
     size_t n = count_values(&om->graph, 0) + 1;
     size_t cap = 16;
     while (cap < 2 * n && cap < ((size_t)1 << 30))

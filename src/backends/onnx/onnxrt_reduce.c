@@ -1,4 +1,5 @@
-/* Reductions on the host: ReduceMax/Min/Sum/Mean/L2, ArgMax/ArgMin, TopK. Ties
+/* Reductions on the host: ReduceMax/Min/Sum/Mean/L2, GlobalAveragePool (the
+ * mean over every axis after the channels, kept), ArgMax/ArgMin, TopK. Ties
  * go to the lower index, as in ONNX Runtime (ArgMax's first occurrence, TopK's
  * GreaterValueCmp), which is also the order the exports' peak lists rely on. */
 #include <math.h>
@@ -22,8 +23,14 @@ sleapc_status sleapc__rt_op_reduce(const rt_op_ctx *c, rt_tensor *const *in, int
     const rt_tensor *x = in[0];
     int64_t axes[RT_MAX_DIMS], keepdims = 1, noop = 0;
     int na = 0;
-    sleapc_status st = n_in > 1 && in[1] ? sleapc__rt_ints(c, in[1], RT_MAX_DIMS, axes, &na)
-                                         : sleapc__rt_attr_ints(c, "axes", RT_MAX_DIMS, axes, &na);
+    const bool gap = op_is(c, "GlobalAveragePool");
+    if (gap && x->ndim < 3)
+        return sleapc__rt_fail(c, SLEAPC_ERR_FORMAT, "a %d-D input (N, C, ... expected)", x->ndim);
+    for (int i = 2; gap && i < x->ndim; i++)
+        axes[na++] = i;
+    sleapc_status st = gap                ? SLEAPC_OK
+                       : n_in > 1 && in[1] ? sleapc__rt_ints(c, in[1], RT_MAX_DIMS, axes, &na)
+                                           : sleapc__rt_attr_ints(c, "axes", RT_MAX_DIMS, axes, &na);
     if (!st)
         st = sleapc__rt_attr_int(c, "keepdims", 1, &keepdims);
     if (!st)

@@ -76,10 +76,11 @@ static sleapc_status run_segment(sleapc_onnxrt *rt, const rt_step *step)
             SLEAPC_ERR_FORMAT,
             "run ONNX: %s: network input \"%s\" is not a float (B, %d, H, W) tensor", rt->path,
             src->name, seg->g.in_channels);
-    /* The IR input divides by 255 when a float input exceeds 1; the exports
-     * feed it normalised images, so a larger value means a graph it misreads. */
+    /* The IR input divides by 255 when a float input exceeds 1; the pose
+     * exports feed it normalised images, so a larger value means a graph it
+     * misreads (a segment planned as_is takes any value). */
     const float *px = x->data;
-    for (int64_t i = 0; i < x->numel; i++)
+    for (int64_t i = 0; !seg->g.input_as_is && i < x->numel; i++)
         if (px[i] > 1.0f)
             return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
                                 "run ONNX: %s: network input \"%s\" exceeds 1", rt->path,

@@ -94,6 +94,29 @@ sleapc_status sleapc__rt_op_reshape(const rt_op_ctx *c, rt_tensor *const *in, in
     return reshaped(c, x, nd, dims, out);
 }
 
+/* Flatten: the dimensions before axis into one, the rest into another. */
+sleapc_status sleapc__rt_op_flatten(const rt_op_ctx *c, rt_tensor *const *in, int n_in,
+                                    rt_tensor *out, int n_out)
+{
+    (void)n_out;
+    int64_t axis = 1;
+    sleapc_status st = sleapc__rt_need(c, in, n_in, 1);
+    if (!st)
+        st = sleapc__rt_attr_int(c, "axis", 1, &axis);
+    if (st)
+        return st;
+    const rt_tensor *x = in[0];
+    if (axis < 0)
+        axis += x->ndim;
+    if (axis < 0 || axis > x->ndim)
+        return sleapc__rt_fail(c, SLEAPC_ERR_FORMAT, "axis %lld of a %d-D input", (long long)axis,
+                               x->ndim);
+    int64_t dims[2] = {1, 1};
+    for (int i = 0; i < x->ndim; i++)
+        dims[i < axis ? 0 : 1] *= x->shape[i];
+    return reshaped(c, x, 2, dims, out);
+}
+
 /* Unsqueeze/Squeeze axes: an input since opset 13, else an attribute. */
 static sleapc_status axes_of(const rt_op_ctx *c, rt_tensor *const *in, int n_in, int64_t *axes,
                              int *n)

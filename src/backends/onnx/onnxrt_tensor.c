@@ -189,6 +189,14 @@ sleapc_status sleapc__rt_attr_int(const rt_op_ctx *c, const char *name, int64_t 
     return st;
 }
 
+sleapc_status sleapc__rt_attr_float(const rt_op_ctx *c, const char *name, float def, float *out)
+{
+    const sleapc_onnx_attr *a = NULL;
+    sleapc_status st = attr_of(c, name, SLEAPC_ONNX_ATTR_FLOAT, &a);
+    *out = a ? a->f : def;
+    return st;
+}
+
 sleapc_status sleapc__rt_attr_ints(const rt_op_ctx *c, const char *name, int cap, int64_t *out,
                                    int *n_out)
 {

@@ -25,6 +25,9 @@ static const struct {
     {"multi_class_topdown", SLEAPC_EXPORT_MULTI_CLASS_TOPDOWN},
     {"multi_class_topdown_combined", SLEAPC_EXPORT_MULTI_CLASS_TOPDOWN_COMBINED},
     {"multi_class_bottomup", SLEAPC_EXPORT_MULTI_CLASS_BOTTOMUP},
+    {"bbox_centernet", SLEAPC_EXPORT_BBOX_CENTERNET},
+    {"bbox_ssd", SLEAPC_EXPORT_BBOX_SSD},
+    {"embedding", SLEAPC_EXPORT_EMBEDDING},
 };
 
 void sleapc__export_meta_clear(sleapc_export_meta *m)
@@ -55,6 +58,12 @@ sleapc_model_type sleapc__export_pose_type(sleapc_export_kind kind)
         return SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN;
     case SLEAPC_EXPORT_MULTI_CLASS_BOTTOMUP:
         return SLEAPC_MODEL_TYPE_MULTI_CLASS_BOTTOMUP;
+    case SLEAPC_EXPORT_BBOX_CENTERNET:
+        return SLEAPC_MODEL_TYPE_BBOX_CENTERNET;
+    case SLEAPC_EXPORT_BBOX_SSD:
+        return SLEAPC_MODEL_TYPE_BBOX_SSD;
+    case SLEAPC_EXPORT_EMBEDDING:
+        return SLEAPC_MODEL_TYPE_EMBEDDING;
     case SLEAPC_EXPORT_UNKNOWN:
         break;
     }

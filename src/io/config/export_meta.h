@@ -18,7 +18,10 @@ typedef enum sleapc_export_kind {
     SLEAPC_EXPORT_BOTTOMUP,
     SLEAPC_EXPORT_MULTI_CLASS_TOPDOWN,          /* the class-vector model alone, on crops */
     SLEAPC_EXPORT_MULTI_CLASS_TOPDOWN_COMBINED, /* centroid + multi_class_topdown */
-    SLEAPC_EXPORT_MULTI_CLASS_BOTTOMUP
+    SLEAPC_EXPORT_MULTI_CLASS_BOTTOMUP,
+    SLEAPC_EXPORT_BBOX_CENTERNET,               /* the network only: decoder-ready heads */
+    SLEAPC_EXPORT_BBOX_SSD,
+    SLEAPC_EXPORT_EMBEDDING                     /* crop -> vector, standardize in the graph */
 } sleapc_export_kind;
 
 typedef struct sleapc_export_meta {
@@ -52,8 +55,9 @@ sleapc_status sleapc__export_meta_parse(const char *text, size_t n, const char *
 /* Free every owned member and zero *m. Accepts a zeroed struct. */
 void sleapc__export_meta_clear(sleapc_export_meta *m);
 
-/* The model type of the pose model inside the export: topdown gives
- * centered_instance, multi_class_topdown_combined multi_class_topdown. */
+/* The model type of the model inside the export: topdown gives
+ * centered_instance, multi_class_topdown_combined multi_class_topdown; box
+ * detectors and embedding models are themselves. */
 sleapc_model_type sleapc__export_pose_type(sleapc_export_kind kind);
 
 /* The training config file an export folder carries for its pose model

@@ -55,7 +55,7 @@ static pb branch(bool then)
     return g;
 }
 
-/* The graph, returning the named outputs (a tensor map holds at most 8). */
+/* The graph, returning the named outputs (a tensor map holds at most 16). */
 static pb build(const char *const *outs, int n_outs)
 {
     pb g = {0}, a[2];
@@ -93,6 +93,15 @@ static pb build(const char *const *outs, int n_outs)
     a[1] = onnx_attr_int("keepdims", 0);
     node(&g, "ArgMax", NAMES("x"), NAMES("am"), a, 2);
     node(&g, "ReduceSum", NAMES("x", "ax1"), NAMES("rs"), NULL, 0);
+    float two = 2.0f;
+    floats(&g, "two", 0, NULL, &two);
+    node(&g, "Pow", NAMES("x", "two"), NAMES("pw"), NULL, 0);
+    node(&g, "GlobalAveragePool", NAMES("img"), NAMES("gap"), NULL, 0);
+    a[0] = onnx_attr_int("transB", 1);
+    node(&g, "Gemm", NAMES("m23", "m23", "su"), NAMES("gm"), a, 1);
+    node(&g, "Sub", NAMES("x", "thr"), NAMES("xs"), NULL, 0);
+    node(&g, "Relu", NAMES("xs"), NAMES("rl"), NULL, 0);
+    node(&g, "Flatten", NAMES("img"), NAMES("fl"), NULL, 0);
     node(&g, "Mod", NAMES("ma", "mb"), NAMES("mod"), NULL, 0);
     node(&g, "Slice", NAMES("x", "s_start", "s_end", "ax1", "s_step"), NAMES("sl"), NULL, 0);
     a[0] = onnx_attr_int("to", T_INT64);
@@ -200,6 +209,24 @@ int main(void)
         check_f(&out, "gs", 2, (float[]){2.5f, 2});
         check_f(&out, "if", 4, (float[]){2, 4, 4, 3});
     }
+    sleapc__onnxrt_destroy(rt);
+    sleapc__onnx_destroy(om);
+
+    /* An embedding export's host ops: Pow (its standardize and GeM pool),
+     * GlobalAveragePool (the mean over H, W, kept as (1, 1, 1, 1)), and
+     * Flatten, Gemm, Relu fed by the host. */
+    rt = plan(NAMES("pw", "gap", "gm", "rl", "fl", "if"), 6, &om);
+    if (run(rt, x, &out)) {
+        check_f(&out, "pw", 4, (float[]){1, 9, 9, 4});
+        check_f(&out, "gap", 1, (float[]){2.5f});
+        const sleapc_tensor *t = sleapc__tensor_map_get(&out, "gap");
+        CHECK(t && t->ndim == 4 && t->shape[2] == 1 && t->shape[3] == 1);
+        check_f(&out, "gm", 4, (float[]){19, 39, 37, 84}); /* m23 m23^T + (5, 7) */
+        check_f(&out, "rl", 4, (float[]){0, 0.5f, 0.5f, 0});
+        check_f(&out, "fl", 4, (float[]){1, 2, 3, 4});
+        t = sleapc__tensor_map_get(&out, "fl");
+        CHECK(t && t->ndim == 2 && t->shape[0] == 1 && t->shape[1] == 4);
+    }
     /* The other branch, on a second run of the same plan. */
     float y[4] = {1, 2, 0, 1};
     if (run(rt, y, &out))
@@ -208,8 +235,9 @@ int main(void)
     sleapc__onnx_destroy(om);
 
     /* More outputs than a tensor map holds: refused when planning. */
-    const char *const nine[] = {"topv", "topi", "am", "rs", "mod", "sl", "cast", "wh", "ga"};
-    pb model = build(nine, 9);
+    const char *const many[] = {"topv", "topi", "am", "rs", "mod", "sl", "cast", "wh", "ga",
+                                "pad",  "rng",  "ex", "tr", "sc",  "gs", "if",   "pw"};
+    pb model = build(many, 17);
     CHECK_OK(sleapc__onnx_parse(model.d, model.n, "ops.onnx", &om));
     free(model.d);
     rt = NULL;

@@ -1,0 +1,115 @@
+/* `sleapc predict --save_embeddings slp` with sleap-nn 0.3.5's ONNX export of
+ * the re-ID embedding model (tests/goldens/sleapnn-0.3.5-families/exports/
+ * embedding): the graph standardizes each crop itself, so sleapc hands it
+ * the crops as cut (uint8) and never standardizes them. Against the case
+ * exports/cases/embedding__topdown_slp: onnxruntime's vectors of that export
+ * on sleap-nn's own crops of the same 40 detections, in the same order, every
+ * element within 1e-5 (the README's tolerance); also printed, the distance
+ * to the checkpoint path's vectors. The export embeds detections only: as a
+ * pose model on a video it is refused with the reason. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "io/h5/h5_file.h"
+#include "test_util.h"
+
+#define FAMILIES SLEAPC_SOURCE_DIR "/tests/goldens/sleapnn-0.3.5-families"
+#define MODEL FAMILIES "/exports/embedding"
+#define CASE FAMILIES "/exports/cases/embedding__topdown_slp"
+#define DETECTIONS "sleapnn-0.3.5/predict/topdown__centered_pair__video_f0000-0019/pred.slp"
+#define VIDEO "sleap-nn-assets/datasets/centered_pair_small.mp4"
+#define TOL 1e-5
+
+static cJSON *load_json(const char *path)
+{
+    size_t n = 0;
+    char *text = (char *)test_read_file(path, &n);
+    char *z = text ? realloc(text, n + 1) : NULL;
+    if (!z) {
+        free(text);
+        return NULL;
+    }
+    z[n] = '\0';
+    cJSON *j = cJSON_Parse(z);
+    free(z);
+    return j;
+}
+
+/* The largest element difference between got (n vectors of dim, instance
+ * order) and key `key` of the case's instances; -1 when they do not line up. */
+static double worst_against(const cJSON *exp, const char *key, const float *got, int64_t n,
+                            int64_t dim)
+{
+    double worst = 0;
+    int64_t k = 0;
+    const cJSON *fr, *inst;
+    cJSON_ArrayForEach(fr, cJSON_GetObjectItem(exp, "frames"))
+    {
+        cJSON_ArrayForEach(inst, cJSON_GetObjectItem(fr, "instances"))
+        {
+            const cJSON *v = cJSON_GetObjectItem(inst, key);
+            if (!cJSON_IsArray(v))
+                continue;
+            if (k >= n || cJSON_GetArraySize(v) != dim)
+                return -1;
+            for (int64_t d = 0; d < dim; d++)
+                worst = fmax(worst, fabs(cJSON_GetArrayItem(v, (int)d)->valuedouble -
+                                         (double)got[k * dim + d]));
+            k++;
+        }
+    }
+    return k == n ? worst : -1;
+}
+
+static void compare(const char *out)
+{
+    cJSON *exp = load_json(CASE "/expected.json");
+    CHECK_MSG(exp != NULL, "cannot read %s/expected.json", CASE);
+    sleapc_h5 *got = NULL;
+    CHECK_OK(sleapc__h5_open(out, &got));
+    float *v = NULL;
+    sleapc_h5_info info = {0};
+    if (got)
+        CHECK_OK(sleapc__h5_read(got, "embeddings/vectors", SLEAPC_H5_F32, (void **)&v, &info));
+    if (exp && v) {
+        const int64_t n = info.ndim == 2 ? info.shape[0] : 0, dim = info.ndim == 2 ? info.shape[1] : 0;
+        double w = worst_against(exp, "vector", v, n, dim);
+        double wc = worst_against(exp, "checkpoint_vector", v, n, dim);
+        printf("%lld vectors of %lld: worst element difference %.3g from onnxruntime's "
+               "(tolerance %.0e), %.3g from sleap-nn's checkpoint path\n",
+               (long long)n, (long long)dim, w, TOL, wc);
+        CHECK_MSG(n == 40 && w >= 0 && w <= TOL, "%lld vectors, worst %.3g", (long long)n, w);
+    }
+    sleapc__free(v);
+    sleapc__h5_close(got);
+    cJSON_Delete(exp);
+}
+
+int main(void)
+{
+    test_require_data();
+    /* The relative video path in the detections is the data root's. */
+    CHECK(chdir(test_data_dir()) == 0);
+    char out[1024], args[4096];
+    snprintf(out, sizeof out, "%s/embedded_export.slp", test_tmp_dir());
+    snprintf(args, sizeof args, "predict --data_path %s -m '%s' --save_embeddings slp -o '%s'",
+             DETECTIONS, MODEL, out);
+    int rc = test_run_cli(args);
+    CHECK_MSG(rc == 0 && strstr(test_cli_output(), "40 detections embedded"), "rc %d: %s", rc,
+              test_cli_output());
+    if (rc == 0)
+        compare(out);
+
+    char bad[1024];
+    snprintf(bad, sizeof bad, "%s/refused.slp", test_tmp_dir());
+    snprintf(args, sizeof args, "predict -i %s -m '%s' -o '%s'", VIDEO, MODEL, bad);
+    rc = test_run_cli(args);
+    CHECK_MSG(rc != 0 && strstr(test_cli_output(), "embedding (re-ID) export"), "rc %d: %s", rc,
+              test_cli_output());
+    CHECK_MSG(access(bad, F_OK) != 0, "%s was written", bad);
+    return test_finish();
+}
