@@ -194,6 +194,7 @@ void sleapc__predictor_destroy(sleapc_predictor *p)
     if (!p)
         return;
     sleapc__layer_destroy(p->layer);
+    sleapc__layer_destroy(p->other);
     for (int i = 0; i < 2 && p->owns_models; i++)
         sleapc__model_destroy(p->models[i]);
     sleapc__layer_outputs_free(&p->outputs);

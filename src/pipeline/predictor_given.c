@@ -1,0 +1,49 @@
+/* A lone centered-instance model on a labels file: the predictor swaps its
+ * layer for a top-down layer whose stage 1 makes centroids of the labels'
+ * instances (sleap-nn 0.3.5 predictor.py: a centered_instance model alone
+ * builds TopDownLayer(_build_centroid_layer_gt_only(...), ...)). */
+#include "core/error.h"
+#include "pipeline/predictor_impl.h"
+
+bool sleapc__predictor_takes_given(const sleapc_predictor *p)
+{
+    const sleapc_model *m = p->models[0];
+    return p->n_models == 1 && !m->baked &&
+           m->cfg.model_type == SLEAPC_MODEL_TYPE_CENTERED_INSTANCE;
+}
+
+static void swap(sleapc_predictor *p)
+{
+    sleapc_layer *l = p->layer;
+    p->layer = p->other;
+    p->other = l;
+    p->given = !p->given;
+}
+
+sleapc_status sleapc__predictor_given_begin(sleapc_predictor *p)
+{
+    if (p->given)
+        return SLEAPC_OK;
+    if (!sleapc__predictor_takes_given(p))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predict: only a centered-instance model "
+                            "alone crops around given instances");
+    if (!p->other) {
+        sleapc_status st = sleapc__topdown_layer_create(NULL, p->models[0], &p->opts, &p->other);
+        if (st)
+            return st;
+    }
+    swap(p);
+    return SLEAPC_OK;
+}
+
+void sleapc__predictor_given_end(sleapc_predictor *p)
+{
+    if (p->given)
+        swap(p);
+}
+
+sleapc_status sleapc__predictor_give_instances(sleapc_predictor *p, const float *points,
+                                               int64_t b, int64_t slots, int64_t n_nodes)
+{
+    return sleapc__layer_given_instances(p->layer, points, b, slots, n_nodes);
+}
