@@ -57,6 +57,10 @@ def _cases():
     for stem, slp in (("minimal_instance_pkg", PKG_INPUT), ("small_robot_minimal", SLP_INPUT)):
         cases.append(dict(name="centered_instance__%s_slp__gt_crops" % stem, model_type="centered_instance",
                           input="cli", argv_in=["--data_path", slp]))
+    # An explicit anchor: crops centred on node B (the config's fallback kept).
+    cases.append(dict(name="centered_instance__minimal_instance_pkg_slp__gt_crops_anchor_B",
+                      model_type="centered_instance", input="cli",
+                      argv_in=["--data_path", PKG_INPUT, "--anchor_part", "B"]))
     return cases
 
 
