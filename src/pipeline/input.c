@@ -252,26 +252,6 @@ static sleapc_status input_next(void *ctx, uint8_t *dst, bool *end)
     return st;
 }
 
-/* A centered-instance model alone predicts on crops of its crop size; whole
- * frames larger than that are refused (as the command line refuses them),
- * never cut to nothing or run as if they were crops. A labels file is not
- * refused: its instances place the crops (given_run). */
-static sleapc_status check_crops_only(const sleapc_predictor *p, const sleapc_input *in)
-{
-    const char *layer = sleapc__predictor_layer_name(p);
-    if (strcmp(layer, "CenteredInstanceLayer") != 0 &&
-        strcmp(layer, "ExportedCenteredInstanceLayer") != 0)
-        return SLEAPC_OK;
-    int crop = p->opts.crop_size > 0 ? p->opts.crop_size : p->models[0]->cfg.crop_size;
-    if (crop <= 0 || (in->height <= crop && in->width <= crop))
-        return SLEAPC_OK;
-    return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                        "%s: a centered-instance model alone predicts on crops of %dx%d, or on "
-                        "a labels file around its instances; these frames are %lldx%lld. Give "
-                        "the centroid model too (-m CENTROID_DIR -m CENTERED_INSTANCE_DIR)",
-                        in->path, crop, crop, (long long)in->height, (long long)in->width);
-}
-
 /* The labels' instances of each batch, handed to the predictor. */
 typedef struct given_ctx {
     sleapc_input *in;
@@ -324,7 +304,10 @@ sleapc_status sleapc__predict_input(sleapc_predictor *p, sleapc_input *in, const
                                     int64_t n_frames, sleapc_writer *w, const sleapc_run_opts *opts)
 {
     bool given = in->labels && sleapc__predictor_takes_given(p);
-    sleapc_status cst = given ? SLEAPC_OK : check_crops_only(p, in);
+    /* Whole frames larger than a lone centered-instance model's crop are
+     * refused here too, before anything runs, naming the input. */
+    sleapc_status cst =
+        given ? SLEAPC_OK : sleapc__predictor_crops_only(p, in->height, in->width, in->path);
     if (cst)
         return cst;
     if (sleapc__input_is_live(in)) {

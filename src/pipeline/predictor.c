@@ -294,6 +294,9 @@ sleapc_status sleapc__predictor_run(sleapc_predictor *p, const uint8_t *frames, 
     if (h > 65536 || w > 65536)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predict: frame size %lldx%lld is too large",
                             (long long)h, (long long)w);
+    sleapc_status cst = sleapc__predictor_crops_only(p, h, w, "predict");
+    if (cst)
+        return cst;
     p->results.n_frames = 0;
     p->results.n_insts = 0;
     p->results.n_boxes = 0;

@@ -2,6 +2,8 @@
  * layer for a top-down layer whose stage 1 makes centroids of the labels'
  * instances (sleap-nn 0.3.5 predictor.py: a centered_instance model alone
  * builds TopDownLayer(_build_centroid_layer_gt_only(...), ...)). */
+#include <string.h>
+
 #include "core/error.h"
 #include "pipeline/predictor_impl.h"
 
@@ -46,4 +48,21 @@ sleapc_status sleapc__predictor_give_instances(sleapc_predictor *p, const float 
                                                int64_t b, int64_t slots, int64_t n_nodes)
 {
     return sleapc__layer_given_instances(p->layer, points, b, slots, n_nodes);
+}
+
+sleapc_status sleapc__predictor_crops_only(const sleapc_predictor *p, int64_t h, int64_t w,
+                                           const char *what)
+{
+    const char *layer = sleapc__predictor_layer_name(p);
+    if (strcmp(layer, "CenteredInstanceLayer") != 0 &&
+        strcmp(layer, "ExportedCenteredInstanceLayer") != 0)
+        return SLEAPC_OK;
+    int crop = p->opts.crop_size > 0 ? p->opts.crop_size : p->models[0]->cfg.crop_size;
+    if (crop <= 0 || (h <= crop && w <= crop))
+        return SLEAPC_OK;
+    return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                        "%s: a centered-instance model alone predicts on crops of %dx%d, or on "
+                        "a labels file around its instances; these frames are %lldx%lld. Give "
+                        "the centroid model too (-m CENTROID_DIR -m CENTERED_INSTANCE_DIR)",
+                        what, crop, crop, (long long)h, (long long)w);
 }

@@ -122,6 +122,11 @@ bool sleapc__predictor_takes_given(const sleapc_predictor *p);
  * given_end switches back. */
 sleapc_status sleapc__predictor_given_begin(sleapc_predictor *p);
 void sleapc__predictor_given_end(sleapc_predictor *p);
+/* A centered-instance model alone (its own layer) predicts on crops of its
+ * crop size: whole frames (h, w) larger than that are refused, what naming
+ * them, never cut to nothing or run as if they were crops. */
+sleapc_status sleapc__predictor_crops_only(const sleapc_predictor *p, int64_t h, int64_t w,
+                                           const char *what);
 /* The instances of the next run's b frames: points (b, slots, n_nodes, 2). */
 sleapc_status sleapc__predictor_give_instances(sleapc_predictor *p, const float *points,
                                                int64_t b, int64_t slots, int64_t n_nodes);
