@@ -287,6 +287,11 @@ static sleapc_status given_run(sleapc_predictor *p, sleapc_input *in, const int6
     for (int64_t k = 0; k < n_frames; k++)
         if (sleapc__labels_has_user(in->labels, in->video, frames[k]))
             kept[n++] = frames[k];
+    if (n < n_frames)
+        sleapc__log(n ? SLEAPC_LOG_INFO : SLEAPC_LOG_WARN,
+                    "%s: %lld of %lld frames have user instances to crop around; the others are "
+                    "not predicted (a centered-instance model alone)",
+                    in->path, (long long)n, (long long)n_frames);
     given_ctx g = {.in = in, .p = p};
     sleapc_frame_reader r = {.ctx = &g, .read = given_read, .before = given_before,
                              .height = in->height, .width = in->width,
