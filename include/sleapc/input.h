@@ -71,8 +71,11 @@ SLEAPC_API sleapc_status sleapc_labels_select_frames(const char *path, int video
                                                      int64_t *n_frames);
 
 /* Predict frames (NULL: the default frames) of in, overlapped as
- * sleapc_predict_array does; results go to w (may be NULL). Returns
- * SLEAPC_OK, SLEAPC_ERR_INTERRUPTED, or the first failure. */
+ * sleapc_predict_array does; results go to w (may be NULL). A
+ * centered-instance model alone predicts a labels file as sleap-nn 0.3.5
+ * does, on crops around the user instances of the frames that have any
+ * (each instance scored 1), and refuses other frames larger than its crop.
+ * Returns SLEAPC_OK, SLEAPC_ERR_INTERRUPTED, or the first failure. */
 SLEAPC_API sleapc_status sleapc_predict_input(sleapc_predictor *p, sleapc_input *in,
                                               const int64_t *frames, int64_t n_frames,
                                               sleapc_writer *w, const sleapc_run_opts *opts);

@@ -98,7 +98,8 @@ SLEAPC_API int sleapc_predictor_batch_size(const sleapc_predictor *p);
 
 /* Predict on frames->n_frames equally sized frames (gray, RGB or BGR rows,
  * padded or not: sleapc_frame). Results replace the previous run's. Returns
- * SLEAPC_OK or SLEAPC_ERR_INVALID_ARG (bad frames) and others. */
+ * SLEAPC_OK or SLEAPC_ERR_INVALID_ARG (bad frames; frames larger than the
+ * crop of a centered-instance model alone) and others. */
 SLEAPC_API sleapc_status sleapc_predictor_run(sleapc_predictor *p, const sleapc_frame *frames);
 
 /* Where time went since the predictor was created (or stats were reset):

@@ -53,3 +53,31 @@ def test_lone_centered_instance_refused(data):
         with pytest.raises(ValueError, match="centered-instance model alone"):
             p.predict_video(data("sleap-nn-assets/datasets/centered_pair_small.mp4"),
                             frames="0-3")
+
+
+def test_lone_centered_instance_whole_frames_refused(data):
+    # Frames given as arrays follow the same rule: no labels, no crops around them.
+    ci = data("sleap-nn-assets/model_ckpts/minimal_instance_centered_instance")
+    frames = sleapc.read_frames(data("sleap-nn-assets/datasets/small_robot.mp4"), [0])
+    with sleapc.Predictor(ci, threads=2) as p:
+        with pytest.raises(ValueError, match="centered-instance model alone"):
+            p.predict(frames)
+
+
+def test_lone_centered_instance_on_labels(data):
+    # sleap-nn 0.3.5's ground-truth crops: one instance per user instance, score 1
+    # (tests/goldens/sleapnn-0.3.5-gt-crops).
+    import json
+
+    case = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "goldens",
+                        "sleapnn-0.3.5-gt-crops",
+                        "centered_instance__minimal_instance_pkg_slp__gt_crops", "expected.json")
+    with open(case) as f:
+        want = json.load(f)["frames"][0]["instances"]
+    ci = data("sleap-nn-assets/model_ckpts/minimal_instance_centered_instance")
+    with sleapc.Predictor(ci, threads=2) as p:
+        r = p.predict_video(data("sleap-nn-assets/datasets/minimal_instance.pkg.slp"))
+    assert list(r.frame_indices) == [0] and list(r.n_instances) == [2]
+    assert np.all(r.instance_scores[0] == 1.0)
+    for i, w in enumerate(want):
+        assert np.abs(r.points[0, i] - np.asarray(w["points"])).max() < 0.02

@@ -140,3 +140,11 @@ void sleapc__layer_destroy(sleapc_layer *l)
     if (l)
         l->ops->destroy(l);
 }
+
+sleapc_status sleapc__layer_given_instances(sleapc_layer *l, const float *points, int64_t b,
+                                            int64_t slots, int64_t n_nodes)
+{
+    if (!l->ops->given_instances)
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "%s takes no given instances", l->ops->name);
+    return l->ops->given_instances(l, points, b, slots, n_nodes);
+}

@@ -36,6 +36,11 @@ struct sleapc_layer_ops {
     bool (*asked)(const sleapc_layer *l);
     sleapc_status (*collect)(sleapc_layer *l, int64_t b);
     sleapc_status (*finish)(sleapc_layer *l, int64_t b, sleapc_layer_outputs *out);
+    /* Optional: the instances of the next run's b frames, points (b, slots,
+     * n_nodes, 2) in frame pixels (NaN: missing), for a layer whose crops
+     * are made around them (a top-down layer without a centroid model). */
+    sleapc_status (*given_instances)(sleapc_layer *l, const float *points, int64_t b,
+                                     int64_t slots, int64_t n_nodes);
 };
 
 struct sleapc_layer {
@@ -63,6 +68,8 @@ sleapc_status sleapc__centroid_layer_create(const sleapc_model *m, const sleapc_
 sleapc_status sleapc__centered_instance_layer_create(const sleapc_model *m,
                                                      const sleapc_predictor_opts *o,
                                                      sleapc_layer **out);
+/* centroid NULL: stage 1 makes the centroids of the instances given before
+ * each run (layer_given_instances; sleap-nn's use_gt_centroids). */
 sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const sleapc_model *ci,
                                            const sleapc_predictor_opts *o, sleapc_layer **out);
 sleapc_status sleapc__bottomup_layer_create(const sleapc_model *m, const sleapc_predictor_opts *o,
@@ -85,6 +92,11 @@ sleapc_status sleapc__layer_collect(sleapc_layer *l, int64_t b);
 sleapc_status sleapc__layer_finish(sleapc_layer *l, int64_t b, sleapc_layer_outputs *out);
 /* Drop the begun batches still on the device (an error or a stop). */
 void sleapc__layer_drop(sleapc_layer *l);
+
+/* The next run's instances (the op given_instances);
+ * SLEAPC_ERR_UNSUPPORTED when the layer takes none. */
+sleapc_status sleapc__layer_given_instances(sleapc_layer *l, const float *points, int64_t b,
+                                            int64_t slots, int64_t n_nodes);
 
 /* Shared helpers (layer.c). */
 

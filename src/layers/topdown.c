@@ -16,6 +16,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "layers/centroid_finder.h"
+#include "layers/centroid_given.h"
 #include "layers/layer.h"
 #include "layers/ops/coords.h"
 #include "layers/stage_local_peaks.h"
@@ -26,6 +27,8 @@ static const char *const CI_HEAD = "CenteredInstanceConfmapsHead";
 typedef struct topdown_layer {
     sleapc_layer base;
     sleapc_centroid_finder finder;
+    bool given;                  /* stage 1 is gc: no centroid model */
+    sleapc_centroid_given gc;
     sleapc_stage ci;             /* stage 2 */
     bool multiclass;
     bool ci_device_peaks;        /* stage 2's backend finds its peaks (backend.h) */
@@ -116,6 +119,17 @@ static sleapc_status grow_per_crop(topdown_layer *t, int64_t n_crops)
     return SLEAPC_OK;
 }
 
+/* Stage 1's convention and its plan for the batch's frames. */
+static const sleapc_convention *src_convention(const topdown_layer *t)
+{
+    return t->given ? t->gc.convention : t->finder.stage.convention;
+}
+
+static const sleapc_preprocess_plan *src_stage_plan(const topdown_layer *t)
+{
+    return t->given ? &t->gc.plan : &t->finder.stage.plan;
+}
+
 /* Frames through the centroid stage's pipeline part, as its convention cuts
  * crops from them: sleap-nn's size matcher alone (step 3 of §7.4), or SLEAP
  * 1.x's SizeMatcher and colour coercion (the frames its CentroidCrop crops
@@ -123,7 +137,7 @@ static sleapc_status grow_per_crop(topdown_layer *t, int64_t n_crops)
  * size in this very batch. */
 static sleapc_status source_plan(topdown_layer *t)
 {
-    return t->finder.stage.convention->crop_source_plan(&t->finder.stage.plan, &t->sized_plan);
+    return src_convention(t)->crop_source_plan(src_stage_plan(t), &t->sized_plan);
 }
 
 /* The crop source on the host, made once. */
@@ -131,7 +145,7 @@ static sleapc_status size_match(topdown_layer *t, crop_source *cs)
 {
     if (cs->sf.data)
         return SLEAPC_OK;
-    const sleapc_convention *cv = t->finder.stage.convention;
+    const sleapc_convention *cv = src_convention(t);
     const sleapc_preprocess_plan *pl = &t->sized_plan;
     const uint8_t *frames = cs->frames;
     const int64_t b = cs->b;
@@ -258,8 +272,7 @@ static sleapc_status crops_on_device(topdown_layer *t, crop_source *cs)
     if (!t->ci.convention->crop_origins || !sleapc__stage_windows(&t->ci))
         return SLEAPC_OK;
     sleapc_status st = SLEAPC_ERR_UNSUPPORTED;
-    if (t->finder.stage.convention->device_windows &&
-        !sleapc__plan_int_resize(&t->finder.stage.plan)) {
+    if (src_convention(t)->device_windows && !sleapc__plan_int_resize(src_stage_plan(t))) {
         st = source_plan(t);
         if (!st)
             st = sleapc__stage_upload_frames(&t->ci, cs->frames, cs->b, cs->c, cs->h, cs->w);
@@ -335,8 +348,10 @@ static sleapc_status topdown_run(sleapc_layer *l, const uint8_t *frames, int64_t
 {
     topdown_layer *t = l->impl;
     int64_t N = t->n_nodes;
-    sleapc_status st = sleapc__centroid_finder_run(&t->finder, frames, b, c, h, w, N,
-                                                   t->n_classes, out);
+    sleapc_status st =
+        t->given ? sleapc__centroid_given_run(&t->gc, b, c, h, w, N, t->n_classes, out)
+                 : sleapc__centroid_finder_run(&t->finder, frames, b, c, h, w, N, t->n_classes,
+                                               out);
     if (st)
         return st;
     int64_t I = out->n_slots;
@@ -377,7 +392,7 @@ static sleapc_status topdown_run(sleapc_layer *l, const uint8_t *frames, int64_t
         return st;
     sleapc_topdown_batch tb = {
         .n_crops = n, .n_frames = b, .n_slots = I, .n_nodes = N, .n_classes = t->n_classes,
-        .eff_scale = (float)t->finder.stage.plan.eff_scale, .peaks = t->peaks,
+        .eff_scale = (float)src_stage_plan(t)->eff_scale, .peaks = t->peaks,
         .lifted = t->lifted, .vals = t->vals, .bboxes = t->bboxes, .cent_xy = t->cent_xy,
         .cent_val = t->cent_val, .vecs = t->vecs, .crop_frame = t->crop_frame,
         .crop_slot = t->crop_slot, .crop_class = t->crop_class, .crop_prob = t->crop_prob};
@@ -395,6 +410,7 @@ static void topdown_destroy(sleapc_layer *l)
 {
     topdown_layer *t = l->impl;
     sleapc__centroid_finder_free(&t->finder);
+    sleapc__centroid_given_free(&t->gc);
     sleapc__stage_free(&t->ci);
     void *bufs[] = {t->sized,     t->scratch,    t->crops,      t->crop_scratch, t->centers,
                     t->bboxes,    t->peaks,      t->vals,       t->lifted,       t->offsets,
@@ -414,7 +430,9 @@ static sleapc_status topdown_warmup(sleapc_layer *l, const uint8_t *frames, int6
 {
     topdown_layer *t = l->impl;
     crop_source cs = {.frames = frames, .b = b, .c = c, .h = h, .w = w};
-    sleapc_status st = source_plan(t);
+    sleapc_status st = t->given ? sleapc__centroid_given_plan(&t->gc, c, h, w) : SLEAPC_OK;
+    if (!st)
+        st = source_plan(t);
     if (!st)
         st = grow_per_crop(t, b * instances > t->max_crops ? b * instances : t->max_crops);
     for (int64_t k = 0; !st && k < t->max_crops; k++) {
@@ -437,14 +455,29 @@ static sleapc_status topdown_warmup(sleapc_layer *l, const uint8_t *frames, int6
 static int topdown_stages(const sleapc_layer *l, sleapc_stage_info *out)
 {
     const topdown_layer *t = l->impl;
+    if (t->given) {
+        out[0] = sleapc__stage_info(&t->ci);
+        return 1;
+    }
     out[0] = sleapc__stage_info(&t->finder.stage);
     out[1] = sleapc__stage_info(&t->ci);
     return 2;
 }
 
+static sleapc_status topdown_given_instances(sleapc_layer *l, const float *points, int64_t b,
+                                             int64_t slots, int64_t n_nodes)
+{
+    topdown_layer *t = l->impl;
+    if (!t->given)
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "top-down: the centroid model finds the "
+                            "centroids; instances cannot be given");
+    return sleapc__centroid_given_set(&t->gc, points, b, slots, n_nodes);
+}
+
 static const struct sleapc_layer_ops topdown_ops = {
     .name = "TopDownLayer", .run = topdown_run, .destroy = topdown_destroy,
-    .warmup = topdown_warmup, .stages = topdown_stages};
+    .warmup = topdown_warmup, .stages = topdown_stages,
+    .given_instances = topdown_given_instances};
 static const struct sleapc_layer_ops topdown_multiclass_ops = {
     .name = "TopDownMultiClassLayer", .run = topdown_run, .destroy = topdown_destroy,
     .warmup = topdown_warmup, .stages = topdown_stages};
@@ -479,15 +512,19 @@ sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const s
      * centered_pair_small: 98.0% within 0.5 px with a bf16 centroid stage;
      * bench/README.md). */
     sleapc_predictor_opts co = *o;
-    if (co.precision == SLEAPC_PRECISION_BF16 || co.precision == SLEAPC_PRECISION_BF16_EMULATED ||
-        co.precision == SLEAPC_PRECISION_FP16) {
+    if (centroid && (co.precision == SLEAPC_PRECISION_BF16 ||
+                     co.precision == SLEAPC_PRECISION_BF16_EMULATED ||
+                     co.precision == SLEAPC_PRECISION_FP16)) {
         sleapc__log(SLEAPC_LOG_INFO,
                     "%s: %s: the top-down centroid stage runs in float32 (its centroids place "
                     "the crops on whole pixels)",
                     sleapc__precision_name(co.precision), centroid->dir);
         co.precision = SLEAPC_PRECISION_FP32;
     }
-    if (!st)
+    t->given = centroid == NULL;
+    if (!st && t->given)
+        st = sleapc__centroid_given_init(&t->gc, ci, o);
+    else if (!st)
         st = sleapc__centroid_finder_init(&t->finder, centroid, &co, cthr);
     /* Stage 2 gets only its own input scale and stride pad (predictor.py
      * _build_topdown_layer); SLEAP's FindInstancePeaks also its colour. */
@@ -500,7 +537,7 @@ sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const s
     }
     /* SLEAP 1.x's TopDownMultiClassPredictor takes no max_instances. */
     if (t->multiclass && !t->ci.convention->multiclass_max_instances)
-        t->finder.max_instances = 0;
+        t->finder.max_instances = t->gc.max_instances = 0;
     *out = &t->base;
     return SLEAPC_OK;
 }

@@ -12,6 +12,7 @@
 #include "model/model_impl.h"
 #include "pipeline/frame_layout.h"
 #include "pipeline/input_impl.h"
+#include "pipeline/labels_instances.h"
 #include "pipeline/predict_stream.h"
 #include "pipeline/predictor_impl.h"
 
@@ -251,29 +252,67 @@ static sleapc_status input_next(void *ctx, uint8_t *dst, bool *end)
     return st;
 }
 
-/* A centered-instance model alone predicts on crops of its crop size; whole
- * frames larger than that are refused (as the command line refuses them),
- * never cut to nothing or run as if they were crops. */
-static sleapc_status check_crops_only(const sleapc_predictor *p, const sleapc_input *in)
+/* The labels' instances of each batch, handed to the predictor. */
+typedef struct given_ctx {
+    sleapc_input *in;
+    sleapc_predictor *p;
+    float *points;
+    size_t cap;
+} given_ctx;
+
+static sleapc_status given_read(void *ctx, int64_t idx, uint8_t *dst)
 {
-    const char *layer = sleapc__predictor_layer_name(p);
-    if (strcmp(layer, "CenteredInstanceLayer") != 0 &&
-        strcmp(layer, "ExportedCenteredInstanceLayer") != 0)
-        return SLEAPC_OK;
-    int crop = p->opts.crop_size > 0 ? p->opts.crop_size : p->models[0]->cfg.crop_size;
-    if (crop <= 0 || (in->height <= crop && in->width <= crop))
-        return SLEAPC_OK;
-    return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                        "%s: a centered-instance model alone predicts on crops of %dx%d; these "
-                        "frames are %lldx%lld. Give the centroid model too (-m CENTROID_DIR "
-                        "-m CENTERED_INSTANCE_DIR)",
-                        in->path, crop, crop, (long long)in->height, (long long)in->width);
+    return input_read(((given_ctx *)ctx)->in, idx, dst);
+}
+
+static sleapc_status given_before(void *ctx, const int64_t *idx, int64_t n)
+{
+    given_ctx *g = ctx;
+    int64_t slots = 0, n_nodes = 0;
+    sleapc_status st = sleapc__labels_user_points(g->in->labels, g->in->video, idx, n, &g->points,
+                                                  &g->cap, &slots, &n_nodes);
+    return st ? st : sleapc__predictor_give_instances(g->p, g->points, n, slots, n_nodes);
+}
+
+/* A lone centered-instance model on a labels file (sleap-nn 0.3.5's
+ * use_gt_centroids): crops around the user instances of the frames that have
+ * any (only_labeled_frames), each instance scored 1. */
+static sleapc_status given_run(sleapc_predictor *p, sleapc_input *in, const int64_t *frames,
+                               int64_t n_frames, sleapc_writer *w, const sleapc_run_opts *opts)
+{
+    int64_t *kept = sleapc__malloc((size_t)(n_frames > 0 ? n_frames : 1) * sizeof *kept);
+    if (!kept)
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    int64_t n = 0;
+    for (int64_t k = 0; k < n_frames; k++)
+        if (sleapc__labels_has_user(in->labels, in->video, frames[k]))
+            kept[n++] = frames[k];
+    if (n < n_frames)
+        sleapc__log(n ? SLEAPC_LOG_INFO : SLEAPC_LOG_WARN,
+                    "%s: %lld of %lld frames have user instances to crop around; the others are "
+                    "not predicted (a centered-instance model alone)",
+                    in->path, (long long)n, (long long)n_frames);
+    given_ctx g = {.in = in, .p = p};
+    sleapc_frame_reader r = {.ctx = &g, .read = given_read, .before = given_before,
+                             .height = in->height, .width = in->width,
+                             .channels = in->channels};
+    sleapc_status st = sleapc__predictor_given_begin(p);
+    if (!st && n > 0)
+        st = sleapc__predict_stream(p, &r, kept, n, w, opts);
+    sleapc__predictor_given_end(p);
+    sleapc__free(g.points);
+    sleapc__free(kept);
+    return st;
 }
 
 sleapc_status sleapc__predict_input(sleapc_predictor *p, sleapc_input *in, const int64_t *frames,
                                     int64_t n_frames, sleapc_writer *w, const sleapc_run_opts *opts)
 {
-    sleapc_status cst = check_crops_only(p, in);
+    bool given = in->labels && sleapc__predictor_takes_given(p);
+    /* Whole frames larger than a lone centered-instance model's crop are
+     * refused here too, before anything runs, naming the input. */
+    sleapc_status cst =
+        given ? SLEAPC_OK : sleapc__predictor_crops_only(p, in->height, in->width, in->path);
     if (cst)
         return cst;
     if (sleapc__input_is_live(in)) {
@@ -294,6 +333,8 @@ sleapc_status sleapc__predict_input(sleapc_predictor *p, sleapc_input *in, const
         if (frames[k] < 0 || frames[k] >= in->n_frames)
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s: frame %lld is beyond the end (%lld frames)",
                                 in->path, (long long)frames[k], (long long)in->n_frames);
+    if (given)
+        return given_run(p, in, frames, n_frames, w, opts);
     sleapc_frame_reader r = {.ctx = in, .read = input_read, .height = in->height,
                              .width = in->width, .channels = in->channels};
     return sleapc__predict_stream(p, &r, frames, n_frames, w, opts);

@@ -197,8 +197,11 @@ sleapc_status sleapc__predict_stream(sleapc_predictor *p, const sleapc_frame_rea
         void *item = NULL;
         more = sleapc__queue_pop(s.full_q, &item);
         batch_slot *next = more ? item : NULL;
-        bool begin = next && sleapc__predictor_can_begin(p, next->n, reader->height,
-                                                          reader->width, reader->channels);
+        if (next && reader->before)
+            st = reader->before(reader->ctx, next->indices, next->n);
+        bool begin = !st && next &&
+                     sleapc__predictor_can_begin(p, next->n, reader->height, reader->width,
+                                                 reader->channels);
         if (begin)
             st = sleapc__predictor_begin(p, next->pixels, next->n, reader->height,
                                          reader->width, reader->channels);

@@ -14,6 +14,9 @@ typedef struct sleapc_frame_reader {
     void *ctx;
     sleapc_status (*read)(void *ctx, int64_t idx, uint8_t *dst);
     sleapc_status (*next)(void *ctx, uint8_t *dst, bool *end);
+    /* Optional: called on the caller's thread before frames idx[0..n) go
+     * through the predictor (a labels file gives their instances). */
+    sleapc_status (*before)(void *ctx, const int64_t *idx, int64_t n);
     int64_t height, width, channels;
 } sleapc_frame_reader;
 

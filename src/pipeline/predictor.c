@@ -194,6 +194,7 @@ void sleapc__predictor_destroy(sleapc_predictor *p)
     if (!p)
         return;
     sleapc__layer_destroy(p->layer);
+    sleapc__layer_destroy(p->other);
     for (int i = 0; i < 2 && p->owns_models; i++)
         sleapc__model_destroy(p->models[i]);
     sleapc__layer_outputs_free(&p->outputs);
@@ -293,6 +294,9 @@ sleapc_status sleapc__predictor_run(sleapc_predictor *p, const uint8_t *frames, 
     if (h > 65536 || w > 65536)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "predict: frame size %lldx%lld is too large",
                             (long long)h, (long long)w);
+    sleapc_status cst = sleapc__predictor_crops_only(p, h, w, "predict");
+    if (cst)
+        return cst;
     p->results.n_frames = 0;
     p->results.n_insts = 0;
     p->results.n_boxes = 0;

@@ -15,6 +15,8 @@ struct sleapc_predictor {
     bool warming;                /* sleapc__predictor_warmup: never aborted */
     const sleapc_model *pose;    /* the model whose skeleton instances use */
     sleapc_layer *layer;
+    sleapc_layer *other;         /* the layer not in use (predictor_given.c), or NULL */
+    bool given;                  /* layer crops around given instances */
     sleapc_layer_outputs outputs;
     int64_t n_nodes;
     uint8_t *batch;              /* (batch_size, C, H, W) */
@@ -110,6 +112,24 @@ sleapc_status sleapc__predictor_finish(sleapc_predictor *p);
 int sleapc__predictor_n_begun(const sleapc_predictor *p);
 /* Drop the begun batches (an error or a stop ends the run). */
 void sleapc__predictor_drop(sleapc_predictor *p);
+
+/* ---- Given instances (predictor_given.c): a lone centered-instance model
+ * on a labels file crops around the labels' user instances, as sleap-nn
+ * 0.3.5's top-down layer with CentroidLayer(use_gt_centroids=True) does. ----
+ * Whether p is such a model (not an export). */
+bool sleapc__predictor_takes_given(const sleapc_predictor *p);
+/* Switch p to its top-down layer on given instances (made once), until
+ * given_end switches back. */
+sleapc_status sleapc__predictor_given_begin(sleapc_predictor *p);
+void sleapc__predictor_given_end(sleapc_predictor *p);
+/* A centered-instance model alone (its own layer) predicts on crops of its
+ * crop size: whole frames (h, w) larger than that are refused, what naming
+ * them, never cut to nothing or run as if they were crops. */
+sleapc_status sleapc__predictor_crops_only(const sleapc_predictor *p, int64_t h, int64_t w,
+                                           const char *what);
+/* The instances of the next run's b frames: points (b, slots, n_nodes, 2). */
+sleapc_status sleapc__predictor_give_instances(sleapc_predictor *p, const float *points,
+                                               int64_t b, int64_t slots, int64_t n_nodes);
 
 /* Append one layer batch to p->results (outputs.py to_labels). */
 sleapc_status sleapc__predictor_pack(sleapc_predictor *p, const sleapc_layer_outputs *o);

@@ -226,11 +226,16 @@ int cli_predict_input(const cli_predict_args *a, sleapc_predictor *p, const char
     }
     if (shard_frames && !live)
         cli_frames_shard(frames, &n, a->shard_k, a->shard_n);
-    if (a->crops_only > 0 && (vi.height > a->crops_only || vi.width > a->crops_only)) {
-        rc = cli_error("%s: a centered-instance model alone predicts on crops of %dx%d; these "
-                       "frames are %lldx%lld. Give the centroid model too (-m CENTROID_DIR "
-                       "-m CENTERED_INSTANCE_DIR)", input, a->crops_only, a->crops_only,
-                       (long long)vi.height, (long long)vi.width);
+    /* On a labels file the model crops around the labels' instances (sleap-nn
+     * 0.3.5's ground-truth centroids); an export cannot. */
+    bool given = has_ext(input, ".slp") &&
+                 strcmp(sleapc_predictor_layer_name(p), "CenteredInstanceLayer") == 0;
+    if (a->crops_only > 0 && !given && (vi.height > a->crops_only || vi.width > a->crops_only)) {
+        rc = cli_error("%s: a centered-instance model alone predicts on crops of %dx%d, or on a "
+                       "labels file around its instances; these frames are %lldx%lld. Give the "
+                       "centroid model too (-m CENTROID_DIR -m CENTERED_INSTANCE_DIR)",
+                       input, a->crops_only, a->crops_only, (long long)vi.height,
+                       (long long)vi.width);
         goto done;
     }
     char scoped[1024];

@@ -4,7 +4,10 @@ Three kinds of case (see the data's predict/README.md):
 * `__npy_`: `Predictor.from_model_paths(...).predict(NumpyProvider(frames))` on
   the frames/ arrays;
 * `__video_`: `sleap-nn predict -i VIDEO --frames 0-19 ...` (in-process CLI);
-* `_slp__`: `sleap-nn predict -i SLP [--video_index 0] [--exclude_user_labeled]`.
+* `_slp__`: `sleap-nn predict -i SLP [--video_index 0] [--exclude_user_labeled]`;
+  `__gt_crops`: a centered-instance model alone on a labels file (`--data_path SLP`),
+  which sleap-nn crops around the labels' user instances (use_gt_centroids). These
+  are stored in the repository as tests/goldens/sleapnn-0.3.5-gt-crops/.
 
 Each case folder gets pred.slp (provenance paths made relative), expected.json
 (the predictions read back with sleap-io) and options.json. Top-down `__npy_`
@@ -25,8 +28,10 @@ M = {
     "multiclass_bottomup": ["minimal_instance_multiclass_bottomup"],
     "multiclass_topdown": ["minimal_instance_centroid", "minimal_instance_multiclass_centered_instance"],
     "single_instance": ["minimal_instance_single_instance"],
+    "centered_instance": ["minimal_instance_centered_instance"],
 }
 SLP_INPUT = "sleap-nn-assets/datasets/small_robot_minimal.slp"
+PKG_INPUT = "sleap-nn-assets/datasets/minimal_instance.pkg.slp"
 TAG = C.FRAME_TAG
 
 
@@ -47,6 +52,15 @@ def _cases():
     ):
         cases.append(dict(name="single_instance__small_robot_minimal_slp__" + suffix, model_type="single_instance",
                           input="cli", argv_in=["-i", SLP_INPUT] + extra))
+    # 1 frame with 2 user instances (embedded 384x384 images), and 2 labelled
+    # frames of a 320x560 RGB video (size-matched to the model's 384x384).
+    for stem, slp in (("minimal_instance_pkg", PKG_INPUT), ("small_robot_minimal", SLP_INPUT)):
+        cases.append(dict(name="centered_instance__%s_slp__gt_crops" % stem, model_type="centered_instance",
+                          input="cli", argv_in=["--data_path", slp]))
+    # An explicit anchor: crops centred on node B (the config's fallback kept).
+    cases.append(dict(name="centered_instance__minimal_instance_pkg_slp__gt_crops_anchor_B",
+                      model_type="centered_instance", input="cli",
+                      argv_in=["--data_path", PKG_INPUT, "--anchor_part", "B"]))
     return cases
 
 

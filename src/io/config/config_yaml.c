@@ -396,6 +396,17 @@ static sleapc_status read_confmaps(sleapc_yaml_tree *t, const sleapc_yaml_ref *h
         return sleapc__yaml_fail(t, &anchor_ref, SLEAPC_ERR_FORMAT, "unknown node '%s'", anchor);
     if (!st && anchor)
         st = dup_str(t, anchor, &cfg->anchor_part);
+    /* How a crop centre is made from an instance's points (sleap-nn 0.3.5
+     * #586): read for the crop-consuming model, checked where it is used. */
+    const char *method = NULL, *fallback = NULL;
+    if (!st && cfg->model_type == SLEAPC_MODEL_TYPE_CENTERED_INSTANCE)
+        st = sleapc__yaml_str(t, &cm, "centroid_method", &method);
+    if (!st && cfg->model_type == SLEAPC_MODEL_TYPE_CENTERED_INSTANCE)
+        st = sleapc__yaml_str(t, &cm, "centroid_fallback", &fallback);
+    if (!st && method)
+        st = dup_str(t, method, &cfg->centroid_method);
+    if (!st && fallback)
+        st = dup_str(t, fallback, &cfg->centroid_fallback);
     if (!st)
         st = read_positive_double(t, &cm, "sigma", cfg->confmaps_sigma, &cfg->confmaps_sigma);
     if (!st)

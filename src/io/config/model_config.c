@@ -133,6 +133,8 @@ void sleapc__model_config_clear(sleapc_model_config *cfg)
     sleapc__free(cfg->skeleton.symmetries);
     sleapc__names_free(cfg->part_names, cfg->n_part_names);
     sleapc__free(cfg->anchor_part);
+    sleapc__free(cfg->centroid_method);
+    sleapc__free(cfg->centroid_fallback);
     sleapc__free(cfg->paf_edges);
     sleapc__names_free(cfg->classes, cfg->n_classes);
     sleapc__names_free(cfg->bbox.categories, cfg->bbox.n_categories);

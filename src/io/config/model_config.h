@@ -161,6 +161,9 @@ typedef struct sleapc_model_config {
     int n_part_names;                /* for centroid: 1 ("centroid"), part_names unused */
     char **part_names;               /* owned; null in the file -> skeleton node names */
     char *anchor_part;               /* owned; NULL = null */
+    char *centroid_method;           /* owned; centered_instance: NULL = null (sleap-nn
+                                        0.3.5 #586: how a crop centre is made from points) */
+    char *centroid_fallback;         /* owned; NULL = null (the anchor's fallback) */
     double confmaps_sigma;           /* 5.0 */
     int confmaps_stride;             /* 1 */
     bool confmaps_sigmoid;           /* centroid.confmaps.use_sigmoid_activation (sleap-nn
