@@ -29,9 +29,9 @@ static int tracker_choice(const char *v)
     for (size_t k = 0; k < sizeof appearance / sizeof appearance[0]; k++)
         if (strcmp(v, appearance[k]) == 0)
             return cli_error("--tracker %s is not yet supported by sleapc: %s associates by "
-                             "appearance too, which needs re-ID vectors from an embedding "
-                             "model (sleap-nn 0.3.5 refuses it without them); sleapc runs "
-                             "classic, sort, bytetrack and ocsort",
+                             "appearance too, from re-ID vectors (sleapc computes them with "
+                             "`predict --save_embeddings slp` but does not track with them "
+                             "yet); sleapc runs classic, sort, bytetrack and ocsort",
                              v, v);
     return 0;
 }
@@ -41,8 +41,7 @@ int cli_tracker_choice_option(int argc, char **argv, int *i)
     const char *a = argv[*i];
     if (cli_is_option(a, "appearance_threshold", NULL))
         return cli_error("--appearance_threshold only applies to the appearance trackers "
-                         "(" APPEARANCE_TRACKERS
-                         "), which need re-ID embeddings that sleapc does not compute yet"),
+                         "(" APPEARANCE_TRACKERS "), which sleapc does not run yet"),
                -1;
     const char *v = NULL;
     double d;
