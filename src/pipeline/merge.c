@@ -230,7 +230,8 @@ sleapc_status sleapc__predictions_merge(const char *const *in_paths, int n_in,
             st = check_same(&in[0], in_paths[0], &in[i], in_paths[i]);
         if (!st && in[i].n_tracks > 0) {
             tracked = true;
-            identities = identities || in[i].multiclass || !tracker_named(&in[i]);
+            identities = identities || in[i].multiclass || in[i].identities ||
+                         !tracker_named(&in[i]);
         }
     }
     bool asked = t && t->tracking;
@@ -250,6 +251,9 @@ sleapc_status sleapc__predictions_merge(const char *const *in_paths, int n_in,
     }
     if (!st)
         st = sleapc__predictions_postprocess(&in[0], &fc, retrack ? &to : NULL, in_paths[0]);
+    /* Tracker tracks are no classes: identities only while the tracks are. */
+    if (retrack)
+        in[0].identities = false;
     if (!st)
         st = sleapc__predictions_write_path(&in[0], out_path);
     for (int i = 0; i < n_in; i++)

@@ -12,6 +12,7 @@
 
 #include "core/alloc.h"
 #include "io/h5/h5_file.h"
+#include "io/predictions/predictions_format.h"
 #include "slp_fixture.h"
 #include "test_util.h"
 
@@ -135,9 +136,58 @@ static void test_none(bool identities, bool classed)
     fixture_free(&pr);
 }
 
+/* Read back (whole and in blocks), the identities are kept, and a rewrite
+ * gives the same /identity. */
+static void test_read_back(void)
+{
+    char path[512], again[512];
+    snprintf(path, sizeof path, "%s/ident_rb.slp", test_tmp_dir());
+    snprintf(again, sizeof again, "%s/ident_rb2.slp", test_tmp_dir());
+    sleapc_predictions pr;
+    make(&pr, true, true);
+    CHECK_OK(sleapc__predictions_write_slp(&pr, path));
+    fixture_free(&pr);
+    sleapc_predictions back = {0};
+    CHECK_OK(sleapc__predictions_read(path, &back, NULL));
+    CHECK(back.identities);
+    CHECK_OK(sleapc__predictions_write_path(&back, again));
+    sleapc__predictions_free(&back);
+    sleapc_predictions_reader r;
+    CHECK_OK(sleapc__predictions_open_blocks(path, 2, &r));
+    CHECK(r.pr.identities);
+    sleapc__predictions_reader_close(&r);
+    sleapc_h5 *a = NULL, *b = NULL;
+    CHECK_OK(sleapc__h5_open(path, &a));
+    CHECK_OK(sleapc__h5_open(again, &b));
+    void *ra = NULL, *rb = NULL;
+    int64_t na = 0, nb = 0;
+    if (a && b) {
+        CHECK_OK(sleapc__h5_read_compound(a, "identity/links", link_fields, 4, sizeof(link_rec),
+                                          &ra, &na));
+        CHECK_OK(sleapc__h5_read_compound(b, "identity/links", link_fields, 4, sizeof(link_rec),
+                                          &rb, &nb));
+        CHECK(na == 4 && nb == na && ra && rb &&
+              memcmp(ra, rb, (size_t)na * sizeof(link_rec)) == 0);
+        char **wa = NULL, **wb = NULL;
+        int64_t ka = 0, kb = 0;
+        CHECK_OK(sleapc__h5_read_strings(a, "identity/name", &wa, &ka));
+        CHECK_OK(sleapc__h5_read_strings(b, "identity/name", &wb, &kb));
+        CHECK(ka == 2 && kb == 2 && wa && wb && !strcmp(wa[0], wb[0]) && !strcmp(wa[1], wb[1]));
+        sleapc__h5_free_strings(wa, ka);
+        sleapc__h5_free_strings(wb, kb);
+    }
+    sleapc__free(ra);
+    sleapc__free(rb);
+    if (a)
+        CHECK_OK(sleapc__h5_close(a));
+    if (b)
+        CHECK_OK(sleapc__h5_close(b));
+}
+
 int main(void)
 {
     test_identities();
+    test_read_back();
     test_none(false, true);
     test_none(true, false);
     return test_finish();

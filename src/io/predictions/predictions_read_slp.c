@@ -8,6 +8,7 @@
 #include "io/predictions/predictions_read_impl.h"
 #include "io/slp/slp_read.h"
 #include "io/slp/slp_read_embeddings.h"
+#include "io/slp/slp_read_identity.h"
 
 /* See predictions_read_impl.h. */
 sleapc_status sleapc__pred_slp_header(const sleapc_slp *r, sleapc_predictions *pr, int64_t frames,
@@ -34,6 +35,11 @@ sleapc_status sleapc__pred_slp_header(const sleapc_slp *r, sleapc_predictions *p
         st = sleapc__slp_pred_video(r, i, &pr->videos[i]);
     if (!st && r->provenance && !(pr->provenance = sleapc__strdup(r->provenance)))
         st = sleapc__pred_read_nomem();
+    /* A class_output: identity file names its tracks again as identities:
+     * kept, so that a rewrite (convert, filters) writes them too. */
+    if (!st)
+        st = sleapc__slp_identities_kept(r->h5, r->path, pr->track_names, pr->n_tracks,
+                                         &pr->identities);
     return st;
 }
 

@@ -21,6 +21,8 @@ static sleapc_status retrack_whole(const char *in_path, const char *const *out_p
     sleapc_status st = sleapc__predictions_read(in_path, &pr, NULL);
     if (!st)
         st = sleapc__predictions_postprocess(&pr, fc, to, in_path);
+    if (to) /* tracker tracks are no classes */
+        pr.identities = false;
     for (int i = 0; !st && i < n_out; i++)
         if ((st = sleapc__predictions_write_path(&pr, out_paths[i])))
             st = sleapc__wrap(st, "write %s", out_paths[i]);
@@ -40,6 +42,8 @@ static sleapc_status retrack_streamed(sleapc_predictions_reader *r, const char *
     /* The header alone: formats read whole keep their frames in r->pr. */
     sleapc_predictions head = r->pr;
     head.n_frames = head.n_insts = head.n_boxes = 0;
+    if (to) /* tracker tracks are no classes */
+        head.identities = false;
     sleapc_results_source src;
     if (!st)
         sleapc__spill_source(spill, &head, &src);
