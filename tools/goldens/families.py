@@ -27,6 +27,7 @@ import numpy as np
 
 import common as C
 import families_eval
+import families_topdown
 
 LABELS = "sleap-nn-assets/datasets/minimal_instance.pkg.slp"
 VIDEO_KEY = "centered_pair_small"
@@ -76,13 +77,18 @@ EMBED_CAPTURE = 4  # crops whose network input and output are stored
 
 def train_family(stage, family, models_dir):
     """Trains one family into models_dir/<family>; keeps the checkpoint and config only."""
+    kw = dict(TRAIN_COMMON)
+    kw.update(FAMILIES[family])
+    train_model(stage, family, models_dir, kw)
+
+
+def train_model(stage, family, models_dir, kw):
+    """Trains with train() keywords kw into models_dir/<family>."""
     import torch
     from sleap_nn.train import train
 
     work = os.path.join(models_dir, ".train")
     shutil.rmtree(work, ignore_errors=True)
-    kw = dict(TRAIN_COMMON)
-    kw.update(FAMILIES[family])
     with stage.cwd(), C.capture_logs():
         train(train_labels_path=[LABELS], ckpt_dir=work, run_name=family, **kw)
     src = os.path.join(work, family)
@@ -271,6 +277,8 @@ def run(stage, args):
         C.write_json_compact(os.path.join(case_dir, "expected.json"), C.jsonable(exp, nan_as_string=False))
         C.write_json_indent(os.path.join(case_dir, "options.json"), C.jsonable(opts))
         done.append(case["name"])
+    # A detector as stage 1 of top-down (families_topdown.py).
+    done += families_topdown.run(stage, root, models_dir, video, args, TRAIN_COMMON, train_model)
     # The box cases scored by `sleap-nn eval --match_method bbox` (families_eval.py).
     done += families_eval.run(stage, root, args.cases)
     # The exports of the same models, and what sleap-nn computes with them.
