@@ -8,7 +8,13 @@
  * (SLEAP 1.x's CentroidCrop + FindInstancePeaks in sleap/nn/inference.py:
  * bilinear crops at the fractional centroid, truncated to uint8, points +
  * centroid - crop_size / 2) and, multi-class, the class assignment
- * (topdown_classes.h). */
+ * (topdown_classes.h).
+ *
+ * Stage 1 may be a box detector instead (sleap-nn 0.3.5's BBoxStageLayer,
+ * box_finder.h): one slot a box, its centre as the centroid and its score as
+ * the instance's; crops are then fixed-size on the box centres, or (the crop
+ * model's crop_mode: bbox) each box resized to the crop (ops/crops_bbox.h),
+ * cut on the host from frames size-matched to the crop model's own target. */
 #include <math.h>
 #include <string.h>
 
