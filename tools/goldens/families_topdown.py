@@ -58,6 +58,11 @@ def train_ci_bbox(stage, models_dir, common, train_family_dir):
         T.run_training = run_training
 
 
+def train_record():
+    """The models' train() keywords and config fields, for families.json."""
+    return {CI_BBOX: dict(CI_BBOX_TRAIN, preprocessing=CI_BBOX_PREPROCESSING)}
+
+
 def _model_arg(stage, rel):
     return stage.rel_out("families", rel) if rel.startswith("models/") else rel
 
