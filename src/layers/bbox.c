@@ -11,20 +11,12 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "layers/ops/coords.h"
+#include "layers/box_finder.h"
 #include "layers/stage.h"
-
-/* inference/bbox.py DEFAULT_MAX_DETECTIONS: max_instances None (0 here). */
-#define DEFAULT_MAX_DETECTIONS 100
 
 typedef struct bbox_layer {
     sleapc_layer base;
-    sleapc_stage stage;
-    bool ssd;
-    int n_logits;                  /* SSD: categories + background */
-    sleapc_bbox_decode_opts dopts; /* score threshold, max detections, NMS */
-    sleapc_ssd_anchors anchors;    /* SSD */
-    float *raw;                    /* SSD: one frame's (A, n_logits + 4) */
-    int64_t raw_rows;
+    sleapc_box_finder f;
 } bbox_layer;
 
 float sleapc__bbox_default_nms_iou(sleapc_model_type type)
@@ -67,48 +59,6 @@ int64_t sleapc__bbox_ssd_gather(const sleapc_tensor *const *cls, const sleapc_te
     return row;
 }
 
-/* Frame k's boxes in model-input pixels, into out (room for max_detections). */
-static sleapc_status decode_frame(bbox_layer *bl, int64_t k, sleapc_box *out, int *n)
-{
-    const sleapc_stage *s = &bl->stage;
-    const sleapc_model *m = s->model;
-    const sleapc_tensor *maps[SLEAPC_MAX_HEADS] = {0};
-    for (int h = 0; h < m->n_heads; h++) {
-        sleapc_status st = sleapc__stage_head(s, m->heads[h].name, false, &maps[h]);
-        if (st)
-            return st;
-    }
-    if (!bl->ssd) {
-        const sleapc_tensor *heat = maps[0], *size = maps[1], *off = maps[2];
-        int64_t c = heat->shape[1], h = heat->shape[2], w = heat->shape[3], hw = h * w;
-        return sleapc__bbox_decode_centernet((const float *)heat->data + k * c * hw, (int)c,
-                                             (const float *)size->data + k * 2 * hw,
-                                             (const float *)off->data + k * 2 * hw,
-                                             (int)h, (int)w, m->heads[0].stride, &bl->dopts, out,
-                                             n);
-    }
-    /* Heads alternate cls, box per level (model_heads.h). */
-    const sleapc_tensor *cls[SLEAPC_BBOX_LIST_MAX], *box[SLEAPC_BBOX_LIST_MAX];
-    int levels = m->n_heads / 2;
-    for (int l = 0; l < levels; l++) {
-        cls[l] = maps[2 * l];
-        box[l] = maps[2 * l + 1];
-    }
-    int64_t rows = sleapc__bbox_ssd_gather(cls, box, levels, bl->n_logits, k, NULL, 0);
-    if (rows < 0)
-        return SLEAPC_ERR_BACKEND;
-    if (rows > bl->raw_rows) {
-        sleapc__free(bl->raw);
-        bl->raw = sleapc__malloc((size_t)rows * (size_t)(bl->n_logits + 4) * sizeof(float));
-        bl->raw_rows = bl->raw ? rows : 0;
-        if (!bl->raw)
-            return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
-    }
-    sleapc__bbox_ssd_gather(cls, box, levels, bl->n_logits, k, bl->raw, bl->raw_rows);
-    return sleapc__bbox_decode_ssd(bl->raw, rows, bl->n_logits, &bl->anchors, &bl->dopts, out,
-                                   n);
-}
-
 void sleapc__bbox_to_frame(sleapc_box *bx, int n, const sleapc_preprocess_plan *pl)
 {
     for (int i = 0; i < n; i++) {
@@ -122,49 +72,29 @@ void sleapc__bbox_to_frame(sleapc_box *bx, int n, const sleapc_preprocess_plan *
     }
 }
 
-static sleapc_status bbox_finish(sleapc_layer *l, int64_t b, sleapc_layer_outputs *out)
-{
-    bbox_layer *bl = l->impl;
-    const sleapc_preprocess_plan *pl = &bl->stage.plan;
-    bl->dopts.in_h = (int)pl->out_h;
-    bl->dopts.in_w = (int)pl->out_w;
-    sleapc_status st = sleapc__layer_outputs_reset(out, b, 0, 0, 0);
-    if (!st)
-        st = sleapc__layer_outputs_reset_boxes(out, b, bl->dopts.max_detections);
-    for (int64_t k = 0; !st && k < b; k++) {
-        sleapc_box *bx = out->boxes + k * out->box_slots;
-        int n = 0;
-        st = decode_frame(bl, k, bx, &n);
-        if (st)
-            break;
-        sleapc__bbox_to_frame(bx, n, pl);
-        sleapc__bbox_clip_to_frame(bx, &n, (int)pl->src_h, (int)pl->src_w);
-        out->n_boxes[k] = n;
-        out->eff_scale[k] = (float)pl->eff_scale;
-    }
-    return st;
-}
-
 static sleapc_status bbox_run(sleapc_layer *l, const uint8_t *frames, int64_t b, int64_t c,
                               int64_t h, int64_t w, sleapc_layer_outputs *out)
 {
     bbox_layer *bl = l->impl;
-    sleapc_status st = sleapc__stage_run(&bl->stage, frames, b, c, h, w);
-    return st ? st : bbox_finish(l, b, out);
+    sleapc_status st = sleapc__layer_outputs_reset(out, b, 0, 0, 0);
+    if (!st)
+        st = sleapc__box_finder_run(&bl->f, frames, b, c, h, w, out);
+    for (int64_t k = 0; !st && k < b; k++)
+        out->eff_scale[k] = (float)bl->f.stage.plan.eff_scale;
+    return st;
 }
 
 static void bbox_destroy(sleapc_layer *l)
 {
     bbox_layer *bl = l->impl;
-    sleapc__stage_free(&bl->stage);
-    sleapc__free(bl->raw);
+    sleapc__box_finder_free(&bl->f);
     sleapc__free(bl);
 }
 
 static int bbox_stages(const sleapc_layer *l, sleapc_stage_info *out)
 {
     const bbox_layer *bl = l->impl;
-    out[0] = sleapc__stage_info(&bl->stage);
+    out[0] = sleapc__stage_info(&bl->f.stage);
     return 1;
 }
 
@@ -197,16 +127,7 @@ sleapc_status sleapc__bbox_layer_create(const sleapc_model *m, const sleapc_pred
         return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
     bl->base.ops = &bbox_ops;
     bl->base.impl = bl;
-    bl->ssd = m->cfg.model_type == SLEAPC_MODEL_TYPE_BBOX_SSD;
-    bl->n_logits = m->cfg.bbox.n_categories + 1;
-    bl->dopts.score_threshold = (float)o->peak_threshold;
-    bl->dopts.max_detections = o->max_instances > 0 ? o->max_instances : DEFAULT_MAX_DETECTIONS;
-    bl->dopts.iou_threshold = isnan(iou_threshold) ? sleapc__bbox_default_nms_iou(m->cfg.model_type)
-                                                   : (float)iou_threshold;
-    if (bl->ssd)
-        sleapc__bbox_ssd_anchors(&m->cfg.bbox, &bl->anchors);
-    sleapc_preprocess_opts pp = sleapc__layer_preprocess_opts(m, o, true);
-    sleapc_status st = sleapc__stage_init(&bl->stage, m, o, &pp);
+    sleapc_status st = sleapc__box_finder_init(&bl->f, m, o, o->peak_threshold, iou_threshold);
     if (st) {
         bbox_destroy(&bl->base);
         return st;

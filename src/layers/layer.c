@@ -9,6 +9,7 @@
 #include "layers/convention.h"
 #include "layers/exported.h"
 #include "layers/stage.h"
+#include "layers/topdown_pair.h"
 
 sleapc_preprocess_opts sleapc__layer_preprocess_opts(const sleapc_model *m,
                                                      const sleapc_predictor_opts *o, bool full)
@@ -56,10 +57,6 @@ void sleapc__layer_drop(sleapc_layer *l)
         sleapc__stage_drain(l->ops->stage(l));
 }
 
-static bool is_type(const sleapc_model *m, sleapc_model_type t)
-{
-    return m->cfg.model_type == t;
-}
 
 sleapc_status sleapc__layer_create(sleapc_model *const *models, int n_models,
                                    const sleapc_predictor_opts *o, sleapc_layer **out)
@@ -92,6 +89,13 @@ sleapc_status sleapc__layer_create(sleapc_model *const *models, int n_models,
         case SLEAPC_MODEL_TYPE_CENTROID:
             return sleapc__centroid_layer_create(m, o, out);
         case SLEAPC_MODEL_TYPE_CENTERED_INSTANCE:
+            if (m->cfg.crop_bbox)
+                return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
+                                    "%s: preprocessing.crop_mode: bbox crops each instance's "
+                                    "box: give a bbox_centernet / bbox_ssd detector too (-m "
+                                    "DETECTOR -m %s); sleap-nn's ground-truth boxes of a labels "
+                                    "file are not run",
+                                    m->dir, m->dir);
             return sleapc__centered_instance_layer_create(m, o, out);
         case SLEAPC_MODEL_TYPE_BOTTOMUP:
             return sleapc__bottomup_layer_create(m, o, out);
@@ -116,19 +120,21 @@ sleapc_status sleapc__layer_create(sleapc_model *const *models, int n_models,
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s: unknown model type", m->dir);
     }
     if (n_models == 2) {
+        /* Either order: stage 1 (a centroid model or a box detector) first. */
         const sleapc_model *a = models[0], *b = models[1];
-        if (!is_type(a, SLEAPC_MODEL_TYPE_CENTROID)) {
+        if (!sleapc__topdown_is_stage1(a)) {
             const sleapc_model *t = a;
             a = b;
             b = t;
         }
-        if (is_type(a, SLEAPC_MODEL_TYPE_CENTROID) &&
-            (is_type(b, SLEAPC_MODEL_TYPE_CENTERED_INSTANCE) ||
-             is_type(b, SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN)))
-            return sleapc__topdown_layer_create(a, b, o, out);
+        if (sleapc__topdown_is_stage1(a) && sleapc__topdown_is_stage2(b)) {
+            sleapc_status st = sleapc__topdown_pair_check(a, b);
+            return st ? st : sleapc__topdown_layer_create(a, b, o, out);
+        }
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "models %s (%s) and %s (%s) do not form a top-down pair: give a centroid "
-                            "model and a centered_instance or multi_class_topdown model",
+                            "model or a bbox_centernet / bbox_ssd detector, and a centered_instance "
+                            "or multi_class_topdown model",
                             models[0]->dir, sleapc__model_type_name(models[0]->cfg.model_type),
                             models[1]->dir, sleapc__model_type_name(models[1]->cfg.model_type));
     }

@@ -8,17 +8,25 @@
  * (SLEAP 1.x's CentroidCrop + FindInstancePeaks in sleap/nn/inference.py:
  * bilinear crops at the fractional centroid, truncated to uint8, points +
  * centroid - crop_size / 2) and, multi-class, the class assignment
- * (topdown_classes.h). */
+ * (topdown_classes.h).
+ *
+ * Stage 1 may be a box detector instead (sleap-nn 0.3.5's BBoxStageLayer,
+ * box_finder.h): one slot a box, its centre as the centroid and its score as
+ * the instance's; crops are then fixed-size on the box centres, or (the crop
+ * model's crop_mode: bbox) each box resized to the crop (ops/crops_bbox.h),
+ * cut on the host from frames size-matched to the crop model's own target. */
 #include <math.h>
 #include <string.h>
 
 #include "core/compat.h"
 #include "core/alloc.h"
 #include "core/error.h"
+#include "layers/box_finder.h"
 #include "layers/centroid_finder.h"
 #include "layers/centroid_given.h"
 #include "layers/layer.h"
 #include "layers/ops/coords.h"
+#include "layers/ops/crops_bbox.h"
 #include "layers/stage_local_peaks.h"
 #include "layers/topdown_classes.h"
 
@@ -29,6 +37,14 @@ typedef struct topdown_layer {
     sleapc_centroid_finder finder;
     bool given;                  /* stage 1 is gc: no centroid model */
     sleapc_centroid_given gc;
+    /* A box detector as stage 1 instead (BBoxStageLayer): crops on the box
+     * centres, or each box resized to the crop (crop_mode: bbox). */
+    bool box_stage;
+    sleapc_box_finder boxes;
+    bool bbox_crop;
+    sleapc_bbox_aspect bbox_aspect;
+    double bbox_padding, bbox_min_size;
+    int64_t crop_max_h, crop_max_w;  /* the crop model's size matcher (crop_max_hw) */
     sleapc_stage ci;             /* stage 2 */
     bool multiclass;
     bool ci_device_peaks;        /* stage 2's backend finds its peaks (backend.h) */
@@ -54,6 +70,7 @@ typedef struct topdown_layer {
     float *centers, *bboxes, *peaks, *vals;   /* sized-image centre, box, crop-local peaks */
     float *lifted, *offsets, *cent_xy, *cent_val, *crop_prob;
     float *vecs;                              /* class vectors (multi-class) */
+    float *box_xyxy, *windows, *wscales, *keep_half; /* box crops: sized box, window */
     int32_t *crop_sample;
     int64_t *crop_frame, *crop_slot, *crop_class, *class_inds;
     int64_t *crop_origin;                     /* (n, 2): crops cut on the device */
@@ -100,13 +117,17 @@ static sleapc_status grow_per_crop(topdown_layer *t, int64_t n_crops)
                        (void **)&t->vals,        (void **)&t->lifted,     (void **)&t->offsets,
                        (void **)&t->cent_xy,     (void **)&t->cent_val,   (void **)&t->crop_prob,
                        (void **)&t->crop_sample, (void **)&t->crop_frame, (void **)&t->crop_slot,
-                       (void **)&t->crop_class,  (void **)&t->vecs,       (void **)&t->crop_origin};
+                       (void **)&t->crop_class,  (void **)&t->vecs,       (void **)&t->crop_origin,
+                       (void **)&t->box_xyxy,    (void **)&t->windows,    (void **)&t->wscales,
+                       (void **)&t->keep_half};
     size_t sizes[] = {
         n * 2 * sizeof(float),  n * 8 * sizeof(float),      n * nn * 2 * sizeof(float),
         n * nn * sizeof(float), n * nn * 2 * sizeof(float), n * 2 * sizeof(float),
         n * 2 * sizeof(float),  n * sizeof(float),          n * sizeof(float),
         n * sizeof(int32_t),    n * sizeof(int64_t),        n * sizeof(int64_t),
-        n * sizeof(int64_t),    n * nc * sizeof(float),     n * 2 * sizeof(int64_t)};
+        n * sizeof(int64_t),    n * nc * sizeof(float),     n * 2 * sizeof(int64_t),
+        n * 4 * sizeof(float),  n * 4 * sizeof(float),      n * 2 * sizeof(float),
+        n * 2 * sizeof(float)};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         sleapc__aligned_free(*arrays[k]);
         *arrays[k] = sleapc__aligned_alloc(sizes[k]);
@@ -119,15 +140,18 @@ static sleapc_status grow_per_crop(topdown_layer *t, int64_t n_crops)
     return SLEAPC_OK;
 }
 
-/* Stage 1's convention and its plan for the batch's frames. */
+/* Stage 1's convention and its plan for the batch's frames: the centroid
+ * model's, the box detector's, or the given centroids'. */
 static const sleapc_convention *src_convention(const topdown_layer *t)
 {
-    return t->given ? t->gc.convention : t->finder.stage.convention;
+    return t->given       ? t->gc.convention
+           : t->box_stage ? t->boxes.stage.convention
+                          : t->finder.stage.convention;
 }
 
 static const sleapc_preprocess_plan *src_stage_plan(const topdown_layer *t)
 {
-    return t->given ? &t->gc.plan : &t->finder.stage.plan;
+    return t->given ? &t->gc.plan : t->box_stage ? &t->boxes.stage.plan : &t->finder.stage.plan;
 }
 
 /* Frames through the centroid stage's pipeline part, as its convention cuts
@@ -137,7 +161,14 @@ static const sleapc_preprocess_plan *src_stage_plan(const topdown_layer *t)
  * size in this very batch. */
 static sleapc_status source_plan(topdown_layer *t)
 {
-    return src_convention(t)->crop_source_plan(src_stage_plan(t), &t->sized_plan);
+    if (!t->box_stage)
+        return src_convention(t)->crop_source_plan(src_stage_plan(t), &t->sized_plan);
+    /* Behind a detector the frame is size-matched to the crop model's own
+     * training target (predictor.py _attach_bbox_stage: crop_max_hw). */
+    sleapc_preprocess_plan p = *src_stage_plan(t);
+    p.opts.max_height = t->crop_max_h;
+    p.opts.max_width = t->crop_max_w;
+    return src_convention(t)->crop_source_plan(&p, &t->sized_plan);
 }
 
 /* The crop source on the host, made once. */
@@ -168,6 +199,14 @@ static sleapc_status size_match(topdown_layer *t, crop_source *cs)
  * the batch's, whatever calls cut them. */
 static sleapc_status plan_crops(topdown_layer *t, int64_t n, int64_t *ch, int64_t *cw)
 {
+    if (t->bbox_crop) {
+        sleapc__bbox_crop_windows(t->box_xyxy, n, t->crop_size, t->bbox_aspect, t->bbox_padding,
+                                  t->bbox_min_size, t->windows, t->wscales, t->keep_half);
+        for (int64_t k = 0; k < n; k++)
+            sleapc__bbox_crop_corners(t->windows + 4 * k, t->bboxes + 8 * k);
+        *ch = *cw = t->crop_size;
+        return SLEAPC_OK;
+    }
     return t->ci.convention->crop_boxes(t->centers, n, t->crop_size, t->first_box_size,
                                         t->bboxes, t->offsets, ch, cw);
 }
@@ -178,6 +217,11 @@ static sleapc_status cut_crops(topdown_layer *t, const sized_frames *sf, int64_t
 {
     const sleapc_convention *cv = t->ci.convention;
     sleapc_status st = grow_bytes((void **)&t->crops, &t->crops_cap, (size_t)(m * sf->c * ch * cw));
+    if (!st && t->bbox_crop)
+        return sleapc__bbox_crop_cut_u8(
+            sf->data, b, sf->c, sf->h, sf->w, t->windows + 4 * k0,
+            t->bbox_aspect == SLEAPC_BBOX_ASPECT_LETTERBOX ? t->keep_half + 2 * k0 : NULL,
+            t->crop_sample + k0, m, ch, t->crops);
     if (!st)
         st = grow_bytes(&t->crop_scratch, &t->crop_scratch_cap,
                         cv->crop_scratch_size(sf->c, ch, cw));
@@ -269,7 +313,8 @@ static sleapc_status crops_on_device(topdown_layer *t, crop_source *cs)
 {
     cs->device = false;
     cs->on_dev = NULL;
-    if (!t->ci.convention->crop_origins || !sleapc__stage_windows(&t->ci))
+    /* Box-scaled crops resample: cut on the host. */
+    if (t->bbox_crop || !t->ci.convention->crop_origins || !sleapc__stage_windows(&t->ci))
         return SLEAPC_OK;
     sleapc_status st = SLEAPC_ERR_UNSUPPORTED;
     if (src_convention(t)->device_windows && !sleapc__plan_int_resize(src_stage_plan(t))) {
@@ -334,11 +379,42 @@ static sleapc_status run_crops(topdown_layer *t, crop_source *cs, int64_t n,
         const float eff = eff_scale[t->crop_frame[k]];
         float *kp = t->lifted + k * N * 2;
         memcpy(kp, t->peaks + k * N * 2, (size_t)N * 2 * sizeof(float));
-        sleapc__coords_add_offset(kp, N, t->offsets[2 * k], t->offsets[2 * k + 1]);
+        if (t->bbox_crop)
+            sleapc__bbox_crop_lift(kp, N, t->windows + 4 * k, t->wscales + 2 * k);
+        else
+            sleapc__coords_add_offset(kp, N, t->offsets[2 * k], t->offsets[2 * k + 1]);
         sleapc__coords_undo_eff_scale(kp, N, eff);
-        cv->crop_corners(t->bboxes, k);
+        if (!t->bbox_crop)
+            cv->crop_corners(t->bboxes, k);
         cv->unfound_scores(kp, t->vals + k * N, N);
         sleapc__coords_undo_eff_scale(t->bboxes + k * 8, 4, eff);
+    }
+    return SLEAPC_OK;
+}
+
+/* BBoxStageLayer.predict: the detector's boxes, their centres as the
+ * centroids and their scores as the centroid values, one slot a box; the
+ * frames' eff_scale is the crop source's (the crop model's size matcher). */
+static sleapc_status box_centroids(topdown_layer *t, const uint8_t *frames, int64_t b, int64_t c,
+                                   int64_t h, int64_t w, sleapc_layer_outputs *out)
+{
+    const int64_t I = t->boxes.dopts.max_detections;
+    sleapc_status st = sleapc__layer_outputs_reset(out, b, I, t->n_nodes, t->n_classes);
+    if (!st)
+        st = sleapc__box_finder_run(&t->boxes, frames, b, c, h, w, out);
+    if (!st)
+        st = source_plan(t);
+    if (st)
+        return st;
+    out->has_centroids = true;
+    for (int64_t s = 0; s < b; s++) {
+        out->eff_scale[s] = (float)t->sized_plan.eff_scale;
+        for (int64_t i = 0; i < out->n_boxes[s]; i++) {
+            const sleapc_box *bx = out->boxes + s * out->box_slots + i;
+            out->centroids[(s * I + i) * 2] = (bx->x1 + bx->x2) / 2.0f;
+            out->centroids[(s * I + i) * 2 + 1] = (bx->y1 + bx->y2) / 2.0f;
+            out->centroid_values[s * I + i] = bx->score;
+        }
     }
     return SLEAPC_OK;
 }
@@ -349,9 +425,10 @@ static sleapc_status topdown_run(sleapc_layer *l, const uint8_t *frames, int64_t
     topdown_layer *t = l->impl;
     int64_t N = t->n_nodes;
     sleapc_status st =
-        t->given ? sleapc__centroid_given_run(&t->gc, b, c, h, w, N, t->n_classes, out)
-                 : sleapc__centroid_finder_run(&t->finder, frames, b, c, h, w, N, t->n_classes,
-                                               out);
+        t->given       ? sleapc__centroid_given_run(&t->gc, b, c, h, w, N, t->n_classes, out)
+        : t->box_stage ? box_centroids(t, frames, b, c, h, w, out)
+                       : sleapc__centroid_finder_run(&t->finder, frames, b, c, h, w, N,
+                                                     t->n_classes, out);
     if (st)
         return st;
     int64_t I = out->n_slots;
@@ -375,6 +452,12 @@ static sleapc_status topdown_run(sleapc_layer *l, const uint8_t *frames, int64_t
             t->cent_xy[2 * n + 1] = t->centers[2 * n + 1] = cxy[1];
             t->cent_val[n] = out->centroid_values[s * I + i];
             sleapc__coords_apply_eff_scale(t->centers + 2 * n, 1, out->eff_scale[s]);
+            if (t->box_stage) {
+                const sleapc_box *bx = out->boxes + s * out->box_slots + i;
+                const float xyxy[4] = {bx->x1, bx->y1, bx->x2, bx->y2};
+                memcpy(t->box_xyxy + 4 * n, xyxy, sizeof xyxy);
+                sleapc__coords_apply_eff_scale(t->box_xyxy + 4 * n, 2, out->eff_scale[s]);
+            }
             t->crop_sample[n] = (int32_t)s;
             t->crop_frame[n] = s;
             t->crop_slot[n] = i;
@@ -411,11 +494,14 @@ static void topdown_destroy(sleapc_layer *l)
     topdown_layer *t = l->impl;
     sleapc__centroid_finder_free(&t->finder);
     sleapc__centroid_given_free(&t->gc);
+    if (t->box_stage)
+        sleapc__box_finder_free(&t->boxes);
     sleapc__stage_free(&t->ci);
     void *bufs[] = {t->sized,     t->scratch,    t->crops,      t->crop_scratch, t->centers,
                     t->bboxes,    t->peaks,      t->vals,       t->lifted,       t->offsets,
                     t->cent_xy,   t->cent_val,   t->crop_prob,  t->crop_sample,  t->crop_frame,
-                    t->crop_slot, t->crop_class, t->class_inds, t->vecs,         t->crop_origin};
+                    t->crop_slot, t->crop_class, t->class_inds, t->vecs,         t->crop_origin,
+                    t->box_xyxy,  t->windows,    t->wscales,    t->keep_half};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
         sleapc__aligned_free(bufs[k]);
     sleapc__identity_ws_free(&t->ws);
@@ -436,8 +522,12 @@ static sleapc_status topdown_warmup(sleapc_layer *l, const uint8_t *frames, int6
     if (!st)
         st = grow_per_crop(t, b * instances > t->max_crops ? b * instances : t->max_crops);
     for (int64_t k = 0; !st && k < t->max_crops; k++) {
-        t->centers[2 * k] = (float)t->sized_plan.sized_w / 2.0f;
-        t->centers[2 * k + 1] = (float)t->sized_plan.sized_h / 2.0f;
+        const float cx = (float)t->sized_plan.sized_w / 2.0f;
+        const float cy = (float)t->sized_plan.sized_h / 2.0f, r = (float)t->crop_size / 2.0f;
+        const float box[4] = {cx - r, cy - r, cx + r, cy + r};
+        t->centers[2 * k] = cx;
+        t->centers[2 * k + 1] = cy;
+        memcpy(t->box_xyxy + 4 * k, box, sizeof box);
         t->crop_sample[k] = 0;
         t->crop_frame[k] = 0;
     }
@@ -459,7 +549,7 @@ static int topdown_stages(const sleapc_layer *l, sleapc_stage_info *out)
         out[0] = sleapc__stage_info(&t->ci);
         return 1;
     }
-    out[0] = sleapc__stage_info(&t->finder.stage);
+    out[0] = sleapc__stage_info(t->box_stage ? &t->boxes.stage : &t->finder.stage);
     out[1] = sleapc__stage_info(&t->ci);
     return 2;
 }
@@ -522,8 +612,18 @@ sleapc_status sleapc__topdown_layer_create(const sleapc_model *centroid, const s
         co.precision = SLEAPC_PRECISION_FP32;
     }
     t->given = centroid == NULL;
+    t->box_stage = centroid && (centroid->cfg.model_type == SLEAPC_MODEL_TYPE_BBOX_CENTERNET ||
+                                centroid->cfg.model_type == SLEAPC_MODEL_TYPE_BBOX_SSD);
+    t->bbox_crop = ci->cfg.crop_bbox;
+    t->bbox_aspect = (sleapc_bbox_aspect)ci->cfg.crop_bbox_aspect;
+    t->bbox_padding = ci->cfg.crop_bbox_padding;
+    t->bbox_min_size = ci->cfg.crop_bbox_min_size;
+    t->crop_max_h = ci->cfg.max_height;
+    t->crop_max_w = ci->cfg.max_width;
     if (!st && t->given)
         st = sleapc__centroid_given_init(&t->gc, ci, o);
+    else if (!st && t->box_stage)
+        st = sleapc__box_finder_init(&t->boxes, centroid, &co, cthr, o->bbox_nms_iou);
     else if (!st)
         st = sleapc__centroid_finder_init(&t->finder, centroid, &co, cthr);
     /* Stage 2 gets only its own input scale and stride pad (predictor.py

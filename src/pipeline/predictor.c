@@ -90,14 +90,22 @@ static const char *registry_backend_name(const char *name)
     return name;
 }
 
+static bool is_detector(const sleapc_model_config *c)
+{
+    return c->model_type == SLEAPC_MODEL_TYPE_BBOX_CENTERNET ||
+           c->model_type == SLEAPC_MODEL_TYPE_BBOX_SSD;
+}
+
 /* Layer and skeleton over p->models (loaded or borrowed). */
 static sleapc_status predictor_finish(sleapc_predictor *p)
 {
     /* A box detector's boxes carry a category only when its model names
      * classes of its own (sleap-nn leaves the default "object" unset). */
     const sleapc_model_config *c0 = &p->models[0]->cfg;
-    if ((c0->model_type == SLEAPC_MODEL_TYPE_BBOX_CENTERNET ||
-         c0->model_type == SLEAPC_MODEL_TYPE_BBOX_SSD) &&
+    /* In top-down behind a detector (either order), the detector's. */
+    if (p->n_models == 2 && is_detector(&p->models[1]->cfg))
+        c0 = &p->models[1]->cfg;
+    if (is_detector(c0) &&
         !(c0->bbox.n_categories == 1 && strcmp(c0->bbox.categories[0], "object") == 0)) {
         sleapc_status st = sleapc__results_set_bbox_categories(
             &p->results, (const char *const *)c0->bbox.categories, c0->bbox.n_categories);
@@ -109,7 +117,8 @@ static sleapc_status predictor_finish(sleapc_predictor *p)
         return st;
     /* Instances use the pose model's skeleton: the second stage of top-down. */
     p->pose = p->models[0];
-    if (p->n_models == 2 && p->models[0]->cfg.model_type == SLEAPC_MODEL_TYPE_CENTROID)
+    if (p->n_models == 2 && (p->models[0]->cfg.model_type == SLEAPC_MODEL_TYPE_CENTROID ||
+                             is_detector(&p->models[0]->cfg)))
         p->pose = p->models[1];
     p->n_nodes = sleapc__model_n_nodes(p->pose);
     if (p->pose->cfg.model_type == SLEAPC_MODEL_TYPE_CENTROID && p->n_nodes < 1)

@@ -21,12 +21,19 @@ static sleapc_status pack_boxes(sleapc_predictions *r, sleapc_pred_frame *f,
         return SLEAPC_OK;
     if (sleapc__results_reserve_boxes(r, r->n_boxes + n))
         return sleapc__fail(SLEAPC_ERR_NOMEM, "predict: out of memory");
+    /* The box-seeded top-down layer puts box i's crop in slot i: its box
+     * links to the instance that slot gave (sleap-nn's packaging). */
+    const int64_t I = o->n_slots, N = o->n_nodes;
+    int inst = 0;
     for (int i = 0; i < n; i++) {
         const sleapc_box *bx = &boxes[i];
+        bool found = false;
+        for (int64_t k = 0; i < I && k < 2 * N && !found; k++)
+            found = !isnan(o->keypoints[((b * I + i) * N) * 2 + k]);
         r->boxes[r->n_boxes + i] = (sleapc_pred_box){
             .x1 = bx->x1, .y1 = bx->y1, .x2 = bx->x2, .y2 = bx->y2, .score = bx->score,
             .category = r->n_bbox_categories > 0 ? bx->category : -1, .track = -1,
-            .tracking_score = NAN, .instance = -1};
+            .tracking_score = NAN, .instance = found ? inst++ : -1};
     }
     r->n_boxes += n;
     f->n_boxes = n;

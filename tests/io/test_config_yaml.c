@@ -242,17 +242,23 @@ static void test_centroid_sigmoid(void)
         sleapc__model_config_clear(&c);
 }
 
-/* preprocessing.crop_mode (sleap-nn 0.3.5): "fixed" (the default) reads as
- * before; "bbox" (box-scaled crops, which need a box detector as stage 1) is
- * refused with the key named; another value is a format error. */
+/* preprocessing.crop_mode (sleap-nn 0.3.5): "fixed" (the default) and
+ * "bbox" (box-scaled crops, with crop_bbox_aspect / _padding / _min_size
+ * and their defaults) read; another value, or another aspect, is a format
+ * error naming the key. centroid_method resolves as sleap-nn's. */
 static void test_crop_mode(void)
 {
-    static const char *const modes[] = {"fixed", "bbox", "square"};
-    for (int k = 0; k < 3; k++) {
+    static const char *const modes[] = {
+        "crop_mode: fixed", "crop_mode: bbox",
+        "crop_mode: bbox, crop_bbox_aspect: letterbox, crop_bbox_padding: 0.25, "
+        "crop_bbox_min_size: 24",
+        "crop_mode: square", "crop_mode: bbox, crop_bbox_aspect: round"};
+    for (int k = 0; k < 5; k++) {
         char text[4096];
         snprintf(text, sizeof text,
                  "data_config:\n"
-                 "  preprocessing: {crop_size: 96, crop_mode: %s}\n"
+                 "  bbox_padding: 2.5\n"
+                 "  preprocessing: {crop_size: 96, %s}\n"
                  "  skeletons:\n"
                  "  - name: fly\n"
                  "    nodes: [head, thorax]\n"
@@ -264,15 +270,21 @@ static void test_crop_mode(void)
                  modes[k]);
         sleapc_model_config c;
         sleapc_status st = sleapc__config_read_yaml(write_tmp("crop_mode.yaml", text), &c);
-        if (k == 0) {
+        if (k < 3) {
             CHECK_OK(st);
-            CHECK(!st && c.crop_size == 96);
+            CHECK(!st && c.crop_size == 96 && c.crop_bbox == (k > 0));
+            CHECK(!st && c.bbox_padding == 2.5 && strcmp(c.bbox_source, "auto") == 0);
+            CHECK(!st && strcmp(c.crop_centroid_rule, "anchor") == 0);
+            if (k == 1)
+                CHECK(c.crop_bbox_aspect == 0 && c.crop_bbox_padding == 0.1 &&
+                      c.crop_bbox_min_size == 0.0);
+            if (k == 2)
+                CHECK(c.crop_bbox_aspect == 1 && c.crop_bbox_padding == 0.25 &&
+                      c.crop_bbox_min_size == 24.0);
         } else {
-            CHECK_MSG(st == (k == 1 ? SLEAPC_ERR_UNSUPPORTED : SLEAPC_ERR_FORMAT) &&
-                          strstr(sleapc_last_error(), "crop_mode") &&
+            CHECK_MSG(st == SLEAPC_ERR_FORMAT && strstr(sleapc_last_error(), "crop_") &&
                           strstr(sleapc_last_error(), "crop_mode.yaml"),
-                      "crop_mode %s: %s: %s", modes[k], sleapc_status_str(st),
-                      sleapc_last_error());
+                      "%s: %s: %s", modes[k], sleapc_status_str(st), sleapc_last_error());
         }
         if (!st)
             sleapc__model_config_clear(&c);

@@ -14,6 +14,8 @@ Layout of OUT/families/:
 * cases/<case>/: options.json (the call or command), expected.json (boxes or
   vectors per frame), heads/ (the network's outputs on frames 0-1 as .npy; the
   input is those frames as float32), pred.slp for command-line cases;
+* cases/topdown_bbox__*: a detector as stage 1 of top-down (families_topdown.py, which
+  also trains models/centered_instance_bbox when the models folder lacks it).
 * eval/: `sleap-nn eval --match_method bbox` on the box cases (families_eval.py).
 * exports/: the models' ONNX exports and their cases (families_exports.py).
 """
@@ -27,6 +29,7 @@ import numpy as np
 
 import common as C
 import families_eval
+import families_topdown
 
 LABELS = "sleap-nn-assets/datasets/minimal_instance.pkg.slp"
 VIDEO_KEY = "centered_pair_small"
@@ -76,13 +79,18 @@ EMBED_CAPTURE = 4  # crops whose network input and output are stored
 
 def train_family(stage, family, models_dir):
     """Trains one family into models_dir/<family>; keeps the checkpoint and config only."""
+    kw = dict(TRAIN_COMMON)
+    kw.update(FAMILIES[family])
+    train_model(stage, family, models_dir, kw)
+
+
+def train_model(stage, family, models_dir, kw):
+    """Trains with train() keywords kw into models_dir/<family>."""
     import torch
     from sleap_nn.train import train
 
     work = os.path.join(models_dir, ".train")
     shutil.rmtree(work, ignore_errors=True)
-    kw = dict(TRAIN_COMMON)
-    kw.update(FAMILIES[family])
     with stage.cwd(), C.capture_logs():
         train(train_labels_path=[LABELS], ckpt_dir=work, run_name=family, **kw)
     src = os.path.join(work, family)
@@ -271,8 +279,12 @@ def run(stage, args):
         C.write_json_compact(os.path.join(case_dir, "expected.json"), C.jsonable(exp, nan_as_string=False))
         C.write_json_indent(os.path.join(case_dir, "options.json"), C.jsonable(opts))
         done.append(case["name"])
-    # The box cases scored by `sleap-nn eval --match_method bbox` (families_eval.py).
-    done += families_eval.run(stage, root, args.cases)
+    # A detector as stage 1 of top-down (families_topdown.py).
+    done += families_topdown.run(stage, root, models_dir, video, args, TRAIN_COMMON, train_model)
+    # The box cases scored by `sleap-nn eval --match_method bbox` (families_eval.py);
+    # it reads the box cases' pred.slp, so not when only the top-down cases were run.
+    if not args.cases or not all(sel.startswith("topdown_bbox") for sel in args.cases):
+        done += families_eval.run(stage, root, args.cases)
     # The exports of the same models, and what sleap-nn computes with them.
     if not args.cases or any("export" in sel for sel in args.cases):
         import families_exports
@@ -283,5 +295,6 @@ def run(stage, args):
         os.remove(leftover)
     with open(os.path.join(root, "families.json"), "w") as f:
         json.dump({"families": {k: C.jsonable(v) for k, v in FAMILIES.items()},
+                   "topdown_models": families_topdown.train_record(),
                    "train_common": TRAIN_COMMON, "labels": LABELS}, f, indent=1)
     return {"families": done}

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "io/config/config_yaml_bbox.h"
 #include "io/config/config_yaml_embedding.h"
+#include "io/config/config_yaml_crop.h"
 #include "io/config/config_yaml_tiling.h"
 #include "io/config/config_yaml_tree.h"
 #include "io/config/model_config.h"
@@ -246,24 +247,12 @@ static sleapc_status read_skeleton(sleapc_yaml_tree *t, const sleapc_yaml_ref *d
 static sleapc_status read_preprocessing(sleapc_yaml_tree *t, const sleapc_yaml_ref *data,
                                         sleapc_model_config *cfg)
 {
-    sleapc_yaml_ref pre, scale, crop, mode;
-    const char *crop_mode = NULL;
+    sleapc_yaml_ref pre, scale, crop;
     sleapc_status st = sleapc__yaml_get(t, data, "preprocessing", &pre);
-    /* sleap-nn 0.3.5's box-scaled crops need a box detector as stage 1 (or
-     * ground-truth boxes), neither of which sleapc runs yet: such a model is
-     * refused, never cut fixed crops around centroids instead. */
+    /* sleap-nn 0.3.5's box-scaled crops: read here, checked against stage 1
+     * when the layer is made (layer.c). */
     if (!st)
-        st = sleapc__yaml_get(t, &pre, "crop_mode", &mode);
-    if (!st && !sleapc__yaml_is_null(&mode))
-        st = sleapc__yaml_str(t, &mode, NULL, &crop_mode);
-    if (!st && crop_mode && strcmp(crop_mode, "bbox") == 0)
-        return sleapc__yaml_fail(t, &mode, SLEAPC_ERR_UNSUPPORTED,
-                                 "preprocessing.crop_mode: bbox (box-scaled crops) needs a "
-                                 "bbox_centernet / bbox_ssd detector as the first stage, which "
-                                 "sleapc does not run yet");
-    if (!st && crop_mode && strcmp(crop_mode, "fixed") != 0)
-        return sleapc__yaml_fail(t, &mode, SLEAPC_ERR_FORMAT, "unknown crop_mode '%s'",
-                                 crop_mode);
+        st = sleapc__config_read_crop_mode(t, data, &pre, cfg);
     if (!st)
         st = sleapc__yaml_bool(t, &pre, "ensure_rgb", false, &cfg->ensure_rgb);
     if (!st)
@@ -407,6 +396,8 @@ static sleapc_status read_confmaps(sleapc_yaml_tree *t, const sleapc_yaml_ref *h
         st = dup_str(t, method, &cfg->centroid_method);
     if (!st && fallback)
         st = dup_str(t, fallback, &cfg->centroid_fallback);
+    if (!st && cfg->model_type != SLEAPC_MODEL_TYPE_SINGLE_INSTANCE)
+        st = sleapc__config_read_centroid_method(t, &cm, cfg);
     if (!st)
         st = read_positive_double(t, &cm, "sigma", cfg->confmaps_sigma, &cfg->confmaps_sigma);
     if (!st)

@@ -148,6 +148,14 @@ typedef struct sleapc_model_config {
     int max_width;                   /* 0 = null */
     double scale;                    /* 1.0 (first element when a list) */
     int crop_size;                   /* 0 = null */
+    /* crop_mode: bbox (sleap-nn 0.3.5): each box resized to the crop */
+    bool crop_bbox;                  /* false: crop_mode fixed */
+    int crop_bbox_aspect;            /* 0 square, 1 letterbox, 2 stretch (crops_bbox.h) */
+    double crop_bbox_padding;        /* 0.1: fraction of the box's longest side */
+    double crop_bbox_min_size;       /* 0 = null */
+    double bbox_padding;             /* data_config.bbox_padding: 0.0 */
+    char bbox_source[16];            /* data_config.bbox_source: "auto" */
+    char crop_centroid_rule[24];     /* the crop head's resolved centroid_method (a word) */
     sleapc_tiling_config tiling;
 
     /* Legacy SLEAP 1.x models (training_config.json + best_model.h5) only. */
