@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "core/settings.h"
 #include "sleapc/runner.h"
 
@@ -216,6 +218,15 @@ const char *test_tmp_path(const char *name)
     slot = (slot + 1) % 4;
     snprintf(path[slot], sizeof path[slot], "%s/%s", test_tmp_dir(), name);
     return path[slot];
+}
+
+cJSON *test_load_json(const char *path)
+{
+    size_t n = 0;
+    char *text = (char *)test_read_file(path, &n);
+    cJSON *j = text ? cJSON_ParseWithLength(text, n) : NULL;
+    free(text);
+    return j;
 }
 
 int test_run_cli(const char *args)

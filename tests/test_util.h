@@ -58,6 +58,8 @@ const char *test_tmp_path(const char *name);
 /* Read a whole file; caller frees. NULL on failure. */
 unsigned char *test_read_file(const char *path, size_t *size);
 bool test_write_file(const char *path, const void *data, size_t size);
+/* The JSON document in path (cJSON_Delete it), or NULL when unreadable. */
+struct cJSON *test_load_json(const char *path);
 
 /* Set one of the library's environment variables (value NULL: unset it) and
  * have the library read its settings again (core/settings.h reads the

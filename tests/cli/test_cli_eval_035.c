@@ -15,21 +15,6 @@
 
 #include "test_util.h"
 
-static cJSON *load_json(const char *path)
-{
-    size_t n = 0;
-    char *text = (char *)test_read_file(path, &n);
-    char *z = text ? realloc(text, n + 1) : NULL;
-    if (!z) {
-        free(text);
-        return NULL;
-    }
-    z[n] = '\0';
-    cJSON *j = cJSON_Parse(z);
-    free(z);
-    return j;
-}
-
 static const char *base(const char *p)
 {
     const char *s = strrchr(p, '/');
@@ -114,11 +99,11 @@ static void run_case(const char *root, const char *name)
     char dir[1024], path[1200], out[1200], args[8192];
     snprintf(dir, sizeof dir, "%s/%s", root, name);
     snprintf(path, sizeof path, "%s/options.json", dir);
-    cJSON *opts = load_json(path);
+    cJSON *opts = test_load_json(path);
     snprintf(path, sizeof path, "%s/expected.json", dir);
-    cJSON *exp = load_json(path);
+    cJSON *exp = test_load_json(path);
     snprintf(path, sizeof path, "%s/metrics.json", dir);
-    cJSON *metrics = load_json(path);
+    cJSON *metrics = test_load_json(path);
     const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(opts, "command");
     CHECK_MSG(cJSON_IsArray(cmd) && (exp || metrics), "%s: options or results missing", name);
     if (!cJSON_IsArray(cmd) || !(exp || metrics))
@@ -142,7 +127,7 @@ static void run_case(const char *root, const char *name)
         CHECK_MSG(!f, "%s: sleap-nn returned no metrics, sleapc wrote %s", name, out);
     } else {
         CHECK_MSG(rc == 0 && f, "%s: rc %d: %s", name, rc, test_cli_output());
-        cJSON *got = f ? load_json(out) : NULL;
+        cJSON *got = f ? test_load_json(out) : NULL;
         worst = 0;
         if (got)
             compare(want, got, name);

@@ -24,21 +24,6 @@
 #define VIDEO "sleap-nn-assets/datasets/centered_pair_small.mp4"
 #define TOL 1e-5
 
-static cJSON *load_json(const char *path)
-{
-    size_t n = 0;
-    char *text = (char *)test_read_file(path, &n);
-    char *z = text ? realloc(text, n + 1) : NULL;
-    if (!z) {
-        free(text);
-        return NULL;
-    }
-    z[n] = '\0';
-    cJSON *j = cJSON_Parse(z);
-    free(z);
-    return j;
-}
-
 /* The largest element difference between got (n vectors of dim, instance
  * order) and key `key` of the case's instances; -1 when they do not line up. */
 static double worst_against(const cJSON *exp, const char *key, const float *got, int64_t n,
@@ -67,7 +52,7 @@ static double worst_against(const cJSON *exp, const char *key, const float *got,
 
 static void compare(const char *out)
 {
-    cJSON *exp = load_json(CASE "/expected.json");
+    cJSON *exp = test_load_json(CASE "/expected.json");
     CHECK_MSG(exp != NULL, "cannot read %s/expected.json", CASE);
     sleapc_h5 *got = NULL;
     CHECK_OK(sleapc__h5_open(out, &got));

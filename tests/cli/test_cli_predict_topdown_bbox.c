@@ -40,21 +40,6 @@ static const struct {
      "--peak_threshold 0.1"},
 };
 
-static cJSON *load_json(const char *path)
-{
-    size_t n = 0;
-    char *text = (char *)test_read_file(path, &n);
-    char *z = text ? realloc(text, n + 1) : NULL;
-    if (!z) {
-        free(text);
-        return NULL;
-    }
-    z[n] = '\0';
-    cJSON *j = cJSON_Parse(z);
-    free(z);
-    return j;
-}
-
 static void model_path(const char *m, char *out, size_t cap)
 {
     if (strncmp(m, "models/", 7) == 0)
@@ -198,7 +183,7 @@ static void check_case(int k, const char *backend)
                       strstr(test_cli_output(), "'center_of_mass' centroid"),
                   "%s: no warning of crops on box centres: %s", label, test_cli_output());
     snprintf(ref, sizeof ref, "%s/cases/%s/expected.json", FAMILIES, cases[k].name);
-    cJSON *want = load_json(ref), *got = load_json(out);
+    cJSON *want = test_load_json(ref), *got = test_load_json(out);
     CHECK_MSG(want && got, "%s: cannot read %s or %s", label, ref, out);
     worst r = {0};
     if (want && got)

@@ -14,29 +14,14 @@
 #include "pipeline/eval/eval_tracking.h"
 #include "test_util.h"
 
-static cJSON *load_json(const char *path)
-{
-    size_t n = 0;
-    char *text = (char *)test_read_file(path, &n);
-    char *z = text ? realloc(text, n + 1) : NULL;
-    if (!z) {
-        free(text);
-        return NULL;
-    }
-    z[n] = '\0';
-    cJSON *j = cJSON_Parse(z);
-    free(z);
-    return j;
-}
-
 /* sleap-nn's tracked output of one case as labels of gt's video. */
 static sleapc_ev_labels *case_labels(const char *dir, const sleapc_ev_labels *gt)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/input.json", dir);
-    cJSON *in = load_json(path);
+    cJSON *in = test_load_json(path);
     snprintf(path, sizeof path, "%s/expected.json", dir);
-    cJSON *ex = load_json(path);
+    cJSON *ex = test_load_json(path);
     if (!in || !ex) {
         cJSON_Delete(in);
         cJSON_Delete(ex);
