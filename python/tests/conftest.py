@@ -9,6 +9,9 @@ if not os.environ.get("SLEAPC_TEST_INSTALLED"):
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The reference data kept in the repository (tests/goldens); the installed-package run copies
+# these tests elsewhere and says where the checkout's goldens are.
+GOLDENS = os.environ.get("SLEAPC_GOLDENS_DIR") or os.path.join(HERE, "..", "..", "tests", "goldens")
 
 
 def _data_dir():

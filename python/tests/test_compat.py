@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import sleapc
+from conftest import GOLDENS
 
 SI = "sleap-nn-assets/model_ckpts/minimal_instance_single_instance"
 SLP = "sleap-nn-assets/datasets/small_robot_minimal.slp"
@@ -69,8 +70,7 @@ def test_lone_centered_instance_on_labels(data):
     # (tests/goldens/sleapnn-0.3.5-gt-crops).
     import json
 
-    case = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "goldens",
-                        "sleapnn-0.3.5-gt-crops",
+    case = os.path.join(GOLDENS, "sleapnn-0.3.5-gt-crops",
                         "centered_instance__minimal_instance_pkg_slp__gt_crops", "expected.json")
     with open(case) as f:
         want = json.load(f)["frames"][0]["instances"]

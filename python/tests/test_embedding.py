@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import sleapc
+from conftest import GOLDENS
 
-FAMILIES = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "goldens",
-                        "sleapnn-0.3.5-families")
+FAMILIES = os.path.join(GOLDENS, "sleapnn-0.3.5-families")
 
 
 def test_embed_matches_sleap_nn(data, tmp_path, monkeypatch):

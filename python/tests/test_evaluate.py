@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import sleapc
+from conftest import GOLDENS
 
 
 def _close(a, b):
@@ -75,8 +76,7 @@ def test_evaluate_tracking_table(data, tmp_path):
 
 def test_evaluate_bbox_matches_sleap_nn():
     """Box metrics of a box case against sleap-nn's run (tests/goldens/sleapnn-0.3.5-families)."""
-    fam = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "goldens",
-                       "sleapnn-0.3.5-families")
+    fam = os.path.join(GOLDENS, "sleapnn-0.3.5-families")
     with open(os.path.join(fam, "eval", "bbox_centernet__video_pad8", "metrics.json")) as f:
         want = json.load(f)
     m = sleapc.evaluate(os.path.join(fam, "eval", "gt.slp"),

@@ -54,6 +54,7 @@ print("sleapc", sleapc.__version__, "from", os.path.dirname(sleapc.__file__))
 PY
 "$TMP/venv/bin/sleapc" version
 SLEAPC_DATA_DIR=$DATA SLEAPC_CLI="$TMP/venv/bin/sleapc" SLEAPC_TEST_INSTALLED=1 \
+  SLEAPC_GOLDENS_DIR="$SRC/tests/goldens" \
   "$TMP/venv/bin/python" -m pytest -q -p no:cacheprovider "$TMP/pytests" ${PYTEST_ARGS:-}
 cd "$SRC"
 
