@@ -26,23 +26,6 @@
 
 #define FAM SLEAPC_SOURCE_DIR "/tests/goldens/sleapnn-0.3.5-families"
 
-static cJSON *load_json(const char *path)
-{
-    size_t n = 0;
-    char *text = (char *)test_read_file(path, &n);
-    if (!text)
-        return NULL;
-    char *z = realloc(text, n + 1);
-    if (!z) {
-        free(text);
-        return NULL;
-    }
-    z[n] = '\0';
-    cJSON *j = cJSON_Parse(z);
-    free(z);
-    return j;
-}
-
 static void compare(const cJSON *got, const cJSON *want, const char *where, const char *name)
 {
     char sub[256];
@@ -94,14 +77,14 @@ static void run_case(const bcase *c)
         snprintf(pred, sizeof pred, "%s/eval/pred_classes.slp", FAM);
     }
     snprintf(path, sizeof path, "%s/options.json", dir);
-    cJSON *opts = load_json(path);
+    cJSON *opts = test_load_json(path);
     const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(opts, "command");
     /* the recorded command is what this case runs */
     CHECK_MSG(cJSON_IsString(cmd) && strstr(cmd->valuestring, "--match_method bbox") &&
                   (c->padding == 0) == !strstr(cmd->valuestring, "--bbox_padding 8"),
               "%s: options.json", c->name);
     snprintf(path, sizeof path, "%s/metrics.json", dir);
-    cJSON *want = load_json(path);
+    cJSON *want = test_load_json(path);
     CHECK_MSG(want != NULL, "%s: metrics.json", c->name);
     sleapc_ev_opts o = sleapc__ev_opts_default();
     o.method = c->method;

@@ -20,23 +20,6 @@
 #include "pipeline/eval/evaluation.h"
 #include "test_util.h"
 
-static cJSON *load_json(const char *path)
-{
-    size_t n = 0;
-    char *text = (char *)test_read_file(path, &n);
-    if (!text)
-        return NULL;
-    char *z = realloc(text, n + 1);
-    if (!z) {
-        free(text);
-        return NULL;
-    }
-    z[n] = '\0';
-    cJSON *j = cJSON_Parse(z);
-    free(z);
-    return j;
-}
-
 static const char *base_name(const char *p)
 {
     const char *b = p;
@@ -290,7 +273,7 @@ static void run_cli(const char *name, const cJSON *options, const char *gt, cons
         return;
     }
     CHECK_MSG(rc == 0, "%s: CLI: rc %d: %s", name, rc, test_cli_output());
-    cJSON *got = load_json(out);
+    cJSON *got = test_load_json(out);
     if (cJSON_IsNull(metrics)) {
         CHECK_MSG(!got, "%s: CLI wrote metrics where sleap-nn has none", name);
     } else {
@@ -305,9 +288,9 @@ static void run_case(const char *dir, const char *name)
 {
     char path[1024], gt[1024], pr[1024];
     snprintf(path, sizeof path, "%s/options.json", dir);
-    cJSON *options = load_json(path);
+    cJSON *options = test_load_json(path);
     snprintf(path, sizeof path, "%s/expected.json", dir);
-    cJSON *want = load_json(path);
+    cJSON *want = test_load_json(path);
     sleapc_ev_opts o;
     const bool ok = options && want && case_options(options, dir, &o, gt, pr, sizeof gt);
     CHECK_MSG(ok, "%s: unreadable case", name);
