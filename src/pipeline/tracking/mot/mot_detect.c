@@ -49,7 +49,17 @@ void sleapc__mot_video_free(mot_video *v)
     sleapc__free(v->score);
     sleapc__free(v->valid);
     sleapc__free(v->n_visible);
+    sleapc__free(v->emb);
     memset(v, 0, sizeof *v);
+}
+
+mot_appearance_calibration sleapc__mot_appearance_uncalibrated(void)
+{
+    mot_appearance_calibration a = {.status = MOT_APPEARANCE_NO_VECTORS};
+    a.assoc_rank1 = a.m_assoc = a.ema_cos_gate = a.gallery_cos_gate = NAN;
+    a.mu_pos = a.mu_neg = a.link_thresh = a.link_margin = a.link_recall = NAN;
+    a.neg_collision_rate = NAN;
+    return a;
 }
 
 static double nmax(double a, double b)
@@ -178,7 +188,8 @@ sleapc_status sleapc__mot_calibrate_data(mot_calib_data *c, const sleapc_mot_par
                              .body_size = NAN,
                              .score_q95 = NAN,
                              .normalizer = NAN,
-                             .step_p95 = NAN};
+                             .step_p95 = NAN,
+                             .app = sleapc__mot_appearance_uncalibrated()};
     /* stride: the most common positive delta (ties: the smallest) */
     const int64_t nd = c->n_deltas;
     qsort(c->deltas, (size_t)nd, sizeof *c->deltas, cmp_i64);

@@ -23,6 +23,8 @@ typedef struct mot_video {
     double *score;              /* confidence in [0, 1] */
     bool *valid;
     int *n_visible;
+    int emb_dim;     /* re-ID vector length; 0: the detections carry none */
+    float *emb;      /* (n, emb_dim) as stored, NaN rows: no vector; NULL when emb_dim is 0 */
 } mot_video;
 
 /* Allocates room for n_frames frames and n detections of n_nodes nodes
@@ -38,6 +40,36 @@ void sleapc__mot_video_free(mot_video *v);
 void sleapc__mot_detect(mot_video *v, int64_t d, const double *point_scores, double instance_score,
                         const sleapc_mot_params *p);
 
+/* calibration.py's constants for the appearance part. */
+#define MOT_LINK_QUERY_LEN 10
+#define MOT_LINK_GALLERY_LEN 30
+
+typedef enum mot_appearance_status {
+    MOT_APPEARANCE_NO_VECTORS = 0, /* "no_vectors" */
+    MOT_APPEARANCE_OK,             /* "ok" */
+    MOT_APPEARANCE_INSUFFICIENT,   /* "insufficient" */
+    MOT_APPEARANCE_SKIPPED,        /* "skipped": nobody reads it */
+} mot_appearance_status;
+
+/* The appearance part of VideoCalibration (calibration.py _appearance);
+ * NaN where sleap-nn has None. by_len arrays hold n_by_len entries (query
+ * length n at index n - 1; 0 when not calibrated). */
+typedef struct mot_appearance_calibration {
+    mot_appearance_status status;
+    int64_t n_anchors, n_trials;
+    double assoc_rank1, m_assoc, ema_cos_gate, gallery_cos_gate, mu_pos, mu_neg;
+    double link_thresh, link_margin, link_recall;
+    int n_by_len;
+    double link_thresh_by_len[MOT_LINK_QUERY_LEN];
+    double link_margin_by_len[MOT_LINK_QUERY_LEN];
+    double neg_collision_rate;
+    bool for_association; /* appearance_for_association */
+    bool for_linking;     /* appearance_for_linking */
+} mot_appearance_calibration;
+
+/* VideoCalibration's appearance defaults: no vectors, every statistic NaN. */
+mot_appearance_calibration sleapc__mot_appearance_uncalibrated(void);
+
 typedef struct mot_calibration {
     int64_t frame_step;
     bool regular;
@@ -46,6 +78,7 @@ typedef struct mot_calibration {
     double score_q95;      /* NaN: no scores */
     double normalizer;     /* NaN: scores used as they are */
     double step_p95;       /* per-step anchor motion (px); NaN: unknown or not measured */
+    mot_appearance_calibration app;
 } mot_calibration;
 
 /* calibrate()'s geometry over the detections as first extracted: the

@@ -69,6 +69,16 @@ static sleapc_status fill_video(const sleapc_predictions *pr, const frame_key *p
         sleapc__mot_video_free(v);
         return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
     }
+    const int E = pr->embeddings ? pr->emb_dim : 0;
+    if (E > 0 && has_vectors(pr)) {
+        v->emb = sleapc__malloc((size_t)(n > 0 ? n : 1) * E * sizeof *v->emb);
+        if (!v->emb) {
+            sleapc__free(ps);
+            sleapc__mot_video_free(v);
+            return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
+        }
+        v->emb_dim = E;
+    }
     int64_t d = 0;
     for (int64_t s = 0; s < nf; s++) {
         const sleapc_pred_frame *f = &pr->frames[perm[s].k];
@@ -82,6 +92,9 @@ static sleapc_status fill_video(const sleapc_predictions *pr, const frame_key *p
             for (int k = 0; k < K; k++)
                 ps[k] = pr->point_scores[at * K + k];
             sleapc__mot_detect(v, d, ps, pr->insts[at].score, p);
+            if (v->emb)
+                memcpy(v->emb + (size_t)d * E, pr->embeddings + (size_t)at * E,
+                       (size_t)E * sizeof *v->emb);
         }
     }
     sleapc__free(ps);
