@@ -1,9 +1,10 @@
-/* Closed-set identity linking without appearance (linking.py _Linker:
- * close_set, _select_anchors, _fit, _choose, _decision, _join): with
- * max_tracks animals, the best-supported identities present together
- * become anchors; every other tracklet, most constrained first, joins the
- * anchor it never co-occurs with (apart from duplicate detections) by the
- * geometric cost of its junctions, or is untracked. The queue is Python's
+/* Closed-set identity linking (linking.py _Linker: close_set,
+ * _select_anchors, _fit, _choose, _decision, _join): with max_tracks
+ * animals, the best-supported identities present together become anchors;
+ * every other tracklet, most constrained first, joins the anchor it never
+ * co-occurs with (apart from duplicate detections) by appearance agreement
+ * (mot_link_appearance.c), then the geometric cost of its junctions, or is
+ * untracked. The queue is Python's
  * heapq step for step: a priority can be NaN (two duplicate fits), and then
  * only the same sift order gives the same pops. */
 #include <math.h>
@@ -27,6 +28,7 @@ typedef struct fit {
     int n_shared, n_rest;
     int n_conflict, n_far;
     bool gated;
+    int tier; /* appearance: 0 agrees, 1 undecidable, 2 disagrees */
     double cost, gap;
 } fit;
 
@@ -172,6 +174,7 @@ static sleapc_status make_fit(const close_ctx *C, const int *t, int nt, int a, f
             f->n_far++;
     f->some = true;
     f->gated = true;
+    f->tier = 1;
     f->gap = 0.0;
     if (f->n_rest == 0) {
         f->kind = FIT_DUPLICATE;
@@ -211,13 +214,16 @@ static sleapc_status make_fit(const close_ctx *C, const int *t, int nt, int a, f
         any = true;
     }
     sleapc__free(seq);
+    f->tier = sleapc__mot_link_fit_tier(L, f->rest, f->n_rest, a);
     return SLEAPC_OK;
 }
 
-/* _fit_key order (tier is 1 for every fit without appearance):
- * (far conflicts, cost, gap, anchor name). */
+/* _fit_key order: (appearance tier, far conflicts, cost, gap, anchor
+ * name). */
 static bool key_lt(const mot_linker *L, const fit *x, const fit *y)
 {
+    if (x->tier != y->tier)
+        return x->tier < y->tier;
     const bool fx = x->n_far > 0, fy = y->n_far > 0;
     if (fx != fy)
         return fx < fy;
@@ -229,19 +235,21 @@ static bool key_lt(const mot_linker *L, const fit *x, const fit *y)
 }
 
 /* _choose over the fits (skipping index skip): a duplicate first, then the
- * best gated fit, else for a tracklet longer than track_buffer the best
- * fit past the gate; -1: untrack. */
+ * best gated fit, else the best fit appearance agrees with, else for a
+ * tracklet longer than track_buffer the best fit appearance does not
+ * contradict; -1: untrack. */
 static int choose(const mot_linker *L, const fit *fs, int n_a, int skip, int n_dets)
 {
     int best = -1;
-    for (int pass = 0; pass < 3 && best < 0; pass++) {
-        if (pass == 2 && !(n_dets > L->track_buffer))
+    for (int pass = 0; pass < 4 && best < 0; pass++) {
+        if (pass == 3 && !(n_dets > L->track_buffer))
             break;
         for (int a = 0; a < n_a; a++) {
             const fit *f = &fs[a];
             if (!f->some || a == skip)
                 continue;
-            if ((pass == 0 && f->kind != FIT_DUPLICATE) || (pass == 1 && !f->gated))
+            if ((pass == 0 && f->kind != FIT_DUPLICATE) || (pass == 1 && !f->gated) ||
+                (pass == 2 && f->tier != 0) || (pass == 3 && f->tier != 1))
                 continue;
             if (best < 0 || key_lt(L, f, &fs[best]))
                 best = a;
@@ -269,7 +277,8 @@ static int decision(const mot_linker *L, const fit *fs, int n_a, int n_dets, hen
     const fit *c = &fs[choice], *r = &fs[runner];
     prio->c0 = 2;
     const bool same = (c->kind == FIT_DUPLICATE) == (r->kind == FIT_DUPLICATE) &&
-                      c->gated == r->gated && (c->n_far > 0) == (r->n_far > 0);
+                      c->gated == r->gated && c->tier == r->tier &&
+                      (c->n_far > 0) == (r->n_far > 0);
     /* both duplicates: -inf - -inf is NaN, kept as it is */
     prio->c1 = same ? -(r->cost - c->cost) : -INFINITY;
     return choice;

@@ -1,10 +1,12 @@
-/* Open-set gap linking without appearance (linking.py _Linker:
- * init_linking, best_gap_link, merge): candidate pairs (i ends, j starts
- * later within four track buffers, junction inside the spatial gate) are
- * linked best-first when the pair is unique on the window's frontier and
- * no host (an identity with i's end or j's start inside one of its gaps)
- * could take the junction. A pair's verdict is cached and reset, as there,
- * only for the pairs around a merge. */
+/* Open-set gap linking (linking.py _Linker: init_linking, best_gap_link,
+ * merge): candidate pairs (i ends, j starts later; within four track
+ * buffers, or among the appearance candidates) are linked best-first:
+ * a pair with vectors on both sides when its linking statistic clears the
+ * calibrated threshold and margin (mot_link_appearance.c), a pair without
+ * when it is unique on the window's frontier and no host (an identity with
+ * i's end or j's start inside one of its gaps) could take the junction. A
+ * pair's verdict is cached and reset, as there, only for the pairs around
+ * a merge. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +50,11 @@ static sleapc_status grow_pairs(mot_linker *L, int need)
     GROW(pj);
     GROW(pgap);
     GROW(pdist);
+    GROW(pscore);
     GROW(pwin);
     GROW(plive);
+    GROW(papp);
+    GROW(pspat);
     GROW(verdict);
 #undef GROW
     L->pcap = cap;
@@ -65,7 +70,16 @@ static sleapc_status add_pairs(mot_linker *L, const int *ii, const int *jj, int 
             continue;
         const double gap = L->first[j] - L->last[i];
         const double dist = norm2(L->start_c + 2 * j, L->end_c + 2 * i);
-        if (!(gap > 0) || !sleapc__mot_link_gate_ok(L, gap, dist))
+        const bool gate_ok = sleapc__mot_link_gate_ok(L, gap, dist);
+        /* past a track buffer appearance alone may admit a junction */
+        if (!(gap > 0) || !(gate_ok || (L->use_app && gap > L->track_buffer)))
+            continue;
+        int head[MOT_LINK_QUERY_LEN];
+        double thresh, margin;
+        sleapc__mot_link_rule(L, sleapc__mot_link_head(L, j, head), &thresh, &margin);
+        const double score = sleapc__mot_link_pair_score(L, i, j);
+        const bool passes = isfinite(score) && score >= thresh;
+        if (!gate_ok && !passes)
             continue;
         sleapc_status st = grow_pairs(L, L->np + 1);
         if (st)
@@ -75,7 +89,10 @@ static sleapc_status add_pairs(mot_linker *L, const int *ii, const int *jj, int 
         L->pj[p] = j;
         L->pgap[p] = gap;
         L->pdist[p] = dist;
+        L->pscore[p] = score;
         L->pwin[p] = gap <= window(L);
+        L->papp[p] = passes;
+        L->pspat[p] = L->pwin[p] && !isfinite(score);
         L->plive[p] = true;
         L->verdict[p] = -1;
         if ((st = sleapc__mot_ilist_push(&L->rows[i], p)) ||
@@ -136,10 +153,9 @@ static int search_mem(const mot_linker *L, const mot_ilist *mem, double key, boo
     return idx;
 }
 
-/* _gap_fits(h, [k]): whether k lies entirely inside one gap of host h, with
- * the junctions' gaps (steps) and distances (h's nearest valid centroids). */
-static bool gap_fits(const mot_linker *L, int h, int k, double *gap1, double *gap2, double *d1,
-                     double *d2)
+/* _gap_fits(h, [k]), with the distances to h's nearest valid centroids. */
+bool sleapc__mot_link_gap_fits(const mot_linker *L, int h, int k, double *gap1, double *gap2,
+                               double *d1, double *d2)
 {
     const mot_ilist *mem = &L->mem[h];
     if (!L->alive[h] || mem->n < 2)
@@ -172,7 +188,7 @@ static bool spatially_unique(const mot_linker *L, int i, int j)
         for (int h = 0; h < L->m; h++) {
             if (!L->alive[h] || !(L->first[h] < L->first[k]) || !(L->last[h] > L->last[k]))
                 continue;
-            if (!gap_fits(L, h, k, &g1, &g2, &d1, &d2) || h == other)
+            if (!sleapc__mot_link_gap_fits(L, h, k, &g1, &g2, &d1, &d2) || h == other)
                 continue;
             const double gap = side ? g2 : g1, dist = side ? d2 : d1;
             if (gap <= window(L) && sleapc__mot_link_gate_ok(L, gap, dist))
@@ -182,10 +198,16 @@ static bool spatially_unique(const mot_linker *L, int i, int j)
     return true;
 }
 
+/* The cached verdict: by appearance when the pair has a statistic, else
+ * spatial uniqueness. */
 static bool accepted(mot_linker *L, int p)
 {
-    if (L->verdict[p] < 0)
-        L->verdict[p] = (signed char)spatially_unique(L, L->pi[p], L->pj[p]);
+    if (L->verdict[p] < 0) {
+        const int i = L->pi[p], j = L->pj[p];
+        const bool ok = isfinite(L->pscore[p]) ? sleapc__mot_link_margin_ok(L, i, j, L->pscore[p])
+                                               : spatially_unique(L, i, j);
+        L->verdict[p] = (signed char)ok;
+    }
     return L->verdict[p] == 1;
 }
 
@@ -198,22 +220,29 @@ typedef struct open_ws {
 } open_ws;
 
 typedef struct rank_key {
-    double gap, first;
+    bool spatial;
+    double neg_score, gap, first;
     int ri, rj, k;
 } rank_key;
 
-/* (gap, start of j, name of i, name of j): the ranking without appearance
- * (every score 0, every candidate spatial). */
+/* (appearance before spatial, score desc, gap, start of j, name of i, name
+ * of j), then the candidate order (np.lexsort is stable). */
 static int cmp_rank(const void *a, const void *b)
 {
     const rank_key *x = a, *y = b;
+    if (x->spatial != y->spatial)
+        return x->spatial ? 1 : -1;
+    if (x->neg_score != y->neg_score)
+        return x->neg_score < y->neg_score ? -1 : 1;
     if (x->gap != y->gap)
         return x->gap < y->gap ? -1 : 1;
     if (x->first != y->first)
         return x->first < y->first ? -1 : 1;
     if (x->ri != y->ri)
         return x->ri < y->ri ? -1 : 1;
-    return (x->rj > y->rj) - (x->rj < y->rj);
+    if (x->rj != y->rj)
+        return x->rj < y->rj ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
 }
 
 /* The candidates cand[0..n) with sel[k] == want, in ranked order, into
@@ -226,8 +255,14 @@ static int ranked(const mot_linker *L, const int *cand, const bool *sel, bool wa
         if (sel[k] != want)
             continue;
         const int p = cand[k];
-        keys[c++] = (rank_key){L->pgap[p], L->first[L->pj[p]], L->name_rank[L->pi[p]],
-                               L->name_rank[L->pj[p]], k};
+        const bool spatial = !isfinite(L->pscore[p]);
+        keys[c++] = (rank_key){spatial,
+                               spatial ? -0.0 : -L->pscore[p],
+                               L->pgap[p],
+                               L->first[L->pj[p]],
+                               L->name_rank[L->pi[p]],
+                               L->name_rank[L->pj[p]],
+                               k};
     }
     qsort(keys, (size_t)c, sizeof *keys, cmp_rank);
     for (int r = 0; r < c; r++)
@@ -248,14 +283,14 @@ static sleapc_status best_gap_link(mot_linker *L, open_ws *w, int *best)
     /* the window's frontier: a successor of i starting after i's nearest
      * window successor ends can follow through it (no competitor) */
     for (int p = 0; p < L->np; p++) {
-        if (!L->plive[p] || !L->pwin[p])
+        if (!L->plive[p] || !L->pspat[p])
             continue;
         const int i = L->pi[p], j = L->pj[p];
         w->end_first[i] = fmin(w->end_first[i], L->last[j]);
         w->start_last[j] = fmax(w->start_last[j], L->first[i]);
     }
     for (int p = 0; p < L->np; p++) {
-        if (!L->plive[p] || !L->pwin[p])
+        if (!L->plive[p] || !L->pspat[p])
             continue;
         const int i = L->pi[p], j = L->pj[p];
         w->row_n[i] += L->first[j] <= w->end_first[i];
@@ -276,10 +311,18 @@ static sleapc_status best_gap_link(mot_linker *L, open_ws *w, int *best)
             return nomem();
         w->cap = cap;
     }
+    /* the candidates: appearance links that clear the threshold, then the
+     * spatial ones unique on the window's frontier */
     int n = 0;
     for (int p = 0; p < L->np; p++) {
         w->where[p] = -1;
-        if (!L->plive[p] || !L->pwin[p])
+        if (L->plive[p] && L->papp[p]) {
+            w->where[p] = n;
+            w->cand[n++] = p;
+        }
+    }
+    for (int p = 0; p < L->np; p++) {
+        if (!L->plive[p] || !L->pspat[p])
             continue;
         const int i = L->pi[p], j = L->pj[p];
         if (L->first[j] <= w->end_first[i] && L->last[i] >= w->start_last[j] && w->row_n[i] == 1 &&
@@ -353,7 +396,7 @@ static void neighborhood(mot_linker *L, int k, bool *mark)
         mark[L->pj[L->rows[k].v[t]]] = true;
     double g1, g2, d1, d2;
     for (int c = 0; c < L->m; c++)
-        if (L->alive[c] && gap_fits(L, k, c, &g1, &g2, &d1, &d2))
+        if (L->alive[c] && sleapc__mot_link_gap_fits(L, k, c, &g1, &g2, &d1, &d2))
             mark[c] = true;
 }
 
@@ -456,8 +499,21 @@ static int cmp_first(const void *a, const void *b)
     return (x->k > y->k) - (x->k < y->k); /* stable */
 }
 
+typedef struct pair_key {
+    int i, j;
+} pair_key;
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const pair_key *x = a, *y = b;
+    if (x->i != y->i)
+        return x->i < y->i ? -1 : 1;
+    return (x->j > y->j) - (x->j < y->j);
+}
+
 /* _init_pairs: every pair inside the spatial-only window (at most 256 per
- * earlier identity, the earliest-starting), in (i, j) order. */
+ * earlier identity, the earliest-starting) and, with appearance, the
+ * appearance candidates; unique, in (i, j) order. */
 static sleapc_status init_pairs(mot_linker *L)
 {
     const int m = L->m;
@@ -468,10 +524,11 @@ static sleapc_status init_pairs(mot_linker *L)
         return SLEAPC_OK;
     by_first *order = sleapc__malloc((size_t)n_alive * sizeof *order);
     double *firsts = sleapc__malloc((size_t)n_alive * sizeof *firsts);
-    int *ii = sleapc__malloc((size_t)n_alive * sizeof *ii);
-    int *jj = sleapc__malloc((size_t)n_alive * sizeof *jj);
+    int *ii = NULL, *jj = NULL, n = 0, cap = 0;
+    pair_key *keys = NULL;
+    int *side = NULL;
     sleapc_status st = SLEAPC_OK;
-    if (!order || !firsts || !ii || !jj) {
+    if (!order || !firsts) {
         st = nomem();
         goto done;
     }
@@ -488,19 +545,52 @@ static sleapc_status init_pairs(mot_linker *L)
         const int lo = search(firsts, n_alive, L->last[i], true);
         int hi = search(firsts, n_alive, L->last[i] + window(L), true);
         hi = hi < lo + MAX_WINDOW_CANDIDATES ? hi : lo + MAX_WINDOW_CANDIDATES;
-        int n = 0;
-        for (int r = lo; r < hi; r++)
+        for (int r = lo; r < hi && !st; r++) {
+            if (n == cap) {
+                const int c2 = cap ? 2 * cap : 256;
+                int *a2 = sleapc__realloc(ii, (size_t)c2 * sizeof *a2);
+                if (a2)
+                    ii = a2;
+                int *b2 = sleapc__realloc(jj, (size_t)c2 * sizeof *b2);
+                if (b2)
+                    jj = b2;
+                if (!a2 || !b2) {
+                    st = nomem();
+                    break;
+                }
+                cap = c2;
+            }
+            ii[n] = i;
             jj[n++] = order[r].k;
-        qsort(jj, (size_t)n, sizeof *jj, cmp_int);
-        for (int r = 0; r < n; r++)
-            ii[r] = i;
-        st = add_pairs(L, ii, jj, n);
+        }
     }
+    if (!st && L->use_app)
+        st = sleapc__mot_link_app_candidates(L, &ii, &jj, &n, &cap);
+    if (st || n == 0)
+        goto done;
+    keys = sleapc__malloc((size_t)n * sizeof *keys);
+    side = sleapc__malloc((size_t)n * 2 * sizeof *side);
+    if (!keys || !side) {
+        st = nomem();
+        goto done;
+    }
+    for (int r = 0; r < n; r++)
+        keys[r] = (pair_key){ii[r], jj[r]};
+    qsort(keys, (size_t)n, sizeof *keys, cmp_pair);
+    int u = 0;
+    for (int r = 0; r < n; r++)
+        if (u == 0 || keys[r].i != side[u - 1] || keys[r].j != side[n + u - 1]) {
+            side[u] = keys[r].i;
+            side[n + u++] = keys[r].j;
+        }
+    st = add_pairs(L, side, side + n, u);
 done:
     sleapc__free(order);
     sleapc__free(firsts);
     sleapc__free(ii);
     sleapc__free(jj);
+    sleapc__free(keys);
+    sleapc__free(side);
     return st;
 }
 
