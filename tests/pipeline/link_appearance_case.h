@@ -1,4 +1,4 @@
-/* The appearance-linking case of tests/goldens/sleapnn-0.3.5-appearance
+/* The appearance-linking cases of tests/goldens/sleapnn-0.3.5-appearance
  * (ByteTrack with --link_tracklets on detections with re-ID vectors): the
  * appearance part of sleap-nn's recorded calibration, and the comparison of
  * instances' tracks and tracking scores with expected.json
@@ -16,9 +16,9 @@
 #include "test_util.h"
 #include "tracking_case.h"
 
-#define LINK_CASE_DIR                                                                              \
-    SLEAPC_SOURCE_DIR "/tests/goldens/sleapnn-0.3.5-appearance/clip_bytetrack_link_appearance"
-#define LINK_CASE_INPUT SLEAPC_SOURCE_DIR "/tests/goldens/sleapnn-0.3.5-appearance/input.slp"
+#define LINK_CASES_DIR SLEAPC_SOURCE_DIR "/tests/goldens/sleapnn-0.3.5-appearance"
+#define LINK_CASE_DIR LINK_CASES_DIR "/clip_bytetrack_link_appearance"
+#define LINK_CASE_INPUT LINK_CASES_DIR "/input.slp"
 
 /* Tracking scores: float64 IoUs of Kalman-predicted boxes (a few ulp of
  * LAPACK order apart); linking only keeps or zeroes them. */

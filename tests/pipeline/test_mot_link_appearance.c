@@ -1,16 +1,18 @@
 /* Identity linking by appearance (--link_tracklets on detections with
  * re-ID vectors) against sleap-nn 0.3.5, given sleap-nn's calibration:
- * tests/goldens/sleapnn-0.3.5-appearance/clip_bytetrack_link_appearance
- * (ByteTrack, 51 tracklets linked to 8 identities by appearance). The
- * appearance part of the calibration (thresholds and margins per query
- * length, whether appearance is usable for linking) is taken from the
- * case's recorded provenance, so this checks the linker alone: the
- * tracker, the geometric calibration and the linker run as sleapc runs
- * them. Every instance's track name exactly, untracked ones included, the
- * tracks created in order, and the tracking scores within 1e-9 relative
- * (link_appearance_case.h). Without the recorded calibration (appearance
- * uncalibrated) the same tracks are linked by position and must differ:
- * the case exercises the appearance decisions. */
+ * the *_link_appearance* cases of tests/goldens/sleapnn-0.3.5-appearance
+ * (ByteTrack, 51 tracklets linked to 8 identities by appearance; the same
+ * with max_tracks=2, where the closed set forces tracklets onto the two
+ * animals by appearance tier, then geometry). The appearance part of the
+ * calibration (thresholds and margins per query length, whether appearance
+ * is usable for linking) is taken from each case's recorded provenance, so
+ * this checks the linker alone: the tracker, the geometric calibration and
+ * the linker run as sleapc runs them. Every instance's track name exactly,
+ * untracked ones included, the tracks created in order, and the tracking
+ * scores within 1e-9 relative (link_appearance_case.h). Without the
+ * recorded calibration (appearance uncalibrated) the same tracks are
+ * linked by position and must differ: the cases exercise the appearance
+ * decisions. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
@@ -31,7 +33,7 @@ static int run(const cJSON *options, const cJSON *expected, const mot_appearance
 {
     const char *kv[16];
     sleapc_tracking_opts t;
-    CHECK_MSG(mot_case_opts(options, &t, kv, 16), "options not understood");
+    CHECK_MSG(mot_case_opts(options, &t, kv, 16), "%s: options not understood", name);
     sleapc_predictions pr;
     CHECK_OK(sleapc__predictions_read(LINK_CASE_INPUT, &pr, NULL));
     sleapc_tracker_opts to;
@@ -58,23 +60,44 @@ static int run(const cJSON *options, const cJSON *expected, const mot_appearance
     return bad;
 }
 
-int main(void)
+static void run_case(const char *case_name)
 {
-    cJSON *options = test_load_json(LINK_CASE_DIR "/options.json");
-    cJSON *expected = test_load_json(LINK_CASE_DIR "/expected.json");
-    CHECK_MSG(options && expected, "unreadable case files");
-    if (!options || !expected)
-        return test_finish();
-    const mot_appearance_calibration app = link_case_app(options);
-    CHECK(app.for_linking && app.n_by_len == MOT_LINK_QUERY_LEN);
-    const int bad = run(options, expected, &app, "given sleap-nn's calibration");
-    CHECK_MSG(bad == 0, "%d instances differ", bad);
+    char path[1024], name[256];
+    snprintf(path, sizeof path, "%s/%s/options.json", LINK_CASES_DIR, case_name);
+    cJSON *options = test_load_json(path);
+    snprintf(path, sizeof path, "%s/%s/expected.json", LINK_CASES_DIR, case_name);
+    cJSON *expected = test_load_json(path);
+    CHECK_MSG(options && expected, "%s: unreadable case files", case_name);
+    if (options && expected) {
+        const mot_appearance_calibration app = link_case_app(options);
+        CHECK(app.for_linking && app.n_by_len == MOT_LINK_QUERY_LEN);
+        snprintf(name, sizeof name, "%s, given sleap-nn's calibration", case_name);
+        const int bad = run(options, expected, &app, name);
+        CHECK_MSG(bad == 0, "%s: %d instances differ", name, bad);
 
-    mot_appearance_calibration none = sleapc__mot_appearance_uncalibrated();
-    const int bad_geo = run(options, expected, &none, "linked by position");
-    CHECK_MSG(bad_geo > 0, "linking by position gives the appearance result: the case does not "
-                           "test appearance");
+        const mot_appearance_calibration none = sleapc__mot_appearance_uncalibrated();
+        snprintf(name, sizeof name, "%s, linked by position", case_name);
+        CHECK_MSG(run(options, expected, &none, name) > 0,
+                  "%s: linking by position gives the appearance result: the case does not test "
+                  "appearance",
+                  case_name);
+    }
     cJSON_Delete(options);
     cJSON_Delete(expected);
+}
+
+int main(void)
+{
+    char *names[64];
+    const int n = test_list_dir(LINK_CASES_DIR, names, 64);
+    int n_cases = 0;
+    for (int i = 0; i < n; i++) {
+        if (strstr(names[i], "_link_appearance")) {
+            run_case(names[i]);
+            n_cases++;
+        }
+        free(names[i]);
+    }
+    CHECK_MSG(n_cases >= 2, "%d appearance-linking cases found", n_cases);
     return test_finish();
 }

@@ -32,6 +32,9 @@ CASES = [
     ("clip_botsort", ["--tracker", "botsort"]),
     ("clip_deepocsort", ["--tracker", "deepocsort"]),
     ("clip_bytetrack_link_appearance", ["--tracker", "bytetrack", "--link_tracklets"]),
+    # the closed set with appearance tiers: 13 tracklets forced onto 2 animals
+    ("clip_bytetrack_link_appearance_max2",
+     ["--tracker", "bytetrack", "--link_tracklets", "--mot_param", "max_tracks=2"]),
 ]
 
 
