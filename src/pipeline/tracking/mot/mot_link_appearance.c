@@ -424,18 +424,71 @@ static sleapc_status push_pair(int **ii, int **jj, int *n, int *cap, int i, int 
     return SLEAPC_OK;
 }
 
+/* The proxy similarity of row identity i's tail mean (a) and column
+ * identity j's head mean (b); -inf where the pair is not an ordered,
+ * feasible junction. */
+static float proxy_sim(const mot_linker *L, int i, int j, const float *a, const float *b)
+{
+    const double gap = L->first[j] - L->last[i];
+    const double dx = L->start_c[2 * j] - L->end_c[2 * i];
+    const double dy = L->start_c[2 * j + 1] - L->end_c[2 * i + 1];
+    const double dist = sqrt(dx * dx + dy * dy);
+    const bool ok = gap > 0 && (sleapc__mot_link_gate_ok(L, gap, dist) ||
+                                (L->use_app && gap > L->track_buffer));
+    if (!ok)
+        return -INFINITY;
+    double s = 0.0;
+    for (int t = 0; t < L->dim; t++)
+        s += (double)a[t] * (double)b[t];
+    return (float)s;
+}
+
+/* Inserts x into the best-first list top[0..*n) of at most k entries. */
+static void keep_best(cand *top, int *n, int k, cand x)
+{
+    if (*n == k && cmp_cand(&x, &top[k - 1]) >= 0)
+        return;
+    int at = *n < k ? (*n)++ : k - 1;
+    while (at > 0 && cmp_cand(&x, &top[at - 1]) < 0) {
+        top[at] = top[at - 1];
+        at--;
+    }
+    top[at] = x;
+}
+
+/* The most identities tracked in one frame (at least 1). */
+static sleapc_status max_concurrent(const mot_linker *L, int *out)
+{
+    *out = 1;
+    if (L->n == 0)
+        return SLEAPC_OK;
+    int *per_frame = sleapc__calloc((size_t)(L->pos[L->n - 1] + 1), sizeof *per_frame);
+    if (!per_frame)
+        return nomem();
+    for (int d = 0; d < L->n; d++)
+        if (L->label[d] >= 0 && ++per_frame[L->pos[d]] > *out)
+            *out = per_frame[L->pos[d]];
+    sleapc__free(per_frame);
+    return SLEAPC_OK;
+}
+
 sleapc_status sleapc__mot_link_app_candidates(const mot_linker *L, int **ii, int **jj, int *n,
                                               int *cap)
 {
-    const int m = L->m, D = L->dim;
-    int *ids = sleapc__malloc((size_t)(m > 0 ? m : 1) * sizeof *ids);
-    float *mu = sleapc__malloc((size_t)(m > 0 ? m : 1) * 2 * D * sizeof *mu);
-    float *sim = sleapc__malloc((size_t)(m > 0 ? m : 1) * (m > 0 ? m : 1) * sizeof *sim);
-    cand *c = sleapc__malloc((size_t)(m > 0 ? m : 1) * sizeof *c);
-    int *per_frame =
-        sleapc__calloc((size_t)(L->n > 0 ? L->pos[L->n - 1] + 1 : 1), sizeof *per_frame);
-    sleapc_status st = SLEAPC_OK;
-    if (!ids || !mu || !sim || !c || !per_frame) {
+    const int m = L->m > 0 ? L->m : 1, D = L->dim;
+    int k_app = 1;
+    sleapc_status st = max_concurrent(L, &k_app);
+    if (st)
+        return st;
+    k_app *= 2;
+    k_app = k_app < MIN_APPEARANCE_CANDIDATES ? MIN_APPEARANCE_CANDIDATES : k_app;
+    k_app = k_app > MAX_APPEARANCE_CANDIDATES ? MAX_APPEARANCE_CANDIDATES : k_app;
+    int *ids = sleapc__malloc((size_t)m * sizeof *ids);
+    float *mu = sleapc__malloc((size_t)m * 2 * D * sizeof *mu);
+    cand *row = sleapc__malloc((size_t)k_app * sizeof *row);
+    cand *col = sleapc__malloc((size_t)m * k_app * sizeof *col);
+    int *n_col = sleapc__calloc((size_t)m, sizeof *n_col);
+    if (!ids || !mu || !row || !col || !n_col) {
         st = nomem();
         goto done;
     }
@@ -443,62 +496,40 @@ sleapc_status sleapc__mot_link_app_candidates(const mot_linker *L, int **ii, int
      * ones with a gated vector */
     int nk = 0;
     int buf[MOT_LINK_GALLERY_LEN];
-    for (int k = 0; k < m; k++) {
+    for (int k = 0; k < L->m; k++) {
         if (!L->alive[k])
             continue;
         const int nt = sleapc__mot_link_tail(L, k, buf);
         if (nt == 0)
             continue;
         mean_unit(L, buf, nt, mu + (size_t)nk * 2 * D);
-        const int nh = sleapc__mot_link_head(L, k, buf);
-        mean_unit(L, buf, nh, mu + (size_t)nk * 2 * D + D);
+        mean_unit(L, buf, sleapc__mot_link_head(L, k, buf), mu + (size_t)nk * 2 * D + D);
         ids[nk++] = k;
     }
-    if (nk == 0)
-        goto done;
-    int maxc = 1, any = 0;
-    for (int d = 0; d < L->n; d++)
-        if (L->label[d] >= 0) {
-            any = 1;
-            per_frame[L->pos[d]]++;
-            maxc = per_frame[L->pos[d]] > maxc ? per_frame[L->pos[d]] : maxc;
-        }
-    maxc = any ? maxc : 1;
-    int k_app = 2 * maxc;
-    k_app = k_app < MIN_APPEARANCE_CANDIDATES ? MIN_APPEARANCE_CANDIDATES : k_app;
-    k_app = k_app > MAX_APPEARANCE_CANDIDATES ? MAX_APPEARANCE_CANDIDATES : k_app;
-    for (int r = 0; r < nk; r++)
+    /* each row's best successors now, each column's best predecessors
+     * gathered over the rows */
+    for (int r = 0; r < nk && !st; r++) {
+        int n_row = 0;
         for (int q = 0; q < nk; q++) {
-            const int i = ids[r], j = ids[q];
-            const double gap = L->first[j] - L->last[i];
-            const double dx = L->start_c[2 * j] - L->end_c[2 * i];
-            const double dy = L->start_c[2 * j + 1] - L->end_c[2 * i + 1];
-            const double dist = sqrt(dx * dx + dy * dy);
-            const bool ok = gap > 0 && (sleapc__mot_link_gate_ok(L, gap, dist) ||
-                                        (L->use_app && gap > L->track_buffer));
-            const float *a = mu + (size_t)r * 2 * D, *b = mu + (size_t)q * 2 * D + D;
-            double s = 0.0;
-            for (int t = 0; t < D; t++)
-                s += (double)a[t] * (double)b[t];
-            sim[(size_t)r * nk + q] = ok ? (float)s : -INFINITY;
+            const float sim =
+                proxy_sim(L, ids[r], ids[q], mu + (size_t)r * 2 * D, mu + (size_t)q * 2 * D + D);
+            if (!isfinite(sim))
+                continue;
+            keep_best(row, &n_row, k_app, (cand){sim, q});
+            keep_best(col + (size_t)q * k_app, &n_col[q], k_app, (cand){sim, r});
         }
-    /* each row's best successors, each column's best predecessors */
-    for (int side = 0; side < 2 && !st; side++)
-        for (int r = 0; r < nk && !st; r++) {
-            for (int q = 0; q < nk; q++)
-                c[q] = (cand){side ? sim[(size_t)q * nk + r] : sim[(size_t)r * nk + q], q};
-            qsort(c, (size_t)nk, sizeof *c, cmp_cand);
-            const int top = k_app < nk ? k_app : nk;
-            for (int t = 0; t < top && !st && isfinite(c[t].sim); t++)
-                st = side ? push_pair(ii, jj, n, cap, ids[c[t].idx], ids[r])
-                          : push_pair(ii, jj, n, cap, ids[r], ids[c[t].idx]);
-        }
+        for (int t = 0; t < n_row && !st; t++)
+            st = push_pair(ii, jj, n, cap, ids[r], ids[row[t].idx]);
+    }
+    for (int q = 0; q < nk && !st; q++)
+        for (int t = 0; t < n_col[q] && !st; t++)
+            st = push_pair(ii, jj, n, cap, ids[col[(size_t)q * k_app + t].idx], ids[q]);
 done:
     sleapc__free(ids);
     sleapc__free(mu);
-    sleapc__free(sim);
-    sleapc__free(c);
-    sleapc__free(per_frame);
+    sleapc__free(row);
+    sleapc__free(col);
+    sleapc__free(n_col);
     return st;
 }
 
