@@ -3,18 +3,19 @@
  * the *_link_appearance* cases of tests/goldens/sleapnn-0.3.5-appearance
  * (ByteTrack, 51 tracklets linked to 8 identities by appearance; the same
  * with max_tracks=2, where the closed set forces tracklets onto the two
- * animals by appearance tier, then geometry) and the bounce/ cases (a
- * synthetic scene whose vectors say the tracker swapped two animals at two
- * crossings: swap correction relabels them). The appearance part of the
- * calibration (thresholds and margins per query length, whether appearance
- * is usable for linking) is taken from each case's recorded provenance, so
- * this checks the linker alone: the tracker, the geometric calibration and
- * the linker run as sleapc runs them. Every instance's track name exactly,
- * untracked ones included, the tracks created in order, and the tracking
- * scores within 1e-9 relative (link_appearance_case.h). Without the
- * recorded calibration (appearance uncalibrated) the same tracks are
- * linked by position and must differ: the cases exercise the appearance
- * decisions. */
+ * animals by appearance tier, then geometry; OC-SORT with max_tracks=2)
+ * and the bounce/ cases (a synthetic scene whose vectors say the tracker
+ * swapped two animals at two crossings: swap correction relabels them;
+ * with SORT and max_tracks=8 also gap links and a closed set). The
+ * appearance part of the calibration (thresholds and margins per query
+ * length, whether appearance is usable for linking) is taken from each
+ * case's recorded provenance, so this checks the linker alone: the
+ * tracker, the geometric calibration and the linker run as sleapc runs
+ * them. Every instance's track name exactly, untracked ones included, the
+ * tracks created in order, and the tracking scores within 1e-9 relative
+ * (link_appearance_case.h). Without the recorded calibration (appearance
+ * uncalibrated) the same tracks are linked by position and must differ:
+ * the cases exercise the appearance decisions. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>

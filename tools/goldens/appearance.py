@@ -41,6 +41,9 @@ CASES = [
     # the closed set with appearance tiers: 13 tracklets forced onto 2 animals
     ("clip_bytetrack_link_appearance_max2",
      ["--tracker", "bytetrack", "--link_tracklets", "--mot_param", "max_tracks=2"]),
+    # OC-SORT's 31 tracks: 22 links, then 14 tracklets forced onto 2 animals
+    ("clip_ocsort_link_appearance_max2",
+     ["--tracker", "ocsort", "--link_tracklets", "--mot_param", "max_tracks=2"]),
 ]
 
 
@@ -76,6 +79,10 @@ BOUNCE_SEED = 1
 BOUNCE_SWAPS = (4, 8)
 BOUNCE_CASES = [
     ("bounce_bytetrack_link_swaps", ["--tracker", "bytetrack", "--link_tracklets"]),
+    # SORT breaks the tracks at the meetings: 2 swaps, 26 links, and a closed set of 8
+    # for 10 animals that untracks two of them
+    ("bounce_sort_link_max8",
+     ["--tracker", "sort", "--link_tracklets", "--mot_param", "max_tracks=8"]),
 ]
 
 
