@@ -135,6 +135,12 @@ int sleapc__mot_link_fit_tier(const mot_linker *L, const int *rest, int n_rest, 
 /* Swap correction at every ambiguity event; *n_swaps. NOMEM. */
 sleapc_status sleapc__mot_link_swaps(mot_linker *L, int *n_swaps);
 
+/* _init_pairs: the open set's first candidate pairs (mot_link_pairs.c). NOMEM. */
+sleapc_status sleapc__mot_link_init_pairs(mot_linker *L);
+
+/* _add_pairs: the ordered, feasible pairs among (ii[t], jj[t]), t < n. NOMEM. */
+sleapc_status sleapc__mot_link_add_pairs(mot_linker *L, const int *ii, const int *jj, int n);
+
 /* Open-set gap linking until no link is accepted; *n_merges. NOMEM. */
 sleapc_status sleapc__mot_link_open(mot_linker *L, int *n_merges);
 
