@@ -134,10 +134,15 @@ static sleapc_status track_video(sleapc_predictions *pr, const frame_key *perm, 
     *name_offset += T.next_public;
     sleapc__mot_tracker_free(&T);
     /* identity linking: offline, over the whole video's tracks */
-    if (!st && sleapc__mot_params_link(p) && v.emb && !cal.app.for_linking)
+    if (!st && sleapc__mot_params_link(p) && v.emb && cal.app.status == MOT_APPEARANCE_NO_VECTORS)
+        sleapc__log(SLEAPC_LOG_WARN,
+                    "tracking: the detections carry re-ID vectors, but sleapc did not calibrate "
+                    "them; tracklets are linked by position, where sleap-nn 0.3.5 may link them "
+                    "by appearance");
+    else if (!st && sleapc__mot_params_link(p) && v.emb && !cal.app.for_linking)
         sleapc__log(SLEAPC_LOG_INFO,
-                    "tracking: the re-ID vectors are not calibrated for linking; tracklets are "
-                    "linked by position");
+                    "tracking: the re-ID vectors are not usable for linking (calibration); "
+                    "tracklets are linked by position");
     if (!st && sleapc__mot_params_link(p))
         st = sleapc__mot_link(&v, p, &cal, label, tscore);
     if (st)
