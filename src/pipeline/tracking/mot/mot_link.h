@@ -144,6 +144,10 @@ sleapc_status sleapc__mot_link_add_pairs(mot_linker *L, const int *ii, const int
 /* Open-set gap linking until no link is accepted; *n_merges. NOMEM. */
 sleapc_status sleapc__mot_link_open(mot_linker *L, int *n_merges);
 
+/* _select_anchors: the closed set's n_max anchors into anchors[0..*n_a)
+ * (mot_link_anchors.c). NOMEM. */
+sleapc_status sleapc__mot_link_anchors(const mot_linker *L, int n_max, int *anchors, int *n_a);
+
 /* Closed set down to n_max identities. NOMEM. */
 sleapc_status sleapc__mot_link_close(mot_linker *L, int n_max, int *n_forced, int *n_untracked);
 

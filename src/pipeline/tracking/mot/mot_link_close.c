@@ -413,107 +413,6 @@ static sleapc_status join(mot_linker *L, const fit *f, int *n_out)
     return SLEAPC_OK;
 }
 
-typedef struct sel_key {
-    int64_t pos;
-    double support;
-    int rank, k;
-} sel_key;
-
-static int cmp_sel(const void *a, const void *b)
-{
-    const sel_key *x = a, *y = b;
-    if (x->pos != y->pos)
-        return x->pos < y->pos ? -1 : 1;
-    if (x->support != y->support)
-        return x->support > y->support ? -1 : 1;
-    return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-/* _select_anchors: the top n_max identities (by support, then name) of the
- * frame where the most of them, then the most support, are present
- * together (earliest on ties; a detection that duplicates a better
- * supported identity's does not count); then the rest by support. */
-static sleapc_status select_anchors(close_ctx *C, int n_max)
-{
-    mot_linker *L = C->L;
-    const size_t N = (size_t)(L->n > 0 ? L->n : 1);
-    bool *present = sleapc__malloc(N * sizeof *present);
-    sel_key *keys = sleapc__malloc(N * sizeof *keys);
-    int64_t n_pos = 1;
-    for (int d = 0; d < L->n; d++)
-        n_pos = L->pos[d] + 1 > n_pos ? L->pos[d] + 1 : n_pos;
-    int64_t *counts = sleapc__calloc((size_t)n_pos, sizeof *counts);
-    double *sums = sleapc__calloc((size_t)n_pos, sizeof *sums);
-    C->anchors = sleapc__malloc((size_t)(n_max > 0 ? n_max : 1) * sizeof *C->anchors);
-    sleapc_status st = SLEAPC_OK;
-    if (!present || !keys || !counts || !sums || !C->anchors) {
-        st = nomem();
-        goto done;
-    }
-    for (int d = 0; d < L->n; d++)
-        present[d] = L->label[d] >= 0;
-    for (int q = 0; q < L->n_dups; q++) {
-        const int a = L->dup_a[q], b = L->dup_b[q];
-        const int la = L->label[a], lb = L->label[b];
-        if (la < 0 || lb < 0 || la == lb)
-            continue;
-        const double sa = L->n_dets[la], sb = L->n_dets[lb];
-        const bool a_wins = sa > sb || (sa == sb && L->name_rank[la] < L->name_rank[lb]);
-        present[a_wins ? b : a] = false;
-    }
-    int n = 0;
-    for (int d = 0; d < L->n; d++)
-        if (present[d])
-            keys[n++] = (sel_key){L->pos[d], (double)L->n_dets[L->label[d]],
-                                  L->name_rank[L->label[d]], L->label[d]};
-    qsort(keys, (size_t)n, sizeof *keys, cmp_sel);
-    for (int r = 0, start = 0; r < n; r++) {
-        if (r > 0 && keys[r].pos != keys[r - 1].pos)
-            start = r;
-        if (r - start < n_max) {
-            counts[keys[r].pos]++;
-            sums[keys[r].pos] += keys[r].support;
-        }
-    }
-    int64_t best = -1;
-    for (int64_t p = 0; p < n_pos; p++)
-        if (counts[p] > 0 && (best < 0 || counts[p] > counts[best] ||
-                              (counts[p] == counts[best] && sums[p] > sums[best])))
-            best = p;
-    C->n_a = 0;
-    for (int r = 0, start = 0; r < n && best >= 0; r++) {
-        if (r > 0 && keys[r].pos != keys[r - 1].pos)
-            start = r;
-        if (keys[r].pos == best && r - start < n_max)
-            C->anchors[C->n_a++] = keys[r].k;
-    }
-    while (C->n_a < n_max) {
-        /* the best-supported identity not yet an anchor */
-        int pick = -1;
-        for (int k = 0; k < L->m; k++) {
-            if (!L->alive[k])
-                continue;
-            bool taken = false;
-            for (int i = 0; i < C->n_a && !taken; i++)
-                taken = C->anchors[i] == k;
-            if (taken)
-                continue;
-            if (pick < 0 || L->n_dets[k] > L->n_dets[pick] ||
-                (L->n_dets[k] == L->n_dets[pick] && L->name_rank[k] < L->name_rank[pick]))
-                pick = k;
-        }
-        if (pick < 0)
-            break;
-        C->anchors[C->n_a++] = pick;
-    }
-done:
-    sleapc__free(present);
-    sleapc__free(keys);
-    sleapc__free(counts);
-    sleapc__free(sums);
-    return st;
-}
-
 /* The other identities' tracklets (split at gaps over track_buffer), in
  * identity order. */
 static sleapc_status make_pieces(close_ctx *C, const bool *is_anchor)
@@ -643,7 +542,9 @@ sleapc_status sleapc__mot_link_close(mot_linker *L, int n_max, int *n_forced, in
     }
     C.arena = fmax(any ? hypot(hi[0] - lo[0], hi[1] - lo[1]) : 0.0, L->body);
     bool *is_anchor = sleapc__calloc((size_t)L->m, sizeof *is_anchor);
-    sleapc_status st = is_anchor ? select_anchors(&C, n_max) : nomem();
+    C.anchors = sleapc__malloc((size_t)(n_max > 0 ? n_max : 1) * sizeof *C.anchors);
+    sleapc_status st =
+        is_anchor && C.anchors ? sleapc__mot_link_anchors(L, n_max, C.anchors, &C.n_a) : nomem();
     if (!st) {
         for (int i = 0; i < C.n_a; i++)
             is_anchor[C.anchors[i]] = true;
