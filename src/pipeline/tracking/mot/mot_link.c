@@ -82,6 +82,11 @@ static void linker_free(mot_linker *L)
     sleapc__free(L->dup_keys);
     sleapc__free(L->dup_a);
     sleapc__free(L->dup_b);
+    sleapc__free(L->vec);
+    sleapc__free(L->gated);
+    sleapc__free(L->in_event);
+    sleapc__free(L->ov_a);
+    sleapc__free(L->ov_b);
     for (int k = 0; k < L->m; k++) {
         if (L->mem)
             sleapc__free(L->mem[k].v);
@@ -105,8 +110,11 @@ static void linker_free(mot_linker *L)
     sleapc__free(L->pj);
     sleapc__free(L->pgap);
     sleapc__free(L->pdist);
+    sleapc__free(L->pscore);
     sleapc__free(L->pwin);
     sleapc__free(L->plive);
+    sleapc__free(L->papp);
+    sleapc__free(L->pspat);
     sleapc__free(L->verdict);
 }
 
@@ -154,8 +162,8 @@ static sleapc_status frame_dups(mot_linker *L, const mot_video *v, int o, int k,
 
 /* The tracked detections of v, in time order, with identities by first
  * appearance (label values: ids). */
-static sleapc_status collect(mot_linker *L, const mot_video *v, const mot_calibration *cal,
-                             const int *label)
+static sleapc_status collect(mot_linker *L, const mot_video *v, const sleapc_mot_params *p,
+                             const mot_calibration *cal, const int *label)
 {
     int64_t n = 0;
     int max_id = -1;
@@ -175,9 +183,14 @@ static sleapc_status collect(mot_linker *L, const mot_video *v, const mot_calibr
     L->owner = sleapc__malloc(N * sizeof *L->owner);
     int64_t *steps = sleapc__malloc(NF * sizeof *steps);
     int *index = sleapc__malloc((size_t)(max_id + 2) * sizeof *index);
+    L->gated = sleapc__malloc(N * sizeof *L->gated);
+    L->in_event = sleapc__malloc(N * sizeof *L->in_event);
+    L->dim = v->emb ? v->emb_dim : 0;
+    if (L->dim > 0)
+        L->vec = sleapc__calloc(N * (size_t)L->dim, sizeof *L->vec);
     sleapc_status st = SLEAPC_OK;
     if (!L->det || !L->pos || !L->step || !L->cen || !L->score || !L->valid_c || !L->label ||
-        !L->owner || !steps || !index) {
+        !L->owner || !steps || !index || !L->gated || !L->in_event || (L->dim > 0 && !L->vec)) {
         st = nomem();
         goto done;
     }
@@ -202,7 +215,9 @@ static sleapc_status collect(mot_linker *L, const mot_video *v, const mot_calibr
             L->score[k] = v->score[d];
             L->label[k] = L->owner[k] = index[label[d]];
         }
-        if (L->n - o >= 2)
+        if (L->n > o)
+            st = sleapc__mot_link_gate_frame(L, v, p, f, o, L->n - o);
+        if (!st && L->n - o >= 2)
             st = frame_dups(L, v, o, L->n - o, &dup_cap);
     }
     if (st)
@@ -358,13 +373,29 @@ sleapc_status sleapc__mot_link(const mot_video *v, const sleapc_mot_params *p,
         L.body = DEFAULT_BODY_SIZE;
     /* the gate's motion scale, floored so a still clip keeps a usable gate */
     L.step_scale = isfinite(cal->step_p95) ? fmax(cal->step_p95, GATE_MIN_STEP_BODY * L.body) : NAN;
-    sleapc_status st = collect(&L, v, cal, label);
+    sleapc_status st = collect(&L, v, p, cal, label);
     if (!st && L.n == 0) {
         linker_free(&L);
         return SLEAPC_OK; /* nothing tracked: nothing to link */
     }
-    if (!st)
+    /* appearance decides where it is calibrated for linking and some
+     * vector passed the gallery gate */
+    sleapc__mot_link_rule_tables(&L, &cal->app);
+    bool decidable = false, any_gated = false;
+    for (int q = 0; q < MOT_LINK_QUERY_LEN; q++)
+        decidable = decidable || isfinite(L.thresh_n[q]);
+    for (int d = 0; d < L.n; d++)
+        any_gated = any_gated || L.gated[d];
+    const bool appearance = cal->app.for_linking && decidable && any_gated;
+    int n_swaps = 0;
+    if (!st && appearance && p->link_swap_correction)
+        st = sleapc__mot_link_swaps(&L, &n_swaps);
+    if (!st) {
+        /* the owners are the identities after swap correction */
+        memcpy(L.owner, L.label, (size_t)L.n * sizeof *L.owner);
+        L.use_app = appearance;
         st = identities(&L);
+    }
     const int n_before = L.m;
     int n_merges = 0, n_forced = 0, n_untracked = 0;
     if (!st)
@@ -381,9 +412,9 @@ sleapc_status sleapc__mot_link(const mot_video *v, const sleapc_mot_params *p,
         for (int k = 0; k < L.m; k++)
             n_alive += L.alive[k] && L.mem[k].n > 0;
         sleapc__log(SLEAPC_LOG_INFO,
-                    "identity linking: %d -> %d identities (%d gap links, %d forced, %d "
-                    "detections untracked)",
-                    n_before, n_alive, n_merges, n_forced, n_untracked);
+                    "identity linking: %d -> %d identities (%d gap links, %d forced, %d swaps "
+                    "corrected, %d detections untracked)",
+                    n_before, n_alive, n_merges, n_forced, n_swaps, n_untracked);
     }
     linker_free(&L);
     return st;

@@ -1,9 +1,10 @@
-/* Closed-set identity linking without appearance (linking.py _Linker:
- * close_set, _select_anchors, _fit, _choose, _decision, _join): with
- * max_tracks animals, the best-supported identities present together
- * become anchors; every other tracklet, most constrained first, joins the
- * anchor it never co-occurs with (apart from duplicate detections) by the
- * geometric cost of its junctions, or is untracked. The queue is Python's
+/* Closed-set identity linking (linking.py _Linker: close_set,
+ * _select_anchors, _fit, _choose, _decision, _join): with max_tracks
+ * animals, the best-supported identities present together become anchors;
+ * every other tracklet, most constrained first, joins the anchor it never
+ * co-occurs with (apart from duplicate detections) by appearance agreement
+ * (mot_link_appearance.c), then the geometric cost of its junctions, or is
+ * untracked. The queue is Python's
  * heapq step for step: a priority can be NaN (two duplicate fits), and then
  * only the same sift order gives the same pops. */
 #include <math.h>
@@ -27,6 +28,7 @@ typedef struct fit {
     int n_shared, n_rest;
     int n_conflict, n_far;
     bool gated;
+    int tier; /* appearance: 0 agrees, 1 undecidable, 2 disagrees */
     double cost, gap;
 } fit;
 
@@ -172,6 +174,7 @@ static sleapc_status make_fit(const close_ctx *C, const int *t, int nt, int a, f
             f->n_far++;
     f->some = true;
     f->gated = true;
+    f->tier = 1;
     f->gap = 0.0;
     if (f->n_rest == 0) {
         f->kind = FIT_DUPLICATE;
@@ -211,13 +214,16 @@ static sleapc_status make_fit(const close_ctx *C, const int *t, int nt, int a, f
         any = true;
     }
     sleapc__free(seq);
+    f->tier = sleapc__mot_link_fit_tier(L, f->rest, f->n_rest, a);
     return SLEAPC_OK;
 }
 
-/* _fit_key order (tier is 1 for every fit without appearance):
- * (far conflicts, cost, gap, anchor name). */
+/* _fit_key order: (appearance tier, far conflicts, cost, gap, anchor
+ * name). */
 static bool key_lt(const mot_linker *L, const fit *x, const fit *y)
 {
+    if (x->tier != y->tier)
+        return x->tier < y->tier;
     const bool fx = x->n_far > 0, fy = y->n_far > 0;
     if (fx != fy)
         return fx < fy;
@@ -229,19 +235,21 @@ static bool key_lt(const mot_linker *L, const fit *x, const fit *y)
 }
 
 /* _choose over the fits (skipping index skip): a duplicate first, then the
- * best gated fit, else for a tracklet longer than track_buffer the best
- * fit past the gate; -1: untrack. */
+ * best gated fit, else the best fit appearance agrees with, else for a
+ * tracklet longer than track_buffer the best fit appearance does not
+ * contradict; -1: untrack. */
 static int choose(const mot_linker *L, const fit *fs, int n_a, int skip, int n_dets)
 {
     int best = -1;
-    for (int pass = 0; pass < 3 && best < 0; pass++) {
-        if (pass == 2 && !(n_dets > L->track_buffer))
+    for (int pass = 0; pass < 4 && best < 0; pass++) {
+        if (pass == 3 && !(n_dets > L->track_buffer))
             break;
         for (int a = 0; a < n_a; a++) {
             const fit *f = &fs[a];
             if (!f->some || a == skip)
                 continue;
-            if ((pass == 0 && f->kind != FIT_DUPLICATE) || (pass == 1 && !f->gated))
+            if ((pass == 0 && f->kind != FIT_DUPLICATE) || (pass == 1 && !f->gated) ||
+                (pass == 2 && f->tier != 0) || (pass == 3 && f->tier != 1))
                 continue;
             if (best < 0 || key_lt(L, f, &fs[best]))
                 best = a;
@@ -269,7 +277,8 @@ static int decision(const mot_linker *L, const fit *fs, int n_a, int n_dets, hen
     const fit *c = &fs[choice], *r = &fs[runner];
     prio->c0 = 2;
     const bool same = (c->kind == FIT_DUPLICATE) == (r->kind == FIT_DUPLICATE) &&
-                      c->gated == r->gated && (c->n_far > 0) == (r->n_far > 0);
+                      c->gated == r->gated && c->tier == r->tier &&
+                      (c->n_far > 0) == (r->n_far > 0);
     /* both duplicates: -inf - -inf is NaN, kept as it is */
     prio->c1 = same ? -(r->cost - c->cost) : -INFINITY;
     return choice;
@@ -404,107 +413,6 @@ static sleapc_status join(mot_linker *L, const fit *f, int *n_out)
     return SLEAPC_OK;
 }
 
-typedef struct sel_key {
-    int64_t pos;
-    double support;
-    int rank, k;
-} sel_key;
-
-static int cmp_sel(const void *a, const void *b)
-{
-    const sel_key *x = a, *y = b;
-    if (x->pos != y->pos)
-        return x->pos < y->pos ? -1 : 1;
-    if (x->support != y->support)
-        return x->support > y->support ? -1 : 1;
-    return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-/* _select_anchors: the top n_max identities (by support, then name) of the
- * frame where the most of them, then the most support, are present
- * together (earliest on ties; a detection that duplicates a better
- * supported identity's does not count); then the rest by support. */
-static sleapc_status select_anchors(close_ctx *C, int n_max)
-{
-    mot_linker *L = C->L;
-    const size_t N = (size_t)(L->n > 0 ? L->n : 1);
-    bool *present = sleapc__malloc(N * sizeof *present);
-    sel_key *keys = sleapc__malloc(N * sizeof *keys);
-    int64_t n_pos = 1;
-    for (int d = 0; d < L->n; d++)
-        n_pos = L->pos[d] + 1 > n_pos ? L->pos[d] + 1 : n_pos;
-    int64_t *counts = sleapc__calloc((size_t)n_pos, sizeof *counts);
-    double *sums = sleapc__calloc((size_t)n_pos, sizeof *sums);
-    C->anchors = sleapc__malloc((size_t)(n_max > 0 ? n_max : 1) * sizeof *C->anchors);
-    sleapc_status st = SLEAPC_OK;
-    if (!present || !keys || !counts || !sums || !C->anchors) {
-        st = nomem();
-        goto done;
-    }
-    for (int d = 0; d < L->n; d++)
-        present[d] = L->label[d] >= 0;
-    for (int q = 0; q < L->n_dups; q++) {
-        const int a = L->dup_a[q], b = L->dup_b[q];
-        const int la = L->label[a], lb = L->label[b];
-        if (la < 0 || lb < 0 || la == lb)
-            continue;
-        const double sa = L->n_dets[la], sb = L->n_dets[lb];
-        const bool a_wins = sa > sb || (sa == sb && L->name_rank[la] < L->name_rank[lb]);
-        present[a_wins ? b : a] = false;
-    }
-    int n = 0;
-    for (int d = 0; d < L->n; d++)
-        if (present[d])
-            keys[n++] = (sel_key){L->pos[d], (double)L->n_dets[L->label[d]],
-                                  L->name_rank[L->label[d]], L->label[d]};
-    qsort(keys, (size_t)n, sizeof *keys, cmp_sel);
-    for (int r = 0, start = 0; r < n; r++) {
-        if (r > 0 && keys[r].pos != keys[r - 1].pos)
-            start = r;
-        if (r - start < n_max) {
-            counts[keys[r].pos]++;
-            sums[keys[r].pos] += keys[r].support;
-        }
-    }
-    int64_t best = -1;
-    for (int64_t p = 0; p < n_pos; p++)
-        if (counts[p] > 0 && (best < 0 || counts[p] > counts[best] ||
-                              (counts[p] == counts[best] && sums[p] > sums[best])))
-            best = p;
-    C->n_a = 0;
-    for (int r = 0, start = 0; r < n && best >= 0; r++) {
-        if (r > 0 && keys[r].pos != keys[r - 1].pos)
-            start = r;
-        if (keys[r].pos == best && r - start < n_max)
-            C->anchors[C->n_a++] = keys[r].k;
-    }
-    while (C->n_a < n_max) {
-        /* the best-supported identity not yet an anchor */
-        int pick = -1;
-        for (int k = 0; k < L->m; k++) {
-            if (!L->alive[k])
-                continue;
-            bool taken = false;
-            for (int i = 0; i < C->n_a && !taken; i++)
-                taken = C->anchors[i] == k;
-            if (taken)
-                continue;
-            if (pick < 0 || L->n_dets[k] > L->n_dets[pick] ||
-                (L->n_dets[k] == L->n_dets[pick] && L->name_rank[k] < L->name_rank[pick]))
-                pick = k;
-        }
-        if (pick < 0)
-            break;
-        C->anchors[C->n_a++] = pick;
-    }
-done:
-    sleapc__free(present);
-    sleapc__free(keys);
-    sleapc__free(counts);
-    sleapc__free(sums);
-    return st;
-}
-
 /* The other identities' tracklets (split at gaps over track_buffer), in
  * identity order. */
 static sleapc_status make_pieces(close_ctx *C, const bool *is_anchor)
@@ -634,7 +542,9 @@ sleapc_status sleapc__mot_link_close(mot_linker *L, int n_max, int *n_forced, in
     }
     C.arena = fmax(any ? hypot(hi[0] - lo[0], hi[1] - lo[1]) : 0.0, L->body);
     bool *is_anchor = sleapc__calloc((size_t)L->m, sizeof *is_anchor);
-    sleapc_status st = is_anchor ? select_anchors(&C, n_max) : nomem();
+    C.anchors = sleapc__malloc((size_t)(n_max > 0 ? n_max : 1) * sizeof *C.anchors);
+    sleapc_status st =
+        is_anchor && C.anchors ? sleapc__mot_link_anchors(L, n_max, C.anchors, &C.n_a) : nomem();
     if (!st) {
         for (int i = 0; i < C.n_a; i++)
             is_anchor[C.anchors[i]] = true;

@@ -1,10 +1,13 @@
-/* Open-set gap linking without appearance (linking.py _Linker:
- * init_linking, best_gap_link, merge): candidate pairs (i ends, j starts
- * later within four track buffers, junction inside the spatial gate) are
- * linked best-first when the pair is unique on the window's frontier and
- * no host (an identity with i's end or j's start inside one of its gaps)
- * could take the junction. A pair's verdict is cached and reset, as there,
- * only for the pairs around a merge. */
+/* Open-set gap linking (linking.py _Linker: init_linking, best_gap_link,
+ * merge): candidate pairs (i ends, j starts later; within four track
+ * buffers, or among the appearance candidates: mot_link_pairs.c) are
+ * linked best-first:
+ * a pair with vectors on both sides when its linking statistic clears the
+ * calibrated threshold and margin (mot_link_appearance.c), a pair without
+ * when it is unique on the window's frontier and no host (an identity with
+ * i's end or j's start inside one of its gaps) could take the junction. A
+ * pair's verdict is cached and reset, as there, only for the pairs around
+ * a merge. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +17,6 @@
 #include "pipeline/tracking/mot/mot_link.h"
 
 #define SPATIAL_ONLY_BUFFERS 4
-#define MAX_WINDOW_CANDIDATES 256
 
 static sleapc_status nomem(void)
 {
@@ -32,59 +34,6 @@ static double window(const mot_linker *L)
     return (double)(SPATIAL_ONLY_BUFFERS * L->track_buffer);
 }
 
-static sleapc_status grow_pairs(mot_linker *L, int need)
-{
-    if (need <= L->pcap)
-        return SLEAPC_OK;
-    const int cap = need > 2 * L->pcap ? (need > 64 ? need : 64) : 2 * L->pcap;
-#define GROW(f)                                                                                    \
-    do {                                                                                           \
-        void *g = sleapc__realloc(L->f, (size_t)cap * sizeof *L->f);                               \
-        if (!g)                                                                                    \
-            return nomem();                                                                        \
-        L->f = g;                                                                                  \
-    } while (0)
-    GROW(pi);
-    GROW(pj);
-    GROW(pgap);
-    GROW(pdist);
-    GROW(pwin);
-    GROW(plive);
-    GROW(verdict);
-#undef GROW
-    L->pcap = cap;
-    return SLEAPC_OK;
-}
-
-/* _add_pairs: the ordered, spatially feasible pairs among (ii, jj). */
-static sleapc_status add_pairs(mot_linker *L, const int *ii, const int *jj, int n)
-{
-    for (int t = 0; t < n; t++) {
-        const int i = ii[t], j = jj[t];
-        if (!L->alive[i] || !L->alive[j] || i == j)
-            continue;
-        const double gap = L->first[j] - L->last[i];
-        const double dist = norm2(L->start_c + 2 * j, L->end_c + 2 * i);
-        if (!(gap > 0) || !sleapc__mot_link_gate_ok(L, gap, dist))
-            continue;
-        sleapc_status st = grow_pairs(L, L->np + 1);
-        if (st)
-            return st;
-        const int p = L->np++;
-        L->pi[p] = i;
-        L->pj[p] = j;
-        L->pgap[p] = gap;
-        L->pdist[p] = dist;
-        L->pwin[p] = gap <= window(L);
-        L->plive[p] = true;
-        L->verdict[p] = -1;
-        if ((st = sleapc__mot_ilist_push(&L->rows[i], p)) ||
-            (st = sleapc__mot_ilist_push(&L->cols[j], p)))
-            return st;
-    }
-    return SLEAPC_OK;
-}
-
 /* Drops the dead pairs from a pair list (order kept). */
 static void prune(const mot_linker *L, mot_ilist *l)
 {
@@ -93,20 +42,6 @@ static void prune(const mot_linker *L, mot_ilist *l)
         if (L->plive[l->v[r]])
             l->v[w++] = l->v[r];
     l->n = w;
-}
-
-/* First index of sorted x[0..n) with x >= key (left) or x > key (right). */
-static int search(const double *x, int n, double key, bool right)
-{
-    int lo = 0, hi = n;
-    while (lo < hi) {
-        const int mid = lo + (hi - lo) / 2;
-        if (right ? x[mid] <= key : x[mid] < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
 }
 
 /* The same over the steps of members mem[0..n) (only those passing keep
@@ -136,10 +71,9 @@ static int search_mem(const mot_linker *L, const mot_ilist *mem, double key, boo
     return idx;
 }
 
-/* _gap_fits(h, [k]): whether k lies entirely inside one gap of host h, with
- * the junctions' gaps (steps) and distances (h's nearest valid centroids). */
-static bool gap_fits(const mot_linker *L, int h, int k, double *gap1, double *gap2, double *d1,
-                     double *d2)
+/* _gap_fits(h, [k]), with the distances to h's nearest valid centroids. */
+bool sleapc__mot_link_gap_fits(const mot_linker *L, int h, int k, double *gap1, double *gap2,
+                               double *d1, double *d2)
 {
     const mot_ilist *mem = &L->mem[h];
     if (!L->alive[h] || mem->n < 2)
@@ -172,7 +106,7 @@ static bool spatially_unique(const mot_linker *L, int i, int j)
         for (int h = 0; h < L->m; h++) {
             if (!L->alive[h] || !(L->first[h] < L->first[k]) || !(L->last[h] > L->last[k]))
                 continue;
-            if (!gap_fits(L, h, k, &g1, &g2, &d1, &d2) || h == other)
+            if (!sleapc__mot_link_gap_fits(L, h, k, &g1, &g2, &d1, &d2) || h == other)
                 continue;
             const double gap = side ? g2 : g1, dist = side ? d2 : d1;
             if (gap <= window(L) && sleapc__mot_link_gate_ok(L, gap, dist))
@@ -182,10 +116,16 @@ static bool spatially_unique(const mot_linker *L, int i, int j)
     return true;
 }
 
+/* The cached verdict: by appearance when the pair has a statistic, else
+ * spatial uniqueness. */
 static bool accepted(mot_linker *L, int p)
 {
-    if (L->verdict[p] < 0)
-        L->verdict[p] = (signed char)spatially_unique(L, L->pi[p], L->pj[p]);
+    if (L->verdict[p] < 0) {
+        const int i = L->pi[p], j = L->pj[p];
+        const bool ok = isfinite(L->pscore[p]) ? sleapc__mot_link_margin_ok(L, i, j, L->pscore[p])
+                                               : spatially_unique(L, i, j);
+        L->verdict[p] = (signed char)ok;
+    }
     return L->verdict[p] == 1;
 }
 
@@ -198,22 +138,29 @@ typedef struct open_ws {
 } open_ws;
 
 typedef struct rank_key {
-    double gap, first;
+    bool spatial;
+    double neg_score, gap, first;
     int ri, rj, k;
 } rank_key;
 
-/* (gap, start of j, name of i, name of j): the ranking without appearance
- * (every score 0, every candidate spatial). */
+/* (appearance before spatial, score desc, gap, start of j, name of i, name
+ * of j), then the candidate order (np.lexsort is stable). */
 static int cmp_rank(const void *a, const void *b)
 {
     const rank_key *x = a, *y = b;
+    if (x->spatial != y->spatial)
+        return x->spatial ? 1 : -1;
+    if (x->neg_score != y->neg_score)
+        return x->neg_score < y->neg_score ? -1 : 1;
     if (x->gap != y->gap)
         return x->gap < y->gap ? -1 : 1;
     if (x->first != y->first)
         return x->first < y->first ? -1 : 1;
     if (x->ri != y->ri)
         return x->ri < y->ri ? -1 : 1;
-    return (x->rj > y->rj) - (x->rj < y->rj);
+    if (x->rj != y->rj)
+        return x->rj < y->rj ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
 }
 
 /* The candidates cand[0..n) with sel[k] == want, in ranked order, into
@@ -226,8 +173,14 @@ static int ranked(const mot_linker *L, const int *cand, const bool *sel, bool wa
         if (sel[k] != want)
             continue;
         const int p = cand[k];
-        keys[c++] = (rank_key){L->pgap[p], L->first[L->pj[p]], L->name_rank[L->pi[p]],
-                               L->name_rank[L->pj[p]], k};
+        const bool spatial = !isfinite(L->pscore[p]);
+        keys[c++] = (rank_key){spatial,
+                               spatial ? -0.0 : -L->pscore[p],
+                               L->pgap[p],
+                               L->first[L->pj[p]],
+                               L->name_rank[L->pi[p]],
+                               L->name_rank[L->pj[p]],
+                               k};
     }
     qsort(keys, (size_t)c, sizeof *keys, cmp_rank);
     for (int r = 0; r < c; r++)
@@ -248,14 +201,14 @@ static sleapc_status best_gap_link(mot_linker *L, open_ws *w, int *best)
     /* the window's frontier: a successor of i starting after i's nearest
      * window successor ends can follow through it (no competitor) */
     for (int p = 0; p < L->np; p++) {
-        if (!L->plive[p] || !L->pwin[p])
+        if (!L->plive[p] || !L->pspat[p])
             continue;
         const int i = L->pi[p], j = L->pj[p];
         w->end_first[i] = fmin(w->end_first[i], L->last[j]);
         w->start_last[j] = fmax(w->start_last[j], L->first[i]);
     }
     for (int p = 0; p < L->np; p++) {
-        if (!L->plive[p] || !L->pwin[p])
+        if (!L->plive[p] || !L->pspat[p])
             continue;
         const int i = L->pi[p], j = L->pj[p];
         w->row_n[i] += L->first[j] <= w->end_first[i];
@@ -276,10 +229,18 @@ static sleapc_status best_gap_link(mot_linker *L, open_ws *w, int *best)
             return nomem();
         w->cap = cap;
     }
+    /* the candidates: appearance links that clear the threshold, then the
+     * spatial ones unique on the window's frontier */
     int n = 0;
     for (int p = 0; p < L->np; p++) {
         w->where[p] = -1;
-        if (!L->plive[p] || !L->pwin[p])
+        if (L->plive[p] && L->papp[p]) {
+            w->where[p] = n;
+            w->cand[n++] = p;
+        }
+    }
+    for (int p = 0; p < L->np; p++) {
+        if (!L->plive[p] || !L->pspat[p])
             continue;
         const int i = L->pi[p], j = L->pj[p];
         if (L->first[j] <= w->end_first[i] && L->last[i] >= w->start_last[j] && w->row_n[i] == 1 &&
@@ -353,7 +314,7 @@ static void neighborhood(mot_linker *L, int k, bool *mark)
         mark[L->pj[L->rows[k].v[t]]] = true;
     double g1, g2, d1, d2;
     for (int c = 0; c < L->m; c++)
-        if (L->alive[c] && gap_fits(L, k, c, &g1, &g2, &d1, &d2))
+        if (L->alive[c] && sleapc__mot_link_gap_fits(L, k, c, &g1, &g2, &d1, &d2))
             mark[c] = true;
 }
 
@@ -422,11 +383,11 @@ static sleapc_status merge(mot_linker *L, open_ws *w, int i, int j)
     b = unique_without(pred, b, i, j);
     for (int t = 0; t < a; t++)
         side[t] = i;
-    if ((st = add_pairs(L, side, succ, a)))
+    if ((st = sleapc__mot_link_add_pairs(L, side, succ, a)))
         goto done;
     for (int t = 0; t < b; t++)
         side[t] = i;
-    if ((st = add_pairs(L, pred, side, b)))
+    if ((st = sleapc__mot_link_add_pairs(L, pred, side, b)))
         goto done;
     neighborhood(L, i, dirty);
     for (int k = 0; k < L->m; k++) {
@@ -440,67 +401,6 @@ static sleapc_status merge(mot_linker *L, open_ws *w, int i, int j)
 done:
     sleapc__free(succ);
     sleapc__free(side);
-    return st;
-}
-
-typedef struct by_first {
-    double first;
-    int k;
-} by_first;
-
-static int cmp_first(const void *a, const void *b)
-{
-    const by_first *x = a, *y = b;
-    if (x->first != y->first)
-        return x->first < y->first ? -1 : 1;
-    return (x->k > y->k) - (x->k < y->k); /* stable */
-}
-
-/* _init_pairs: every pair inside the spatial-only window (at most 256 per
- * earlier identity, the earliest-starting), in (i, j) order. */
-static sleapc_status init_pairs(mot_linker *L)
-{
-    const int m = L->m;
-    int n_alive = 0;
-    for (int k = 0; k < m; k++)
-        n_alive += L->alive[k];
-    if (n_alive < 2)
-        return SLEAPC_OK;
-    by_first *order = sleapc__malloc((size_t)n_alive * sizeof *order);
-    double *firsts = sleapc__malloc((size_t)n_alive * sizeof *firsts);
-    int *ii = sleapc__malloc((size_t)n_alive * sizeof *ii);
-    int *jj = sleapc__malloc((size_t)n_alive * sizeof *jj);
-    sleapc_status st = SLEAPC_OK;
-    if (!order || !firsts || !ii || !jj) {
-        st = nomem();
-        goto done;
-    }
-    int c = 0;
-    for (int k = 0; k < m; k++)
-        if (L->alive[k])
-            order[c++] = (by_first){L->first[k], k};
-    qsort(order, (size_t)n_alive, sizeof *order, cmp_first);
-    for (int r = 0; r < n_alive; r++)
-        firsts[r] = order[r].first;
-    for (int i = 0; i < m && !st; i++) {
-        if (!L->alive[i])
-            continue;
-        const int lo = search(firsts, n_alive, L->last[i], true);
-        int hi = search(firsts, n_alive, L->last[i] + window(L), true);
-        hi = hi < lo + MAX_WINDOW_CANDIDATES ? hi : lo + MAX_WINDOW_CANDIDATES;
-        int n = 0;
-        for (int r = lo; r < hi; r++)
-            jj[n++] = order[r].k;
-        qsort(jj, (size_t)n, sizeof *jj, cmp_int);
-        for (int r = 0; r < n; r++)
-            ii[r] = i;
-        st = add_pairs(L, ii, jj, n);
-    }
-done:
-    sleapc__free(order);
-    sleapc__free(firsts);
-    sleapc__free(ii);
-    sleapc__free(jj);
     return st;
 }
 
@@ -518,7 +418,7 @@ sleapc_status sleapc__mot_link_open(mot_linker *L, int *n_merges)
     if (!w.end_first || !w.start_last || !w.row_n || !w.col_n || !w.mark)
         st = nomem();
     if (!st)
-        st = init_pairs(L);
+        st = sleapc__mot_link_init_pairs(L);
     while (!st) {
         int p = -1;
         if ((st = best_gap_link(L, &w, &p)) || p < 0)

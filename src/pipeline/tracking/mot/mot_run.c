@@ -101,9 +101,11 @@ static sleapc_status fill_video(const sleapc_predictions *pr, const frame_key *p
     return SLEAPC_OK;
 }
 
-/* Tracks the frames perm[0..nf) (one video, in order). */
+/* Tracks the frames perm[0..nf) (one video, in order); app: NULL, or the
+ * appearance calibration to link with. */
 static sleapc_status track_video(sleapc_predictions *pr, const frame_key *perm, int64_t nf,
-                                 const sleapc_mot_params *p, int *name_offset, double *scores)
+                                 const sleapc_mot_params *p, const mot_appearance_calibration *app,
+                                 int *name_offset, double *scores)
 {
     mot_video v;
     sleapc_status st = fill_video(pr, perm, nf, p, &v);
@@ -120,6 +122,8 @@ static sleapc_status track_video(sleapc_predictions *pr, const frame_key *perm, 
     mot_calibration cal;
     if ((st = sleapc__mot_calibrate(&v, p, &cal)))
         goto done;
+    if (app)
+        cal.app = *app;
     sleapc__mot_finish_detections(&v, p, &cal);
     mot_tracker T;
     if ((st = sleapc__mot_tracker_init(&T, p, &v, &cal, *name_offset, label, tscore)))
@@ -130,11 +134,15 @@ static sleapc_status track_video(sleapc_predictions *pr, const frame_key *perm, 
     *name_offset += T.next_public;
     sleapc__mot_tracker_free(&T);
     /* identity linking: offline, over the whole video's tracks */
-    if (!st && sleapc__mot_params_link(p) && has_vectors(pr))
+    if (!st && sleapc__mot_params_link(p) && v.emb && cal.app.status == MOT_APPEARANCE_NO_VECTORS)
         sleapc__log(SLEAPC_LOG_WARN,
-                    "tracking: the detections carry re-ID vectors, but sleapc links tracklets "
-                    "by position only; sleap-nn 0.3.5 links them by appearance, so the "
-                    "identities can differ from its");
+                    "tracking: the detections carry re-ID vectors, but sleapc did not calibrate "
+                    "them; tracklets are linked by position, where sleap-nn 0.3.5 may link them "
+                    "by appearance");
+    else if (!st && sleapc__mot_params_link(p) && v.emb && !cal.app.for_linking)
+        sleapc__log(SLEAPC_LOG_INFO,
+                    "tracking: the re-ID vectors are not usable for linking (calibration); "
+                    "tracklets are linked by position");
     if (!st && sleapc__mot_params_link(p))
         st = sleapc__mot_link(&v, p, &cal, label, tscore);
     if (st)
@@ -184,6 +192,13 @@ sleapc_status sleapc__mot_run_calibrate(const sleapc_predictions *pr, int64_t vi
 sleapc_status sleapc__mot_track_predictions(sleapc_predictions *pr, const sleapc_mot_params *p,
                                             int *n_ids, double *scores)
 {
+    return sleapc__mot_track_predictions_app(pr, p, NULL, n_ids, scores);
+}
+
+sleapc_status sleapc__mot_track_predictions_app(sleapc_predictions *pr, const sleapc_mot_params *p,
+                                                const mot_appearance_calibration *app, int *n_ids,
+                                                double *scores)
+{
     *n_ids = 0;
     sleapc_status st = sleapc__mot_check_supported(p, pr->n_nodes);
     if (st)
@@ -199,7 +214,7 @@ sleapc_status sleapc__mot_track_predictions(sleapc_predictions *pr, const sleapc
         int64_t e = s;
         while (e < pr->n_frames && perm[e].video == perm[s].video)
             e++;
-        st = track_video(pr, perm + s, e - s, p, &offset, scores);
+        st = track_video(pr, perm + s, e - s, p, app, &offset, scores);
         s = e;
     }
     sleapc__free(perm);

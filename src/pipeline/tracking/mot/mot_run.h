@@ -22,6 +22,12 @@
 sleapc_status sleapc__mot_track_predictions(sleapc_predictions *pr, const sleapc_mot_params *p,
                                             int *n_ids, double *scores);
 
+/* The same with the appearance part of every video's calibration given
+ * (app; NULL: as computed): identity linking decides with it. */
+sleapc_status sleapc__mot_track_predictions_app(sleapc_predictions *pr, const sleapc_mot_params *p,
+                                                const mot_appearance_calibration *app, int *n_ids,
+                                                double *scores);
+
 /* The calibration of one video of the run (its frames in frame order), as
  * sleapc__mot_track_predictions computes it before tracking: what an
  * online tracker (mot_online.h) needs to give the same tracks.
