@@ -23,8 +23,8 @@ typedef struct mot_video {
     double *score;              /* confidence in [0, 1] */
     bool *valid;
     int *n_visible;
-    int emb_dim;     /* re-ID vector length; 0: the detections carry none */
-    float *emb;      /* (n, emb_dim) as stored, NaN rows: no vector; NULL when emb_dim is 0 */
+    int emb_dim; /* re-ID vector length; 0: the detections carry none */
+    float *emb;  /* (n, emb_dim) as stored, NaN rows: no vector; NULL when emb_dim is 0 */
 } mot_video;
 
 /* Allocates room for n_frames frames and n detections of n_nodes nodes
