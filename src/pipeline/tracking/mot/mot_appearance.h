@@ -44,4 +44,17 @@ sleapc_status sleapc__mot_app_spawned(mot_tracker *T, mot_track *t, int j);
 /* Whether t's memory holds a vector. */
 bool sleapc__mot_app_has(const mot_track *t);
 
+/* decisive_cells: the admissible cells whose cosine is the top admissible
+ * one of their row and of their column, each by a top-1 minus top-2
+ * margin above 0 and at least margin. work: n * m + n + m doubles. */
+void sleapc__mot_decisive_cells(const double *cos, const bool *admissible, int n, int m,
+                                double margin, double *work, bool *out);
+
+/* BoT-SORT's stage-1/3 cost of tracks rows[0..n) (of T->tracks) and the
+ * frame's detections cols[0..k): cost (n x k, the geometric cost) lowered
+ * where appearance decides (sim: the live tracks' n_live x m geometric
+ * similarity). SLEAPC_ERR_NOMEM. */
+sleapc_status sleapc__mot_botsort_cost(mot_tracker *T, int m, const double *sim, const int *rows,
+                                       int n, const int *cols, int k, double *cost);
+
 #endif

@@ -58,6 +58,7 @@ sleapc_status sleapc__mot_tracker_init(mot_tracker *T, const sleapc_mot_params *
         T->confirm_on_streak = T->use_oru = T->keeps_obs = true;
         break;
     case SLEAPC_MOT_BYTETRACK:
+    case SLEAPC_MOT_BOTSORT:
         T->associate = sleapc__mot_bytetrack_associate;
         kind = MOT_KF_XYAH;
         T->hits_start = 1;
@@ -88,6 +89,11 @@ sleapc_status sleapc__mot_tracker_init(mot_tracker *T, const sleapc_mot_params *
         /* the height velocity (the area's for xysr) stops while not tracked */
         T->zero_vel[0] = kind == MOT_KF_XYSR ? 6 : 7;
         T->n_zero_vel = 1;
+    } else if (p->tracker == SLEAPC_MOT_BOTSORT) {
+        /* BoT-SORT: the width and height velocities (the area's for xysr) */
+        T->zero_vel[0] = 6;
+        T->zero_vel[1] = 7;
+        T->n_zero_vel = kind == MOT_KF_XYSR ? 1 : 2;
     }
     for (int64_t d = 0; d < v->n; d++) {
         label[d] = -1;
