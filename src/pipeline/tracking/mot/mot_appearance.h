@@ -57,4 +57,11 @@ void sleapc__mot_decisive_cells(const double *cos, const bool *admissible, int n
 sleapc_status sleapc__mot_botsort_cost(mot_tracker *T, int m, const double *sim, const int *rows,
                                        int n, const int *cols, int k, double *cost);
 
+/* Deep OC-SORT's stage 1 over every live track and the frame's detections
+ * cols[0..k): valid (n x k, geometric admissibility) gains the rescues and
+ * score (sim + OCM) the appearance term; sim: the stage's n x k geometric
+ * similarity. SLEAPC_ERR_NOMEM. */
+sleapc_status sleapc__mot_deepocsort_stage1(mot_tracker *T, int m, const int *cols, int k,
+                                            const double *sim, bool *valid, double *score);
+
 #endif

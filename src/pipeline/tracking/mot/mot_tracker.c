@@ -52,6 +52,7 @@ sleapc_status sleapc__mot_tracker_init(mot_tracker *T, const sleapc_mot_params *
         T->confirm_on_streak = true;
         break;
     case SLEAPC_MOT_OCSORT:
+    case SLEAPC_MOT_DEEPOCSORT:
         T->associate = sleapc__mot_ocsort_associate;
         kind = MOT_KF_XYSR;
         T->hits_start = 0;
@@ -73,9 +74,7 @@ sleapc_status sleapc__mot_tracker_init(mot_tracker *T, const sleapc_mot_params *
         T->app_stat = p->tracker == SLEAPC_MOT_DEEPSORT ? MOT_STAT_GALLERY : MOT_STAT_EMA;
         break;
     default:
-        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
-                            "--tracker %s is not supported by sleapc (sort, bytetrack, ocsort, "
-                            "deepsort and strongsort are)",
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "--tracker %s is not supported by sleapc",
                             sleapc__mot_tracker_name(p->tracker));
     }
     if (p->kalman == SLEAPC_MOT_KALMAN_XYWH)
@@ -89,6 +88,11 @@ sleapc_status sleapc__mot_tracker_init(mot_tracker *T, const sleapc_mot_params *
         /* the height velocity (the area's for xysr) stops while not tracked */
         T->zero_vel[0] = kind == MOT_KF_XYSR ? 6 : 7;
         T->n_zero_vel = 1;
+    } else if (p->tracker == SLEAPC_MOT_DEEPOCSORT && kind == MOT_KF_XYWH) {
+        /* Deep OC-SORT stops the box-size velocities of a missed track */
+        T->zero_vel[0] = 6;
+        T->zero_vel[1] = 7;
+        T->n_zero_vel = 2;
     } else if (p->tracker == SLEAPC_MOT_BOTSORT) {
         /* BoT-SORT: the width and height velocities (the area's for xysr) */
         T->zero_vel[0] = 6;
