@@ -24,7 +24,10 @@ void sleapc__mot_app_init(mot_tracker *T)
     const mot_video *v = T->v;
     T->uses_app = sleapc__mot_uses_appearance(T->p.tracker);
     T->app_gallery = sleapc__mot_memory_gallery_size(&T->p);
-    T->vectors_seen = false;
+    /* the calibration saw vectors (a video tracked as it comes: the
+     * whole video's calibration is given) */
+    const mot_appearance_status s = T->cal.app.status;
+    T->vectors_seen = s == MOT_APPEARANCE_OK || s == MOT_APPEARANCE_INSUFFICIENT;
     if (!T->uses_app || v->emb_dim <= 0 || !v->emb)
         return;
     float *tmp = sleapc__mot_tmp(&T->tmp, (size_t)v->emb_dim * sizeof *tmp);

@@ -21,6 +21,16 @@ static bool has_vectors(const sleapc_predictions *pr)
     return false;
 }
 
+sleapc_status sleapc__mot_refuse_no_vectors(const sleapc_mot_params *p)
+{
+    return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                        "--tracker %s associates by appearance, but no detection in the labels "
+                        "carries an appearance embedding: run the embedding (re-ID) model and "
+                        "keep its vectors, or use a geometry-only tracker (--tracker bytetrack "
+                        "/ ocsort / sort)",
+                        sleapc__mot_tracker_name(p->tracker));
+}
+
 sleapc_status sleapc__mot_check_supported(const sleapc_mot_params *p, int n_nodes)
 {
     if (p->similarity == SLEAPC_MOT_SIM_OKS || p->similarity == SLEAPC_MOT_SIM_CENTROID ||
@@ -184,12 +194,7 @@ sleapc_status sleapc__mot_track_predictions(sleapc_predictions *pr, const sleapc
     if (st)
         return st;
     if (sleapc__mot_uses_appearance(p->tracker) && !has_vectors(pr))
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "--tracker %s associates by appearance, but no detection in the "
-                            "labels carries an appearance embedding: run the embedding (re-ID) "
-                            "model and keep its vectors, or use a geometry-only tracker "
-                            "(--tracker bytetrack / ocsort / sort)",
-                            sleapc__mot_tracker_name(p->tracker));
+        return sleapc__mot_refuse_no_vectors(p);
     frame_key *perm = sleapc__malloc((size_t)(pr->n_frames > 0 ? pr->n_frames : 1) * sizeof *perm);
     if (!perm)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
