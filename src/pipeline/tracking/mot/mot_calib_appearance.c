@@ -9,7 +9,6 @@
 #include "core/error.h"
 #include "pipeline/tracking/mot/mot_f32.h"
 #include "pipeline/tracking/mot/mot_motion.h"
-#include "pipeline/tracking/mot/mot_nprandom.h"
 #include "pipeline/tracking/mot/mot_trials.h"
 
 #define MAX_TRIALS 2000 /* calibrate()'s defaults */
@@ -244,12 +243,13 @@ sleapc_status sleapc__mot_calibrate_appearance(const mot_video *v, const sleapc_
     }
     if (!flat_vectors(v, &A, vec, has))
         goto done;
-    int64_t max_k = 1;
+    /* room for every same-frame pair */
+    int64_t n_pairs = 0;
     for (int64_t a = 0, k = 0; a < A.m; a++) {
-        k = a > 0 && A.pos[a] == A.pos[a - 1] ? k + 1 : 1;
-        max_k = k > max_k ? k : max_k;
+        k = a > 0 && A.pos[a] == A.pos[a - 1] ? k + 1 : 0;
+        n_pairs += k;
     }
-    neg = sleapc__malloc(M * (size_t)max_k * sizeof *neg);
+    neg = sleapc__malloc((size_t)(n_pairs > 0 ? n_pairs : 1) * sizeof *neg);
     if (!neg) {
         st = nomem();
         goto done;

@@ -3,50 +3,37 @@
 
 #include <math.h>
 
-/* np.add.reduce of float32: sequential under 8 values, eight accumulators
- * up to 128, halves above. */
-static float pairwise(const float *a, int n)
+/* np.add.reduce of the float32 squares x[i] * x[i]: sequential under 8
+ * values, eight accumulators up to 128, halves above. */
+static float pairwise_sq(const float *x, int n)
 {
     if (n < 8) {
         float r = 0.0f;
         for (int i = 0; i < n; i++)
-            r += a[i];
+            r += x[i] * x[i];
         return r;
     }
     if (n <= 128) {
         float r[8];
         for (int j = 0; j < 8; j++)
-            r[j] = a[j];
+            r[j] = x[j] * x[j];
         int i = 8;
         for (; i < n - n % 8; i += 8)
             for (int j = 0; j < 8; j++)
-                r[j] += a[i + j];
+                r[j] += x[i + j] * x[i + j];
         float res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
         for (; i < n; i++)
-            res += a[i];
+            res += x[i] * x[i];
         return res;
     }
     int n2 = n / 2;
     n2 -= n2 % 8;
-    return pairwise(a, n2) + pairwise(a + n2, n - n2);
+    return pairwise_sq(x, n2) + pairwise_sq(x + n2, n - n2);
 }
 
 float sleapc__mot_norm_f32(const float *x, int n)
 {
-    float sq[512];
-    if (n > 512) { /* beyond any re-ID model's width: blocks of 512 */
-        float s = 0.0f;
-        for (int o = 0; o < n; o += 512) {
-            const int k = n - o < 512 ? n - o : 512;
-            for (int i = 0; i < k; i++)
-                sq[i] = x[o + i] * x[o + i];
-            s += pairwise(sq, k);
-        }
-        return sqrtf(s);
-    }
-    for (int i = 0; i < n; i++)
-        sq[i] = x[i] * x[i];
-    return sqrtf(pairwise(sq, n));
+    return sqrtf(pairwise_sq(x, n));
 }
 
 float sleapc__mot_dot_f32(const float *a, const float *b, int n)
