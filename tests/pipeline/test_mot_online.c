@@ -338,7 +338,8 @@ static void run_case(const char *dir, const char *name, int passes)
     if (!t.link_tracklets) {
         check_file(name, in_path, &t, &to, NULL);
         two_videos(name, in_path, &t, &to);
-        if (!strcmp(t.tracker, "ocsort"))
+        if (!strcmp(t.tracker, "ocsort") || !strcmp(t.tracker, "deepsort") ||
+            !strcmp(t.tracker, "deepocsort"))
             failures(name, in_path, &t, &to);
     }
     cJSON_Delete(options);

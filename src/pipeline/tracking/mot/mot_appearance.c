@@ -30,10 +30,8 @@ void sleapc__mot_app_init(mot_tracker *T)
     T->vectors_seen = s == MOT_APPEARANCE_OK || s == MOT_APPEARANCE_INSUFFICIENT;
     if (!T->uses_app || v->emb_dim <= 0 || !v->emb)
         return;
-    float *tmp = sleapc__mot_tmp(&T->tmp, (size_t)v->emb_dim * sizeof *tmp);
-    for (int64_t d = 0; tmp && d < v->n && !T->vectors_seen; d++)
-        T->vectors_seen = sleapc__mot_det_unit(v, d, tmp);
-    sleapc__mot_scratch_reset(&T->tmp);
+    for (int64_t d = 0; d < v->n && !T->vectors_seen; d++)
+        T->vectors_seen = sleapc__mot_det_unit(v, d, NULL);
 }
 
 sleapc_status sleapc__mot_app_frame(mot_tracker *T, int64_t d0, int m)

@@ -71,7 +71,7 @@ bool sleapc__mot_det_unit(const mot_video *v, int64_t d, float *out)
     const double norm = sqrt(ss);
     if (!isfinite(norm) || norm <= 0.0)
         return false;
-    for (int i = 0; i < E; i++)
+    for (int i = 0; out && i < E; i++)
         out[i] = (float)((double)x[i] / norm);
     return true;
 }

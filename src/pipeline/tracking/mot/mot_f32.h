@@ -17,8 +17,9 @@ float sleapc__mot_norm_f32(const float *x, int n);
 float sleapc__mot_dot_f32(const float *a, const float *b, int n);
 
 /* Detection d's vector as FrameDetections holds it: float32 of the stored
- * vector divided by its float64 norm. false (out untouched) when it has
- * none, or one that is non-finite or zero. */
+ * vector divided by its float64 norm (out NULL: only whether it has one).
+ * false (out untouched) when it has none, or one that is non-finite or
+ * zero. */
 bool sleapc__mot_det_unit(const mot_video *v, int64_t d, float *out);
 
 #endif
