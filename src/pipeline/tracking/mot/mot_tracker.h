@@ -1,9 +1,12 @@
 /* The shared machinery of sleap-nn 0.3.5's MOT trackers
  * (tracking/mot/base.py: BaseMOTTracker): time in steps, Kalman prediction,
  * the track lifecycle (tentative, confirmed, lost, removed), labels minted
- * at confirmation and written back to the track's earlier detections. Each
- * tracker (mot_sort.c, mot_ocsort.c, mot_bytetrack.c) supplies its own
- * association of one frame. One tracker tracks one video. */
+ * at confirmation and written back to the track's earlier detections, and
+ * for the appearance trackers each track's re-ID memory (mot_appearance.h).
+ * Each tracker (mot_sort.c, mot_ocsort.c with Deep OC-SORT's stage in
+ * mot_deepocsort.c, mot_bytetrack.c with BoT-SORT's cost in mot_botsort.c,
+ * mot_deepsort.c) supplies its own association of one frame. One tracker
+ * tracks one video. */
 #ifndef SLEAPC_PIPELINE_TRACKING_MOT_MOT_TRACKER_H
 #define SLEAPC_PIPELINE_TRACKING_MOT_MOT_TRACKER_H
 
