@@ -139,7 +139,7 @@ int main(int argc, char **argv)
         mot_calibration cal;
         mot_online *o = NULL;
         if (sleapc__mot_run_calibrate(&run, 0, &p, &cal) ||
-            sleapc__mot_online_create(&p, K, &cal, 0, &o)) {
+            sleapc__mot_online_create(&p, K, 0, &cal, 0, &o)) {
             fprintf(stderr, "bench_mot: %s\n", sleapc_last_error());
             return 1;
         }
@@ -154,7 +154,7 @@ int main(int argc, char **argv)
                 sc[i] = run.insts[fr->first + i].score;
             if (fr->n > 64 ||
                 sleapc__mot_online_push(o, fr->frame_idx, run.points + fr->first * K * 2,
-                                        run.point_scores + fr->first * K, sc, (int)fr->n)) {
+                                        run.point_scores + fr->first * K, sc, NULL, (int)fr->n)) {
                 fprintf(stderr, "bench_mot: frame %lld not tracked\n", (long long)f);
                 return 1;
             }

@@ -36,26 +36,27 @@ typedef struct sleapc_tracking_opts {
     int of_max_levels;                 /* 3 */
     bool use_kalman;                   /* refused: see README */
     bool post_connect_single_breaks;
-    int tracking_target_instance_count; /* -1 = none */
-    int tracking_pre_cull_to_target;    /* 0 */
+    int tracking_target_instance_count;     /* -1 = none */
+    int tracking_pre_cull_to_target;        /* 0 */
     double tracking_pre_cull_iou_threshold; /* 0 */
     int tracking_clean_instance_count;      /* 0 */
     double tracking_clean_iou_threshold;    /* 0 */
-    int max_instances; /* --max_instances of the run (0 = none): derives the target
-                          count and max_tracks as sleap-nn's CLI does */
+    int max_instances;    /* --max_instances of the run (0 = none): derives the target
+                             count and max_tracks as sleap-nn's CLI does */
     sleapc_compat compat; /* DEFAULT: the newest sleap-nn release followed (as the
                              predictor's compat; docs/compatibility.md) */
     /* sleap-nn 0.3.5's tracker choice and its MOT trackers' options. With a
      * MOT tracker, max_tracks and oks_stddev are its own (see README), and
      * the classic tracker's options must stay at their defaults. */
-    const char *tracker;          /* NULL: "classic"; "sort" | "bytetrack" | "ocsort" */
-    int track_buffer;             /* -1 = the preset's */
-    int min_hits;                 /* -1 = the preset's */
-    double track_high_threshold;  /* NaN = the preset's */
-    double track_low_threshold;   /* NaN = the preset's */
-    double new_track_threshold;   /* NaN = the preset's */
-    double min_match_similarity;  /* NaN = the preset's */
-    bool link_tracklets;          /* identity linking after tracking */
+    const char *tracker;         /* NULL: "classic"; "sort" | "bytetrack" | "ocsort" | "deepsort" |
+                                    "strongsort" | "botsort" | "deepocsort" */
+    int track_buffer;            /* -1 = the preset's */
+    int min_hits;                /* -1 = the preset's */
+    double track_high_threshold; /* NaN = the preset's */
+    double track_low_threshold;  /* NaN = the preset's */
+    double new_track_threshold;  /* NaN = the preset's */
+    double min_match_similarity; /* NaN = the preset's */
+    bool link_tracklets;         /* identity linking after tracking */
     const char *const *mot_params; /* n_mot_params "KEY=VALUE" (--mot_param; "preset=paper") */
     int n_mot_params;
 } sleapc_tracking_opts;
@@ -64,9 +65,9 @@ SLEAPC_API sleapc_tracking_opts sleapc_tracking_opts_default(void);
 
 /* sleap-nn's post-inference filters; all off by default. */
 typedef struct sleapc_filter_opts {
-    uint32_t struct_size;                    /* sizeof(sleapc_filter_opts) */
+    uint32_t struct_size; /* sizeof(sleapc_filter_opts) */
     bool filter_overlapping;
-    const char *filter_overlapping_method;  /* "iou" | "oks" */
+    const char *filter_overlapping_method;   /* "iou" | "oks" */
     double filter_overlapping_threshold;     /* 0.8 */
     int filter_min_visible_nodes;            /* 0 */
     double filter_min_visible_node_fraction; /* 0 */
@@ -115,8 +116,7 @@ SLEAPC_API sleapc_status sleapc_predictions_merge(const char *const *in_paths, i
  * sleapc_writer_add (SLEAPC_ERR_STATE after): the filters run as frames are
  * added. SLEAPC_ERR_INVALID_ARG / SLEAPC_ERR_UNSUPPORTED for options sleapc
  * cannot run. */
-SLEAPC_API sleapc_status sleapc_writer_set_tracking(sleapc_writer *w,
-                                                    const sleapc_tracking_opts *t,
+SLEAPC_API sleapc_status sleapc_writer_set_tracking(sleapc_writer *w, const sleapc_tracking_opts *t,
                                                     const sleapc_filter_opts *f);
 
 #ifdef __cplusplus

@@ -2,8 +2,8 @@
  * `sleapc track`: --tracker classic and the new options at their defaults
  * (or where they do not apply) are accepted and change nothing; the motion
  * trackers' options given to the classic tracker, identity linking with the
- * classic tracker, the appearance trackers and re-ID embeddings are refused
- * with the reason, before any work (the motion trackers themselves and
+ * classic tracker, the appearance trackers without re-ID vectors and re-ID
+ * embeddings are refused with the reason, before any work (the motion trackers themselves and
  * their identity linking: test_mot_reference). --frames given twice: the
  * last counts, as in sleap-nn. --compat reaches `sleapc track`. */
 #include <stdio.h>
@@ -61,10 +61,11 @@ typedef struct refusal {
 } refusal;
 
 static const refusal REFUSED[] = {
-    {"--tracker botsort", {"not yet supported by sleapc", "re-ID vectors"}},
-    {"--tracker deepsort", {"not yet supported by sleapc", "re-ID vectors"}},
-    {"--tracker strongsort", {"not yet supported by sleapc", "re-ID vectors"}},
-    {"--tracker=deepocsort", {"not yet supported by sleapc", "re-ID vectors"}},
+    /* no re-ID vectors: predict produces none, the .slp carries none */
+    {"--tracker botsort", {"--tracker botsort associates by appearance", NULL}},
+    {"--tracker deepsort", {"--tracker deepsort associates by appearance", NULL}},
+    {"--tracker strongsort", {"--tracker strongsort associates by appearance", NULL}},
+    {"--tracker=deepocsort", {"--tracker deepocsort associates by appearance", NULL}},
     {"--tracker kalman", {"is not one of classic", NULL}},
     {"--track_buffer 30", {"--track_buffer only applies to the MOT trackers", NULL}},
     {"--min_hits 3", {"--min_hits only applies", NULL}},
@@ -72,7 +73,7 @@ static const refusal REFUSED[] = {
     {"--track_low_threshold 0.1", {"--track_low_threshold only applies", NULL}},
     {"--new_track_threshold 0.7", {"--new_track_threshold only applies", NULL}},
     {"--min_match_similarity 0.2", {"--min_match_similarity only applies", NULL}},
-    {"--appearance_threshold auto", {"--appearance_threshold only applies", NULL}},
+    {"--appearance_threshold auto", {"--mot_param appearance_threshold=", NULL}},
     {"--mot_param preset=paper", {"--mot_param only applies", NULL}},
     {"--link_tracklets", {"--link_tracklets", "not supported"}},
     {"--save_embeddings slp", {"--save_embeddings slp", "re-ID"}},

@@ -15,8 +15,8 @@
  * Then `sleapc track` on input.slp must write the same tracks, with the
  * scores float32-rounded as a .slp stores them. Identity linking
  * (--link_tracklets) runs after tracking and must give sleap-nn's merged
- * tracks. A case whose tracker sleapc refuses (one that associates by
- * appearance) must be refused with SLEAPC_ERR_UNSUPPORTED. */
+ * tracks. A case sleap-nn refused (an appearance tracker without re-ID
+ * vectors) must be refused by sleapc with the same first sentence. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
@@ -32,7 +32,6 @@
 #include "tracking_case.h"
 
 #define SCORE_RTOL 1e-9
-
 
 /* The resolved parameters against sleap-nn's record. */
 static void check_params(const char *name, const sleapc_mot_params *p, const cJSON *rec)
@@ -150,6 +149,35 @@ static void compare(const char *name, const sleapc_predictions *pr, bool ids, co
     CHECK_MSG(order_bad == 0, "%s: output order differs", name);
 }
 
+/* A case sleap-nn refused (an appearance tracker on detections without
+ * re-ID vectors): sleapc refuses it too, its message opening with the
+ * sentence of sleap-nn's up to the first period or colon. */
+static void check_refusal(const char *dir, const char *name, const cJSON *options,
+                          const cJSON *expected)
+{
+    const char *kv[16];
+    sleapc_tracking_opts t;
+    const cJSON *msg = cJSON_GetObjectItem(cJSON_GetObjectItem(expected, "error"), "message");
+    if (!mot_case_opts(options, &t, kv, 16) || !t.tracker || !cJSON_IsString(msg))
+        return;
+    char in_path[1024];
+    snprintf(in_path, sizeof in_path, "%s/../input.slp", dir);
+    sleapc_predictions pr;
+    CHECK_OK(sleapc__predictions_read(in_path, &pr, NULL));
+    sleapc_tracker_opts to;
+    sleapc_status st = sleapc__tracking_resolve(&t, pr.n_nodes, &to);
+    int n_ids = 0;
+    if (st == SLEAPC_OK)
+        st = sleapc__mot_track_predictions(&pr, &to.mot_params, &n_ids, NULL);
+    const char *want = msg->valuestring;
+    const size_t n = strcspn(want, ".:");
+    CHECK_MSG(st == SLEAPC_ERR_INVALID_ARG && !strncmp(sleapc_last_error(), want, n),
+              "%s: sleap-nn refused (%s), sleapc: %s", name, want,
+              st ? sleapc_last_error() : "tracked");
+    fprintf(stderr, "%s: refused: %s\n", name, st ? sleapc_last_error() : "");
+    sleapc__predictions_free(&pr);
+}
+
 static void run_case(const char *dir, const char *name)
 {
     char path[1024];
@@ -158,6 +186,8 @@ static void run_case(const char *dir, const char *name)
     snprintf(path, sizeof path, "%s/expected.json", dir);
     cJSON *expected = tracking_case_load(path);
     CHECK_MSG(options && expected, "%s: unreadable case files", name);
+    if (options && expected && cJSON_GetObjectItem(expected, "error"))
+        check_refusal(dir, name, options, expected);
     if (!options || !expected || cJSON_GetObjectItem(expected, "error")) {
         cJSON_Delete(options);
         cJSON_Delete(expected);

@@ -82,16 +82,28 @@ static int make_folders(const char *dir)
 static bool fp16_on_gpu(const sleapc_predictor_opts *o)
 {
     bool auto_backend = !o->backend || strcmp(o->backend, "auto") == 0;
-    bool gpu_device = o->device && (strncmp(o->device, "cuda", 4) == 0 ||
-                                    strncmp(o->device, "gpu", 3) == 0 ||
-                                    strcmp(o->device, "mps") == 0);
+    bool gpu_device =
+        o->device && (strncmp(o->device, "cuda", 4) == 0 || strncmp(o->device, "gpu", 3) == 0 ||
+                      strcmp(o->device, "mps") == 0);
     return (o->backend && strcmp(o->backend, "vulkan") == 0) || (auto_backend && gpu_device);
 }
 
 static int check_options(cli_predict_args *a)
 {
     if (a->n_models == 0 || a->n_inputs == 0)
-        return cli_error("predict: -m MODEL_DIR and -i INPUT are required (see sleapc predict --help)");
+        return cli_error(
+            "predict: -m MODEL_DIR and -i INPUT are required (see sleapc predict --help)");
+    const char *tr = a->tracking.tracker;
+    if (a->tracking.tracking && !a->save_embeddings && tr &&
+        (!strcmp(tr, "deepsort") || !strcmp(tr, "strongsort") || !strcmp(tr, "botsort") ||
+         !strcmp(tr, "deepocsort")))
+        return cli_error("--tracker %s associates by appearance, which needs a re-ID vector on "
+                         "every detection, but the detections this run produces carry none "
+                         "(sleapc does not detect, embed and track in one command): predict the "
+                         "detections, embed them (predict -m EMBEDDING_MODEL --save_embeddings "
+                         "slp), then `sleapc track --tracker %s` that .slp; or track by geometry "
+                         "(--tracker bytetrack / ocsort / sort)",
+                         tr, tr);
     if (a->device) {
         if (!cli_device_parses(a->device))
             return cli_error("--device: expected auto, cpu, cuda, cuda:N, mps, gpu or gpu:N, got "
@@ -101,19 +113,23 @@ static int check_options(cli_predict_args *a)
     }
     if (a->runtime && strcmp(a->runtime, "auto") != 0 && strcmp(a->runtime, "onnx") != 0)
         return cli_error("--runtime %s: sleapc runs exported models with its own ONNX "
-                         "interpreter; use auto or onnx", a->runtime);
+                         "interpreter; use auto or onnx",
+                         a->runtime);
     if (a->embed && strcmp(a->embed, "false") != 0)
         return cli_error("--embed %s: sleapc does not embed images in .slp files; use "
-                         "--embed false (the default)", a->embed);
+                         "--embed false (the default)",
+                         a->embed);
     if (a->restore_source_videos == 1)
         return cli_error("--restore_source_videos: sleapc records the video it read frames from; "
                          "leave the option out");
     if (a->video_input_format && strcmp(a->video_input_format, "channels_last") != 0)
         return cli_error("--video_input_format %s: only HDF5 videos have a layout, and sleapc "
-                         "does not read them", a->video_input_format);
+                         "does not read them",
+                         a->video_input_format);
     if (a->centroid_output && strcmp(a->centroid_output, "instance") != 0)
         return cli_error("--centroid_output %s: sleapc writes centroids as instances of a "
-                         "one-node skeleton (instance)", a->centroid_output);
+                         "one-node skeleton (instance)",
+                         a->centroid_output);
     if (a->integral_refinement) {
         if (strcmp(a->integral_refinement, "integral") == 0)
             a->o.integral_refinement = 1;
@@ -163,10 +179,10 @@ static int check_options(cli_predict_args *a)
         return 1;
     if (a->paf_workers > 0)
         fprintf(stderr, "sleapc: warning: --paf-workers/--cpu-workers: sleapc groups in its own "
-                "worker threads (--threads); the option has no effect\n");
+                        "worker threads (--threads); the option has no effect\n");
     if (a->write_interval)
         fprintf(stderr, "sleapc: warning: --write-interval: sleapc writes each file once at the "
-                "end; the option has no effect\n");
+                        "end; the option has no effect\n");
     return 0;
 }
 
@@ -193,9 +209,15 @@ static int keep_centroid_model(cli_predict_args *a)
 /* An ONNX export has peak finding, refinement and crops baked into its graph. */
 static void warn_baked_options(const cli_predict_args *a)
 {
-    static const char *const baked[] = {"crop_size", "integral_refinement", "integral_patch_size",
-                                        "peak_threshold", "centroid_peak_threshold",
-                                        "anchor_part", "max_height", "max_width", "input_scale"};
+    static const char *const baked[] = {"crop_size",
+                                        "integral_refinement",
+                                        "integral_patch_size",
+                                        "peak_threshold",
+                                        "centroid_peak_threshold",
+                                        "anchor_part",
+                                        "max_height",
+                                        "max_width",
+                                        "input_scale"};
     bool exported = false;
     for (int i = 0; i < a->n_models; i++)
         exported = exported || is_export_dir(a->models[i]);
@@ -203,8 +225,10 @@ static void warn_baked_options(const cli_predict_args *a)
         return;
     for (size_t i = 0; i < sizeof baked / sizeof baked[0]; i++)
         if (cli_predict_given(a, baked[i]))
-            fprintf(stderr, "sleapc: warning: --%s has no effect on an ONNX export (model.onnx): "
-                    "the value it was exported with is baked into the graph\n", baked[i]);
+            fprintf(stderr,
+                    "sleapc: warning: --%s has no effect on an ONNX export (model.onnx): "
+                    "the value it was exported with is baked into the graph\n",
+                    baked[i]);
 }
 
 /* What the pipeline is, in words, from the layer it runs. */
@@ -273,8 +297,7 @@ static void print_summary(const char *input, const cli_run_totals *t, double ela
             "sleapc: %s: %lld frames, %lld instances in %.1f s (%.1f FPS), %s model on %s%s "
             "-> %s\n",
             input, (long long)t->frames, (long long)t->instances, elapsed,
-            elapsed > 0 ? (double)t->frames / elapsed : 0.0, pipeline, backend, accel,
-            t->outputs);
+            elapsed > 0 ? (double)t->frames / elapsed : 0.0, pipeline, backend, accel, t->outputs);
 }
 
 int cmd_predict(int argc, char **argv)
@@ -300,8 +323,7 @@ int cmd_predict(int argc, char **argv)
     cli_input_list inputs = {0};
     sleapc_predictor *p = NULL;
     rc = 1;
-    if (check_options(&a) ||
-        cli_inputs_expand((const char *const *)a.inputs, a.n_inputs, &inputs))
+    if (check_options(&a) || cli_inputs_expand((const char *const *)a.inputs, a.n_inputs, &inputs))
         goto done;
     if (a.save_embeddings) {
         rc = cli_predict_embed(&a, &inputs);
@@ -310,7 +332,8 @@ int cmd_predict(int argc, char **argv)
     bool several = inputs.n > 1;
     if (several && a.output) {
         rc = cli_error("predict: -o names one file but there are %d inputs; leave -o out (each "
-                       "output goes next to its input) or use --output_dir", inputs.n);
+                       "output goes next to its input) or use --output_dir",
+                       inputs.n);
         goto done;
     }
     for (int i = 0; i < inputs.n; i++) {
@@ -318,12 +341,14 @@ int cmd_predict(int argc, char **argv)
             continue;
         if (!a.output) {
             rc = cli_error("-i %s: a live source has no file name to name the predictions "
-                           "after; give -o", inputs.paths[i]);
+                           "after; give -o",
+                           inputs.paths[i]);
             goto done;
         }
         if (a.frames || (a.shard && !several)) {
             rc = cli_error("-i %s: a live source is read once in order; --frames and --shard "
-                           "need a file", inputs.paths[i]);
+                           "need a file",
+                           inputs.paths[i]);
             goto done;
         }
     }

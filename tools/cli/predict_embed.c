@@ -37,9 +37,9 @@ static int check_route(const cli_predict_args *a, const sleapc_model *m)
                          "model",
                          a->models[0], sleapc_model_type_name(sleapc_model_get_type(m)));
     if (a->tracking.tracking)
-        return cli_error("--tracking with an embedding model: the appearance trackers are not "
-                         "supported by sleapc yet; embed with --save_embeddings slp, then track "
-                         "the detections with `sleapc track` (motion trackers)");
+        return cli_error("--tracking with an embedding model: sleapc does not embed and track in "
+                         "one command; embed with --save_embeddings slp, then track that .slp "
+                         "with `sleapc track` (e.g. --tracker deepsort)");
     return 0;
 }
 

@@ -1,9 +1,9 @@
-/* sleap-nn 0.3.4/0.3.5's tracker options that sleapc does not run, shared by
- * "predict" and "track": the appearance trackers and their options (they need
- * re-ID vectors from an embedding model) are refused with the reason; the
- * appearance options are accepted at their defaults or where they do not
- * apply. The classic and the motion trackers (sort, bytetrack, ocsort) and
- * their options are read by the tracking table (tracking_args.c). */
+/* sleap-nn 0.3.4/0.3.5's tracker options that sleapc does not run as they
+ * are, shared by "predict" and "track": the classic tracker's appearance
+ * options are accepted at their defaults or where they do not apply, and
+ * refused with the reason otherwise. The trackers (classic, the motion and
+ * the appearance MOT trackers) and their options are read by the tracking
+ * table (tracking_args.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,36 +21,17 @@ static int choice_number(const char *name, const char *v, double *out)
     return 0;
 }
 
-/* An appearance tracker's name is refused; any other value is left to the
- * tracking table (0). */
-static int tracker_choice(const char *v)
-{
-    static const char *const appearance[] = {"deepsort", "strongsort", "botsort", "deepocsort"};
-    for (size_t k = 0; k < sizeof appearance / sizeof appearance[0]; k++)
-        if (strcmp(v, appearance[k]) == 0)
-            return cli_error("--tracker %s is not yet supported by sleapc: %s associates by "
-                             "appearance too, from re-ID vectors (sleapc computes them with "
-                             "`predict --save_embeddings slp` but does not track with them "
-                             "yet); sleapc runs classic, sort, bytetrack and ocsort",
-                             v, v);
-    return 0;
-}
-
 int cli_tracker_choice_option(int argc, char **argv, int *i)
 {
     const char *a = argv[*i];
     if (cli_is_option(a, "appearance_threshold", NULL))
-        return cli_error("--appearance_threshold only applies to the appearance trackers "
-                         "(" APPEARANCE_TRACKERS "), which sleapc does not run yet"),
+        return cli_error(
+                   "--appearance_threshold: sleapc takes it as --mot_param "
+                   "appearance_threshold=auto|COSINE (the appearance trackers " APPEARANCE_TRACKERS
+                   " read it)"),
                -1;
     const char *v = NULL;
     double d;
-    if (cli_is_option(a, "tracker", NULL)) {
-        /* Peek at the value; the tracking table reads it. */
-        const char *eq = strchr(a, '=');
-        const char *peek = eq ? eq + 1 : *i + 1 < argc ? argv[*i + 1] : NULL;
-        return peek && tracker_choice(peek) ? -1 : 0;
-    }
     if (cli_is_option(a, "save_embeddings", NULL)) {
         if (!(v = cli_option_value(argc, argv, i, "save_embeddings")))
             return -1;

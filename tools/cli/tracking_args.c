@@ -36,11 +36,12 @@ void cli_tracking_usage(void)
         "  --use_flow                          shift candidates by optical flow\n"
         "  --of_img_scale X, --of_window_size N, --of_max_levels N   flow (1.0, 21, 3)\n"
         "  --use_kalman, --kf_*                not supported (sleap-nn's pykalman EM)\n"
-        "  --tracker T                         classic | sort | bytetrack | ocsort (classic);\n"
-        "                                      deepsort, strongsort, botsort, deepocsort need\n"
-        "                                      re-ID embeddings: not yet supported\n"
-        "                                      sort, bytetrack, ocsort: sleap-nn 0.3.5's MOT\n"
-        "                                      trackers (Kalman motion; every detection kept)\n"
+        "  --tracker T                         classic | sort | bytetrack | ocsort | deepsort |\n"
+        "                                      strongsort | botsort | deepocsort (classic);\n"
+        "                                      the others are sleap-nn 0.3.5's MOT trackers\n"
+        "                                      (Kalman motion; every detection kept); deepsort,\n"
+        "                                      strongsort, botsort, deepocsort also associate\n"
+        "                                      by the re-ID vectors of an embedded .slp\n"
         "  --track_buffer N                    MOT: steps a lost track is kept (preset)\n"
         "  --min_hits N                        MOT: matches before a track is confirmed\n"
         "  --track_high_threshold X            MOT: high-score detections (preset)\n"
@@ -168,8 +169,8 @@ int cli_tracking_option(int argc, char **argv, int *i, sleapc_tracking_opts *t,
         }
         char *end = NULL;
         const double d = *v ? strtod(v, &end) : NAN;
-        if (!*v || *end || !isfinite(d) || (table[k].k == K_INT && (d != floor(d) ||
-                                                                   fabs(d) > 1e9)))
+        if (!*v || *end || !isfinite(d) ||
+            (table[k].k == K_INT && (d != floor(d) || fabs(d) > 1e9)))
             return cli_error("--%s: expected %s, got \"%s\"", table[k].name,
                              table[k].k == K_INT ? "an integer" : "a number", v),
                    -1;

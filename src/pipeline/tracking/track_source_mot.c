@@ -8,6 +8,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "pipeline/tracking/mot/mot_calib_appearance.h"
 #include "pipeline/tracking/mot/mot_online.h"
 #include "pipeline/tracking/mot/mot_run.h"
 #include "pipeline/tracking/predictions_track.h"
@@ -30,9 +31,14 @@ typedef struct mot_source {
     int64_t deltas_cap, diags_cap, scores_cap;
     mot_video one; /* one detection, measured */
     double *ps;
+    /* appearance trackers: the video's frames, for the appearance part of
+     * its calibration (anchor tracklets over the whole video) */
+    bool appearance, any_vector;
+    sleapc_predictions whole;
     /* pass 2 */
     mot_online *on;
     int video, at_cal, name_offset; /* on's video; the next calibration */
+    int emb_dim;                    /* on's re-ID vector length */
     sleapc_predictions pending;     /* pushed frames, in order, from pending_head on not out */
     int64_t pending_head;
     sleapc_predictions out; /* this block's final frames */
@@ -79,6 +85,9 @@ static sleapc_status next_block(mot_source *m, const sleapc_predictions **cur)
     return SLEAPC_OK;
 }
 
+static sleapc_status append_frame(sleapc_predictions *dst, const sleapc_predictions *src,
+                                  const sleapc_pred_frame *f);
+
 /* ---- pass 1: calibration ------------------------------------------------- */
 
 static sleapc_status close_video(mot_source *m, int video)
@@ -93,6 +102,12 @@ static sleapc_status close_video(mot_source *m, int video)
     vc->video = video;
     sleapc_status st = sleapc__mot_calibrate_data(&m->data, m->p, &vc->cal);
     m->data.n_deltas = m->data.n_diags = m->data.n_scores = m->data.n_valid = 0;
+    if (!st && m->appearance) {
+        mot_calibration whole;
+        if (!(st = sleapc__mot_run_calibrate(&m->whole, video, m->p, &whole)))
+            vc->cal.app = whole.app;
+        m->whole.n_frames = m->whole.n_insts = 0;
+    }
     return st;
 }
 
@@ -123,6 +138,11 @@ static sleapc_status calibrate(mot_source *m)
             video = f->video;
             prev = f->frame_idx;
             any = true;
+            if (m->appearance && (st = append_frame(&m->whole, b, f)))
+                break;
+            for (int64_t i = 0; b->emb_dim > 0 && b->embeddings && i < f->n; i++)
+                m->any_vector =
+                    m->any_vector || isfinite(b->embeddings[(f->first + i) * b->emb_dim]);
             if (!reserve((void **)&c->diags, &m->diags_cap, c->n_diags + f->n, sizeof *c->diags) ||
                 !reserve((void **)&c->scores, &m->scores_cap, c->n_scores + f->n,
                          sizeof *c->scores)) {
@@ -279,8 +299,9 @@ static sleapc_status track_frame(mot_source *m, const sleapc_predictions *b,
         if (m->at_cal >= m->n_cals || m->cals[m->at_cal].video != f->video)
             return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                                 "tracking: the frames changed between two reads");
-        if ((st = sleapc__mot_online_create(m->p, m->K, &m->cals[m->at_cal].cal, m->name_offset,
-                                            &m->on)))
+        m->emb_dim = b->embeddings ? b->emb_dim : 0;
+        if ((st = sleapc__mot_online_create(m->p, m->K, m->emb_dim, &m->cals[m->at_cal].cal,
+                                            m->name_offset, &m->on)))
             return st;
         m->video = f->video;
         m->at_cal++;
@@ -291,8 +312,11 @@ static sleapc_status track_frame(mot_source *m, const sleapc_predictions *b,
         m->sc[i] = b->insts[f->first + i].score;
     if ((st = append_frame(&m->pending, b, f)))
         return st;
+    const float *emb = m->emb_dim > 0 && b->embeddings && b->emb_dim == m->emb_dim
+                           ? b->embeddings + f->first * b->emb_dim
+                           : NULL;
     if ((st = sleapc__mot_online_push(m->on, f->frame_idx, b->points + f->first * m->K * 2,
-                                      b->point_scores + f->first * m->K, m->sc, (int)f->n)))
+                                      b->point_scores + f->first * m->K, m->sc, emb, (int)f->n)))
         return st;
     return drain(m);
 }
@@ -332,7 +356,9 @@ sleapc_status sleapc__track_source_mot(const sleapc_track_source_opts *o, sleapc
                     .src = src,
                     .filtered = {.n_nodes = K},
                     .pending = {.n_nodes = K},
-                    .out = {.n_nodes = K}};
+                    .out = {.n_nodes = K},
+                    .whole = {.n_nodes = K},
+                    .appearance = sleapc__mot_uses_appearance(o->tracking->mot_params.tracker)};
     sleapc_results_spill *spill = NULL;
     sleapc_status st = sleapc__mot_check_supported(m.p, K);
     if (!st && K < 1)
@@ -342,6 +368,8 @@ sleapc_status sleapc__track_source_mot(const sleapc_track_source_opts *o, sleapc
         st = nomem();
     if (!st)
         st = calibrate(&m);
+    if (!st && m.appearance && !m.any_vector)
+        st = sleapc__mot_refuse_no_vectors(m.p);
     if (!st)
         st = sleapc__spill_open(o->spill_near, K, &spill);
     if (!st)
@@ -374,6 +402,7 @@ sleapc_status sleapc__track_source_mot(const sleapc_track_source_opts *o, sleapc
     sleapc__mot_video_free(&m.one);
     sleapc__predictions_free(&m.filtered);
     sleapc__predictions_free(&m.pending);
+    sleapc__predictions_free(&m.whole);
     sleapc__predictions_free(&m.out);
     if (st) {
         sleapc__spill_close(spill);

@@ -10,6 +10,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "pipeline/tracking/mot/mot_appearance.h"
 #include "pipeline/tracking/mot/mot_assoc.h"
 #include "pipeline/tracking/mot/mot_tracker.h"
 
@@ -64,9 +65,12 @@ static sleapc_status assign(mot_tracker *T, int64_t d0, int m, const double *sim
                 s = s * T->v->score[d0 + cols[c]];
             cost[(size_t)i * k + c] = 1.0 - s;
         }
+    sleapc_status st;
+    if (fused && T->p.tracker == SLEAPC_MOT_BOTSORT &&
+        (st = sleapc__mot_botsort_cost(T, m, sim, rows, n, cols, k, cost)))
+        return st;
     int n_pairs = 0;
-    sleapc_status st =
-        sleapc__mot_assign_capped(cost, n, k, max_cost, &T->hws, &T->tmp, pr, pc, &n_pairs);
+    st = sleapc__mot_assign_capped(cost, n, k, max_cost, &T->hws, &T->tmp, pr, pc, &n_pairs);
     if (!st) {
         for (int q = 0; q < n_pairs; q++)
             sleapc__mot_result_add(r, T->tracks[rows[pr[q]]], cols[pc[q]],

@@ -8,6 +8,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "pipeline/tracking/mot/mot_calib_appearance.h"
 #include "pipeline/tracking/mot/mot_motion.h"
 
 #define MIN_BOX_SIDE 1.0
@@ -264,6 +265,8 @@ sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params 
     double p99;
     if (sleapc__mot_params_link(p))
         st = sleapc__mot_step_quantiles(v, cal, &cal->step_p95, &p99);
+    if (!st && sleapc__mot_needs_appearance(p))
+        st = sleapc__mot_calibrate_appearance(v, p, cal);
 done:
     sleapc__free(c.diags);
     sleapc__free(c.scores);

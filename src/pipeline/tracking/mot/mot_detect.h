@@ -23,8 +23,8 @@ typedef struct mot_video {
     double *score;              /* confidence in [0, 1] */
     bool *valid;
     int *n_visible;
-    int emb_dim;     /* re-ID vector length; 0: the detections carry none */
-    float *emb;      /* (n, emb_dim) as stored, NaN rows: no vector; NULL when emb_dim is 0 */
+    int emb_dim; /* re-ID vector length; 0: the detections carry none */
+    float *emb;  /* (n, emb_dim) as stored, NaN rows: no vector; NULL when emb_dim is 0 */
 } mot_video;
 
 /* Allocates room for n_frames frames and n detections of n_nodes nodes
@@ -85,8 +85,10 @@ typedef struct mot_calibration {
  * stride (most common positive frame delta, ties the smallest; regular when
  * it covers at least half), the time base, the body size (median raw-box
  * diagonal of valid detections with 2+ visible nodes, or p->body_size), the
- * score quantile q95, the normalizer and, when identity linking runs, the
- * anchor motion's step_p95 (mot_motion.h). SLEAPC_ERR_NOMEM;
+ * score quantile q95, the normalizer, when identity linking runs the
+ * anchor motion's step_p95 (mot_motion.h), and for an appearance tracker or
+ * identity linking the appearance part cal->app (mot_calib_appearance.h;
+ * else it stays uncalibrated). SLEAPC_ERR_NOMEM;
  * SLEAPC_ERR_UNSUPPORTED when no body size can be measured (single-node
  * poses: sleap-nn then sizes the animal from its motion, not reproduced). */
 sleapc_status sleapc__mot_calibrate(const mot_video *v, const sleapc_mot_params *p,

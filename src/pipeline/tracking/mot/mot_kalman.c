@@ -364,3 +364,44 @@ void sleapc__mot_kf_oru(const mot_kf *kf, const double *frozen_mean, const doubl
         sleapc__mot_kf_update(kf, mean, cov, v, score);
     }
 }
+
+void sleapc__mot_kf_gating_position(const mot_kf *kf, const double *mean, const double *cov,
+                                    const double *boxes, int m, double *out)
+{
+    const int n = kf->ndim;
+    for (int j = 0; j < m; j++)
+        out[j] = INFINITY;
+    if (!all_finite(mean, n) || !all_finite(cov, n * n))
+        return;
+    /* the innovation covariance's position block, never NSA-scaled */
+    double r[4];
+    measurement_var(kf, mean, NAN, r);
+    const double a00 = cov[0] + r[0], a11 = cov[n + 1] + r[1];
+    const double a01 = 0.5 * (cov[1] + cov[n]);
+    double l00, l10, l11, jitter = 0.0;
+    const double scale = fmax(fmax(fabs(a00), fabs(a11)), 1e-12);
+    bool ok = false;
+    for (int attempt = 0; attempt < 5 && !ok; attempt++) {
+        if (attempt > 0) /* 1e-12, 1e-9, 1e-6, 1e-3 of the largest variance */
+            jitter = scale * pow(10.0, -12 + 3 * (attempt - 1));
+        const double d0 = a00 + jitter;
+        l00 = d0 > 0 ? sqrt(d0) : NAN;
+        l10 = a01 / l00;
+        const double d1 = a11 + jitter - l10 * l10;
+        l11 = d1 > 0 ? sqrt(d1) : NAN;
+        ok = d0 > 0 && d1 > 0;
+    }
+    if (!ok)
+        return; /* sleap-nn's pseudo-inverse fallback is not reproduced: out of the gate */
+    for (int j = 0; j < m; j++) {
+        double z[4];
+        sleapc__mot_kf_z(kf, boxes + 4 * j, z);
+        if (!all_finite(z, 4))
+            continue;
+        const double e0 = z[0] - mean[0], e1 = z[1] - mean[1];
+        const double y0 = e0 / l00, y1 = (e1 - y0 * l10) / l11;
+        const double x1 = y1 / l11, x0 = (y0 - l10 * x1) / l00;
+        const double d2 = e0 * x0 + e1 * x1;
+        out[j] = d2 > 0 ? d2 : 0.0;
+    }
+}

@@ -48,4 +48,10 @@ void sleapc__mot_kf_oru(const mot_kf *kf, const double *frozen_mean, const doubl
                         const double last_obs[4], const double new_obs[4], int n_gap, double score,
                         int frozen_steps, double *mean, double *cov);
 
+/* Squared Mahalanobis distances of m boxes' centres to the state's
+ * projected position (gating_distances with only_position: un-scaled
+ * measurement noise); inf for a non-finite box or state. */
+void sleapc__mot_kf_gating_position(const mot_kf *kf, const double *mean, const double *cov,
+                                    const double *boxes, int m, double *out);
+
 #endif

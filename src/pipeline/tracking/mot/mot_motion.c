@@ -138,7 +138,8 @@ static void same_frame(const mot_video *v, flat *F)
             for (int64_t b = o; b < o + k; b++) {
                 if (a == b)
                     continue;
-                if (sleapc__mot_iomin(v->raw + 4 * F->det[a], v->raw + 4 * F->det[b]) > DUPLICATE_IOMIN) {
+                if (sleapc__mot_iomin(v->raw + 4 * F->det[a], v->raw + 4 * F->det[b]) >
+                    DUPLICATE_IOMIN) {
                     F->dup[a] = true;
                     continue;
                 }
@@ -198,10 +199,10 @@ static void anchor_links(flat *F, int64_t f, double max_dist, double *dist)
     }
 }
 
-sleapc_status sleapc__mot_step_quantiles(const mot_video *v, const mot_calibration *cal,
-                                         double *p95, double *p99)
+sleapc_status sleapc__mot_anchors(const mot_video *v, const mot_calibration *cal, mot_anchors *A)
 {
-    *p95 = *p99 = NAN;
+    memset(A, 0, sizeof *A);
+    A->p95 = A->p99 = NAN;
     flat F;
     sleapc_status st = flat_build(v, &F);
     if (st)
@@ -210,11 +211,15 @@ sleapc_status sleapc__mot_step_quantiles(const mot_video *v, const mot_calibrati
     for (int64_t f = 0; f < v->n_frames; f++)
         kmax = F.cnt[f] > kmax ? F.cnt[f] : kmax;
     const size_t NF = (size_t)(v->n_frames > 0 ? v->n_frames : 1);
-    double *buf = sleapc__malloc((size_t)(F.m > 0 ? F.m : 1) * sizeof *buf);
+    const size_t M = (size_t)(F.m > 0 ? F.m : 1);
+    double *buf = sleapc__malloc(M * sizeof *buf);
     double *dist = sleapc__malloc((size_t)kmax * (size_t)kmax * sizeof *dist);
     int64_t *steps = sleapc__malloc(NF * sizeof *steps);
-    if (!buf || !dist || !steps) {
+    int64_t *anchor = sleapc__malloc(M * sizeof *anchor);
+    if (!buf || !dist || !steps || !anchor) {
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
+        sleapc__free(steps);
+        sleapc__free(anchor);
         goto done;
     }
     sleapc__mot_frame_steps(v, cal, steps);
@@ -241,22 +246,59 @@ sleapc_status sleapc__mot_step_quantiles(const mot_video *v, const mot_calibrati
             F.root[F.nxt[a]] = F.root[a];
     for (int64_t a = 0; a < F.m; a++)
         F.len[F.root[a]]++;
+    /* anchors numbered in the order of their first detection */
+    for (int64_t a = 0; a < F.m; a++) {
+        const bool kept = F.len[F.root[a]] >= MIN_ANCHOR_LEN;
+        if (kept && F.root[a] == a)
+            anchor[a] = A->n_anchors++;
+        anchor[a] = kept ? anchor[F.root[a]] : -1;
+    }
     n = 0;
     for (int64_t a = 0; a < F.m; a++) {
-        if (F.nxt[a] < 0 || F.len[F.root[a]] < MIN_ANCHOR_LEN)
+        if (F.nxt[a] < 0 || anchor[a] < 0)
             continue;
         const int64_t f = F.pos[a];
         buf[n++] = dist2(F.cen + 2 * F.nxt[a], F.cen + 2 * a) / (double)(steps[f + 1] - steps[f]);
     }
     if (n) {
         qsort(buf, (size_t)n, sizeof *buf, cmp_double);
-        *p95 = sleapc__mot_quantile_sorted(buf, n, 0.95);
-        *p99 = sleapc__mot_quantile_sorted(buf, n, 0.99);
+        A->p95 = sleapc__mot_quantile_sorted(buf, n, 0.95);
+        A->p99 = sleapc__mot_quantile_sorted(buf, n, 0.99);
     }
+    /* handed over: the flattened detections, their duplicate flags */
+    A->m = F.m;
+    A->det = F.det;
+    A->pos = F.pos;
+    A->dup = F.dup;
+    A->anchor = anchor;
+    A->steps = steps;
+    A->last_step = v->n_frames > 0 ? steps[v->n_frames - 1] : 0;
+    F.det = F.pos = NULL;
+    F.dup = NULL;
 done:
     sleapc__free(buf);
     sleapc__free(dist);
-    sleapc__free(steps);
     flat_free(&F);
+    return st;
+}
+
+void sleapc__mot_anchors_free(mot_anchors *A)
+{
+    sleapc__free(A->det);
+    sleapc__free(A->pos);
+    sleapc__free(A->dup);
+    sleapc__free(A->anchor);
+    sleapc__free(A->steps);
+    memset(A, 0, sizeof *A);
+}
+
+sleapc_status sleapc__mot_step_quantiles(const mot_video *v, const mot_calibration *cal,
+                                         double *p95, double *p99)
+{
+    mot_anchors A;
+    const sleapc_status st = sleapc__mot_anchors(v, cal, &A);
+    *p95 = A.p95;
+    *p99 = A.p99;
+    sleapc__mot_anchors_free(&A);
     return st;
 }

@@ -11,6 +11,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "pipeline/tracking/mot/mot_appearance.h"
 #include "pipeline/tracking/mot/mot_assoc.h"
 #include "pipeline/tracking/mot/mot_tracker.h"
 
@@ -92,7 +93,9 @@ sleapc_status sleapc__mot_ocsort_associate(mot_tracker *T, int64_t d0, int m, mo
         if (low)
             lo_idx[n_lo++] = j;
     }
-    if (n == 0 || (n_hi == 0 && !p->use_byte))
+    /* Deep OC-SORT has no BYTE stage */
+    const bool use_byte = p->use_byte && p->tracker != SLEAPC_MOT_DEEPOCSORT;
+    if (n == 0 || (n_hi == 0 && !use_byte))
         goto done;
     sleapc__mot_geometric_sim(T, T->tracks, n, d0, m, sim_all);
     int n_rows = n;
@@ -123,13 +126,16 @@ sleapc_status sleapc__mot_ocsort_associate(mot_tracker *T, int64_t d0, int m, mo
                 valid[(size_t)i * n_hi + c] = s >= p->min_match_similarity;
                 score[(size_t)i * n_hi + c] = s + ocm[(size_t)i * n_hi + c];
             }
+        if (p->tracker == SLEAPC_MOT_DEEPOCSORT &&
+            (st = sleapc__mot_deepocsort_stage1(T, m, free_hi, n_hi, sim, valid, score)))
+            goto done;
         if (!sleapc__mot_one_to_one(valid, n, n_hi, pr, pc, &n_pairs) &&
             (st = sleapc__mot_assign_masked(score, valid, n, n_hi, &T->hws, &T->tmp, pr, pc,
                                             &n_pairs)))
             goto done;
         record(r, T->tracks, free_rows, &n_rows, free_hi, &n_hi, pr, pc, n_pairs, sim, n_hi_all);
     }
-    if (p->use_byte && n_rows > 0 && n_lo > 0) {
+    if (use_byte && n_rows > 0 && n_lo > 0) {
         /* BYTE: the remaining tracks' predictions vs D_lo */
         for (int i = 0; i < n_rows; i++)
             for (int c = 0; c < n_lo; c++) {

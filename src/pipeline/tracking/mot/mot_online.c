@@ -31,7 +31,7 @@ static sleapc_status nomem(void)
     return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
 }
 
-sleapc_status sleapc__mot_online_create(const sleapc_mot_params *p, int n_nodes,
+sleapc_status sleapc__mot_online_create(const sleapc_mot_params *p, int n_nodes, int emb_dim,
                                         const mot_calibration *cal, int name_offset,
                                         mot_online **out)
 {
@@ -49,6 +49,14 @@ sleapc_status sleapc__mot_online_create(const sleapc_mot_params *p, int n_nodes,
         return st;
     }
     o->fcap = o->dcap = 1;
+    if (emb_dim > 0) {
+        o->v.emb = sleapc__malloc((size_t)emb_dim * sizeof *o->v.emb);
+        o->v.emb_dim = emb_dim;
+        if (!o->v.emb) {
+            sleapc__mot_online_destroy(o);
+            return nomem();
+        }
+    }
     o->label = sleapc__malloc(sizeof *o->label);
     o->tscore = sleapc__malloc(sizeof *o->tscore);
     o->ps = sleapc__malloc((size_t)n_nodes * sizeof *o->ps);
@@ -96,6 +104,8 @@ static void compact(mot_online *o)
     memmove(v->score, v->score + nd, (size_t)rd * sizeof *v->score);
     memmove(v->valid, v->valid + nd, (size_t)rd * sizeof *v->valid);
     memmove(v->n_visible, v->n_visible + nd, (size_t)rd * sizeof *v->n_visible);
+    if (v->emb_dim > 0)
+        memmove(v->emb, v->emb + nd * v->emb_dim, (size_t)(rd * v->emb_dim) * sizeof *v->emb);
     memmove(o->label, o->label + nd, (size_t)rd * sizeof *o->label);
     memmove(o->tscore, o->tscore + nd, (size_t)rd * sizeof *o->tscore);
     /* tentative tracks remember their detections by index */
@@ -144,7 +154,8 @@ static sleapc_status reserve(mot_online *o, int m)
             !grow((void **)&v->valid, sizeof *v->valid, cap) ||
             !grow((void **)&v->n_visible, sizeof *v->n_visible, cap) ||
             !grow((void **)&o->label, sizeof *o->label, cap) ||
-            !grow((void **)&o->tscore, sizeof *o->tscore, cap))
+            !grow((void **)&o->tscore, sizeof *o->tscore, cap) ||
+            (v->emb_dim > 0 && !grow((void **)&v->emb, (size_t)v->emb_dim * sizeof *v->emb, cap)))
             return nomem();
         o->dcap = cap;
     }
@@ -170,7 +181,8 @@ static void update_final(mot_online *o)
 }
 
 sleapc_status sleapc__mot_online_push(mot_online *o, int64_t frame_idx, const float *points,
-                                      const float *point_scores, const float *scores, int n)
+                                      const float *point_scores, const float *scores,
+                                      const float *emb, int n)
 {
     if (n < 0 || (n > 0 && (!points || !scores)))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "tracking: a frame without its instances");
@@ -197,6 +209,9 @@ sleapc_status sleapc__mot_online_push(mot_online *o, int64_t frame_idx, const fl
         sleapc__mot_finish_detection(v, d, &o->p, &o->cal);
         o->label[d] = -1;
         o->tscore[d] = 0.0;
+        /* the re-ID vector, NaN: none */
+        for (int e = 0; e < v->emb_dim; e++)
+            v->emb[d * v->emb_dim + e] = emb ? emb[(size_t)i * v->emb_dim + e] : NAN;
     }
     if ((st = sleapc__mot_tracker_frame(&o->T, f)))
         return st;

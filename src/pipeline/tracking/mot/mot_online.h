@@ -18,20 +18,22 @@
 
 typedef struct mot_online mot_online;
 
-/* A tracker for one video of n_nodes-node poses, calibrated with cal
- * (copied); names (public ids) start at name_offset. Identity linking is
- * not run (it needs every tracklet: mot_link.h). SLEAPC_ERR_NOMEM,
+/* A tracker for one video of n_nodes-node poses with re-ID vectors of
+ * emb_dim values (0: none), calibrated with cal (copied); names (public ids) start at name_offset.
+ * Identity linking is not run (it needs every tracklet: mot_link.h). SLEAPC_ERR_NOMEM,
  * SLEAPC_ERR_UNSUPPORTED (a tracker or setting sleapc does not run). */
-sleapc_status sleapc__mot_online_create(const sleapc_mot_params *p, int n_nodes,
+sleapc_status sleapc__mot_online_create(const sleapc_mot_params *p, int n_nodes, int emb_dim,
                                         const mot_calibration *cal, int name_offset,
                                         mot_online **out);
 
 /* Tracks the next frame (increasing frame index): n instances' points
- * (n x n_nodes x 2, NaN: missing), point scores (n x n_nodes; NULL: none)
- * and instance scores (n), as a run stores them. SLEAPC_ERR_NOMEM; SLEAPC_ERR_INVALID_ARG on n <
+ * (n x n_nodes x 2, NaN: missing), point scores (n x n_nodes; NULL: none),
+ * instance scores (n) and re-ID vectors (n x emb_dim, NaN rows or NULL:
+ * none), as a run stores them. SLEAPC_ERR_NOMEM; SLEAPC_ERR_INVALID_ARG on n <
  * 0. */
 sleapc_status sleapc__mot_online_push(mot_online *o, int64_t frame_idx, const float *points,
-                                      const float *point_scores, const float *scores, int n);
+                                      const float *point_scores, const float *scores,
+                                      const float *emb, int n);
 
 /* After the last frame: every pending frame becomes final. */
 void sleapc__mot_online_finish(mot_online *o);

@@ -7,6 +7,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "pipeline/tracking/mot/mot_calib_appearance.h"
 #include "pipeline/tracking/mot/mot_detect.h"
 #include "pipeline/tracking/mot/mot_link.h"
 #include "pipeline/tracking/mot/mot_tracker.h"
@@ -20,14 +21,18 @@ static bool has_vectors(const sleapc_predictions *pr)
     return false;
 }
 
+sleapc_status sleapc__mot_refuse_no_vectors(const sleapc_mot_params *p)
+{
+    return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                        "--tracker %s associates by appearance, but no detection in the labels "
+                        "carries an appearance embedding: run the embedding (re-ID) model and "
+                        "keep its vectors, or use a geometry-only tracker (--tracker bytetrack "
+                        "/ ocsort / sort)",
+                        sleapc__mot_tracker_name(p->tracker));
+}
+
 sleapc_status sleapc__mot_check_supported(const sleapc_mot_params *p, int n_nodes)
 {
-    if (p->tracker != SLEAPC_MOT_SORT && p->tracker != SLEAPC_MOT_OCSORT &&
-        p->tracker != SLEAPC_MOT_BYTETRACK)
-        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
-                            "--tracker %s is not supported by sleapc: it associates by "
-                            "appearance (re-ID vectors); sort, bytetrack and ocsort are",
-                            sleapc__mot_tracker_name(p->tracker));
     if (p->similarity == SLEAPC_MOT_SIM_OKS || p->similarity == SLEAPC_MOT_SIM_CENTROID ||
         (p->similarity == SLEAPC_MOT_SIM_AUTO && n_nodes == 1))
         return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
@@ -203,6 +208,8 @@ sleapc_status sleapc__mot_track_predictions_app(sleapc_predictions *pr, const sl
     sleapc_status st = sleapc__mot_check_supported(p, pr->n_nodes);
     if (st)
         return st;
+    if (sleapc__mot_uses_appearance(p->tracker) && !has_vectors(pr))
+        return sleapc__mot_refuse_no_vectors(p);
     frame_key *perm = sleapc__malloc((size_t)(pr->n_frames > 0 ? pr->n_frames : 1) * sizeof *perm);
     if (!perm)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");

@@ -40,4 +40,8 @@ sleapc_status sleapc__mot_run_calibrate(const sleapc_predictions *pr, int64_t vi
  * SLEAPC_ERR_UNSUPPORTED naming it. */
 sleapc_status sleapc__mot_check_supported(const sleapc_mot_params *p, int n_nodes);
 
+/* sleap-nn's refusal of an appearance tracker on detections without any
+ * re-ID vector: SLEAPC_ERR_INVALID_ARG naming the tracker. */
+sleapc_status sleapc__mot_refuse_no_vectors(const sleapc_mot_params *p);
+
 #endif

@@ -8,6 +8,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "pipeline/tracking/mot/mot_appearance.h"
 #include "pipeline/tracking/mot/mot_assoc.h"
 
 static void bury(mot_tracker *T);
@@ -26,6 +27,7 @@ static void track_free(mot_track *t)
     sleapc__free(t->obs_box);
     sleapc__free(t->mem_det);
     sleapc__free(t->mem_sim);
+    sleapc__mot_memory_free(&t->app);
     sleapc__free(t);
 }
 
@@ -50,21 +52,29 @@ sleapc_status sleapc__mot_tracker_init(mot_tracker *T, const sleapc_mot_params *
         T->confirm_on_streak = true;
         break;
     case SLEAPC_MOT_OCSORT:
+    case SLEAPC_MOT_DEEPOCSORT:
         T->associate = sleapc__mot_ocsort_associate;
         kind = MOT_KF_XYSR;
         T->hits_start = 0;
         T->confirm_on_streak = T->use_oru = T->keeps_obs = true;
         break;
     case SLEAPC_MOT_BYTETRACK:
+    case SLEAPC_MOT_BOTSORT:
         T->associate = sleapc__mot_bytetrack_associate;
         kind = MOT_KF_XYAH;
         T->hits_start = 1;
         T->tentative_dies = true;
         break;
+    case SLEAPC_MOT_DEEPSORT:
+    case SLEAPC_MOT_STRONGSORT:
+        T->associate = sleapc__mot_deepsort_associate;
+        kind = MOT_KF_XYAH;
+        T->hits_start = 1;
+        T->tentative_dies = true;
+        T->app_stat = p->tracker == SLEAPC_MOT_DEEPSORT ? MOT_STAT_GALLERY : MOT_STAT_EMA;
+        break;
     default:
-        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
-                            "--tracker %s is not supported by sleapc (sort, bytetrack and "
-                            "ocsort are)",
+        return sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "--tracker %s is not supported by sleapc",
                             sleapc__mot_tracker_name(p->tracker));
     }
     if (p->kalman == SLEAPC_MOT_KALMAN_XYWH)
@@ -78,11 +88,22 @@ sleapc_status sleapc__mot_tracker_init(mot_tracker *T, const sleapc_mot_params *
         /* the height velocity (the area's for xysr) stops while not tracked */
         T->zero_vel[0] = kind == MOT_KF_XYSR ? 6 : 7;
         T->n_zero_vel = 1;
+    } else if (p->tracker == SLEAPC_MOT_DEEPOCSORT && kind == MOT_KF_XYWH) {
+        /* Deep OC-SORT stops the box-size velocities of a missed track */
+        T->zero_vel[0] = 6;
+        T->zero_vel[1] = 7;
+        T->n_zero_vel = 2;
+    } else if (p->tracker == SLEAPC_MOT_BOTSORT) {
+        /* BoT-SORT: the width and height velocities (the area's for xysr) */
+        T->zero_vel[0] = 6;
+        T->zero_vel[1] = 7;
+        T->n_zero_vel = kind == MOT_KF_XYSR ? 1 : 2;
     }
     for (int64_t d = 0; d < v->n; d++) {
         label[d] = -1;
         tscore[d] = 0.0;
     }
+    sleapc__mot_app_init(T);
     return SLEAPC_OK;
 }
 
@@ -310,8 +331,9 @@ static void mark_missed(mot_tracker *T, mot_track *t)
         remove_track(T, t);
 }
 
-static sleapc_status spawn(mot_tracker *T, int64_t d, int64_t frame_idx)
+static sleapc_status spawn(mot_tracker *T, int64_t f, int64_t d, int64_t frame_idx)
 {
+    sleapc_status st;
     const mot_video *v = T->v;
     const int K = v->n_nodes;
     mot_track *t = T->spare;
@@ -325,6 +347,8 @@ static sleapc_status spawn(mot_tracker *T, int64_t d, int64_t frame_idx)
         t->mem_det = keep.mem_det;
         t->mem_sim = keep.mem_sim;
         t->mem_cap = keep.mem_cap;
+        t->app.ema = keep.app.ema;
+        t->app.room = keep.app.room;
     } else {
         t = sleapc__calloc(1, sizeof *t);
         if (!t)
@@ -365,6 +389,8 @@ static sleapc_status spawn(mot_tracker *T, int64_t d, int64_t frame_idx)
     t->hits = t->hit_streak = T->hits_start;
     t->public_id = -1;
     T->tracks[T->n_tracks++] = t;
+    if ((st = sleapc__mot_app_spawned(T, t, (int)(d - v->first[f]))))
+        return st;
     /* the spawn detection is labeled if the track confirms, but is not an
      * observation for OC-SORT */
     return add_member(t, d, 1.0);
@@ -416,10 +442,14 @@ sleapc_status sleapc__mot_tracker_frame(mot_tracker *T, int64_t f)
         st = nomem();
         goto done;
     }
+    if ((st = sleapc__mot_app_frame(T, d0, m)))
+        goto done;
     if (m > 0 && (st = T->associate(T, d0, m, &r)))
         goto done;
     if (n_live > 0)
         memcpy(pool, T->tracks, (size_t)n_live * sizeof *pool);
+    if ((st = sleapc__mot_app_gate_context(T, pool, n_live, d0, m, r.n_matches > 0)))
+        goto done;
     /* matches: Kalman update, counters, history, members */
     int n_applied = 0, n_used_t = 0;
     for (int k = 0; k < r.n_matches; k++) {
@@ -434,6 +464,7 @@ sleapc_status sleapc__mot_tracker_frame(mot_tracker *T, int64_t f)
         sim = isfinite(sim) ? (sim < 0 ? 0.0 : (sim > 1 ? 1.0 : sim)) : 0.0;
         if ((st = apply_match(T, t, d0 + j, frame_idx, sim)))
             goto done;
+        sleapc__mot_app_matched(T, t, d0, j);
         applied[n_applied++] = (mot_match){t, j, sim};
     }
     /* unmatched live tracks: freeze for ORU, confirmed -> lost, tentative
@@ -451,7 +482,7 @@ sleapc_status sleapc__mot_tracker_frame(mot_tracker *T, int64_t f)
         const int64_t d = d0 + j;
         if (used_det[j] || r.no_spawn[j] || !v->valid[d] || v->score[d] < T->p.new_track_threshold)
             continue;
-        if ((st = spawn(T, d, frame_idx)))
+        if ((st = spawn(T, f, d, frame_idx)))
             goto done;
     }
     /* confirm tentative tracks that reached min_hits */

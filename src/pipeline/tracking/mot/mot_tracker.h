@@ -1,9 +1,12 @@
 /* The shared machinery of sleap-nn 0.3.5's MOT trackers
  * (tracking/mot/base.py: BaseMOTTracker): time in steps, Kalman prediction,
  * the track lifecycle (tentative, confirmed, lost, removed), labels minted
- * at confirmation and written back to the track's earlier detections. Each
- * tracker (mot_sort.c, mot_ocsort.c, mot_bytetrack.c) supplies its own
- * association of one frame. One tracker tracks one video. */
+ * at confirmation and written back to the track's earlier detections, and
+ * for the appearance trackers each track's re-ID memory (mot_appearance.h).
+ * Each tracker (mot_sort.c, mot_ocsort.c with Deep OC-SORT's stage in
+ * mot_deepocsort.c, mot_bytetrack.c with BoT-SORT's cost in mot_botsort.c,
+ * mot_deepsort.c) supplies its own association of one frame. One tracker
+ * tracks one video. */
 #ifndef SLEAPC_PIPELINE_TRACKING_MOT_MOT_TRACKER_H
 #define SLEAPC_PIPELINE_TRACKING_MOT_MOT_TRACKER_H
 
@@ -13,6 +16,7 @@
 #include "layers/ops/hungarian.h"
 #include "pipeline/tracking/mot/mot_detect.h"
 #include "pipeline/tracking/mot/mot_kalman.h"
+#include "pipeline/tracking/mot/mot_memory.h"
 #include "pipeline/tracking/mot/mot_params.h"
 #include "pipeline/tracking/mot/mot_scratch.h"
 
@@ -40,7 +44,8 @@ typedef struct mot_track {
     int64_t *mem_det;
     double *mem_sim;
     int n_mem, mem_cap;
-    int public_id; /* -1 until confirmed */
+    int public_id;  /* -1 until confirmed */
+    mot_memory app; /* appearance trackers: the re-ID memory */
     struct mot_track *next_spare;
 } mot_track;
 
@@ -88,6 +93,21 @@ struct mot_tracker {
     sleapc_hungarian_ws hws;
     mot_scratch tmp;  /* this frame's working memory */
     mot_track *spare; /* removed tracks, kept for reuse */
+    /* appearance trackers (mot_appearance.h) */
+    bool uses_app, vectors_seen;
+    int app_stat;    /* the statistic thresholded: MOT_STAT_EMA or MOT_STAT_GALLERY */
+    int app_gallery; /* the memories' gallery length */
+    bool *vhas;      /* this frame's detections: a usable vector */
+    double *vraw;    /* its float32 unit vector, in float64 (m x dim) */
+    double *vunit;   /* the same renormalized in float64 */
+    bool frame_vec;  /* some detection of this frame has a vector */
+    int m_frame;     /* this frame's detections */
+    /* the quality gate's context, taken before this frame's updates */
+    bool gate_on;
+    mot_track **gpool;
+    int n_gpool;
+    bool *gneighbor;
+    double *gdet_iou, *gtrk_iou, *ggeo, *gcos;
 };
 
 /* A tracker for video v (borrowed, finished with the calibration cal);
@@ -118,9 +138,10 @@ void sleapc__mot_last_obs_sim(const mot_tracker *T, mot_track *const *tracks, in
 /* Appends a match. SLEAPC_ERR_NOMEM. */
 sleapc_status sleapc__mot_result_add(mot_result *r, mot_track *t, int det, double sim);
 
-/* The three associations. */
+/* The associations. */
 sleapc_status sleapc__mot_sort_associate(mot_tracker *T, int64_t d0, int m, mot_result *r);
 sleapc_status sleapc__mot_ocsort_associate(mot_tracker *T, int64_t d0, int m, mot_result *r);
 sleapc_status sleapc__mot_bytetrack_associate(mot_tracker *T, int64_t d0, int m, mot_result *r);
+sleapc_status sleapc__mot_deepsort_associate(mot_tracker *T, int64_t d0, int m, mot_result *r);
 
 #endif
