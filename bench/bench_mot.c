@@ -1,7 +1,9 @@
-/* The MOT trackers' cost per frame (SORT, ByteTrack, OC-SORT, default
- * "animal" preset) on the detections of the sleap-nn reference cases
- * (sleapnn-0.3.5/tracking/input.slp: 1500 frames, 2 flies) repeated R times
- * as one long video, frame indices continued; bench/mot_sleapnn.py times
+/* The MOT trackers' cost per frame (default "animal" preset) on the
+ * detections of the sleap-nn reference cases (sleapnn-0.3.5/tracking/
+ * input.slp: 1500 frames, 2 flies; SORT, ByteTrack, OC-SORT) or of another
+ * file (INPUT; when its detections carry re-ID vectors, the appearance
+ * trackers DeepSORT, StrongSORT, BoT-SORT, Deep OC-SORT too) repeated R
+ * times as one long video, frame indices continued; bench/mot_sleapnn.py times
  * sleap-nn 0.3.5's trackers on the same detections, and the tracks and
  * tracked instances printed by both must agree. Two ways:
  *  - whole run: sleapc__mot_track_predictions (calibration, then tracking),
@@ -14,8 +16,9 @@
  * Times are CPU time of the process (both sides), steadier than wall time
  * on a shared machine.
  *
- * usage: bench_mot [DATA_DIR] [R]   ($SLEAPC_DATA_DIR, else the shared data
- * beside the source tree; R = 20) */
+ * usage: bench_mot [DATA_DIR] [R] [INPUT] [TRACKERS]   ($SLEAPC_DATA_DIR,
+ * else the shared data beside the source tree; R = 20; TRACKERS a comma
+ * list, default as above) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +77,8 @@ static int build_long(const sleapc_predictions *in, int R, sleapc_predictions *o
             one.insts = in->insts + f->first;
             one.points = in->points + f->first * in->n_nodes * 2;
             one.point_scores = in->point_scores + f->first * in->n_nodes;
+            if (in->emb_dim > 0 && in->embeddings)
+                one.embeddings = in->embeddings + f->first * in->emb_dim;
             one.n_insts = f->n;
             fidx[0] = f->frame_idx + r * span;
             if (sleapc__results_append(out, &one, 0, fidx)) {
@@ -101,7 +106,10 @@ int main(int argc, char **argv)
                  slash ? __FILE__ : ".");
     }
     const int R = argc > 2 ? atoi(argv[2]) : 20;
-    snprintf(path, sizeof path, "%s/sleapnn-0.3.5/tracking/input.slp", data);
+    if (argc > 3 && argv[3][0])
+        snprintf(path, sizeof path, "%s", argv[3]);
+    else
+        snprintf(path, sizeof path, "%s/sleapnn-0.3.5/tracking/input.slp", data);
     sleapc_predictions in, run;
     if (R < 1 || sleapc__predictions_read(path, &in, NULL) || in.n_frames < 1) {
         fprintf(stderr, "bench_mot: %s: %s\n", path, R < 1 ? "R < 1" : sleapc_last_error());
@@ -118,8 +126,24 @@ int main(int argc, char **argv)
     printf("| tracker | tracks | tracked | whole run ms/frame | calibration ms | online ms/frame "
            "| RSS at 10%% / 100%% (KiB) | allocations after 10%% | most pending frames |\n"
            "|---|---|---|---|---|---|---|---|---|\n");
-    const sleapc_mot_tracker kinds[] = {SLEAPC_MOT_SORT, SLEAPC_MOT_BYTETRACK, SLEAPC_MOT_OCSORT};
-    for (size_t s = 0; s < sizeof kinds / sizeof kinds[0]; s++) {
+    const int E = run.embeddings ? run.emb_dim : 0;
+    sleapc_mot_tracker kinds[SLEAPC_MOT_N_TRACKERS];
+    size_t n_kinds = 0;
+    char list[256];
+    snprintf(list, sizeof list, "%s",
+             argc > 4 ? argv[4]
+             : E > 0  ? "sort,bytetrack,ocsort,deepsort,strongsort,botsort,deepocsort"
+                      : "sort,bytetrack,ocsort");
+    for (char *tok = strtok(list, ","); tok && n_kinds < SLEAPC_MOT_N_TRACKERS;
+         tok = strtok(NULL, ",")) {
+        int t = sleapc__mot_tracker_from_name(tok);
+        if (t < 0) {
+            fprintf(stderr, "bench_mot: unknown tracker %s\n", tok);
+            return 1;
+        }
+        kinds[n_kinds++] = (sleapc_mot_tracker)t;
+    }
+    for (size_t s = 0; s < n_kinds; s++) {
         sleapc_mot_params p;
         if (sleapc__mot_params_resolve(kinds[s], NULL, NULL, 0, &p))
             return 1;
@@ -139,7 +163,7 @@ int main(int argc, char **argv)
         mot_calibration cal;
         mot_online *o = NULL;
         if (sleapc__mot_run_calibrate(&run, 0, &p, &cal) ||
-            sleapc__mot_online_create(&p, K, 0, &cal, 0, &o)) {
+            sleapc__mot_online_create(&p, K, E, &cal, 0, &o)) {
             fprintf(stderr, "bench_mot: %s\n", sleapc_last_error());
             return 1;
         }
@@ -152,9 +176,10 @@ int main(int argc, char **argv)
             const sleapc_pred_frame *fr = &run.frames[f];
             for (int64_t i = 0; i < fr->n && i < 64; i++)
                 sc[i] = run.insts[fr->first + i].score;
-            if (fr->n > 64 ||
-                sleapc__mot_online_push(o, fr->frame_idx, run.points + fr->first * K * 2,
-                                        run.point_scores + fr->first * K, sc, NULL, (int)fr->n)) {
+            if (fr->n > 64 || sleapc__mot_online_push(
+                                  o, fr->frame_idx, run.points + fr->first * K * 2,
+                                  run.point_scores + fr->first * K, sc,
+                                  E > 0 ? run.embeddings + fr->first * E : NULL, (int)fr->n)) {
                 fprintf(stderr, "bench_mot: frame %lld not tracked\n", (long long)f);
                 return 1;
             }

@@ -1,12 +1,13 @@
-"""sleap-nn's MOT trackers (SORT, ByteTrack, OC-SORT) timed on the
-detections bench_mot tracks: the reference input (tracking/input.slp of the
-sleap-nn test data) repeated --repeat times as one video, frame indices
-continued. The tracker runs as sleap-nn's apply_tracking runs it (one
+"""sleap-nn's MOT trackers timed on the detections bench_mot tracks: the
+reference input (tracking/input.slp of the sleap-nn test data, or a file
+whose detections carry re-ID vectors, for the appearance trackers) repeated
+--repeat times as one video, frame indices continued (each instance keeps
+its vector). The tracker runs as sleap-nn's apply_tracking runs it (one
 tracker, prepare() over every frame, then track() frame by frame); only
 the tracker is timed, not building the instances, in CPU time of the
 process (as bench_mot), steadier than wall time on a shared machine.
 
-usage: python mot_sleapnn.py INPUT_SLP [--repeat N] [--trackers sort,bytetrack,ocsort]
+usage: python mot_sleapnn.py INPUT_SLP [--repeat N] [--trackers sort,bytetrack,ocsort,...]
 Prints one JSON line per tracker. With --save OUT.slp it writes the long run
 instead (for `sleapc track` on a long file) and times nothing.
 """
@@ -30,15 +31,16 @@ def long_run(labels, repeat):
     frames = []
     for r in range(repeat):
         for lf in lfs:
-            objs = [
-                sio.PredictedInstance.from_numpy(
+            objs = []
+            for inst in lf.predicted_instances:
+                new = sio.PredictedInstance.from_numpy(
                     points_data=inst.numpy(),
                     point_scores=np.asarray(inst.numpy(scores=True))[:, 2],
                     score=inst.score,
                     skeleton=skel,
                 )
-                for inst in lf.predicted_instances
-            ]
+                new.identity_embedding = inst.identity_embedding
+                objs.append(new)
             frames.append((lf.frame_idx + r * span, objs))
     return frames, len(skel.nodes)
 
