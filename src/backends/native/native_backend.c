@@ -158,7 +158,9 @@ static void run_node(native_state *ns, int i)
 /* bf16 emulation: round node i's value where it is written. */
 static void round_value(native_state *ns, int i)
 {
-    if (ns->bf16.n && ns->bf16.rounded[i] && !ns->lazy[i] && ns->plan.home[i] == i)
+    bool rounds_itself = ns->bf16_f32 && ns->convs[i];
+    if (ns->bf16.n && ns->bf16.rounded[i] && !ns->lazy[i] && ns->plan.home[i] == i &&
+        !rounds_itself)
         sleapc__native_bf16_round(ns->tp, ns->hw_uk, node_buf(ns, i),
                                   native_node_numel(ns->plan.shapes[i]));
 }
@@ -306,6 +308,7 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
         if (st)
             goto fail;
     }
+    ns->bf16_f32 = hw_bf16 && !amx && ns->conv_how != NATIVE_CONV_DIRECT;
     for (int i = 0; i < g->n_nodes; i++) {
         const sleapc_node *n = &g->nodes[i];
         /* bf16 nodes pack weights rounded to bf16 (the bias stays float32). */
@@ -323,10 +326,11 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
             w = rounded;
         }
         /* bf16: the convs of the plan on the AMX tiles, or the 3x3 ones on
-         * AVX512-BF16's kernels, which round as the emulation does; the rest
-         * emulated. */
+         * AVX512-BF16's kernels where the direct method is pinned (they
+         * round as the emulation does); the rest on the float32 kernels
+         * (ns->bf16_f32). */
         ns->hw16[i] = n->op == SLEAPC_OP_CONV2D && hw_bf16 && ns->bf16.compute[i] &&
-                      (amx || n->kernel == 3);
+                      (amx || (n->kernel == 3 && !ns->bf16_f32));
         if (ns->hw16[i] && amx)
             st = sleapc__native_conv_create_amx(amx, n->c_in, n->c_out, n->kernel, n->kernel, w,
                                                 n->bias, n->act == SLEAPC_ACT_RELU,
@@ -349,6 +353,10 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
         sleapc__free(rounded);
         if (st)
             goto fail;
+        /* bf16 on the float32 kernels: a conv whose value is rounded where
+         * written rounds it as it stores it (no pass over it after). */
+        if (ns->bf16_f32 && ns->convs[i] && ns->bf16.rounded[i])
+            sleapc__native_conv_set_round_bf16(ns->convs[i], true);
     }
     if (hw_bf16) {
         ns->hw_uk = sleapc__native_ukernels_bf16();

@@ -39,6 +39,10 @@ void sleapc__native_conv_destroy(native_conv *conv);
  * SLEAPC_ERR_INVALID_ARG for another m, SLEAPC_ERR_NOMEM; the method is
  * unchanged then. Not while a run is in flight. */
 sleapc_status sleapc__native_conv_set_winograd(native_conv *conv, int m);
+/* Later runs round every output to bf16 as they store it (after the ReLU),
+ * as sleapc__bf16_round, whatever the method: --precision bf16 on the
+ * float32 kernels, where the value is stored as bf16. Not for AMX convs. */
+void sleapc__native_conv_set_round_bf16(native_conv *conv, bool round_bf16);
 /* Whether set_winograd can choose Winograd (3x3, float32). */
 bool sleapc__native_conv_winograd_ok(const native_conv *conv);
 /* 0 (direct) or the m of the Winograd runs. */
