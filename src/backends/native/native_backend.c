@@ -155,12 +155,29 @@ static void run_node(native_state *ns, int i)
     }
 }
 
+/* bf16 on the float32 kernels: whether node i's value is rounded without a
+ * pass, by its conv as it stores it, or as a copy or max of values that are
+ * rounded (rounding commutes with both). */
+static bool rounded_already(const native_state *ns, int i)
+{
+    if (!ns->bf16_f32)
+        return false;
+    if (ns->convs[i])
+        return true;
+    const sleapc_node *n = &ns->g->nodes[i];
+    if (n->op != SLEAPC_OP_CONCAT && n->op != SLEAPC_OP_MAXPOOL2D)
+        return false;
+    for (int k = 0; k < n->n_inputs; k++)
+        if (!ns->bf16.rounded[n->inputs[k]])
+            return false;
+    return true;
+}
+
 /* bf16 emulation: round node i's value where it is written. */
 static void round_value(native_state *ns, int i)
 {
-    bool rounds_itself = ns->bf16_f32 && ns->convs[i];
     if (ns->bf16.n && ns->bf16.rounded[i] && !ns->lazy[i] && ns->plan.home[i] == i &&
-        !rounds_itself)
+        !rounded_already(ns, i))
         sleapc__native_bf16_round(ns->tp, ns->hw_uk, node_buf(ns, i),
                                   native_node_numel(ns->plan.shapes[i]));
 }
