@@ -54,6 +54,19 @@ static const float *bf16_source(native_state *ns, int i, const float *src)
     return ns->stage;
 }
 
+/* Whether node i's value is rounded to bf16 where it is written. */
+static bool rounds_where_written(const native_state *ns, int i)
+{
+    return ns->bf16.n && ns->bf16.rounded[i] && !ns->lazy[i] && ns->plan.home[i] == i;
+}
+
+/* A resize that rounds its rows as it writes them (bf16 on the float32
+ * kernels), instead of a pass over its value after; NULL: none. */
+static native_round_rows_fn resize_rounding(const native_state *ns, int i)
+{
+    return ns->bf16_f32 && rounds_where_written(ns, i) ? ns->hw_uk->round_floats : NULL;
+}
+
 static void run_node(native_state *ns, int i)
 {
     const sleapc_node *n = &ns->g->nodes[i];
@@ -90,15 +103,16 @@ static void run_node(native_state *ns, int i)
         break;
     case SLEAPC_OP_UPSAMPLE2X:
         /* nn.Upsample(scale_factor=2): PyTorch maps with 1/scale_factor. */
-        sleapc__native_resize_bilinear(ns->tp, src, s[0], s[1], s[2], s[3], dst, d[2], d[3], 0.5f,
-                                       0.5f);
+        sleapc__native_resize_bilinear_rounded(ns->tp, src, s[0], s[1], s[2], s[3], dst, d[2],
+                                               d[3], 0.5f, 0.5f, resize_rounding(ns, i));
         break;
     case SLEAPC_OP_RESIZE_LIKE:
         if (s[2] == d[2] && s[3] == d[3])
             memcpy(dst, src, (size_t)native_node_numel(d) * sizeof(float));
         else
-            sleapc__native_resize_bilinear(ns->tp, src, s[0], s[1], s[2], s[3], dst, d[2], d[3],
-                                           (float)s[2] / (float)d[2], (float)s[3] / (float)d[3]);
+            sleapc__native_resize_bilinear_rounded(
+                ns->tp, src, s[0], s[1], s[2], s[3], dst, d[2], d[3], (float)s[2] / (float)d[2],
+                (float)s[3] / (float)d[3], resize_rounding(ns, i));
         break;
     case SLEAPC_OP_CONCAT: {
         int64_t hw = d[2] * d[3];
@@ -156,17 +170,22 @@ static void run_node(native_state *ns, int i)
 }
 
 /* bf16 on the float32 kernels: whether node i's value is rounded without a
- * pass, by its conv as it stores it, or as a copy or max of values that are
- * rounded (rounding commutes with both). */
+ * pass, by its conv or resize as it stores it (resize_rounding), or as a
+ * copy or max of values that are rounded (rounding commutes with both). */
 static bool rounded_already(const native_state *ns, int i)
 {
     if (!ns->bf16_f32)
         return false;
-    if (ns->convs[i])
-        return true;
     const sleapc_node *n = &ns->g->nodes[i];
-    if (n->op != SLEAPC_OP_CONCAT && n->op != SLEAPC_OP_MAXPOOL2D)
+    if (ns->convs[i] || n->op == SLEAPC_OP_UPSAMPLE2X)
+        return true;
+    if (n->op == SLEAPC_OP_RESIZE_LIKE) {
+        const int64_t *s = ns->plan.shapes[n->inputs[0]], *d = ns->plan.shapes[i];
+        if (s[2] != d[2] || s[3] != d[3])
+            return true;
+    } else if (n->op != SLEAPC_OP_CONCAT && n->op != SLEAPC_OP_MAXPOOL2D) {
         return false;
+    }
     for (int k = 0; k < n->n_inputs; k++)
         if (!ns->bf16.rounded[n->inputs[k]])
             return false;
@@ -176,8 +195,7 @@ static bool rounded_already(const native_state *ns, int i)
 /* bf16 emulation: round node i's value where it is written. */
 static void round_value(native_state *ns, int i)
 {
-    if (ns->bf16.n && ns->bf16.rounded[i] && !ns->lazy[i] && ns->plan.home[i] == i &&
-        !rounded_already(ns, i))
+    if (rounds_where_written(ns, i) && !rounded_already(ns, i))
         sleapc__native_bf16_round(ns->tp, ns->hw_uk, node_buf(ns, i),
                                   native_node_numel(ns->plan.shapes[i]));
 }

@@ -105,6 +105,13 @@ void sleapc__native_maxpool2(sleapc_threadpool *tp, const float *src, int64_t b,
 void sleapc__native_resize_bilinear(sleapc_threadpool *tp, const float *src, int64_t b,
                                     int64_t c, int64_t h, int64_t w, float *dst, int64_t oh,
                                     int64_t ow, float scale_h, float scale_w);
+/* The same, each output row then passed to round_rows(row, n) while it is
+ * in cache (bf16 values rounded where written); NULL: none. */
+typedef void (*native_round_rows_fn)(float *row, int64_t n);
+void sleapc__native_resize_bilinear_rounded(sleapc_threadpool *tp, const float *src, int64_t b,
+                                            int64_t c, int64_t h, int64_t w, float *dst,
+                                            int64_t oh, int64_t ow, float scale_h, float scale_w,
+                                            native_round_rows_fn round_rows);
 
 /* (b,c,h,w) -> (b,c): max over each channel map. */
 void sleapc__native_global_maxpool(const float *src, int64_t b, int64_t c, int64_t h,
