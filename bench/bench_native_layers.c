@@ -133,8 +133,8 @@ static void report(const sleapc_graph *g, const int64_t (*shapes)[4], const prof
            100 * tot_flop * 1e-9 / tot_cpu / peak1, 1e3 * tot_wall, tot_flop * 1e-9 / tot_wall);
 }
 
-static void bench_one(const char *dir, const bench_case *c, int n_threads, int runs,
-                      double peak1, sleapc_conv_method conv, sleapc_precision precision)
+static void bench_one(const char *dir, const bench_case *c, int n_threads, int runs, double peak1,
+                      sleapc_conv_method conv, sleapc_precision precision)
 {
     sleapc_model_config cfg;
     sleapc_weights w = {0};

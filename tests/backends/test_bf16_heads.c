@@ -82,10 +82,11 @@ static void check_stage(const char *case_id, const char *case_dir, const char *m
     CHECK_OK(sleapc__model_load(model_dir, &m));
     sleapc_tensor_map o32 = {0}, oem = {0}, ohw[N_HW] = {{0}};
     bool r32, rem, rhw;
-    sleapc_backend *b32 = m ? run(m, "native", SLEAPC_PRECISION_FP32, SLEAPC_CONV_AUTO, &x, &o32, &r32) : NULL;
-    sleapc_backend *bem = m ? run(m, "native", SLEAPC_PRECISION_BF16_EMULATED, SLEAPC_CONV_AUTO, &x, &oem,
-                                   &rem)
-                            : NULL;
+    sleapc_backend *b32 =
+        m ? run(m, "native", SLEAPC_PRECISION_FP32, SLEAPC_CONV_AUTO, &x, &o32, &r32) : NULL;
+    sleapc_backend *bem =
+        m ? run(m, "native", SLEAPC_PRECISION_BF16_EMULATED, SLEAPC_CONV_AUTO, &x, &oem, &rem)
+          : NULL;
     sleapc_backend *bhw[N_HW] = {0};
     for (int k = 0; m && k < N_HW; k++)
         bhw[k] = run(m, hw_backends[k], SLEAPC_PRECISION_BF16, hw_convs[k], &x, &ohw[k], &rhw);

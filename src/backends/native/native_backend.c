@@ -103,8 +103,8 @@ static void run_node(native_state *ns, int i)
         break;
     case SLEAPC_OP_UPSAMPLE2X:
         /* nn.Upsample(scale_factor=2): PyTorch maps with 1/scale_factor. */
-        sleapc__native_resize_bilinear_rounded(ns->tp, src, s[0], s[1], s[2], s[3], dst, d[2],
-                                               d[3], 0.5f, 0.5f, resize_rounding(ns, i));
+        sleapc__native_resize_bilinear_rounded(ns->tp, src, s[0], s[1], s[2], s[3], dst, d[2], d[3],
+                                               0.5f, 0.5f, resize_rounding(ns, i));
         break;
     case SLEAPC_OP_RESIZE_LIKE:
         if (s[2] == d[2] && s[3] == d[3])

@@ -109,8 +109,8 @@ void sleapc__native_resize_bilinear(sleapc_threadpool *tp, const float *src, int
  * in cache (bf16 values rounded where written); NULL: none. */
 typedef void (*native_round_rows_fn)(float *row, int64_t n);
 void sleapc__native_resize_bilinear_rounded(sleapc_threadpool *tp, const float *src, int64_t b,
-                                            int64_t c, int64_t h, int64_t w, float *dst,
-                                            int64_t oh, int64_t ow, float scale_h, float scale_w,
+                                            int64_t c, int64_t h, int64_t w, float *dst, int64_t oh,
+                                            int64_t ow, float scale_h, float scale_w,
                                             native_round_rows_fn round_rows);
 
 /* (b,c,h,w) -> (b,c): max over each channel map. */

@@ -112,8 +112,8 @@ void sleapc__native_resize_bilinear(sleapc_threadpool *tp, const float *src, int
 }
 
 void sleapc__native_resize_bilinear_rounded(sleapc_threadpool *tp, const float *src, int64_t b,
-                                            int64_t c, int64_t h, int64_t w, float *dst,
-                                            int64_t oh, int64_t ow, float scale_h, float scale_w,
+                                            int64_t c, int64_t h, int64_t w, float *dst, int64_t oh,
+                                            int64_t ow, float scale_h, float scale_w,
                                             native_round_rows_fn round_rows)
 {
     if (b <= 0 || c <= 0 || h <= 0 || w <= 0 || oh <= 0 || ow <= 0)

@@ -453,9 +453,14 @@ static void chunk_out(const wino_job *j, int64_t c, int co_lo, int co_hi, const 
     chunk_range(j, c, &g0, &g1);
     int64_t n = g1 - g0;
     for (int co = co_lo; co < co_hi; co++) {
-        native_wino_out a = {.mt = wg->mt, .mm = mm + co * ts, .m_ps = j->l.m_ps,
-                             .n = n, .bias = wg->bias[co], .relu = wg->relu,
-                             .round_bf16 = wg->round_bf16, .y = bf->y,
+        native_wino_out a = {.mt = wg->mt,
+                             .mm = mm + co * ts,
+                             .m_ps = j->l.m_ps,
+                             .n = n,
+                             .bias = wg->bias[co],
+                             .relu = wg->relu,
+                             .round_bf16 = wg->round_bf16,
+                             .y = bf->y,
                              .tmp = bf->tout};
         wg->fout(&a);
         for (int64_t g = g0; g < g1;) {
