@@ -12,9 +12,10 @@
  * time arrives late at a scheduler tick as the process's clock has it. A
  * summary per op kind follows each network.
  * Usage: bench_native_layers [configs_dir ("": default)] [n_threads (2)] [runs (5)] [filter]
- *                            [conv (direct)]
+ *                            [conv (direct)] [precision (fp32)]
  *   filter: only configs whose file name contains it; conv: direct, winograd or auto, the
- *   3x3 convs' method (GFLOP counts the direct method's FLOPs whichever runs). */
+ *   3x3 convs' method (GFLOP counts the direct method's FLOPs whichever runs); precision:
+ *   fp32, bf16 or bf16-emulated. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,8 +133,8 @@ static void report(const sleapc_graph *g, const int64_t (*shapes)[4], const prof
            100 * tot_flop * 1e-9 / tot_cpu / peak1, 1e3 * tot_wall, tot_flop * 1e-9 / tot_wall);
 }
 
-static void bench_one(const char *dir, const bench_case *c, int n_threads, int runs,
-                      double peak1, sleapc_conv_method conv)
+static void bench_one(const char *dir, const bench_case *c, int n_threads, int runs, double peak1,
+                      sleapc_conv_method conv, sleapc_precision precision)
 {
     sleapc_model_config cfg;
     sleapc_weights w = {0};
@@ -161,7 +162,7 @@ static void bench_one(const char *dir, const bench_case *c, int n_threads, int r
         goto fail;
     sleapc_tensor x = {.dtype = SLEAPC_DTYPE_F32, .ndim = 4,
                        .shape = {1, g.in_channels, c->h, c->w}, .data = img};
-    sleapc_backend_opts opts = {.n_threads = n_threads, .conv = conv};
+    sleapc_backend_opts opts = {.n_threads = n_threads, .conv = conv, .precision = precision};
     sleapc_tensor_map out = {0};
     st = sleapc__backend_create_from(&sleapc__native_factory, &g, &opts, &be);
     if (!st)
@@ -224,6 +225,11 @@ int main(int argc, char **argv)
     sleapc_conv_method conv = strcmp(conv_arg, "auto") == 0       ? SLEAPC_CONV_AUTO
                               : strcmp(conv_arg, "winograd") == 0 ? SLEAPC_CONV_WINOGRAD
                                                                   : SLEAPC_CONV_DIRECT;
+    const char *prec_arg = argc > 6 ? argv[6] : "fp32";
+    sleapc_precision precision = strcmp(prec_arg, "bf16") == 0 ? SLEAPC_PRECISION_BF16
+                                 : strcmp(prec_arg, "bf16-emulated") == 0
+                                     ? SLEAPC_PRECISION_BF16_EMULATED
+                                     : SLEAPC_PRECISION_FP32;
     n_threads = n_threads < 1 ? 1 : n_threads;
     runs = runs < 1 ? 1 : runs;
     double peak1 = sleapc__cpu_peak_gflops(1, false, 0.3);
@@ -231,6 +237,6 @@ int main(int argc, char **argv)
            peak1);
     for (int i = 0; i < BENCH_N_CASES; i++)
         if (strstr(bench_cases[i].file, filter))
-            bench_one(dir, &bench_cases[i], n_threads, runs, peak1, conv);
+            bench_one(dir, &bench_cases[i], n_threads, runs, peak1, conv, precision);
     return 0;
 }

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "backends/bf16_policy.h"
 #include "backends/native/native_conv_choose.h"
 #include "backends/native/native_kernels.h"
 #include "backends/native/native_ukernel.h"
@@ -224,6 +225,75 @@ static void wino_case(int c_in, int c_out, int h, int w, int b, bool relu, bool 
     sleapc__free(s_abs);
 }
 
+/* --precision bf16 on the float32 kernels (native_backend.c, bf16_f32):
+ * bf16-rounded input and weights, every output rounded to bf16 as it is
+ * stored (sleapc__native_conv_set_round_bf16), by the direct method (rows
+ * and bands, the input channels reduced in slices, where only the full sums
+ * may round) and by F(2), F(4), F(6), on every set. The products of bf16
+ * values are exact in float32, so before its rounding an output is within
+ * the method's float32 bound E of the exact y on the rounded operands
+ * (gamma_K S as above; the direct method's S is at most F(2)'s, every
+ * direct product being one of F(2)'s absolute terms). Rounding is monotonic,
+ * so the stored value must be a bf16 value between round(y - E) and
+ * round(y + E): exact bits, not a tolerance (a missed or doubled rounding,
+ * or one before the last slice, lands outside for some output). */
+static void bf16_case(int c_in, int c_out, int h, int w, int b, bool relu)
+{
+    size_t plane = (size_t)h * w;
+    size_t n_src = (size_t)b * c_in * plane, n_dst = (size_t)b * c_out * plane;
+    float *src = rand_buf(n_src, 1.0f);
+    float *wt = rand_buf((size_t)c_out * c_in * 9, 1.0f / sqrtf((float)(c_in * 9)));
+    float *bias = rand_buf((size_t)c_out, 0.5f);
+    sleapc__bf16_round_array(src, (int64_t)n_src);
+    sleapc__bf16_round_array(wt, (int64_t)c_out * c_in * 9);
+    double *ref = sleapc__malloc(n_dst * sizeof *ref);
+    double *s_abs = sleapc__malloc(n_dst * sizeof *s_abs);
+    native_conv_src one = {.n = 1, .data = {src}, .c = {c_in}};
+    for (int m = 0; m <= 6; m += 2) {
+        reference(m ? m : 2, src, b, c_in, h, w, wt, bias, c_out, relu, ref, s_abs);
+        double gamma = gamma_k(m ? c_in + 4 * (m + 2) + 2 : 9 * c_in + 1);
+        for (int s = 0; s < n_sets; s++)
+            for (int layout = 0; layout < (m ? 1 : 2); layout++) {
+                native_conv *conv = NULL;
+                CHECK_OK(sleapc__native_conv_create_uk(sets[s], c_in, c_out, 3, 3, wt, bias, relu,
+                                                       &conv));
+                if (!conv)
+                    continue;
+                sleapc__native_conv_set_round_bf16(conv, true);
+                CHECK_OK(sleapc__native_conv_set_winograd(conv, m));
+                sleapc__native_conv_set_layout(conv, layout ? NATIVE_CONV_LAYOUT_BANDS
+                                                            : NATIVE_CONV_LAYOUT_ROWS);
+                sleapc__native_conv_set_slice_bytes(conv, m ? 0 : 4096);
+                void *scratch =
+                    sleapc__aligned_alloc(sleapc__native_conv_scratch_size(conv, h, w, 2));
+                float *dst = nan_buf(n_dst);
+                sleapc__native_conv_run_parts(conv, pools[2], &one, b, h, w, dst, scratch);
+                size_t bad = n_dst;
+                for (size_t i = 0; i < n_dst && bad == n_dst; i++) {
+                    double e = gamma * s_abs[i] + 1e-30;
+                    float lo = sleapc__bf16_round(nextafterf((float)(ref[i] - e), -INFINITY));
+                    float hi = sleapc__bf16_round(nextafterf((float)(ref[i] + e), INFINITY));
+                    if (!(dst[i] == sleapc__bf16_round(dst[i]) && dst[i] >= lo && dst[i] <= hi))
+                        bad = i;
+                }
+                CHECK_MSG(bad == n_dst,
+                          "bf16 outputs, %s %s layout %d c_in=%d c_out=%d %dx%d b=%d relu=%d: "
+                          "element %zu is %.9g, expected round(%.9g)",
+                          m ? "Winograd" : "direct", sets[s]->name, layout, c_in, c_out, h, w, b,
+                          relu, bad, bad < n_dst ? (double)dst[bad] : 0.0,
+                          bad < n_dst ? ref[bad] : 0.0);
+                sleapc__free(dst);
+                sleapc__aligned_free(scratch);
+                sleapc__native_conv_destroy(conv);
+            }
+    }
+    sleapc__free(src);
+    sleapc__free(wt);
+    sleapc__free(bias);
+    sleapc__free(ref);
+    sleapc__free(s_abs);
+}
+
 /* F(m)'s bound over the direct method's on all-ones data: the gain
  * follows from the tables (native_wino_mats.c); the values are those of the
  * points chosen, so a changed table shows here. */
@@ -300,6 +370,10 @@ int main(void)
      * across them (two chunks in F(4), the items sharing one). */
     wino_case(256, 256, 26, 26, 2, true, true, 2);
     wino_case(4, 5, 8, 103, 2, true, true, 1);
+    /* bf16 outputs: a partial last tile and strip, more input channels than
+     * one 4 KiB slice of padded rows holds (direct), two batch items. */
+    bf16_case(5, 13, 9, 11, 1, true);
+    bf16_case(40, 17, 21, 19, 2, false);
 
     for (int p = 1; p < N_POOLS; p++)
         sleapc__threadpool_destroy(pools[p]);

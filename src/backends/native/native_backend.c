@@ -54,6 +54,19 @@ static const float *bf16_source(native_state *ns, int i, const float *src)
     return ns->stage;
 }
 
+/* Whether node i's value is rounded to bf16 where it is written. */
+static bool rounds_where_written(const native_state *ns, int i)
+{
+    return ns->bf16.n && ns->bf16.rounded[i] && !ns->lazy[i] && ns->plan.home[i] == i;
+}
+
+/* A resize that rounds its rows as it writes them (bf16 on the float32
+ * kernels), instead of a pass over its value after; NULL: none. */
+static native_round_rows_fn resize_rounding(const native_state *ns, int i)
+{
+    return ns->bf16_f32 && rounds_where_written(ns, i) ? ns->hw_uk->round_floats : NULL;
+}
+
 static void run_node(native_state *ns, int i)
 {
     const sleapc_node *n = &ns->g->nodes[i];
@@ -90,15 +103,16 @@ static void run_node(native_state *ns, int i)
         break;
     case SLEAPC_OP_UPSAMPLE2X:
         /* nn.Upsample(scale_factor=2): PyTorch maps with 1/scale_factor. */
-        sleapc__native_resize_bilinear(ns->tp, src, s[0], s[1], s[2], s[3], dst, d[2], d[3], 0.5f,
-                                       0.5f);
+        sleapc__native_resize_bilinear_rounded(ns->tp, src, s[0], s[1], s[2], s[3], dst, d[2], d[3],
+                                               0.5f, 0.5f, resize_rounding(ns, i));
         break;
     case SLEAPC_OP_RESIZE_LIKE:
         if (s[2] == d[2] && s[3] == d[3])
             memcpy(dst, src, (size_t)native_node_numel(d) * sizeof(float));
         else
-            sleapc__native_resize_bilinear(ns->tp, src, s[0], s[1], s[2], s[3], dst, d[2], d[3],
-                                           (float)s[2] / (float)d[2], (float)s[3] / (float)d[3]);
+            sleapc__native_resize_bilinear_rounded(
+                ns->tp, src, s[0], s[1], s[2], s[3], dst, d[2], d[3], (float)s[2] / (float)d[2],
+                (float)s[3] / (float)d[3], resize_rounding(ns, i));
         break;
     case SLEAPC_OP_CONCAT: {
         int64_t hw = d[2] * d[3];
@@ -155,10 +169,33 @@ static void run_node(native_state *ns, int i)
     }
 }
 
+/* bf16 on the float32 kernels: whether node i's value is rounded without a
+ * pass, by its conv or resize as it stores it (resize_rounding), or as a
+ * copy or max of values that are rounded (rounding commutes with both). */
+static bool rounded_already(const native_state *ns, int i)
+{
+    if (!ns->bf16_f32)
+        return false;
+    const sleapc_node *n = &ns->g->nodes[i];
+    if (ns->convs[i] || n->op == SLEAPC_OP_UPSAMPLE2X)
+        return true;
+    if (n->op == SLEAPC_OP_RESIZE_LIKE) {
+        const int64_t *s = ns->plan.shapes[n->inputs[0]], *d = ns->plan.shapes[i];
+        if (s[2] != d[2] || s[3] != d[3])
+            return true;
+    } else if (n->op != SLEAPC_OP_CONCAT && n->op != SLEAPC_OP_MAXPOOL2D) {
+        return false;
+    }
+    for (int k = 0; k < n->n_inputs; k++)
+        if (!ns->bf16.rounded[n->inputs[k]])
+            return false;
+    return true;
+}
+
 /* bf16 emulation: round node i's value where it is written. */
 static void round_value(native_state *ns, int i)
 {
-    if (ns->bf16.n && ns->bf16.rounded[i] && !ns->lazy[i] && ns->plan.home[i] == i)
+    if (rounds_where_written(ns, i) && !rounded_already(ns, i))
         sleapc__native_bf16_round(ns->tp, ns->hw_uk, node_buf(ns, i),
                                   native_node_numel(ns->plan.shapes[i]));
 }
@@ -306,6 +343,7 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
         if (st)
             goto fail;
     }
+    ns->bf16_f32 = hw_bf16 && !amx && ns->conv_how != NATIVE_CONV_DIRECT;
     for (int i = 0; i < g->n_nodes; i++) {
         const sleapc_node *n = &g->nodes[i];
         /* bf16 nodes pack weights rounded to bf16 (the bias stays float32). */
@@ -323,10 +361,11 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
             w = rounded;
         }
         /* bf16: the convs of the plan on the AMX tiles, or the 3x3 ones on
-         * AVX512-BF16's kernels, which round as the emulation does; the rest
-         * emulated. */
+         * AVX512-BF16's kernels where the direct method is pinned (they
+         * round as the emulation does); the rest on the float32 kernels
+         * (ns->bf16_f32). */
         ns->hw16[i] = n->op == SLEAPC_OP_CONV2D && hw_bf16 && ns->bf16.compute[i] &&
-                      (amx || n->kernel == 3);
+                      (amx || (n->kernel == 3 && !ns->bf16_f32));
         if (ns->hw16[i] && amx)
             st = sleapc__native_conv_create_amx(amx, n->c_in, n->c_out, n->kernel, n->kernel, w,
                                                 n->bias, n->act == SLEAPC_ACT_RELU,
@@ -349,6 +388,10 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
         sleapc__free(rounded);
         if (st)
             goto fail;
+        /* bf16 on the float32 kernels: a conv whose value is rounded where
+         * written rounds it as it stores it (no pass over it after). */
+        if (ns->bf16_f32 && ns->convs[i] && ns->bf16.rounded[i])
+            sleapc__native_conv_set_round_bf16(ns->convs[i], true);
     }
     if (hw_bf16) {
         ns->hw_uk = sleapc__native_ukernels_bf16();

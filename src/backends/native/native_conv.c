@@ -67,6 +67,7 @@ struct native_conv {
     int pad_t, pad_l;            /* PyTorch "same": the odd one out goes bottom/right */
     native_blocks blocks;
     bool relu;
+    bool round_bf16;             /* sleapc__native_conv_set_round_bf16 */
     size_t slice_bytes;          /* see CONV_SLICE_BYTES */
     native_conv_layout layout;
     float *w;                    /* packed, see native_ukernel.h */
@@ -309,9 +310,17 @@ sleapc_status sleapc__native_conv_set_winograd(native_conv *conv, int m)
         sleapc__free(oihw);
         if (st)
             return st;
+        sleapc__native_wino_set_round_bf16(*slot, conv->round_bf16);
     }
     conv->wino_m = m;
     return SLEAPC_OK;
+}
+
+void sleapc__native_conv_set_round_bf16(native_conv *conv, bool round_bf16)
+{
+    conv->round_bf16 = round_bf16;
+    for (int k = 0; k < 3; k++)
+        sleapc__native_wino_set_round_bf16(conv->wino[k], round_bf16);
 }
 
 bool sleapc__native_conv_winograd_ok(const native_conv *conv)
@@ -567,6 +576,7 @@ static void conv_task_rows(void *ctx, int64_t task, int thread)
             r.c_in = n;
             r.accumulate = ci0 > 0;
             r.relu = cv->relu && ci0 + n == cv->c_red; /* only on the full sums */
+            r.round_bf16 = cv->round_bf16 && ci0 + n == cv->c_red;
             run_blocks(cv, &r, out + y * j->w, blk0, blk1, plane, ci0);
         }
     }
@@ -628,6 +638,7 @@ static void conv_task_bands(void *ctx, int64_t task, int thread)
             r.c_in = n;
             r.accumulate = ci0 > 0;
             r.relu = cv->relu && ci0 + n == cv->c_red; /* only on the full sums */
+            r.round_bf16 = cv->round_bf16 && ci0 + n == cv->c_red;
             run_blocks(cv, &r, out + y * j->w, blk0, blk1, plane, ci0);
         }
     }
@@ -654,6 +665,7 @@ static void conv_task_pointwise(void *ctx, int64_t task, int thread)
         .c_in = cv->c_in,
         .dst_cs = plane,
         .relu = cv->relu,
+        .round_bf16 = cv->round_bf16,
     };
     for (int64_t px = px0; px < px1; px += chunk) {
         int64_t n = px1 - px < chunk ? px1 - px : chunk;

@@ -45,6 +45,14 @@ typedef struct native_state {
     bool *hw16;
     bool *lazy;
     const native_ukernels *hw_uk; /* the bf16 set, or NULL */
+    /* --precision bf16 without AMX, 3x3 convs not pinned to the direct
+     * method: they run the float32 kernels (Winograd where the plan chooses
+     * it) on bf16 operands, weights rounded at create and values rounded
+     * where written. The products of bf16 values are exact in float32 and
+     * the sums float32, as with VDPBF16PS, whose dot products run at about
+     * half the FMA's rate per product on some CPUs (Intel) and lose
+     * Winograd's share on all (bench/README.md). */
+    bool bf16_f32;
     float *stage;                 /* rounded copy of a float32 value a bf16 conv reads */
     int64_t stage_numel;
 } native_state;

@@ -39,6 +39,10 @@ void sleapc__native_conv_destroy(native_conv *conv);
  * SLEAPC_ERR_INVALID_ARG for another m, SLEAPC_ERR_NOMEM; the method is
  * unchanged then. Not while a run is in flight. */
 sleapc_status sleapc__native_conv_set_winograd(native_conv *conv, int m);
+/* Later runs round every output to bf16 as they store it (after the ReLU),
+ * as sleapc__bf16_round, whatever the method: --precision bf16 on the
+ * float32 kernels, where the value is stored as bf16. Not for AMX convs. */
+void sleapc__native_conv_set_round_bf16(native_conv *conv, bool round_bf16);
 /* Whether set_winograd can choose Winograd (3x3, float32). */
 bool sleapc__native_conv_winograd_ok(const native_conv *conv);
 /* 0 (direct) or the m of the Winograd runs. */
@@ -101,6 +105,13 @@ void sleapc__native_maxpool2(sleapc_threadpool *tp, const float *src, int64_t b,
 void sleapc__native_resize_bilinear(sleapc_threadpool *tp, const float *src, int64_t b,
                                     int64_t c, int64_t h, int64_t w, float *dst, int64_t oh,
                                     int64_t ow, float scale_h, float scale_w);
+/* The same, each output row then passed to round_rows(row, n) while it is
+ * in cache (bf16 values rounded where written); NULL: none. */
+typedef void (*native_round_rows_fn)(float *row, int64_t n);
+void sleapc__native_resize_bilinear_rounded(sleapc_threadpool *tp, const float *src, int64_t b,
+                                            int64_t c, int64_t h, int64_t w, float *dst, int64_t oh,
+                                            int64_t ow, float scale_h, float scale_w,
+                                            native_round_rows_fn round_rows);
 
 /* (b,c,h,w) -> (b,c): max over each channel map. */
 void sleapc__native_global_maxpool(const float *src, int64_t b, int64_t c, int64_t h,

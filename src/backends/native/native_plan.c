@@ -23,6 +23,15 @@ void sleapc__native_plan_free(native_state *ns)
     memset(ns->planned, 0, sizeof ns->planned);
 }
 
+/* Whether every part of concat n is rounded to bf16 where it is written. */
+static bool parts_rounded(const native_state *ns, const sleapc_node *n)
+{
+    for (int k = 0; k < n->n_inputs; k++)
+        if (!ns->bf16.rounded[n->inputs[k]] || ns->lazy[n->inputs[k]])
+            return false;
+    return true;
+}
+
 /* A concat every consumer of which is a conv, so they can read its parts
  * where they are (native_conv_src) and it needs no buffer. */
 static bool concat_is_virtual(const native_state *ns, int i)
@@ -40,8 +49,11 @@ static bool concat_is_virtual(const native_state *ns, int i)
             if (g->nodes[j].inputs[k] == i) {
                 /* Emulated bf16 rounds each value where it is written, so
                  * every concat has its buffer, except where only bf16
-                 * kernels read it: they round as they stage its parts. */
-                if (g->nodes[j].op != SLEAPC_OP_CONV2D || (ns->bf16.n && !ns->hw16[j]))
+                 * kernels read it (they round as they stage its parts) or
+                 * its parts are all rounded where written (bf16 on the
+                 * float32 kernels: a concat of rounded values is rounded). */
+                if (g->nodes[j].op != SLEAPC_OP_CONV2D ||
+                    (ns->bf16.n && !ns->hw16[j] && !(ns->bf16_f32 && parts_rounded(ns, n))))
                     return false;
                 consumers++;
             }
@@ -62,7 +74,8 @@ sleapc_status sleapc__native_plan(native_state *ns, const int64_t shape[4])
         kind[i] = SLEAPC_PLAN_OWN;
         if (concat_is_virtual(ns, i))
             kind[i] = SLEAPC_PLAN_PARTS;
-        else if (g->nodes[i].op == SLEAPC_OP_RESIZE_LIKE && !ns->bf16.n)
+        else if (g->nodes[i].op == SLEAPC_OP_RESIZE_LIKE &&
+                 (!ns->bf16.n || (ns->bf16_f32 && ns->bf16.rounded[g->nodes[i].inputs[0]])))
             kind[i] = SLEAPC_PLAN_ALIAS; /* emulated bf16 rounds each value where written */
     }
     sleapc_plan_opts opts = {.elem = sizeof(float), .align = 64, .kind = kind};
@@ -74,14 +87,15 @@ sleapc_status sleapc__native_plan(native_state *ns, const int64_t shape[4])
     int n_threads = sleapc__threadpool_n_threads(ns->tp);
     /* The graph's hash reads every weight: only when a conv may be timed. */
     char key_prefix[512] = "";
-    if (ns->conv_how != NATIVE_CONV_DIRECT && !ns->bf16.n && !ns->wino_tile)
+    if (ns->conv_how != NATIVE_CONV_DIRECT && (!ns->bf16.n || ns->bf16_f32) && !ns->wino_tile)
         sleapc__native_conv_key_prefix(g, ns->conv_how, n_threads, key_prefix, sizeof key_prefix);
     size_t scratch = 0;
     for (int i = 0; i < n; i++) {
         const int64_t *s0 = g->nodes[i].n_inputs ? ns->plan.shapes[g->nodes[i].inputs[0]] : NULL;
         size_t sb = 0;
-        /* bf16 (emulated or not) keeps the direct method it rounds like. */
-        if (ns->convs[i] && !ns->bf16.n &&
+        /* Emulated bf16 keeps the direct method it rounds like; bf16 on the
+         * float32 kernels chooses as float32 does. */
+        if (ns->convs[i] && (!ns->bf16.n || (ns->bf16_f32 && !ns->hw16[i])) &&
             (st = sleapc__native_conv_choose(
                  ns->convs[i], g->nodes[i].c_in, g->nodes[i].c_out, ns->tp, ns->conv_how,
                  ns->wino_tile, *key_prefix ? key_prefix : NULL, i, s0[0], s0[2], s0[3])))

@@ -39,6 +39,7 @@ typedef struct resize_job {
     int64_t n_rows;         /* output rows over all planes */
     int64_t rows_per_task;
     bool exact2x;           /* ow == 2w with scale 0.5: fixed 1/4, 3/4 weights */
+    native_round_rows_fn round_rows; /* or NULL */
 } resize_job;
 
 /* One output row from two source rows blended as a * r0 + b * r1, for an
@@ -72,8 +73,10 @@ static void resize_task(void *ctx, int64_t task)
             int64_t plane = gr / j->oh, oy = gr % j->oh;
             axis_coef cy = source_index(j->scale_h, oy, j->h);
             const float *s = j->src + plane * j->h * j->w;
-            row_2x(s + cy.i0 * j->w, s + cy.i1 * j->w, cy.l0, cy.l1, j->w,
-                   j->dst + (plane * j->oh + oy) * j->ow);
+            float *d = j->dst + (plane * j->oh + oy) * j->ow;
+            row_2x(s + cy.i0 * j->w, s + cy.i1 * j->w, cy.l0, cy.l1, j->w, d);
+            if (j->round_rows)
+                j->round_rows(d, j->ow);
         }
         return;
     }
@@ -94,6 +97,8 @@ static void resize_task(void *ctx, int64_t task)
                 d[k] = cy.l0 * (c->l0 * r0[c->i0] + c->l1 * r0[c->i1]) +
                        cy.l1 * (c->l0 * r1[c->i0] + c->l1 * r1[c->i1]);
             }
+            if (j->round_rows)
+                j->round_rows(d, n);
         }
     }
 }
@@ -101,6 +106,15 @@ static void resize_task(void *ctx, int64_t task)
 void sleapc__native_resize_bilinear(sleapc_threadpool *tp, const float *src, int64_t b,
                                     int64_t c, int64_t h, int64_t w, float *dst, int64_t oh,
                                     int64_t ow, float scale_h, float scale_w)
+{
+    sleapc__native_resize_bilinear_rounded(tp, src, b, c, h, w, dst, oh, ow, scale_h, scale_w,
+                                           NULL);
+}
+
+void sleapc__native_resize_bilinear_rounded(sleapc_threadpool *tp, const float *src, int64_t b,
+                                            int64_t c, int64_t h, int64_t w, float *dst, int64_t oh,
+                                            int64_t ow, float scale_h, float scale_w,
+                                            native_round_rows_fn round_rows)
 {
     if (b <= 0 || c <= 0 || h <= 0 || w <= 0 || oh <= 0 || ow <= 0)
         return;
@@ -115,6 +129,7 @@ void sleapc__native_resize_bilinear(sleapc_threadpool *tp, const float *src, int
         .scale_w = scale_w,
         .n_rows = b * c * oh,
         .exact2x = ow == 2 * w && scale_w == 0.5f,
+        .round_rows = round_rows,
     };
     int n_threads = sleapc__threadpool_n_threads(tp);
     int64_t n_tasks = n_threads == 1 ? 1 : 4 * (int64_t)n_threads;

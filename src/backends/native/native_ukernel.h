@@ -50,6 +50,8 @@ typedef struct native_conv_row {
     int64_t dst_cs;     /* floats between output channels */
     int64_t n_px;       /* outputs written per channel */
     bool relu;
+    bool round_bf16;    /* outputs rounded to bf16 as they are stored (after
+                           the ReLU; as sleapc__bf16_round) */
     bool accumulate;    /* add to what dst holds instead of to the bias (a
                            later slice of the input channels) */
     /* A band of output rows as one run (0: a single row). Window rows are
@@ -110,6 +112,7 @@ typedef struct native_wino_out {
     int64_t m_ps, n;
     float bias;
     bool relu;
+    bool round_bf16; /* Y rounded to bf16 (after the ReLU) */
     float *y;
     float *tmp;
 } native_wino_out;

@@ -65,6 +65,24 @@ NUK_INLINE nuk_vec nuk_mac(nuk_vec acc, float w, nuk_vec in)
 }
 #endif
 
+/* Each float's nearest bfloat16 (ties to even) as a float32 bit pattern
+ * whose low 16 bits are still to be cleared; a NaN stays a quiet NaN (as
+ * sleapc__bf16_round). */
+NUK_INLINE nuk_ivec nuk_bf16_rne(nuk_vec x)
+{
+    nuk_ivec u = (nuk_ivec)x;
+    nuk_ivec mag = u & 0x7fffffff;
+    nuk_ivec nan = mag > 0x7f800000;
+    nuk_ivec rne = u + 0x7fff + ((u >> 16) & 1);
+    return (nan & (u | 0x00400000)) | (~nan & rne);
+}
+
+/* x rounded to bf16, as sleapc__bf16_round. */
+NUK_INLINE nuk_vec nuk_round_bf16(nuk_vec x)
+{
+    return (nuk_vec)(nuk_bf16_rne(x) & -65536);
+}
+
 /* max(v, 0) from the sign bit: no zero constant, which the compiler would
  * keep in a register through the whole reduction (with 2 x 6 accumulators
  * that register is the one that stops a spill in the inner loop). */
@@ -72,6 +90,14 @@ NUK_INLINE nuk_vec nuk_relu(nuk_vec v)
 {
     nuk_ivec bits = (nuk_ivec)v;
     return (nuk_vec)(bits & ~(bits >> 31));
+}
+
+/* The value a kernel stores: ReLU, then bf16 rounding, where asked. */
+NUK_INLINE nuk_vec nuk_output(nuk_vec v, bool relu, bool round_bf16)
+{
+    if (relu)
+        v = nuk_relu(v);
+    return round_bf16 ? nuk_round_bf16(v) : v;
 }
 
 /* A band run's positions [q, q + n) <-> their outputs in dst (see
@@ -175,7 +201,7 @@ NUK_INLINE void nuk_conv_step(const native_conv_row *r, int64_t x, int cb, int n
         for (int c = 0; c < cb; c++) {
             float tmp[2 * NUK_VW];
             for (int v = 0; v < nv; v++)
-                nuk_store(tmp + v * NUK_VW, r->relu ? nuk_relu(acc[c][v]) : acc[c][v]);
+                nuk_store(tmp + v * NUK_VW, nuk_output(acc[c][v], r->relu, r->round_bf16));
             nuk_band_put(r, r->dst + c * r->dst_cs, x, n, tmp);
         }
         return;
@@ -183,7 +209,7 @@ NUK_INLINE void nuk_conv_step(const native_conv_row *r, int64_t x, int cb, int n
     for (int c = 0; c < cb; c++) {
         float *d = r->dst + c * r->dst_cs + x;
         for (int v = 0; v < nv; v++) {
-            nuk_vec a = r->relu ? nuk_relu(acc[c][v]) : acc[c][v];
+            nuk_vec a = nuk_output(acc[c][v], r->relu, r->round_bf16);
             if (n == nv * NUK_VW) {
                 nuk_store(d + v * NUK_VW, a);
             } else {
@@ -344,12 +370,7 @@ _Static_assert(NUK_CB <= NATIVE_UK_CB_MAX, "block larger than the tables");
  * lane; a NaN stays a quiet NaN (bits as sleapc__bf16_round's). */
 NUK_INLINE nuk_ivec nuk_bf16_bits(nuk_vec x)
 {
-    nuk_ivec u = (nuk_ivec)x;
-    nuk_ivec mag = u & 0x7fffffff;
-    nuk_ivec nan = mag > 0x7f800000;
-    nuk_ivec rne = u + 0x7fff + ((u >> 16) & 1);
-    nuk_ivec r = (nan & (u | 0x00400000)) | (~nan & rne);
-    return (r >> 16) & 0xffff;
+    return (nuk_bf16_rne(x) >> 16) & 0xffff;
 }
 
 static void nuk_pack_pairs(const float *a, const float *b, int64_t n, float *dst)
@@ -376,11 +397,11 @@ static void nuk_round_floats(float *x, int64_t n)
 {
     int64_t i = 0;
     for (; i + NUK_VW <= n; i += NUK_VW)
-        nuk_store(x + i, (nuk_vec)(nuk_bf16_bits(nuk_load(x + i)) << 16));
+        nuk_store(x + i, nuk_round_bf16(nuk_load(x + i)));
     if (i < n) {
         float t[NUK_VW] = {0};
         memcpy(t, x + i, (size_t)(n - i) * sizeof(float));
-        nuk_store(t, (nuk_vec)(nuk_bf16_bits(nuk_load(t)) << 16));
+        nuk_store(t, nuk_round_bf16(nuk_load(t)));
         memcpy(x + i, t, (size_t)(n - i) * sizeof(float));
     }
 }

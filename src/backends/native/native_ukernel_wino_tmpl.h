@@ -141,7 +141,7 @@ NUK_INLINE void nuk_wino_in(const native_wino_in *a, int m)
  * in nuk_wino_in, each pass's results go to the stack once (z), and the
  * struct's fields are read into locals once (stores through y could
  * otherwise alias them, and were followed by reloads of relu and y). */
-NUK_INLINE void nuk_wino_out(const native_wino_out *a, int m, bool relu)
+NUK_INLINE void nuk_wino_out(const native_wino_out *a, int m, bool relu, bool round_bf16)
 {
     const int al = m + 2;
     const int64_t n = a->n, m_ps = a->m_ps;
@@ -163,9 +163,7 @@ NUK_INLINE void nuk_wino_out(const native_wino_out *a, int m, bool relu)
             nuk_vec y[6];
             nuk_at(z[s], y, m);
             for (int r = 0; r < m; r++) {
-                nuk_vec o = y[r] + bias;
-                if (relu)
-                    o = nuk_relu(o);
+                nuk_vec o = nuk_output(y[r] + bias, relu, round_bf16);
                 float *dst = yo + (r * m + s) * n + t;
                 if (left >= NUK_VW) {
                     nuk_store(dst, o);
@@ -194,28 +192,46 @@ static void nuk_wino_in_6(const native_wino_in *a)
     nuk_wino_in(a, 6);
 }
 
+/* bf16 outputs (--precision bf16 on the float32 kernels): out of line, so
+ * the float32 variants stay as they were. */
+static __attribute__((noinline)) void nuk_wino_out_rounding(const native_wino_out *a, int m)
+{
+    if (m == 2)
+        a->relu ? nuk_wino_out(a, 2, true, true) : nuk_wino_out(a, 2, false, true);
+    else if (m == 4)
+        a->relu ? nuk_wino_out(a, 4, true, true) : nuk_wino_out(a, 4, false, true);
+    else
+        a->relu ? nuk_wino_out(a, 6, true, true) : nuk_wino_out(a, 6, false, true);
+}
+
 static void nuk_wino_out_2(const native_wino_out *a)
 {
-    if (a->relu)
-        nuk_wino_out(a, 2, true);
+    if (a->round_bf16)
+        nuk_wino_out_rounding(a, 2);
+    else if (a->relu)
+        nuk_wino_out(a, 2, true, false);
     else
-        nuk_wino_out(a, 2, false);
+        nuk_wino_out(a, 2, false, false);
 }
 
 static void nuk_wino_out_4(const native_wino_out *a)
 {
-    if (a->relu)
-        nuk_wino_out(a, 4, true);
+    if (a->round_bf16)
+        nuk_wino_out_rounding(a, 4);
+    else if (a->relu)
+        nuk_wino_out(a, 4, true, false);
     else
-        nuk_wino_out(a, 4, false);
+        nuk_wino_out(a, 4, false, false);
 }
 
 static void nuk_wino_out_6(const native_wino_out *a)
 {
-    if (a->relu)
-        nuk_wino_out(a, 6, true);
+    if (a->round_bf16)
+        nuk_wino_out_rounding(a, 6);
+    else if (a->relu)
+        nuk_wino_out(a, 6, true, false);
     else
-        nuk_wino_out(a, 6, false);
+        nuk_wino_out(a, 6, false, false);
 }
 
 /* Staging and scatter (native_wino_gather_fn, native_wino_scatter_fn):

@@ -54,6 +54,7 @@ struct native_wino {
     native_conv_row_fn fn_big, fn_small;
     int m, al, c_in, c_out;
     bool relu;
+    bool round_bf16; /* outputs rounded to bf16 as they are written */
     native_blocks blocks;
     float *u;      /* per position p: c_in x c_out, conv1 blocks [ci][channels in block] */
     float *bias;   /* c_out */
@@ -68,6 +69,12 @@ static int64_t round_up(int64_t a, int64_t b)
 int sleapc__native_wino_m(const native_wino *wg)
 {
     return wg ? wg->m : 0;
+}
+
+void sleapc__native_wino_set_round_bf16(native_wino *wg, bool round_bf16)
+{
+    if (wg)
+        wg->round_bf16 = round_bf16;
 }
 
 void sleapc__native_wino_destroy(native_wino *wg)
@@ -446,8 +453,14 @@ static void chunk_out(const wino_job *j, int64_t c, int co_lo, int co_hi, const 
     chunk_range(j, c, &g0, &g1);
     int64_t n = g1 - g0;
     for (int co = co_lo; co < co_hi; co++) {
-        native_wino_out a = {.mt = wg->mt, .mm = mm + co * ts, .m_ps = j->l.m_ps,
-                             .n = n, .bias = wg->bias[co], .relu = wg->relu, .y = bf->y,
+        native_wino_out a = {.mt = wg->mt,
+                             .mm = mm + co * ts,
+                             .m_ps = j->l.m_ps,
+                             .n = n,
+                             .bias = wg->bias[co],
+                             .relu = wg->relu,
+                             .round_bf16 = wg->round_bf16,
+                             .y = bf->y,
                              .tmp = bf->tout};
         wg->fout(&a);
         for (int64_t g = g0; g < g1;) {

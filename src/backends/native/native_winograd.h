@@ -37,6 +37,9 @@ sleapc_status sleapc__native_wino_create(const struct native_ukernels *uk, int m
                                          bool relu, native_wino **out);
 void sleapc__native_wino_destroy(native_wino *wg);
 int sleapc__native_wino_m(const native_wino *wg);
+/* Outputs rounded to bf16 as they are written (after the ReLU), as
+ * sleapc__bf16_round: --precision bf16 on the float32 kernels. */
+void sleapc__native_wino_set_round_bf16(native_wino *wg, bool round_bf16);
 /* As for native_conv. */
 size_t sleapc__native_wino_scratch_size(const native_wino *wg, int64_t h, int64_t w,
                                         int n_threads);
