@@ -84,6 +84,7 @@ class TrackingOpts(ctypes.Structure):
         ("link_tracklets", ctypes.c_bool),
         ("mot_params", ctypes.POINTER(ctypes.c_char_p)),
         ("n_mot_params", ctypes.c_int),
+        ("appearance_threshold", ctypes.c_char_p),
     ]
 
 

@@ -93,17 +93,6 @@ static int check_options(cli_predict_args *a)
     if (a->n_models == 0 || a->n_inputs == 0)
         return cli_error(
             "predict: -m MODEL_DIR and -i INPUT are required (see sleapc predict --help)");
-    const char *tr = a->tracking.tracker;
-    if (a->tracking.tracking && !a->save_embeddings && tr &&
-        (!strcmp(tr, "deepsort") || !strcmp(tr, "strongsort") || !strcmp(tr, "botsort") ||
-         !strcmp(tr, "deepocsort")))
-        return cli_error("--tracker %s associates by appearance, which needs a re-ID vector on "
-                         "every detection, but the detections this run produces carry none "
-                         "(sleapc does not detect, embed and track in one command): predict the "
-                         "detections, embed them (predict -m EMBEDDING_MODEL --save_embeddings "
-                         "slp), then `sleapc track --tracker %s` that .slp; or track by geometry "
-                         "(--tracker bytetrack / ocsort / sort)",
-                         tr, tr);
     if (a->device) {
         if (!cli_device_parses(a->device))
             return cli_error("--device: expected auto, cpu, cuda, cuda:N, mps, gpu or gpu:N, got "
@@ -183,6 +172,27 @@ static int check_options(cli_predict_args *a)
     if (a->write_interval)
         fprintf(stderr, "sleapc: warning: --write-interval: sleapc writes each file once at the "
                         "end; the option has no effect\n");
+    return 0;
+}
+
+/* Runs with no embedding model among the -m folders: an appearance tracker
+ * has no vectors to read, and --save_embeddings slp nothing to save. */
+static int refuse_without_vectors(const cli_predict_args *a)
+{
+    const char *tr = a->tracking.tracker;
+    if (a->save_embeddings)
+        return cli_error("--save_embeddings slp needs an embedding (re-ID) model among the -m "
+                         "folders: sleapc predict --data_path DETECTIONS.slp -m "
+                         "EMBEDDING_MODEL --save_embeddings slp");
+    if (a->tracking.tracking && tr &&
+        (!strcmp(tr, "deepsort") || !strcmp(tr, "strongsort") || !strcmp(tr, "botsort") ||
+         !strcmp(tr, "deepocsort")))
+        return cli_error("--tracker %s associates by appearance, which needs a re-ID vector on "
+                         "every detection, but the detections this run produces carry none: add "
+                         "an embedding model (-m EMBEDDING_MODEL) to detect, embed and track in "
+                         "one command, or track an embedded .slp (`sleapc track --tracker %s`); "
+                         "or track by geometry (--tracker bytetrack / ocsort / sort)",
+                         tr, tr);
     return 0;
 }
 
@@ -325,8 +335,24 @@ int cmd_predict(int argc, char **argv)
     rc = 1;
     if (check_options(&a) || cli_inputs_expand((const char *const *)a.inputs, a.n_inputs, &inputs))
         goto done;
-    if (a.save_embeddings) {
-        rc = cli_predict_embed(&a, &inputs);
+    /* An embedding model among the folders takes the embedding routes (the
+     * folders are read only where that can be the case). */
+    int emb_index = -1;
+    if ((a.save_embeddings || a.tracking.tracking || a.n_models > 2) &&
+        cli_predict_embedding_index(&a, &emb_index))
+        goto done;
+    if (emb_index < 0 && refuse_without_vectors(&a))
+        goto done;
+    if (emb_index >= 0) {
+        cli_verbose = a.verbose;
+        cli_quiet = a.quiet;
+        a.progress_mode = CLI_PROGRESS_NONE;
+        if (a.centroid_only) {
+            rc = cli_error("--centroid_only with an embedding model: sleapc embeds the detections "
+                           "of a centroid and centered-instance stack; leave --centroid_only out");
+            goto done;
+        }
+        rc = cli_predict_embed(&a, &inputs, emb_index, &interrupted);
         goto done;
     }
     bool several = inputs.n > 1;

@@ -50,8 +50,12 @@ void cli_tracking_usage(void)
         "  --min_match_similarity X            MOT: least similarity of a match (preset)\n"
         "  --mot_param KEY=VALUE               MOT parameter override, repeatable\n"
         "                                      (preset=animal|paper, kalman=..., ...)\n"
+        "  --appearance_threshold auto|COS     deepsort/strongsort/botsort/deepocsort: least\n"
+        "                                      cosine for appearance to support a match\n"
+        "                                      (auto: calibrated per video; preset)\n"
         "  --link_tracklets                    MOT: identity linking over the whole video\n"
-        "                                      (by position; re-ID vectors not used yet)\n"
+        "                                      (by re-ID vectors where the video's\n"
+        "                                      calibration allows, else by position)\n"
         "  --appearance_weight 0               accepted (sleap-nn's default; appearance\n"
         "                                      scoring is not supported yet)\n"
         "  --euclidean_scale X, --bbox_nms_iou X   accepted, without effect (as in sleap-nn\n"
@@ -115,6 +119,7 @@ int cli_tracking_option(int argc, char **argv, int *i, sleapc_tracking_opts *t,
         {"new_track_threshold", K_DOUBLE, &t->new_track_threshold},
         {"min_match_similarity", K_DOUBLE, &t->min_match_similarity},
         {"link_tracklets", K_FLAG, &t->link_tracklets},
+        {"appearance_threshold", K_STRING, &t->appearance_threshold},
         {"mot_param", K_LIST, NULL},
         {"filter_overlapping", K_FLAG, &f->filter_overlapping},
         {"filter_overlapping_method", K_STRING, &f->filter_overlapping_method},
