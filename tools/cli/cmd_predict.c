@@ -175,6 +175,14 @@ static int check_options(cli_predict_args *a)
     return 0;
 }
 
+static cli_progress_mode progress_mode_of(const cli_predict_args *a)
+{
+    return a->gui                   ? CLI_PROGRESS_GUI
+           : a->quiet               ? CLI_PROGRESS_NONE
+           : isatty(fileno(stderr)) ? CLI_PROGRESS_BAR
+                                    : CLI_PROGRESS_LOG;
+}
+
 /* Runs with no embedding model among the -m folders: an appearance tracker
  * has no vectors to read, and --save_embeddings slp nothing to save. */
 static int refuse_without_vectors(const cli_predict_args *a)
@@ -346,10 +354,10 @@ int cmd_predict(int argc, char **argv)
     if (emb_index >= 0) {
         cli_verbose = a.verbose;
         cli_quiet = a.quiet;
-        a.progress_mode = CLI_PROGRESS_NONE;
+        a.progress_mode = progress_mode_of(&a);
         if (a.centroid_only) {
-            rc = cli_error("--centroid_only with an embedding model: sleapc embeds the detections "
-                           "of a centroid and centered-instance stack; leave --centroid_only out");
+            rc = cli_error("--centroid_only with an embedding model is not supported by sleapc: "
+                           "leave it out (the centered-instance model's poses are embedded)");
             goto done;
         }
         rc = cli_predict_embed(&a, &inputs, emb_index, &interrupted);
@@ -384,10 +392,7 @@ int cmd_predict(int argc, char **argv)
         cli_inputs_shard(&inputs, a.shard_k, a.shard_n);
     cli_verbose = a.verbose;
     cli_quiet = a.quiet;
-    a.progress_mode = a.gui                    ? CLI_PROGRESS_GUI
-                      : a.quiet                ? CLI_PROGRESS_NONE
-                      : isatty(fileno(stderr)) ? CLI_PROGRESS_BAR
-                                               : CLI_PROGRESS_LOG;
+    a.progress_mode = progress_mode_of(&a);
     if (a.centroid_only && keep_centroid_model(&a))
         goto done;
     warn_baked_options(&a);

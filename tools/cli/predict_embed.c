@@ -49,7 +49,7 @@ static const char *const lone_honored[] = {
     "quiet",
     "progress_interval",
     "runtime",
-    "max_instances", /* read by the tracker's derived rules */
+    "max_instances", /* with --tracking: read by the tracker's derived rules */
     NULL};
 
 static const char *input_name(const char *p)
@@ -150,6 +150,8 @@ static int check_route_options(const cli_predict_args *a, bool fused)
         return 0;
     }
     const char *off = cli_predict_given_outside(a, lone_honored);
+    if (!off && !a->tracking.tracking && cli_predict_given(a, "max_instances"))
+        off = "max_instances"; /* read by the tracker alone */
     if (!off && filters_given(&a->filters))
         off = "filter_*";
     if (off)
