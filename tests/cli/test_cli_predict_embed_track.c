@@ -12,7 +12,7 @@
  * and absent otherwise. Tracking scores (as the .slp stores them, float32)
  * within 1e-9 relative on the lone route, whose points are sleap-nn's own;
  * on the fused route sleapc's detections differ from sleap-nn's by up to
- * 3e-5 px, and the geometric scores by what that moves them: 1e-5 relative.
+ * 3.1e-5 px, and the geometric scores by what that moves them: 1e-5 relative.
  * Then the default output name, the refusals (nothing written), and no
  * temporary detections left behind. */
 #include <cjson/cJSON.h>
