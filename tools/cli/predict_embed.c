@@ -163,37 +163,34 @@ static int check_route_options(const cli_predict_args *a, bool fused)
     return 0;
 }
 
-/* Removes the temporary detections on every path. */
-static int detect_then_embed(const cli_predict_args *a, const cli_predict_args *det,
-                             sleapc_predictor *p, const sleapc_model *emb,
-                             const sleapc_predictor_opts *o, const char *in, const char *tmp,
-                             const char *out, volatile sig_atomic_t *stop, int64_t *n)
+/* The detections of `from` embedded (and tracked) into out. */
+static int embed_file(const cli_predict_args *a, const sleapc_model *emb,
+                      const sleapc_predictor_opts *o, const char *from, const char *out, int64_t *n)
 {
-    cli_run_totals tot;
-    int rc = cli_predict_input(det, p, in, false, stop, &tot);
-    if (rc == 0 && (a->tracking.tracking ? sleapc_embed_and_track(emb, tmp, out, o, &a->tracking,
-                                                                  a->save_embeddings, n)
-                                         : sleapc_embed_detections(emb, tmp, out, o, n)))
-        rc = cli_lib_error();
-    remove(tmp);
-    return rc;
+    const sleapc_status st =
+        a->tracking.tracking
+            ? sleapc_embed_and_track(emb, from, out, o, &a->tracking, a->save_embeddings, n)
+            : sleapc_embed_detections(emb, from, out, o, n);
+    return st ? cli_lib_error() : 0;
 }
 
-static int embed_one(const cli_predict_args *a, const cli_predict_args *det, sleapc_predictor *p,
-                     const sleapc_model *emb, const sleapc_predictor_opts *o, const char *in,
-                     const char *out, volatile sig_atomic_t *stop, int64_t *n)
+/* The fused route: in detected into a temporary .slp beside out (removed
+ * on every path), then embedded from it. */
+static int detect_then_embed(const cli_predict_args *a, const cli_predict_args *det,
+                             sleapc_predictor *p, const sleapc_model *emb,
+                             const sleapc_predictor_opts *o, const char *in, const char *out,
+                             volatile sig_atomic_t *stop, int64_t *n)
 {
-    if (!p)
-        return a->tracking.tracking
-                   ? (sleapc_embed_and_track(emb, in, out, o, &a->tracking, a->save_embeddings, n)
-                          ? cli_lib_error()
-                          : 0)
-                   : (sleapc_embed_detections(emb, in, out, o, n) ? cli_lib_error() : 0);
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.detect-%ld.slp", out, (long)getpid());
     cli_predict_args d = *det;
     d.output = tmp;
-    return detect_then_embed(a, &d, p, emb, o, in, tmp, out, stop, n);
+    cli_run_totals tot;
+    int rc = cli_predict_input(&d, p, in, false, stop, &tot);
+    if (rc == 0)
+        rc = embed_file(a, emb, o, tmp, out, n);
+    remove(tmp);
+    return rc;
 }
 
 /* The detection stage of the fused route: the other models, no tracking,
@@ -245,7 +242,8 @@ int cli_predict_embed(const cli_predict_args *a, const cli_input_list *inputs, i
             (rc = cli_check_output(out, (const char *const *)inputs->paths, inputs->n)))
             break;
         int64_t n = 0;
-        if ((rc = embed_one(a, &det, p, m, &o, in, out, stop, &n)))
+        if ((rc = p ? detect_then_embed(a, &det, p, m, &o, in, out, stop, &n)
+                    : embed_file(a, m, &o, in, out, &n)))
             break;
         if (!cli_quiet)
             fprintf(stderr, "sleapc: %s: %lld detections embedded; wrote %s to %s\n", in,
