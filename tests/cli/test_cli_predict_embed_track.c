@@ -3,9 +3,10 @@
  * embed_track__* (run from the data root, as there):
  *   lone  - the detections of 0.3.5's top-down pred.slp embedded, then
  *           tracked (deepsort; deepsort keeping the vectors; bytetrack with
- *           identity linking);
+ *           identity linking; botsort);
  *   fused - the centroid and centered-instance fixture models detect on the
- *           video (--frames 0-19), the detections are embedded, then tracked.
+ *           video (--frames 0-19), the detections are embedded, then tracked
+ *           (deepsort, without and with the vectors kept).
  * Every frame and instance in sleap-nn's saved order: track names exact,
  * points within 0.02 px, vectors within 1e-5 per element where kept (the
  * embedding case's tolerance: float32 convolutions summed in another order)
@@ -177,9 +178,12 @@ int main(void)
              "--tracking --tracker deepsort --save_embeddings slp", LONE_SCORE_RTOL);
     run_case("embed_track__bytetrack_link", lone, "--tracking --tracker bytetrack --link_tracklets",
              LONE_SCORE_RTOL);
-    run_case("embed_track__fused_deepsort",
-             "--data_path " VIDEO " --frames 0-19 -m " CENTROID " -m " CENTERED,
-             "--tracking --tracker deepsort", FUSED_SCORE_RTOL);
+    run_case("embed_track__botsort", lone, "--tracking --tracker botsort", LONE_SCORE_RTOL);
+    const char *fused = "--data_path " VIDEO " --frames 0-19 -m " CENTROID " -m " CENTERED;
+    run_case("embed_track__fused_deepsort", fused, "--tracking --tracker deepsort",
+             FUSED_SCORE_RTOL);
+    run_case("embed_track__fused_deepsort_keep", fused,
+             "--tracking --tracker deepsort --save_embeddings slp", FUSED_SCORE_RTOL);
 
     /* The default output: "<input>.tracked.slp", as sleap-nn names it. */
     char copy[1024], args[4096], tracked[1100];

@@ -30,7 +30,9 @@ CASES = [
     ("embed_track__deepsort", False, ["--tracking", "--tracker", "deepsort"]),
     ("embed_track__deepsort_keep", False, ["--tracking", "--tracker", "deepsort", "--save_embeddings", "slp"]),
     ("embed_track__bytetrack_link", False, ["--tracking", "--tracker", "bytetrack", "--link_tracklets"]),
+    ("embed_track__botsort", False, ["--tracking", "--tracker", "botsort"]),
     ("embed_track__fused_deepsort", True, ["--tracking", "--tracker", "deepsort"]),
+    ("embed_track__fused_deepsort_keep", True, ["--tracking", "--tracker", "deepsort", "--save_embeddings", "slp"]),
 ]
 
 
