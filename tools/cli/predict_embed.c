@@ -140,6 +140,9 @@ static int check_tracking(const cli_predict_args *a)
 static int check_route_options(const cli_predict_args *a, bool fused)
 {
     if (fused) {
+        if (a->shard)
+            return cli_error("--shard with an embedding model: the embedding routes run whole "
+                             "inputs; leave --shard out");
         for (int k = 0; k < a->n_formats; k++)
             if (strcmp(a->formats[k], "slp") != 0)
                 return cli_error("the fused detect->embed route does not support "
