@@ -3,7 +3,8 @@
  * embed_track__* (run from the data root, as there):
  *   lone  - the detections of 0.3.5's top-down pred.slp embedded, then
  *           tracked (deepsort; deepsort keeping the vectors; bytetrack with
- *           identity linking; botsort);
+ *           identity linking; botsort; the classic tracker on keypoints,
+ *           vectors kept);
  *   fused - the centroid and centered-instance fixture models detect on the
  *           video (--frames 0-19), the detections are embedded, then tracked
  *           (deepsort, without and with the vectors kept).
@@ -179,6 +180,10 @@ int main(void)
     run_case("embed_track__bytetrack_link", lone, "--tracking --tracker bytetrack --link_tracklets",
              LONE_SCORE_RTOL);
     run_case("embed_track__botsort", lone, "--tracking --tracker botsort", LONE_SCORE_RTOL);
+    /* the classic tracker by geometry: cosine_sim, sleap-nn's default with an
+     * embedding model, on the raveled keypoints */
+    run_case("embed_track__classic_keypoints_keep", lone,
+             "--tracking --features keypoints --save_embeddings slp", LONE_SCORE_RTOL);
     const char *fused = "--data_path " VIDEO " --frames 0-19 -m " CENTROID " -m " CENTERED;
     run_case("embed_track__fused_deepsort", fused, "--tracking --tracker deepsort",
              FUSED_SCORE_RTOL);

@@ -212,9 +212,17 @@ static cli_predict_args detection_args(const cli_predict_args *a, int emb_index)
     return d;
 }
 
-int cli_predict_embed(const cli_predict_args *a, const cli_input_list *inputs, int emb_index,
+int cli_predict_embed(const cli_predict_args *given, const cli_input_list *inputs, int emb_index,
                       volatile sig_atomic_t *stop)
 {
+    /* With an embedding model the classic tracker scores by cosine
+     * similarity unless --scoring_method is given (cli.py sets it with its
+     * --features embeddings default). */
+    cli_predict_args args = *given;
+    const cli_predict_args *a = &args;
+    const char *tr = args.tracking.tracker;
+    if ((!tr || !strcmp(tr, "classic")) && !args.tracking.scoring_method)
+        args.tracking.scoring_method = "cosine_sim";
     const bool fused = a->n_models > 1;
     if (!a->save_embeddings && !a->tracking.tracking)
         return cli_error("%s is an embedding (re-ID) model; pass --save_embeddings slp to persist "

@@ -69,6 +69,10 @@ typedef struct sleapc_tracker_opts {
                                            candidate) is dropped when the detection can
                                            start a track instead (sleap-nn 0.3.5, #745);
                                            true: it stands, score -inf (0.3.3) */
+    bool cosine_matrix;                 /* cosine_sim on keypoints as np.dot of the (2, 2) point
+                                           arrays, a matrix product (sleap-nn 0.3.3; 2-node
+                                           skeletons only); false: the cosine of the raveled
+                                           points (0.3.5's compute_cosine_sim) */
     bool mot;                           /* a MOT tracker (mot/) with mot_params, not the above */
     sleapc_mot_params mot_params;
 } sleapc_tracker_opts;
@@ -76,8 +80,8 @@ typedef struct sleapc_tracker_opts {
 sleapc_tracker_opts sleapc__tracker_opts_default(void);
 
 /* Checks opts against the skeleton size: the combinations sleap-nn cannot
- * compute (oks or iou on other features, cosine_sim on keypoints unless
- * there are exactly 2 nodes) and out-of-range numbers. SLEAPC_OK or
+ * compute (oks or iou on other features, 0.3.3's cosine_sim on keypoints
+ * unless there are exactly 2 nodes) and out-of-range numbers. SLEAPC_OK or
  * SLEAPC_ERR_INVALID_ARG with a message naming the option. */
 sleapc_status sleapc__tracker_opts_check(const sleapc_tracker_opts *opts, int n_nodes);
 

@@ -45,10 +45,10 @@ sleapc_status sleapc__tracker_opts_check(const sleapc_tracker_opts *o, int n_nod
     if (o->scoring == SLEAPC_TRACK_IOU && o->features != SLEAPC_TRACK_BBOXES)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "--scoring_method iou needs --features bboxes");
     if (o->scoring == SLEAPC_TRACK_COSINE_SIM && o->features == SLEAPC_TRACK_KEYPOINTS &&
-        n_nodes != 2)
+        o->cosine_matrix && n_nodes != 2)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "--scoring_method cosine_sim on --features keypoints is defined "
-                            "by sleap-nn only for 2-node skeletons (this one has %d); use "
+                            "by sleap-nn 0.3.3 only for 2-node skeletons (this one has %d); use "
                             "--features centroids or bboxes",
                             n_nodes);
     if (!(o->robust_best_instance >= 0 && o->robust_best_instance <= 1))

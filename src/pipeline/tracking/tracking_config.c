@@ -173,6 +173,7 @@ sleapc_status sleapc__tracking_resolve(const sleapc_tracking_opts *t, int n_node
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "tracking: compat %d is not a sleapc_compat",
                             (int)t->compat);
     o->keep_infeasible = sleapc__compat_is_0_3_3(t->compat);
+    o->cosine_matrix = sleapc__compat_is_0_3_3(t->compat);
     if (t->tracker && strcmp(t->tracker, "classic")) {
         const int k = sleapc__mot_tracker_from_name(t->tracker);
         if (k < 0)
