@@ -3,8 +3,8 @@
  * embed_track__* (run from the data root, as there):
  *   lone  - the detections of 0.3.5's top-down pred.slp embedded, then
  *           tracked (deepsort; deepsort keeping the vectors; bytetrack with
- *           identity linking; botsort; the classic tracker on keypoints,
- *           vectors kept);
+ *           identity linking; botsort; the classic tracker by appearance,
+ *           and on keypoints with the vectors kept);
  *   fused - the centroid and centered-instance fixture models detect on the
  *           video (--frames 0-19), the detections are embedded, then tracked
  *           (deepsort, without and with the vectors kept).
@@ -180,6 +180,9 @@ int main(void)
     run_case("embed_track__bytetrack_link", lone, "--tracking --tracker bytetrack --link_tracklets",
              LONE_SCORE_RTOL);
     run_case("embed_track__botsort", lone, "--tracking --tracker botsort", LONE_SCORE_RTOL);
+    /* the classic tracker, sleap-nn's default: by appearance alone (features
+     * embeddings, cosine_sim, local queues) */
+    run_case("embed_track__classic", lone, "--tracking", LONE_SCORE_RTOL);
     /* the classic tracker by geometry: cosine_sim, sleap-nn's default with an
      * embedding model, on the raveled keypoints */
     run_case("embed_track__classic_keypoints_keep", lone,
@@ -208,6 +211,10 @@ int main(void)
             "--tracker bytetrack tracks by geometry only");
     refused("--data_path " DETECTIONS " -m '" MODEL "' --tracking --tracker ocsort",
             "--save_embeddings slp to keep the vectors");
+    refused("--data_path " DETECTIONS " -m '" MODEL "' --tracking --features centroids",
+            "--features centroids tracks by geometry only");
+    refused("--data_path " DETECTIONS " -m '" MODEL "' --tracking --scoring_method oks",
+            "--features embeddings needs --scoring_method cosine_sim");
     refused("--data_path " DETECTIONS " -m '" MODEL "'", "--save_embeddings slp to persist the "
                                                          "vectors or --tracking");
     refused("--data_path " DETECTIONS " -m '" MODEL "' --tracking --tracker deepsort --frames "

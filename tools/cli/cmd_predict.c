@@ -151,8 +151,6 @@ static int check_options(cli_predict_args *a)
         return cli_error("--compat: %s", sleapc_last_error());
     a->tracking.max_instances = a->o.max_instances;
     a->tracking.compat = a->o.compat;
-    if (sleapc_tracking_opts_check(&a->tracking, &a->filters, 0))
-        return cli_lib_error();
     a->o.ensure_rgb = a->ensure_rgb;
     a->o.ensure_grayscale = a->ensure_grayscale;
     if (a->ensure_rgb == 1 && a->ensure_grayscale == 1)
@@ -351,6 +349,11 @@ int cmd_predict(int argc, char **argv)
         goto done;
     if (emb_index < 0 && refuse_without_vectors(&a))
         goto done;
+    /* (the embedding routes check them with their own defaults) */
+    if (emb_index < 0 && sleapc_tracking_opts_check(&a.tracking, &a.filters, 0)) {
+        rc = cli_lib_error();
+        goto done;
+    }
     if (emb_index >= 0) {
         cli_verbose = a.verbose;
         cli_quiet = a.quiet;

@@ -106,8 +106,7 @@ static bool runs_linking(const sleapc_tracking_opts *t, bool mot)
 }
 
 /* Tracking that neither uses nor keeps the vectors (sleap-nn refuses it:
- * the embedding pass would be thrown away), and the classic tracker's
- * appearance features, which sleapc does not compute. */
+ * the embedding pass would be thrown away). */
 static int check_tracking(const cli_predict_args *a)
 {
     const sleapc_tracking_opts *t = &a->tracking;
@@ -121,19 +120,14 @@ static int check_tracking(const cli_predict_args *a)
                          "--link_tracklets (or --max_tracks N) for appearance-based identity "
                          "linking, or add --save_embeddings slp to keep the vectors",
                          t->tracker);
-    if (!t->features)
-        return cli_error("--tracking with an embedding model and the classic tracker tracks by "
-                         "appearance (--features embeddings), which sleapc's classic tracker "
-                         "does not compute; use a MOT tracker (--tracker deepsort / strongsort "
-                         "/ botsort / deepocsort, or one by geometry with --link_tracklets)");
-    if (!runs_linking(t, mot) && !a->save_embeddings)
-        return cli_error("--features %s tracks by geometry only, so the embedding model's "
-                         "vectors would be computed and then discarded. Use an appearance "
-                         "tracker (--tracker botsort / deepocsort), add --link_tracklets for "
-                         "appearance-based identity linking, or add --save_embeddings slp to "
-                         "keep the vectors",
-                         t->features);
-    return 0;
+    if (!strcmp(t->features, "embeddings") || runs_linking(t, mot) || a->save_embeddings)
+        return 0;
+    return cli_error("--features %s tracks by geometry only, so the embedding model's vectors "
+                     "would be computed and then discarded. Drop --features to track by "
+                     "appearance, add --link_tracklets for appearance-based identity linking, "
+                     "use an appearance tracker (--tracker botsort / deepocsort), or add "
+                     "--save_embeddings slp to keep the vectors",
+                     t->features);
 }
 
 /* sleap-nn's _reject_unsupported_embedding_options. */
@@ -215,14 +209,18 @@ static cli_predict_args detection_args(const cli_predict_args *a, int emb_index)
 int cli_predict_embed(const cli_predict_args *given, const cli_input_list *inputs, int emb_index,
                       volatile sig_atomic_t *stop)
 {
-    /* With an embedding model the classic tracker scores by cosine
-     * similarity unless --scoring_method is given (cli.py sets it with its
-     * --features embeddings default). */
+    /* With an embedding model the classic tracker tracks by appearance:
+     * --features embeddings and --scoring_method cosine_sim unless given
+     * (cli.py sets them so). */
     cli_predict_args args = *given;
     const cli_predict_args *a = &args;
     const char *tr = args.tracking.tracker;
-    if ((!tr || !strcmp(tr, "classic")) && !args.tracking.scoring_method)
-        args.tracking.scoring_method = "cosine_sim";
+    if (!tr || !strcmp(tr, "classic")) {
+        if (!args.tracking.features)
+            args.tracking.features = "embeddings";
+        if (!args.tracking.scoring_method)
+            args.tracking.scoring_method = "cosine_sim";
+    }
     const bool fused = a->n_models > 1;
     if (!a->save_embeddings && !a->tracking.tracking)
         return cli_error("%s is an embedding (re-ID) model; pass --save_embeddings slp to persist "

@@ -31,6 +31,9 @@ CASES = [
     ("embed_track__deepsort_keep", False, ["--tracking", "--tracker", "deepsort", "--save_embeddings", "slp"]),
     ("embed_track__bytetrack_link", False, ["--tracking", "--tracker", "bytetrack", "--link_tracklets"]),
     ("embed_track__botsort", False, ["--tracking", "--tracker", "botsort"]),
+    # the classic tracker (the default): by appearance alone, --features embeddings and
+    # cosine_sim, as sleap-nn sets them with an embedding model
+    ("embed_track__classic", False, ["--tracking"]),
     # the classic tracker on geometry, vectors kept: sleap-nn scores by cosine_sim here
     ("embed_track__classic_keypoints_keep", False,
      ["--tracking", "--features", "keypoints", "--save_embeddings", "slp"]),

@@ -160,7 +160,9 @@ static double iou(const double *a, const double *b)
 void sleapc__track_similarity(const sleapc_tracker_opts *o, int n_nodes, const double *a,
                               const double *b, double *dst, double *work)
 {
-    const int dim = sleapc__track_feature_dim(o->features, n_nodes);
+    const int dim = o->features == SLEAPC_TRACK_EMBEDDINGS
+                        ? o->emb_dim
+                        : sleapc__track_feature_dim(o->features, n_nodes);
     switch (o->scoring) {
     case SLEAPC_TRACK_OKS:
         dst[0] = oks(a, b, n_nodes, o->oks_stddev, work);

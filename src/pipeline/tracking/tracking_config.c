@@ -164,7 +164,7 @@ sleapc_status sleapc__tracking_resolve(const sleapc_tracking_opts *t, int n_node
                                        sleapc_tracker_opts *o)
 {
     static const char *const cand[] = {"fixed_window", "local_queues"};
-    static const char *const feat[] = {"keypoints", "centroids", "bboxes"};
+    static const char *const feat[] = {"keypoints", "centroids", "bboxes", "embeddings"};
     static const char *const scor[] = {"oks", "iou", "cosine_sim", "euclidean_dist"};
     static const char *const red[] = {"mean", "max", "robust_quantile"};
     static const char *const match[] = {"hungarian", "greedy"};
@@ -203,12 +203,16 @@ sleapc_status sleapc__tracking_resolve(const sleapc_tracking_opts *t, int n_node
     if (c < 0)
         return bad_choice("candidates_method", t->candidates_method, "fixed_window, local_queues");
     const bool one_node = n_nodes == 1;
-    const int f = pick(t->features, feat, 3, one_node ? 1 : 0);
+    const int f = pick(t->features, feat, 4, one_node ? 1 : 0);
     if (f < 0)
         return bad_choice("features", t->features,
-                          "keypoints, centroids, bboxes (sleap-nn's image and masks are not "
-                          "available)");
-    const int s = pick(t->scoring_method, scor, 4, one_node ? 3 : 0);
+                          "keypoints, centroids, bboxes, embeddings (sleap-nn's image and masks "
+                          "are not available)");
+    /* unset: cosine_sim on the vectors, euclidean_dist on one node, else oks */
+    const int s = pick(t->scoring_method, scor, 4,
+                       f == SLEAPC_TRACK_EMBEDDINGS ? 2
+                       : one_node                   ? 3
+                                                    : 0);
     if (s < 0)
         return bad_choice("scoring_method", t->scoring_method,
                           "oks, iou, cosine_sim, euclidean_dist");
@@ -246,6 +250,10 @@ sleapc_status sleapc__tracking_resolve(const sleapc_tracking_opts *t, int n_node
         o->target_instance_count = t->max_instances;
     if (o->max_tracks >= 0)
         o->candidates = SLEAPC_TRACK_LOCAL_QUEUES; /* fixed_window would ignore the cap */
+    /* appearance alone re-binds a track after a gap from its own queue:
+     * local queues unless the method is given (apply_tracking) */
+    if (o->features == SLEAPC_TRACK_EMBEDDINGS && !t->candidates_method)
+        o->candidates = SLEAPC_TRACK_LOCAL_QUEUES;
     o->pre_cull_to_target = t->tracking_pre_cull_to_target != 0;
     o->pre_cull_iou_threshold = t->tracking_pre_cull_iou_threshold;
     o->clean_instance_count = t->tracking_clean_instance_count;
