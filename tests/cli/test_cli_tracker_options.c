@@ -67,6 +67,7 @@ static const refusal REFUSED[] = {
     {"--tracker deepsort", {"--tracker deepsort associates by appearance", NULL}},
     {"--tracker strongsort", {"--tracker strongsort associates by appearance", NULL}},
     {"--tracker=deepocsort", {"--tracker deepocsort associates by appearance", NULL}},
+    {"--features embeddings", {"--features embeddings tracks by the detections' re-ID", NULL}},
     {"--tracker kalman", {"is not one of classic", NULL}},
     {"--track_buffer 30", {"--track_buffer only applies to the MOT trackers", NULL}},
     {"--min_hits 3", {"--min_hits only applies", NULL}},
