@@ -1,14 +1,17 @@
 /* Re-ID appearance vectors (sleap-nn 0.3.5's `embedding` models) for the
  * detections of a labels file, as `sleap-nn predict --data_path X.slp -m
- * EMBEDDING_MODEL --save_embeddings slp` computes and saves them. */
+ * EMBEDDING_MODEL --save_embeddings slp` computes and saves them, and, with
+ * --tracking, the embedded detections tracked in the same run. */
 #ifndef SLEAPC_EMBEDDING_H
 #define SLEAPC_EMBEDDING_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sleapc/model.h"
 #include "sleapc/predictor.h"
 #include "sleapc/sleapc.h"
+#include "sleapc/tracking.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +30,19 @@ SLEAPC_API sleapc_status sleapc_embed_detections(const sleapc_model *model, cons
                                                  const char *out_path,
                                                  const sleapc_predictor_opts *opts,
                                                  int64_t *n_embedded);
+
+/* sleapc_embed_detections, then the embedded detections tracked with
+ * tracking (its tracking flag is ignored: this always tracks; checked as
+ * sleapc_tracking_opts_check checks it) before out_path is written, as
+ * `sleap-nn predict --data_path X.slp -m EMBEDDING_MODEL --tracking` runs:
+ * every detection embedded, then tracked (the appearance trackers read the
+ * vectors). keep_vectors: the vectors stay in out_path (--save_embeddings
+ * slp); false writes the tracks alone. */
+SLEAPC_API sleapc_status sleapc_embed_and_track(const sleapc_model *model, const char *data_path,
+                                                const char *out_path,
+                                                const sleapc_predictor_opts *opts,
+                                                const sleapc_tracking_opts *tracking,
+                                                bool keep_vectors, int64_t *n_embedded);
 
 #ifdef __cplusplus
 }

@@ -59,6 +59,9 @@ typedef struct sleapc_tracking_opts {
     bool link_tracklets;         /* identity linking after tracking */
     const char *const *mot_params; /* n_mot_params "KEY=VALUE" (--mot_param; "preset=paper") */
     int n_mot_params;
+    const char *appearance_threshold; /* NULL: the preset's; "auto" (calibrated per video) or
+                                         a cosine in [-1, 1]: the appearance trackers' least
+                                         appearance similarity (--appearance_threshold) */
 } sleapc_tracking_opts;
 
 SLEAPC_API sleapc_tracking_opts sleapc_tracking_opts_default(void);

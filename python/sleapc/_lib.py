@@ -84,6 +84,7 @@ class TrackingOpts(ctypes.Structure):
         ("link_tracklets", ctypes.c_bool),
         ("mot_params", ctypes.POINTER(ctypes.c_char_p)),
         ("n_mot_params", ctypes.c_int),
+        ("appearance_threshold", ctypes.c_char_p),
     ]
 
 
@@ -329,6 +330,9 @@ _protos = {
                                         ctypes.c_int]),
     "sleapc_embed_detections": (_S, [_P, ctypes.c_char_p, ctypes.c_char_p,
                                      ctypes.POINTER(PredictorOpts), c_int64_p]),
+    "sleapc_embed_and_track": (_S, [_P, ctypes.c_char_p, ctypes.c_char_p,
+                                    ctypes.POINTER(PredictorOpts), ctypes.POINTER(TrackingOpts),
+                                    ctypes.c_bool, c_int64_p]),
     "sleapc_retrack": (_S, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int,
                             ctypes.POINTER(TrackingOpts), ctypes.POINTER(FilterOpts)]),
     "sleapc_labels_select_frames": (_S, [ctypes.c_char_p, ctypes.c_int, ctypes.c_int,

@@ -23,7 +23,7 @@ TRACKING_OPTIONS = {
     # sleap-nn 0.3.5's motion trackers (tracker="sort" | "bytetrack" | "ocsort").
     "tracker": str, "track_buffer": int, "min_hits": int, "track_high_threshold": float,
     "track_low_threshold": float, "new_track_threshold": float, "min_match_similarity": float,
-    "link_tracklets": bool,
+    "link_tracklets": bool, "appearance_threshold": str,
 }
 FILTER_OPTIONS = {
     "filter_overlapping": bool, "filter_overlapping_method": str,

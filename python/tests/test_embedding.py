@@ -31,3 +31,27 @@ def test_embed_refusals(data, tmp_path):
         sleapc.embed(os.path.join(FAMILIES, "models", "bbox_ssd"),
                      data("sleapnn-0.3.5/predict/topdown__centered_pair__video_f0000-0019/pred.slp"),
                      tmp_path / "x.slp")
+
+
+def test_embed_and_track_matches_sleap_nn(data, tmp_path, monkeypatch):
+    """tracking=True: the lone route with --tracking --tracker deepsort (case
+    embed_track__deepsort_keep): sleap-nn's tracks, vectors kept."""
+    import json
+
+    monkeypatch.chdir(data(""))
+    out = sleapc.embed(os.path.join(FAMILIES, "models", "embedding"),
+                       "sleapnn-0.3.5/predict/topdown__centered_pair__video_f0000-0019/pred.slp",
+                       tmp_path / "tracked.slp", tracking=True, tracker="deepsort",
+                       backend="native")
+    with open(os.path.join(FAMILIES, "cases", "embed_track__deepsort_keep", "expected.json")) as f:
+        want = json.load(f)
+    got = sleapc.Predictions.read(out)
+    names = [[i["track"] for i in fr["instances"]] for fr in want["frames"]]
+    def name(t):
+        return got.track_names[t] if t >= 0 else None
+
+    assert [[name(got.tracks[f, i]) for i in range(got.n_instances[f])]
+            for f in range(len(got.frame_indices))] == names
+    with pytest.raises(ValueError, match="writes nothing"):
+        sleapc.embed(os.path.join(FAMILIES, "models", "embedding"), "x.slp",
+                     save_embeddings=False)

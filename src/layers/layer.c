@@ -25,8 +25,7 @@ int sleapc__layer_refine_k(const sleapc_predictor_opts *o)
 bool sleapc__layer_can_overlap(sleapc_layer *l)
 {
     const struct sleapc_layer_ops *o = l->ops;
-    return o->stage && o->asked && o->collect && o->finish &&
-           sleapc__stage_overlap_on(o->stage(l));
+    return o->stage && o->asked && o->collect && o->finish && sleapc__stage_overlap_on(o->stage(l));
 }
 
 bool sleapc__layer_can_begin(sleapc_layer *l, int64_t c, int64_t h, int64_t w)
@@ -56,7 +55,6 @@ void sleapc__layer_drop(sleapc_layer *l)
     if (l->ops->stage)
         sleapc__stage_drain(l->ops->stage(l));
 }
-
 
 sleapc_status sleapc__layer_create(sleapc_model *const *models, int n_models,
                                    const sleapc_predictor_opts *o, sleapc_layer **out)
@@ -102,17 +100,20 @@ sleapc_status sleapc__layer_create(sleapc_model *const *models, int n_models,
         case SLEAPC_MODEL_TYPE_MULTI_CLASS_BOTTOMUP:
             return sleapc__bottomup_multiclass_layer_create(m, o, out);
         case SLEAPC_MODEL_TYPE_MULTI_CLASS_TOPDOWN:
-            return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                                "%s: a multi_class_topdown model needs a centroid model too (give two -m folders)",
-                                m->dir);
+            return sleapc__fail(
+                SLEAPC_ERR_INVALID_ARG,
+                "%s: a multi_class_topdown model needs a centroid model too (give two -m folders)",
+                m->dir);
         case SLEAPC_MODEL_TYPE_BBOX_CENTERNET:
         case SLEAPC_MODEL_TYPE_BBOX_SSD:
             return sleapc__bbox_layer_create(m, o, o->bbox_nms_iou, out);
         case SLEAPC_MODEL_TYPE_EMBEDDING:
             return sleapc__fail(SLEAPC_ERR_UNSUPPORTED,
                                 "%s is an embedding (re-ID) model: it embeds the detections "
-                                "of a .slp (sleapc predict --data_path DETECTIONS.slp -m %s "
-                                "--save_embeddings slp, or sleapc_embed_detections)",
+                                "of a .slp, or of detection models beside it (sleapc predict "
+                                "--data_path DETECTIONS.slp -m %s with --save_embeddings slp "
+                                "to persist the vectors or --tracking to track by them; "
+                                "sleapc_embed_detections, sleapc_embed_and_track)",
                                 m->dir, m->dir);
         case SLEAPC_MODEL_TYPE_UNKNOWN:
             break;
@@ -131,12 +132,13 @@ sleapc_status sleapc__layer_create(sleapc_model *const *models, int n_models,
             sleapc_status st = sleapc__topdown_pair_check(a, b);
             return st ? st : sleapc__topdown_layer_create(a, b, o, out);
         }
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "models %s (%s) and %s (%s) do not form a top-down pair: give a centroid "
-                            "model or a bbox_centernet / bbox_ssd detector, and a centered_instance "
-                            "or multi_class_topdown model",
-                            models[0]->dir, sleapc__model_type_name(models[0]->cfg.model_type),
-                            models[1]->dir, sleapc__model_type_name(models[1]->cfg.model_type));
+        return sleapc__fail(
+            SLEAPC_ERR_INVALID_ARG,
+            "models %s (%s) and %s (%s) do not form a top-down pair: give a centroid "
+            "model or a bbox_centernet / bbox_ssd detector, and a centered_instance "
+            "or multi_class_topdown model",
+            models[0]->dir, sleapc__model_type_name(models[0]->cfg.model_type), models[1]->dir,
+            sleapc__model_type_name(models[1]->cfg.model_type));
     }
     return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "give one or two model folders, not %d", n_models);
 }

@@ -8,6 +8,7 @@
 
 #include "model/model_impl.h"
 #include "sleapc/predictor.h"
+#include "sleapc/tracking.h"
 
 /* m: an embedding model. data_path: a .slp of detections (its videos are
  * found as predict finds them). out_path: a .slp, written atomically; it
@@ -16,5 +17,13 @@
 sleapc_status sleapc__embed_detections(const sleapc_model *m, const char *data_path,
                                        const char *out_path, const sleapc_predictor_opts *o,
                                        int64_t *n_embedded);
+
+/* The same, then the embedded detections tracked with t (NULL: not
+ * tracked) before they are written; keep_vectors false writes the tracks
+ * without the vectors (sleap-nn's --save_embeddings none). */
+sleapc_status sleapc__embed_and_track(const sleapc_model *m, const char *data_path,
+                                      const char *out_path, const sleapc_predictor_opts *o,
+                                      const sleapc_tracking_opts *t, bool keep_vectors,
+                                      int64_t *n_embedded);
 
 #endif

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/compat.h"
 #include "backends/backend.h"
 #include "core/alloc.h"
+#include "core/compat.h"
 #include "core/error.h"
 #include "core/results.h"
 #include "core/results_spill.h"
@@ -57,9 +57,8 @@ static char *recorded_path(const char *name)
 static double media_fps(const char *name)
 {
     struct stat st;
-    if (!name || !name[0] || strstr(name, "://") || stat(name, &st) != 0 ||
-        !S_ISREG(st.st_mode) || sleapc__image_file_name(name) ||
-        sleapc__ends_with_nocase(name, ".npy"))
+    if (!name || !name[0] || strstr(name, "://") || stat(name, &st) != 0 || !S_ISREG(st.st_mode) ||
+        sleapc__image_file_name(name) || sleapc__ends_with_nocase(name, ".npy"))
         return 0;
     return sleapc__video_probe_fps(name);
 }
@@ -141,8 +140,7 @@ static void add_stages(cJSON *j, const sleapc_predictor *p)
             device = s[i].device;
     cJSON_AddStringToObject(j, "device", device);
     cJSON_AddStringToObject(j, "device_requested", o->device ? o->device : "auto");
-    cJSON_AddStringToObject(j, "precision",
-                            n ? precision : sleapc__precision_name(o->precision));
+    cJSON_AddStringToObject(j, "precision", n ? precision : sleapc__precision_name(o->precision));
     cJSON_AddStringToObject(j, "precision_requested", sleapc__precision_name(o->precision));
     cJSON *stages = cJSON_AddArrayToObject(j, "stages");
     for (int i = 0; stages && i < n; i++) {
@@ -282,8 +280,7 @@ static sleapc_status take_batch(sleapc_writer *w, const sleapc_predictor *p, int
     /* A box detector's class names, which its boxes' categories index. */
     if (!pst && w->pr.n_bbox_categories == 0 && p->results.n_bbox_categories > 0)
         pst = sleapc__results_set_bbox_categories(
-            &w->pr, (const char *const *)p->results.bbox_categories,
-            p->results.n_bbox_categories);
+            &w->pr, (const char *const *)p->results.bbox_categories, p->results.n_bbox_categories);
     if (pst)
         return pst;
     if (!w->collapse) {
@@ -390,6 +387,12 @@ sleapc_status sleapc__writer_set_tracking(sleapc_writer *w, const sleapc_trackin
         st = sleapc__filters_resolve(f, &fc);
     if (!st && t && t->tracking)
         st = sleapc__tracking_resolve(t, w->pr.n_nodes, &to);
+    /* a predictor's instances carry no re-ID vectors: refused before any work */
+    if (!st && t && t->tracking && !to.mot && to.features == SLEAPC_TRACK_EMBEDDINGS)
+        st = sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                          "--features embeddings tracks by the detections' re-ID vectors, and "
+                          "predicted instances carry none: add an embedding model (-m "
+                          "EMBEDDING_MODEL) to detect, embed and track in one command");
     if (st)
         return st;
     w->filters = fc;

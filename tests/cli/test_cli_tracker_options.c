@@ -3,7 +3,8 @@
  * (or where they do not apply) are accepted and change nothing; the motion
  * trackers' options given to the classic tracker, identity linking with the
  * classic tracker, the appearance trackers without re-ID vectors and re-ID
- * embeddings are refused with the reason, before any work (the motion trackers themselves and
+ * embeddings are refused with the reason, before any work;
+ * --appearance_threshold is its --mot_param (the motion trackers themselves and
  * their identity linking: test_mot_reference). --frames given twice: the
  * last counts, as in sleap-nn. --compat reaches `sleapc track`. */
 #include <stdio.h>
@@ -66,6 +67,7 @@ static const refusal REFUSED[] = {
     {"--tracker deepsort", {"--tracker deepsort associates by appearance", NULL}},
     {"--tracker strongsort", {"--tracker strongsort associates by appearance", NULL}},
     {"--tracker=deepocsort", {"--tracker deepocsort associates by appearance", NULL}},
+    {"--features embeddings", {"--features embeddings tracks by the detections' re-ID", NULL}},
     {"--tracker kalman", {"is not one of classic", NULL}},
     {"--track_buffer 30", {"--track_buffer only applies to the MOT trackers", NULL}},
     {"--min_hits 3", {"--min_hits only applies", NULL}},
@@ -73,7 +75,9 @@ static const refusal REFUSED[] = {
     {"--track_low_threshold 0.1", {"--track_low_threshold only applies", NULL}},
     {"--new_track_threshold 0.7", {"--new_track_threshold only applies", NULL}},
     {"--min_match_similarity 0.2", {"--min_match_similarity only applies", NULL}},
-    {"--appearance_threshold auto", {"--mot_param appearance_threshold=", NULL}},
+    {"--appearance_threshold auto", {"--appearance_threshold only applies to the MOT", NULL}},
+    {"--tracker bytetrack --appearance_threshold 0.5",
+     {"--appearance_threshold only applies to the appearance trackers", NULL}},
     {"--mot_param preset=paper", {"--mot_param only applies", NULL}},
     {"--link_tracklets", {"--link_tracklets", "not supported"}},
     {"--save_embeddings slp", {"--save_embeddings slp", "re-ID"}},
@@ -109,6 +113,34 @@ static void test_refused(void)
     CHECK(!exists(out));
 }
 
+/* --appearance_threshold by name is its --mot_param; given both ways it
+ * is refused, as sleap-nn refuses it. */
+static void test_appearance_threshold(void)
+{
+    char appearance[2048], named[1200], param[1200];
+    snprintf(appearance, sizeof appearance, "%s",
+             SLEAPC_SOURCE_DIR "/tests/goldens/sleapnn-0.3.5-appearance/input.slp");
+    snprintf(named, sizeof named, "%s/named.csv", dir);
+    snprintf(param, sizeof param, "%s/param.csv", dir);
+    snprintf(args, sizeof args,
+             "track -i '%s' -o '%s' --quiet --tracker deepsort --appearance_threshold 0.6",
+             appearance, named);
+    CHECK_MSG(test_run_cli(args) == 0, "--appearance_threshold 0.6: %s", test_cli_output());
+    snprintf(args, sizeof args,
+             "track -i '%s' -o '%s' --quiet --tracker deepsort --mot_param "
+             "appearance_threshold=0.6",
+             appearance, param);
+    CHECK_MSG(test_run_cli(args) == 0, "--mot_param appearance_threshold=0.6: %s",
+              test_cli_output());
+    CHECK_MSG(same_file(named, param), "--appearance_threshold differs from its --mot_param");
+    snprintf(args, sizeof args,
+             "track -i '%s' -o '%s/both.csv' --tracker deepsort --appearance_threshold auto "
+             "--mot_param appearance_threshold=0.6",
+             appearance, dir);
+    CHECK_MSG(test_run_cli(args) == 1 && strstr(test_cli_output(), "given both"),
+              "given both ways: %s", test_cli_output());
+}
+
 /* --frames twice: the last list is the one predicted. */
 static void test_frames_twice(void)
 {
@@ -134,6 +166,7 @@ int main(void)
     snprintf(input, sizeof input, "%s", test_data_path("sleapnn-0.3.5/tracking/input.slp"));
     test_accepted();
     test_refused();
+    test_appearance_threshold();
     test_frames_twice();
     return test_finish();
 }

@@ -164,8 +164,7 @@ static void test_infeasible_forced(void)
      * 1-point detection cannot start a track: the pairing stands */
     const double f2[] = {12, 12, 22, 22, 102, 102, NAN, NAN};
     step_scores(t, 2, f2, 2, track, ts);
-    CHECK_MSG(track[1] == 1 && ts[1] == -INFINITY, "forced: track %d score %g", track[1],
-              ts[1]);
+    CHECK_MSG(track[1] == 1 && ts[1] == -INFINITY, "forced: track %d score %g", track[1], ts[1]);
     /* frame 3: whole again, so it can start a track: it does */
     const double f3[] = {13, 13, 23, 23, 103, 103, 113, 113};
     step_scores(t, 3, f3, 2, track, ts);
@@ -207,10 +206,14 @@ static void test_refusals(void)
 {
     sleapc_tracker_opts o = sleapc__tracker_opts_default();
     sleapc_tracker *t = NULL;
-    o.scoring = SLEAPC_TRACK_COSINE_SIM; /* on keypoints: only 2 nodes */
+    o.scoring = SLEAPC_TRACK_COSINE_SIM;
+    o.cosine_matrix = true; /* 0.3.3's, on keypoints: only 2 nodes */
     CHECK(sleapc__tracker_create(&o, 13, &t) == SLEAPC_ERR_INVALID_ARG && !t);
     CHECK(strstr(sleapc_last_error(), "cosine_sim") != NULL);
     CHECK_OK(sleapc__tracker_create(&o, 2, &t));
+    sleapc__tracker_destroy(t);
+    o.cosine_matrix = false; /* 0.3.5's: the raveled points, any skeleton */
+    CHECK_OK(sleapc__tracker_create(&o, 13, &t));
     sleapc__tracker_destroy(t);
     o = sleapc__tracker_opts_default();
     o.post_connect_single_breaks = true;

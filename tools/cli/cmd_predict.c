@@ -93,17 +93,6 @@ static int check_options(cli_predict_args *a)
     if (a->n_models == 0 || a->n_inputs == 0)
         return cli_error(
             "predict: -m MODEL_DIR and -i INPUT are required (see sleapc predict --help)");
-    const char *tr = a->tracking.tracker;
-    if (a->tracking.tracking && !a->save_embeddings && tr &&
-        (!strcmp(tr, "deepsort") || !strcmp(tr, "strongsort") || !strcmp(tr, "botsort") ||
-         !strcmp(tr, "deepocsort")))
-        return cli_error("--tracker %s associates by appearance, which needs a re-ID vector on "
-                         "every detection, but the detections this run produces carry none "
-                         "(sleapc does not detect, embed and track in one command): predict the "
-                         "detections, embed them (predict -m EMBEDDING_MODEL --save_embeddings "
-                         "slp), then `sleapc track --tracker %s` that .slp; or track by geometry "
-                         "(--tracker bytetrack / ocsort / sort)",
-                         tr, tr);
     if (a->device) {
         if (!cli_device_parses(a->device))
             return cli_error("--device: expected auto, cpu, cuda, cuda:N, mps, gpu or gpu:N, got "
@@ -162,8 +151,6 @@ static int check_options(cli_predict_args *a)
         return cli_error("--compat: %s", sleapc_last_error());
     a->tracking.max_instances = a->o.max_instances;
     a->tracking.compat = a->o.compat;
-    if (sleapc_tracking_opts_check(&a->tracking, &a->filters, 0))
-        return cli_lib_error();
     a->o.ensure_rgb = a->ensure_rgb;
     a->o.ensure_grayscale = a->ensure_grayscale;
     if (a->ensure_rgb == 1 && a->ensure_grayscale == 1)
@@ -183,6 +170,35 @@ static int check_options(cli_predict_args *a)
     if (a->write_interval)
         fprintf(stderr, "sleapc: warning: --write-interval: sleapc writes each file once at the "
                         "end; the option has no effect\n");
+    return 0;
+}
+
+static cli_progress_mode progress_mode_of(const cli_predict_args *a)
+{
+    return a->gui                   ? CLI_PROGRESS_GUI
+           : a->quiet               ? CLI_PROGRESS_NONE
+           : isatty(fileno(stderr)) ? CLI_PROGRESS_BAR
+                                    : CLI_PROGRESS_LOG;
+}
+
+/* Runs with no embedding model among the -m folders: an appearance tracker
+ * has no vectors to read, and --save_embeddings slp nothing to save. */
+static int refuse_without_vectors(const cli_predict_args *a)
+{
+    const char *tr = a->tracking.tracker;
+    if (a->save_embeddings)
+        return cli_error("--save_embeddings slp needs an embedding (re-ID) model among the -m "
+                         "folders: sleapc predict --data_path DETECTIONS.slp -m "
+                         "EMBEDDING_MODEL --save_embeddings slp");
+    if (a->tracking.tracking && tr &&
+        (!strcmp(tr, "deepsort") || !strcmp(tr, "strongsort") || !strcmp(tr, "botsort") ||
+         !strcmp(tr, "deepocsort")))
+        return cli_error("--tracker %s associates by appearance, which needs a re-ID vector on "
+                         "every detection, but the detections this run produces carry none: add "
+                         "an embedding model (-m EMBEDDING_MODEL) to detect, embed and track in "
+                         "one command, or track an embedded .slp (`sleapc track --tracker %s`); "
+                         "or track by geometry (--tracker bytetrack / ocsort / sort)",
+                         tr, tr);
     return 0;
 }
 
@@ -325,8 +341,29 @@ int cmd_predict(int argc, char **argv)
     rc = 1;
     if (check_options(&a) || cli_inputs_expand((const char *const *)a.inputs, a.n_inputs, &inputs))
         goto done;
-    if (a.save_embeddings) {
-        rc = cli_predict_embed(&a, &inputs);
+    /* An embedding model among the folders takes the embedding routes (the
+     * folders are read only where that can be the case). */
+    int emb_index = -1;
+    if ((a.save_embeddings || a.tracking.tracking || a.n_models > 2) &&
+        cli_predict_embedding_index(&a, &emb_index))
+        goto done;
+    if (emb_index < 0 && refuse_without_vectors(&a))
+        goto done;
+    /* (the embedding routes check them with their own defaults) */
+    if (emb_index < 0 && sleapc_tracking_opts_check(&a.tracking, &a.filters, 0)) {
+        rc = cli_lib_error();
+        goto done;
+    }
+    if (emb_index >= 0) {
+        cli_verbose = a.verbose;
+        cli_quiet = a.quiet;
+        a.progress_mode = progress_mode_of(&a);
+        if (a.centroid_only) {
+            rc = cli_error("--centroid_only with an embedding model is not supported by sleapc: "
+                           "leave it out (the centered-instance model's poses are embedded)");
+            goto done;
+        }
+        rc = cli_predict_embed(&a, &inputs, emb_index, &interrupted);
         goto done;
     }
     bool several = inputs.n > 1;
@@ -358,10 +395,7 @@ int cmd_predict(int argc, char **argv)
         cli_inputs_shard(&inputs, a.shard_k, a.shard_n);
     cli_verbose = a.verbose;
     cli_quiet = a.quiet;
-    a.progress_mode = a.gui                    ? CLI_PROGRESS_GUI
-                      : a.quiet                ? CLI_PROGRESS_NONE
-                      : isatty(fileno(stderr)) ? CLI_PROGRESS_BAR
-                                               : CLI_PROGRESS_LOG;
+    a.progress_mode = progress_mode_of(&a);
     if (a.centroid_only && keep_centroid_model(&a))
         goto done;
     warn_baked_options(&a);

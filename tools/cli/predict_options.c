@@ -12,28 +12,30 @@
 #include "predict_args.h"
 
 typedef enum opt_kind {
-    OPT_FLAG,    /* --x: int field = 1 */
-    OPT_BOOL,    /* --x / --no-x: int field = 1 / 0 */
-    OPT_INT,     /* int field in [lo, hi] */
-    OPT_NUM,     /* double field in [lo, hi] */
-    OPT_STR,     /* const char * field */
-    OPT_MODEL,   /* -m: appended to models */
-    OPT_INPUT,   /* -i: appended to inputs */
-    OPT_FORMAT,  /* --output_format: comma list, repeatable */
-    OPT_REFUSED  /* known to sleap-nn, not possible in sleapc: `why` */
+    OPT_FLAG,   /* --x: int field = 1 */
+    OPT_BOOL,   /* --x / --no-x: int field = 1 / 0 */
+    OPT_INT,    /* int field in [lo, hi] */
+    OPT_NUM,    /* double field in [lo, hi] */
+    OPT_STR,    /* const char * field */
+    OPT_MODEL,  /* -m: appended to models */
+    OPT_INPUT,  /* -i: appended to inputs */
+    OPT_FORMAT, /* --output_format: comma list, repeatable */
+    OPT_REFUSED /* known to sleap-nn, not possible in sleapc: `why` */
 } opt_kind;
 
 typedef struct opt_row {
-    const char *name;   /* long name, no leading "--" */
-    const char *alias;  /* "-b", or a second long name ("--peak-conf-threshold") */
+    const char *name;  /* long name, no leading "--" */
+    const char *alias; /* "-b", or a second long name ("--peak-conf-threshold") */
     opt_kind kind;
-    size_t offset;      /* field in cli_predict_args */
+    size_t offset; /* field in cli_predict_args */
     double lo, hi;
 } opt_row;
 
 #define F(field) offsetof(cli_predict_args, field)
 #define SEGMENTATION "segmentation models and masks are not supported by sleapc (pose models only)"
-#define REMOTE "remote inputs take no HTTP headers or download modes here: network streams (-i rtsp://..., http(s)://...) are read live, as FFmpeg opens them"
+#define REMOTE                                                                                     \
+    "remote inputs take no HTTP headers or download modes here: network streams (-i rtsp://..., "  \
+    "http(s)://...) are read live, as FFmpeg opens them"
 
 /* Refusals carry their reason in `alias` when it does not start with '-'. */
 static const opt_row opts[] = {
@@ -98,7 +100,8 @@ static const opt_row opts[] = {
     {"stream_mode", REMOTE, OPT_REFUSED, 0, 0, 0},
     {"video_dataset", "HDF5 videos are not supported: convert the video to a file FFmpeg reads",
      OPT_REFUSED, 0, 0, 0},
-    {"backbone_ckpt_path", "sleapc loads a model folder's best.ckpt: give another "
+    {"backbone_ckpt_path",
+     "sleapc loads a model folder's best.ckpt: give another "
      "checkpoint as -m FOLDER/file.ckpt in a folder with its training_config.yaml",
      OPT_REFUSED, 0, 0, 0},
     {"head_ckpt_path", "sleapc loads backbone and heads from one checkpoint (-m)", OPT_REFUSED, 0,
@@ -229,7 +232,8 @@ static int add_formats(cli_predict_args *a, const char *list)
                 break;
         if (k == 4)
             return cli_error("--output_format: expected slp, analysis_h5, csv or json "
-                             "(comma-separated or repeated), got \"%s\"", list);
+                             "(comma-separated or repeated), got \"%s\"",
+                             list);
         bool dup = false;
         for (int i = 0; i < a->n_formats; i++)
             dup = dup || a->formats[i] == known[k];
@@ -284,8 +288,9 @@ static int apply(const opt_row *row, cli_predict_args *a, const char *v, bool ne
         return 0;
     case OPT_MODEL:
         if (a->n_models == CLI_MAX_MODELS)
-            return cli_error("predict: at most two -m model folders (a centroid model and a "
-                             "centered-instance or multi-class top-down model)");
+            return cli_error("predict: at most three -m model folders (a centroid model, a "
+                             "centered-instance or multi-class top-down model, and an "
+                             "embedding model)");
         a->models[a->n_models++] = v;
         return 0;
     case OPT_INPUT:
@@ -389,4 +394,18 @@ int cli_predict_given(const cli_predict_args *a, const char *name)
         if (strcmp(opts[r].name, name) == 0)
             return a->given[r];
     return 0;
+}
+
+const char *cli_predict_given_outside(const cli_predict_args *a, const char *const *allowed)
+{
+    for (int r = 0; r < N_OPTS; r++) {
+        if (!a->given[r])
+            continue;
+        bool listed = false;
+        for (int k = 0; allowed[k] && !listed; k++)
+            listed = strcmp(opts[r].name, allowed[k]) == 0;
+        if (!listed)
+            return opts[r].name;
+    }
+    return NULL;
 }

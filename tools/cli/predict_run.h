@@ -9,7 +9,7 @@
 
 typedef struct cli_run_totals {
     int64_t frames, instances;
-    char outputs[16448];  /* the files written, comma-separated */
+    char outputs[16448]; /* the files written, comma-separated */
 } cli_run_totals;
 
 /* Predict input's frames with p into the outputs the options name.
@@ -19,9 +19,17 @@ typedef struct cli_run_totals {
 int cli_predict_input(const cli_predict_args *a, sleapc_predictor *p, const char *input,
                       bool shard_frames, volatile sig_atomic_t *stop, cli_run_totals *t);
 
-/* The embedding route (predict_embed.c, --save_embeddings slp): each input
- * .slp's detections embedded with the lone embedding model. Returns 0 or 1
- * after printing an error. */
-int cli_predict_embed(const cli_predict_args *a, const cli_input_list *inputs);
+/* The embedding routes (predict_embed.c): with the embedding model
+ * a->models[emb_index] alone, each input .slp's detections embedded; with
+ * detection models beside it, each input predicted first. Then tracked
+ * with --tracking. stop: as cli_predict_input's. Returns 0, 1 after
+ * printing an error, or 130 when stopped. */
+int cli_predict_embed(const cli_predict_args *a, const cli_input_list *inputs, int emb_index,
+                      volatile sig_atomic_t *stop);
+
+/* *index: which of a->models is an embedding (re-ID) model, or -1. Returns
+ * 0, or 1 after printing an error (an unloadable model, two embedding
+ * models). */
+int cli_predict_embedding_index(const cli_predict_args *a, int *index);
 
 #endif

@@ -10,8 +10,6 @@
 
 #include "cli.h"
 
-#define APPEARANCE_TRACKERS "deepsort, strongsort, botsort, deepocsort"
-
 static int choice_number(const char *name, const char *v, double *out)
 {
     char *end = NULL;
@@ -24,12 +22,6 @@ static int choice_number(const char *name, const char *v, double *out)
 int cli_tracker_choice_option(int argc, char **argv, int *i)
 {
     const char *a = argv[*i];
-    if (cli_is_option(a, "appearance_threshold", NULL))
-        return cli_error(
-                   "--appearance_threshold: sleapc takes it as --mot_param "
-                   "appearance_threshold=auto|COSINE (the appearance trackers " APPEARANCE_TRACKERS
-                   " read it)"),
-               -1;
     const char *v = NULL;
     double d;
     if (cli_is_option(a, "save_embeddings", NULL)) {
@@ -50,9 +42,10 @@ int cli_tracker_choice_option(int argc, char **argv, int *i)
             return -1;
         if (d == 0.0)
             return 1; /* geometry only: sleap-nn's default, inert */
-        return cli_error("--appearance_weight %s: blending appearance needs re-ID embeddings, "
-                         "which sleapc does not compute or read; only 0 (geometry only, the "
-                         "default) is supported",
+        return cli_error("--appearance_weight %s: the classic tracker's blend of re-ID embeddings "
+                         "into its geometric score is not supported by sleapc; only 0 (geometry "
+                         "only, the default) is. The appearance trackers (--tracker deepsort / "
+                         "strongsort / botsort / deepocsort) read the vectors",
                          v),
                -1;
     }

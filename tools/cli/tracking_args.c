@@ -18,10 +18,13 @@ void cli_tracking_usage(void)
         "                                      local_queues when --max_tracks is given)\n"
         "  --min_new_track_points N            spawn a track only with more visible points (0)\n"
         "  --min_match_points N                match only candidates with more points (0)\n"
-        "  --features F                        keypoints | centroids | bboxes (keypoints;\n"
-        "                                      centroids for 1-node skeletons)\n"
+        "  --features F                        keypoints | centroids | bboxes | embeddings\n"
+        "                                      (keypoints; centroids for 1-node skeletons;\n"
+        "                                      embeddings, the re-ID vectors, with an\n"
+        "                                      embedding model)\n"
         "  --scoring_method S                  oks | iou | cosine_sim | euclidean_dist (oks;\n"
-        "                                      euclidean_dist for 1-node skeletons)\n"
+        "                                      euclidean_dist for 1-node skeletons;\n"
+        "                                      cosine_sim for embeddings)\n"
         "  --scoring_reduction R               mean | max | robust_quantile (mean)\n"
         "  --robust_best_instance X            quantile of robust_quantile (1.0)\n"
         "  --oks_stddev X                      OKS spread (0.025)\n"
@@ -50,8 +53,12 @@ void cli_tracking_usage(void)
         "  --min_match_similarity X            MOT: least similarity of a match (preset)\n"
         "  --mot_param KEY=VALUE               MOT parameter override, repeatable\n"
         "                                      (preset=animal|paper, kalman=..., ...)\n"
+        "  --appearance_threshold auto|COS     deepsort/strongsort/botsort/deepocsort: least\n"
+        "                                      cosine for appearance to support a match\n"
+        "                                      (auto: calibrated per video; preset)\n"
         "  --link_tracklets                    MOT: identity linking over the whole video\n"
-        "                                      (by position; re-ID vectors not used yet)\n"
+        "                                      (by re-ID vectors where the video's\n"
+        "                                      calibration allows, else by position)\n"
         "  --appearance_weight 0               accepted (sleap-nn's default; appearance\n"
         "                                      scoring is not supported yet)\n"
         "  --euclidean_scale X, --bbox_nms_iou X   accepted, without effect (as in sleap-nn\n"
@@ -115,6 +122,7 @@ int cli_tracking_option(int argc, char **argv, int *i, sleapc_tracking_opts *t,
         {"new_track_threshold", K_DOUBLE, &t->new_track_threshold},
         {"min_match_similarity", K_DOUBLE, &t->min_match_similarity},
         {"link_tracklets", K_FLAG, &t->link_tracklets},
+        {"appearance_threshold", K_STRING, &t->appearance_threshold},
         {"mot_param", K_LIST, NULL},
         {"filter_overlapping", K_FLAG, &f->filter_overlapping},
         {"filter_overlapping_method", K_STRING, &f->filter_overlapping_method},

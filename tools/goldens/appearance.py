@@ -37,6 +37,8 @@ CASES = [
     ("clip_strongsort", ["--tracker", "strongsort"]),
     ("clip_botsort", ["--tracker", "botsort"]),
     ("clip_deepocsort", ["--tracker", "deepocsort"]),
+    # the classic tracker by appearance alone (local queues, cosine_sim on the vectors)
+    ("clip_classic_embeddings", ["--features", "embeddings"]),
     ("clip_bytetrack_link_appearance", ["--tracker", "bytetrack", "--link_tracklets"]),
     # the closed set with appearance tiers: 13 tracklets forced onto 2 animals
     ("clip_bytetrack_link_appearance_max2",

@@ -30,6 +30,7 @@ import numpy as np
 import common as C
 import families_eval
 import families_topdown
+import families_track
 
 LABELS = "sleap-nn-assets/datasets/minimal_instance.pkg.slp"
 VIDEO_KEY = "centered_pair_small"
@@ -281,9 +282,12 @@ def run(stage, args):
         done.append(case["name"])
     # A detector as stage 1 of top-down (families_topdown.py).
     done += families_topdown.run(stage, root, models_dir, video, args, TRAIN_COMMON, train_model)
+    # The embedding model's one-command embed and track routes (families_track.py).
+    done += families_track.run(stage, root, args)
     # The box cases scored by `sleap-nn eval --match_method bbox` (families_eval.py);
-    # it reads the box cases' pred.slp, so not when only the top-down cases were run.
-    if not args.cases or not all(sel.startswith("topdown_bbox") for sel in args.cases):
+    # it reads the box cases' pred.slp, so not when only the top-down or the
+    # embed and track cases were run.
+    if not args.cases or not all(sel.startswith(("topdown_bbox", "embed_track")) for sel in args.cases):
         done += families_eval.run(stage, root, args.cases)
     # The exports of the same models, and what sleap-nn computes with them.
     if not args.cases or any("export" in sel for sel in args.cases):

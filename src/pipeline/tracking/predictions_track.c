@@ -11,8 +11,8 @@
 #include "pipeline/tracking/mot/mot_run.h"
 
 /* Removes instance k of frame f when drop[k]; keeps the others in order. */
-static sleapc_status compact_frame(sleapc_predictions *pr, sleapc_pred_frame *f,
-                                   const bool *drop, const int *order, int n_order)
+static sleapc_status compact_frame(sleapc_predictions *pr, sleapc_pred_frame *f, const bool *drop,
+                                   const int *order, int n_order)
 {
     const int64_t N = pr->n_nodes;
     const int64_t D = pr->emb_dim > 0 && pr->embeddings ? pr->emb_dim : 0;
@@ -119,8 +119,12 @@ sleapc_status sleapc__predictions_filter(sleapc_predictions *pr, const sleapc_fi
         }
         memcpy(kp, pr->points + f->first * N * 2, (size_t)(n * N * 2) * sizeof(float));
         memcpy(pv, pr->point_scores + f->first * N, (size_t)(n * N) * sizeof(float));
-        sleapc_filter_outputs io = {.n_frames = 1, .n_slots = n, .n_nodes = N, .keypoints = kp,
-                                    .peak_values = pv, .instance_scores = sc,
+        sleapc_filter_outputs io = {.n_frames = 1,
+                                    .n_slots = n,
+                                    .n_nodes = N,
+                                    .keypoints = kp,
+                                    .peak_values = pv,
+                                    .instance_scores = sc,
                                     .centroids = centroids ? cen : NULL};
         sleapc_status st = sleapc__filters_apply(cfg, &io);
         if (!st) {
@@ -211,7 +215,11 @@ sleapc_status sleapc__predictions_track(sleapc_predictions *pr, const sleapc_tra
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "--use_flow needs the video frames, which are not available");
     sleapc_tracker *t = NULL;
-    sleapc_status st = sleapc__tracker_create(o, pr->n_nodes, &t);
+    sleapc_tracker_opts with_vectors = *o;
+    const bool vectors =
+        o->features == SLEAPC_TRACK_EMBEDDINGS && pr->emb_dim > 0 && pr->embeddings;
+    with_vectors.emb_dim = vectors ? pr->emb_dim : 0;
+    sleapc_status st = sleapc__tracker_create(&with_vectors, pr->n_nodes, &t);
     if (st)
         return st;
     const int64_t N = pr->n_nodes;
@@ -237,14 +245,14 @@ sleapc_status sleapc__predictions_track(sleapc_predictions *pr, const sleapc_tra
             pts[i] = pr->points[f->first * N * 2 + i];
         for (int i = 0; i < n; i++)
             scores[i] = pr->insts[f->first + i].score;
-        sleapc_track_frame_in in = {.frame_idx = f->frame_idx, .n_insts = n, .points = pts,
-                                    .scores = scores};
-        if (o->use_flow &&
-            (st = images->gray(images->ctx, f->video, f->frame_idx, &in.gray, &in.height,
-                               &in.width)))
+        sleapc_track_frame_in in = {
+            .frame_idx = f->frame_idx, .n_insts = n, .points = pts, .scores = scores};
+        if (vectors)
+            in.vectors = pr->embeddings + f->first * pr->emb_dim;
+        if (o->use_flow && (st = images->gray(images->ctx, f->video, f->frame_idx, &in.gray,
+                                              &in.height, &in.width)))
             goto done;
-        sleapc_track_frame_out out = {.out = ibuf, .track = ibuf + max_n,
-                                      .tracking_score = tscore};
+        sleapc_track_frame_out out = {.out = ibuf, .track = ibuf + max_n, .tracking_score = tscore};
         if ((st = sleapc__tracker_track_frame(t, &in, &out)))
             goto done;
         for (int i = 0; i < n; i++) {

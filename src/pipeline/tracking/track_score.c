@@ -55,8 +55,8 @@ static double nanmedian_axis(const double *pts, int n_nodes, int axis, double *v
     return (v[k / 2 - 1] + v[k / 2]) / 2.0;
 }
 
-void sleapc__track_feature(sleapc_track_features f, const double *pts, int n_nodes,
-                           double *dst, double *work)
+void sleapc__track_feature(sleapc_track_features f, const double *pts, int n_nodes, double *dst,
+                           double *work)
 {
     if (f == SLEAPC_TRACK_CENTROIDS) {
         dst[0] = nanmedian_axis(pts, n_nodes, 0, work);
@@ -85,8 +85,10 @@ void sleapc__track_feature(sleapc_track_features f, const double *pts, int n_nod
 int sleapc__track_score_width(const sleapc_tracker_opts *o, int n_nodes)
 {
     (void)n_nodes;
-    return o->scoring == SLEAPC_TRACK_COSINE_SIM && o->features == SLEAPC_TRACK_KEYPOINTS ? 4
-                                                                                          : 1;
+    return o->scoring == SLEAPC_TRACK_COSINE_SIM && o->features == SLEAPC_TRACK_KEYPOINTS &&
+                   o->cosine_matrix
+               ? 4
+               : 1;
 }
 
 /* compute_oks(gt = a, pr = b) for one pair, cocoeval normalisation. */
@@ -158,7 +160,9 @@ static double iou(const double *a, const double *b)
 void sleapc__track_similarity(const sleapc_tracker_opts *o, int n_nodes, const double *a,
                               const double *b, double *dst, double *work)
 {
-    const int dim = sleapc__track_feature_dim(o->features, n_nodes);
+    const int dim = o->features == SLEAPC_TRACK_EMBEDDINGS
+                        ? o->emb_dim
+                        : sleapc__track_feature_dim(o->features, n_nodes);
     switch (o->scoring) {
     case SLEAPC_TRACK_OKS:
         dst[0] = oks(a, b, n_nodes, o->oks_stddev, work);
@@ -186,10 +190,11 @@ void sleapc__track_similarity(const sleapc_tracker_opts *o, int n_nodes, const d
                     dst[2 * i + j] = (a[2 * i] * b[j] + a[2 * i + 1] * b[2 + j]) / denom;
             return;
         }
+        /* compute_cosine_sim: NaN where the norms' product is not finite or 0 */
         double dot = 0.0;
         for (int i = 0; i < dim; i++)
             dot += a[i] * b[i];
-        dst[0] = dot / denom;
+        dst[0] = isfinite(denom) && denom != 0.0 ? dot / denom : NAN;
         return;
     }
     }

@@ -19,11 +19,11 @@ int sleapc__track_feature_dim(sleapc_track_features f, int n_nodes);
 
 /* The feature of one instance's points (n_nodes, 2) into dst. work: n_nodes
  * doubles of scratch for centroids (NULL for the other features). */
-void sleapc__track_feature(sleapc_track_features f, const double *pts, int n_nodes,
-                           double *dst, double *work);
+void sleapc__track_feature(sleapc_track_features f, const double *pts, int n_nodes, double *dst,
+                           double *work);
 
-/* Values one similarity produces: 4 for cosine_sim on 2-node keypoints (a
- * matrix product in sleap-nn), else 1. */
+/* Values one similarity produces: 4 for 0.3.3's cosine_sim on 2-node
+ * keypoints (a matrix product in sleap-nn 0.3.3), else 1. */
 int sleapc__track_score_width(const sleapc_tracker_opts *o, int n_nodes);
 
 /* Similarity of the current instance's feature a and a candidate's b, into

@@ -10,6 +10,7 @@
 struct sleapc_track_stream {
     sleapc_tracker *t;
     bool use_flow;
+    int emb_dim; /* the vectors' length with features embeddings, else 0 */
     sleapc_video_frames *vf;
     sleapc_track_images images;
     /* one frame's tracker input and output */
@@ -32,7 +33,11 @@ sleapc_status sleapc__track_stream_create(const sleapc_tracker_opts *o,
     if (!ts)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
     ts->use_flow = o->use_flow;
-    sleapc_status st = sleapc__tracker_create(o, head->n_nodes, &ts->t);
+    sleapc_tracker_opts with_vectors = *o;
+    if (o->features == SLEAPC_TRACK_EMBEDDINGS)
+        with_vectors.emb_dim = head->emb_dim;
+    ts->emb_dim = with_vectors.emb_dim;
+    sleapc_status st = sleapc__tracker_create(&with_vectors, head->n_nodes, &ts->t);
     if (!st && o->use_flow)
         st = sleapc__video_frames_open(head, near_path, &ts->vf, &ts->images);
     if (st) {
@@ -112,13 +117,15 @@ sleapc_status sleapc__track_stream_block(sleapc_track_stream *ts, const sleapc_p
             ts->pts[i] = in->points[f->first * N * 2 + i];
         for (int i = 0; i < n; i++)
             ts->scores[i] = in->insts[f->first + i].score;
-        sleapc_track_frame_in ti = {.frame_idx = f->frame_idx, .n_insts = n, .points = ts->pts,
-                                    .scores = ts->scores};
-        if (ts->use_flow && (st = ts->images.gray(ts->images.ctx, f->video, f->frame_idx,
-                                                  &ti.gray, &ti.height, &ti.width)))
+        sleapc_track_frame_in ti = {
+            .frame_idx = f->frame_idx, .n_insts = n, .points = ts->pts, .scores = ts->scores};
+        if (ts->emb_dim > 0 && in->embeddings && in->emb_dim == ts->emb_dim)
+            ti.vectors = in->embeddings + f->first * ts->emb_dim;
+        if (ts->use_flow && (st = ts->images.gray(ts->images.ctx, f->video, f->frame_idx, &ti.gray,
+                                                  &ti.height, &ti.width)))
             return st;
-        sleapc_track_frame_out to = {.out = ts->ibuf, .track = ts->ibuf + ts->cap,
-                                     .tracking_score = ts->tscore};
+        sleapc_track_frame_out to = {
+            .out = ts->ibuf, .track = ts->ibuf + ts->cap, .tracking_score = ts->tscore};
         if ((st = sleapc__tracker_track_frame(ts->t, &ti, &to)))
             return st;
         if (drop_empty && to.n_out == 0 && f->n_boxes == 0)

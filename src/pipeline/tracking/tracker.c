@@ -91,6 +91,10 @@ sleapc_status sleapc__tracker_create(const sleapc_tracker_opts *opts, int n_node
     sleapc_status st = sleapc__tracker_opts_check(opts, n_nodes);
     if (st)
         return st;
+    if (opts->features == SLEAPC_TRACK_EMBEDDINGS && opts->emb_dim < 1)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "--features embeddings tracks by the detections' re-ID vectors, and "
+                            "these carry none: embed them first (predict -m EMBEDDING_MODEL)");
     sleapc_tracker *t = sleapc__calloc(1, sizeof *t);
     if (!t)
         return sleapc__fail(SLEAPC_ERR_NOMEM, "tracker: out of memory");
@@ -98,7 +102,9 @@ sleapc_status sleapc__tracker_create(const sleapc_tracker_opts *opts, int n_node
     if (t->o.max_tracks >= 0 && t->o.candidates == SLEAPC_TRACK_FIXED_WINDOW)
         t->o.candidates = SLEAPC_TRACK_LOCAL_QUEUES; /* sleap-nn honours max_tracks so */
     t->n_nodes = n_nodes;
-    t->fdim = sleapc__track_feature_dim(opts->features, n_nodes);
+    t->fdim = opts->features == SLEAPC_TRACK_EMBEDDINGS
+                  ? opts->emb_dim
+                  : sleapc__track_feature_dim(opts->features, n_nodes);
     t->swidth = sleapc__track_score_width(opts, n_nodes);
     t->node_work = sleapc__malloc((size_t)n_nodes * sizeof *t->node_work);
     if (!t->node_work) {
@@ -391,8 +397,12 @@ sleapc_status sleapc__tracker_track_frame(sleapc_tracker *t, const sleapc_track_
             continue;
         const double *p = in->points + (int64_t)i * nn * 2;
         memcpy(t->cur.kp + (int64_t)n * nn * 2, p, (size_t)nn * 2 * sizeof *p);
-        sleapc__track_feature(t->o.features, p, nn, t->cur.feat + (int64_t)n * t->fdim,
-                              t->node_work);
+        double *feat = t->cur.feat + (int64_t)n * t->fdim;
+        if (t->o.features == SLEAPC_TRACK_EMBEDDINGS)
+            for (int k = 0; k < t->fdim; k++) /* as get_embedding: float32, widened */
+                feat[k] = in->vectors ? in->vectors[(int64_t)i * t->fdim + k] : NAN;
+        else
+            sleapc__track_feature(t->o.features, p, nn, feat, t->node_work);
         t->cur.valid[n] = sleapc__track_valid_points(p, nn);
         t->cur.track[n] = -1;
         t->cur_tscore[n] = NAN;

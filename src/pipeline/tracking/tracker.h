@@ -20,7 +20,8 @@ typedef enum sleapc_track_candidates {
 typedef enum sleapc_track_features {
     SLEAPC_TRACK_KEYPOINTS = 0,
     SLEAPC_TRACK_CENTROIDS, /* NaN-median of the points per axis */
-    SLEAPC_TRACK_BBOXES     /* [xmin, ymin, xmax, ymax] of the visible points */
+    SLEAPC_TRACK_BBOXES,    /* [xmin, ymin, xmax, ymax] of the visible points */
+    SLEAPC_TRACK_EMBEDDINGS /* the detection's re-ID vector (sleap-nn's appearance-only mode) */
 } sleapc_track_features;
 
 typedef enum sleapc_track_scoring {
@@ -69,6 +70,12 @@ typedef struct sleapc_tracker_opts {
                                            candidate) is dropped when the detection can
                                            start a track instead (sleap-nn 0.3.5, #745);
                                            true: it stands, score -inf (0.3.3) */
+    bool cosine_matrix;                 /* cosine_sim on keypoints as np.dot of the (2, 2) point
+                                           arrays, a matrix product (sleap-nn 0.3.3; 2-node
+                                           skeletons only); false: the cosine of the raveled
+                                           points (0.3.5's compute_cosine_sim) */
+    int emb_dim;                        /* the vectors' length with features embeddings (the
+                                           caller sets it from its predictions) */
     bool mot;                           /* a MOT tracker (mot/) with mot_params, not the above */
     sleapc_mot_params mot_params;
 } sleapc_tracker_opts;
@@ -76,8 +83,8 @@ typedef struct sleapc_tracker_opts {
 sleapc_tracker_opts sleapc__tracker_opts_default(void);
 
 /* Checks opts against the skeleton size: the combinations sleap-nn cannot
- * compute (oks or iou on other features, cosine_sim on keypoints unless
- * there are exactly 2 nodes) and out-of-range numbers. SLEAPC_OK or
+ * compute (oks or iou on other features, 0.3.3's cosine_sim on keypoints
+ * unless there are exactly 2 nodes) and out-of-range numbers. SLEAPC_OK or
  * SLEAPC_ERR_INVALID_ARG with a message naming the option. */
 sleapc_status sleapc__tracker_opts_check(const sleapc_tracker_opts *opts, int n_nodes);
 
@@ -92,6 +99,8 @@ typedef struct sleapc_track_frame_in {
     const double *scores;
     const uint8_t *gray;
     int64_t height, width;
+    const float *vectors; /* (n_insts, emb_dim) with features embeddings; NULL or a NaN row:
+                             no vector (never matched, as in sleap-nn) */
 } sleapc_track_frame_in;
 
 /* One frame out, into caller buffers of n_insts entries each.
@@ -109,7 +118,8 @@ typedef struct sleapc_track_frame_out {
 
 typedef struct sleapc_tracker sleapc_tracker;
 
-/* opts is copied. SLEAPC_ERR_INVALID_ARG (see _opts_check), SLEAPC_ERR_NOMEM. */
+/* opts is copied. SLEAPC_ERR_INVALID_ARG (see _opts_check; features
+ * embeddings with no emb_dim), SLEAPC_ERR_NOMEM. */
 sleapc_status sleapc__tracker_create(const sleapc_tracker_opts *opts, int n_nodes,
                                      sleapc_tracker **out);
 

@@ -39,16 +39,24 @@ sleapc_status sleapc__tracker_opts_check(const sleapc_tracker_opts *o, int n_nod
     if (o->window_size < 1)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "--tracking_window_size must be at least 1 (got %d)", o->window_size);
+    if (o->features == SLEAPC_TRACK_EMBEDDINGS && o->scoring != SLEAPC_TRACK_COSINE_SIM &&
+        o->scoring != SLEAPC_TRACK_EUCLIDEAN_DIST)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "--features embeddings needs --scoring_method cosine_sim (or "
+                            "euclidean_dist)");
     if (o->scoring == SLEAPC_TRACK_OKS && o->features != SLEAPC_TRACK_KEYPOINTS)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "--scoring_method oks needs --features keypoints");
+    if (o->features == SLEAPC_TRACK_EMBEDDINGS && o->use_flow)
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "embedding (appearance) tracking does not support --use_flow");
     if (o->scoring == SLEAPC_TRACK_IOU && o->features != SLEAPC_TRACK_BBOXES)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "--scoring_method iou needs --features bboxes");
     if (o->scoring == SLEAPC_TRACK_COSINE_SIM && o->features == SLEAPC_TRACK_KEYPOINTS &&
-        n_nodes != 2)
+        o->cosine_matrix && n_nodes != 2)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "--scoring_method cosine_sim on --features keypoints is defined "
-                            "by sleap-nn only for 2-node skeletons (this one has %d); use "
+                            "by sleap-nn 0.3.3 only for 2-node skeletons (this one has %d); use "
                             "--features centroids or bboxes",
                             n_nodes);
     if (!(o->robust_best_instance >= 0 && o->robust_best_instance <= 1))

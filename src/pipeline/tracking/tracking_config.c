@@ -7,6 +7,7 @@
 
 #include "core/compat.h"
 #include "core/error.h"
+#include "pipeline/tracking/mot/mot_calib_appearance.h"
 #include "pipeline/tracking/mot/mot_run.h"
 
 /* The index of s in names, or -1 (s NULL: dflt). */
@@ -39,6 +40,7 @@ static int mot_only_given(const sleapc_tracking_opts *t, char *buf, size_t cap)
         {!isnan(t->track_low_threshold), "--track_low_threshold"},
         {!isnan(t->new_track_threshold), "--new_track_threshold"},
         {!isnan(t->min_match_similarity), "--min_match_similarity"},
+        {t->appearance_threshold != NULL, "--appearance_threshold"},
         {t->n_mot_params > 0, "--mot_param"},
     };
     int n = 0;
@@ -98,10 +100,9 @@ static sleapc_status resolve_mot(const sleapc_tracking_opts *t, int tracker, int
     char given[512];
     const int n = classic_only_given(t, given, sizeof given);
     if (n)
-        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
-                            "%s %s of the classic tracker; --tracker %s would ignore %s",
-                            given, n == 1 ? "is an option" : "are options", t->tracker,
-                            n == 1 ? "it" : "them");
+        return sleapc__fail(
+            SLEAPC_ERR_INVALID_ARG, "%s %s of the classic tracker; --tracker %s would ignore %s",
+            given, n == 1 ? "is an option" : "are options", t->tracker, n == 1 ? "it" : "them");
     if (t->features && strcmp(t->features, "keypoints"))
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "--tracker %s takes --features keypoints (the carrier to track), "
@@ -119,7 +120,14 @@ static sleapc_status resolve_mot(const sleapc_tracking_opts *t, int tracker, int
         .similarity = SLEAPC_MOT_SIM_AUTO,
         .link_tracklets = t->link_tracklets,
         .max_tracks = t->max_tracks,
+        .appearance_threshold = t->appearance_threshold,
     };
+    if (t->appearance_threshold && !sleapc__mot_uses_appearance((sleapc_mot_tracker)tracker))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "--appearance_threshold only applies to the appearance trackers "
+                            "(--tracker deepsort / strongsort / botsort / deepocsort); --tracker "
+                            "%s associates by geometry alone",
+                            t->tracker);
     if (t->scoring_method) {
         static const char *const names[] = {"oks", "iou", "euclidean_dist"};
         static const sleapc_mot_similarity sims[] = {SLEAPC_MOT_SIM_OKS, SLEAPC_MOT_SIM_IOU,
@@ -143,8 +151,7 @@ static sleapc_status resolve_mot(const sleapc_tracking_opts *t, int tracker, int
             kv++;
         oks_override = oks_override || (kv && !strncmp(kv, "oks_stddev", 10));
     }
-    if ((!isnan(t->oks_stddev) || oks_override) &&
-        o->mot_params.similarity != SLEAPC_MOT_SIM_OKS)
+    if ((!isnan(t->oks_stddev) || oks_override) && o->mot_params.similarity != SLEAPC_MOT_SIM_OKS)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
                             "--oks_stddev only applies to OKS scoring (--scoring_method oks, or "
                             "--mot_param similarity=oks); --tracker %s would ignore it",
@@ -157,7 +164,7 @@ sleapc_status sleapc__tracking_resolve(const sleapc_tracking_opts *t, int n_node
                                        sleapc_tracker_opts *o)
 {
     static const char *const cand[] = {"fixed_window", "local_queues"};
-    static const char *const feat[] = {"keypoints", "centroids", "bboxes"};
+    static const char *const feat[] = {"keypoints", "centroids", "bboxes", "embeddings"};
     static const char *const scor[] = {"oks", "iou", "cosine_sim", "euclidean_dist"};
     static const char *const red[] = {"mean", "max", "robust_quantile"};
     static const char *const match[] = {"hungarian", "greedy"};
@@ -166,6 +173,7 @@ sleapc_status sleapc__tracking_resolve(const sleapc_tracking_opts *t, int n_node
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "tracking: compat %d is not a sleapc_compat",
                             (int)t->compat);
     o->keep_infeasible = sleapc__compat_is_0_3_3(t->compat);
+    o->cosine_matrix = sleapc__compat_is_0_3_3(t->compat);
     if (t->tracker && strcmp(t->tracker, "classic")) {
         const int k = sleapc__mot_tracker_from_name(t->tracker);
         if (k < 0)
@@ -193,26 +201,27 @@ sleapc_status sleapc__tracking_resolve(const sleapc_tracking_opts *t, int n_node
                             "default tracker or --use_flow");
     const int c = pick(t->candidates_method, cand, 2, 0);
     if (c < 0)
-        return bad_choice("candidates_method", t->candidates_method,
-                          "fixed_window, local_queues");
+        return bad_choice("candidates_method", t->candidates_method, "fixed_window, local_queues");
     const bool one_node = n_nodes == 1;
-    const int f = pick(t->features, feat, 3, one_node ? 1 : 0);
+    const int f = pick(t->features, feat, 4, one_node ? 1 : 0);
     if (f < 0)
         return bad_choice("features", t->features,
-                          "keypoints, centroids, bboxes (sleap-nn's image and masks are not "
-                          "available)");
-    const int s = pick(t->scoring_method, scor, 4, one_node ? 3 : 0);
+                          "keypoints, centroids, bboxes, embeddings (sleap-nn's image and masks "
+                          "are not available)");
+    /* unset: cosine_sim on the vectors, euclidean_dist on one node, else oks */
+    const int s = pick(t->scoring_method, scor, 4,
+                       f == SLEAPC_TRACK_EMBEDDINGS ? 2
+                       : one_node                   ? 3
+                                                    : 0);
     if (s < 0)
         return bad_choice("scoring_method", t->scoring_method,
                           "oks, iou, cosine_sim, euclidean_dist");
     const int r = pick(t->scoring_reduction, red, 3, 0);
     if (r < 0)
-        return bad_choice("scoring_reduction", t->scoring_reduction,
-                          "mean, max, robust_quantile");
+        return bad_choice("scoring_reduction", t->scoring_reduction, "mean, max, robust_quantile");
     const int m = pick(t->track_matching_method, match, 2, 0);
     if (m < 0)
-        return bad_choice("track_matching_method", t->track_matching_method,
-                          "hungarian, greedy");
+        return bad_choice("track_matching_method", t->track_matching_method, "hungarian, greedy");
     if (t->min_new_track_points < 0 || t->min_match_points < 0 ||
         t->tracking_clean_instance_count < 0 || t->tracking_pre_cull_to_target < 0)
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
@@ -234,14 +243,17 @@ sleapc_status sleapc__tracking_resolve(const sleapc_tracking_opts *t, int n_node
      * --max_instances; post-connect / pre-cull take the target count from it */
     if (t->post_connect_single_breaks && o->max_tracks < 0 && t->max_instances > 0)
         o->max_tracks = t->max_instances;
-    o->target_instance_count = t->tracking_target_instance_count > 0
-                                   ? t->tracking_target_instance_count
-                                   : 0;
+    o->target_instance_count =
+        t->tracking_target_instance_count > 0 ? t->tracking_target_instance_count : 0;
     if ((t->post_connect_single_breaks || t->tracking_pre_cull_to_target) &&
         t->tracking_target_instance_count < 0 && t->max_instances > 0)
         o->target_instance_count = t->max_instances;
     if (o->max_tracks >= 0)
         o->candidates = SLEAPC_TRACK_LOCAL_QUEUES; /* fixed_window would ignore the cap */
+    /* appearance alone re-binds a track after a gap from its own queue:
+     * local queues unless the method is given (apply_tracking) */
+    if (o->features == SLEAPC_TRACK_EMBEDDINGS && !t->candidates_method)
+        o->candidates = SLEAPC_TRACK_LOCAL_QUEUES;
     o->pre_cull_to_target = t->tracking_pre_cull_to_target != 0;
     o->pre_cull_iou_threshold = t->tracking_pre_cull_iou_threshold;
     o->clean_instance_count = t->tracking_clean_instance_count;

@@ -482,9 +482,19 @@ sleapc_status sleapc__mot_params_resolve(sleapc_mot_tracker tracker, const sleap
         n_keys = k == n_keys ? n_keys + 1 : n_keys;
     }
     /* the options given by name */
-    const field *nf[10];
-    value nv[10];
+    const field *nf[11];
+    value nv[11];
     int n_named = 0;
+    if (named && named->appearance_threshold) {
+        /* parsed as its --mot_param is: "auto" or a cosine in [-1, 1] */
+        char kv[96];
+        snprintf(kv, sizeof kv, "appearance_threshold=%.64s", named->appearance_threshold);
+        int preset = 0;
+        sleapc_status st = parse_one(kv, &nf[n_named], &nv[n_named], &preset);
+        if (st)
+            return st;
+        n_named++;
+    }
     if (named) {
 #define NAMED(cond, name, member, val)                                                             \
     if (cond) {                                                                                    \

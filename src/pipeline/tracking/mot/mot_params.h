@@ -91,6 +91,7 @@ typedef struct sleapc_mot_named {
     sleapc_mot_similarity similarity; /* from an explicit --scoring_method; AUTO = not given */
     bool link_tracklets;
     int max_tracks;
+    const char *appearance_threshold; /* NULL: not given; "auto" or a cosine in [-1, 1] */
 } sleapc_mot_named;
 
 /* MOTParams.for_tracker(tracker, preset, **named, **overrides): overrides
