@@ -60,7 +60,8 @@ def _rgb_convnext():
     return cfg
 
 
-# Each model: its labels, train() keywords over TRAIN_COMMON.
+# Each model: its labels, train() keywords over TRAIN_COMMON. (The fixture
+# labels have no tracks, so no multi-class model can be trained on them.)
 MODELS = {
     "single_instance_unet_s05": dict(labels=ROBOT, backbone_config=_unet(16), head_configs="single_instance",
                                      scale=0.5, ensure_rgb=False, ensure_grayscale=True),
@@ -72,12 +73,11 @@ MODELS = {
                                    crop_size=128),
     "centered_instance_swint": dict(labels=MULTI, backbone_config=_swint(), head_configs="centered_instance",
                                     crop_size=160),
-    "bottomup_unet_s05": dict(labels=MULTI, backbone_config=_unet(16), head_configs="bottomup", scale=0.5),
-    "bottomup_convnext": dict(labels=MULTI, backbone_config=_convnext(), head_configs="bottomup"),
-    "multi_class_bottomup_unet": dict(labels=MULTI, backbone_config=_unet(16),
-                                      head_configs="multi_class_bottomup", scale=0.5),
-    "multi_class_topdown_unet": dict(labels=MULTI, backbone_config=_unet(16), head_configs="multi_class_topdown",
-                                     crop_size=128),
+    # Bottom-up needs PAFs good enough to group: more epochs.
+    "bottomup_unet_s05": dict(labels=MULTI, backbone_config=_unet(16), head_configs="bottomup", scale=0.5,
+                              max_epochs=40),
+    "bottomup_convnext": dict(labels=MULTI, backbone_config=_convnext(), head_configs="bottomup",
+                              max_epochs=40),
 }
 TRAIN_COMMON = dict(use_same_data_for_val=True, batch_size=1, min_train_steps_per_epoch=10,
                     train_steps_per_epoch=10, save_ckpt=True, trainer_accelerator="cpu",
@@ -92,8 +92,6 @@ CHECKS = [
     ("topdown_convnext_swint", ["centroid_convnext", "centered_instance_swint"], PAIR_VIDEO, []),
     ("bottomup_unet_s05", ["bottomup_unet_s05"], PAIR_VIDEO, []),
     ("bottomup_convnext", ["bottomup_convnext"], PAIR_VIDEO, []),
-    ("multi_class_bottomup_unet", ["multi_class_bottomup_unet"], PAIR_VIDEO, []),
-    ("multi_class_topdown_unet", ["centroid_unet_s05", "multi_class_topdown_unet"], PAIR_VIDEO, []),
     ("topdown_unet_tracked", ["centroid_unet_s05", "centered_instance_unet"], PAIR_VIDEO,
      ["--tracking", "--tracker", "bytetrack"]),
 ]
@@ -175,6 +173,8 @@ def compare(want_path, got_path, point_tol, score_tol):
             res["worst_score"] = max(res["worst_score"], abs(a[2] - b[2]))
             if a[3] != b[3]:
                 res["problems"].append("frame %d instance %d: track %s, sleap-nn %s" % (f, k, b[3], a[3]))
+    if not want:
+        res["problems"].append("sleap-nn found no instance: nothing compared (train longer)")
     if res["worst_px"] > point_tol:
         res["problems"].append("points differ by %.3g px" % res["worst_px"])
     if res["worst_score"] > score_tol:
