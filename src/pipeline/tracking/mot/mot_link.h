@@ -16,6 +16,7 @@
 #ifndef SLEAPC_PIPELINE_TRACKING_MOT_MOT_LINK_H
 #define SLEAPC_PIPELINE_TRACKING_MOT_MOT_LINK_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -131,6 +132,22 @@ sleapc_status sleapc__mot_link_app_candidates(const mot_linker *L, int **ii, int
 /* The closed set's appearance tier of rest (the tracklet's detections
  * joining anchor a): 0 agrees, 1 undecidable, 2 disagrees. */
 int sleapc__mot_link_fit_tier(const mot_linker *L, const int *rest, int n_rest, int a);
+
+/* linking.py SPATIAL_ONLY_BUFFERS: the spatial-only window, in track buffers. */
+#define MOT_LINK_SPATIAL_ONLY_BUFFERS 4
+
+/* The gaps (steps) within which position alone may link. */
+static inline double sleapc__mot_link_window(const mot_linker *L)
+{
+    return (double)(MOT_LINK_SPATIAL_ONLY_BUFFERS * L->track_buffer);
+}
+
+/* Euclidean distance of two points (NaN when either is). */
+static inline double sleapc__mot_link_dist(const double *a, const double *b)
+{
+    const double dx = a[0] - b[0], dy = a[1] - b[1];
+    return sqrt(dx * dx + dy * dy);
+}
 
 /* Swap correction at every ambiguity event; *n_swaps. NOMEM. */
 sleapc_status sleapc__mot_link_swaps(mot_linker *L, int *n_swaps);

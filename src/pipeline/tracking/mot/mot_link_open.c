@@ -16,22 +16,9 @@
 #include "core/error.h"
 #include "pipeline/tracking/mot/mot_link.h"
 
-#define SPATIAL_ONLY_BUFFERS 4
-
 static sleapc_status nomem(void)
 {
     return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
-}
-
-static double norm2(const double *a, const double *b)
-{
-    const double dx = a[0] - b[0], dy = a[1] - b[1];
-    return sqrt(dx * dx + dy * dy);
-}
-
-static double window(const mot_linker *L)
-{
-    return (double)(SPATIAL_ONLY_BUFFERS * L->track_buffer);
 }
 
 /* Drops the dead pairs from a pair list (order kept). */
@@ -91,8 +78,8 @@ bool sleapc__mot_link_gap_fits(const mot_linker *L, int h, int k, double *gap1, 
     search_mem(L, mem, L->first[k], false, L->valid_c, &prev, NULL);
     search_mem(L, mem, L->last[k], true, L->valid_c, NULL, &next);
     const double nan2[2] = {NAN, NAN};
-    *d1 = norm2(L->start_c + 2 * k, prev >= 0 ? L->cen + 2 * prev : nan2);
-    *d2 = norm2(next >= 0 ? L->cen + 2 * next : nan2, L->end_c + 2 * k);
+    *d1 = sleapc__mot_link_dist(L->start_c + 2 * k, prev >= 0 ? L->cen + 2 * prev : nan2);
+    *d2 = sleapc__mot_link_dist(next >= 0 ? L->cen + 2 * next : nan2, L->end_c + 2 * k);
     return true;
 }
 
@@ -109,7 +96,7 @@ static bool spatially_unique(const mot_linker *L, int i, int j)
             if (!sleapc__mot_link_gap_fits(L, h, k, &g1, &g2, &d1, &d2) || h == other)
                 continue;
             const double gap = side ? g2 : g1, dist = side ? d2 : d1;
-            if (gap <= window(L) && sleapc__mot_link_gate_ok(L, gap, dist))
+            if (gap <= sleapc__mot_link_window(L) && sleapc__mot_link_gate_ok(L, gap, dist))
                 return false;
         }
     }

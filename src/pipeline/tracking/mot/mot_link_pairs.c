@@ -11,23 +11,11 @@
 #include "core/error.h"
 #include "pipeline/tracking/mot/mot_link.h"
 
-#define SPATIAL_ONLY_BUFFERS 4
 #define MAX_WINDOW_CANDIDATES 256
 
 static sleapc_status nomem(void)
 {
     return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
-}
-
-static double norm2(const double *a, const double *b)
-{
-    const double dx = a[0] - b[0], dy = a[1] - b[1];
-    return sqrt(dx * dx + dy * dy);
-}
-
-static double window(const mot_linker *L)
-{
-    return (double)(SPATIAL_ONLY_BUFFERS * L->track_buffer);
 }
 
 static sleapc_status grow_pairs(mot_linker *L, int need)
@@ -64,7 +52,7 @@ sleapc_status sleapc__mot_link_add_pairs(mot_linker *L, const int *ii, const int
         if (!L->alive[i] || !L->alive[j] || i == j)
             continue;
         const double gap = L->first[j] - L->last[i];
-        const double dist = norm2(L->start_c + 2 * j, L->end_c + 2 * i);
+        const double dist = sleapc__mot_link_dist(L->start_c + 2 * j, L->end_c + 2 * i);
         const bool gate_ok = sleapc__mot_link_gate_ok(L, gap, dist);
         /* past a track buffer appearance alone may admit a junction */
         if (!(gap > 0) || !(gate_ok || (L->use_app && gap > L->track_buffer)))
@@ -85,7 +73,7 @@ sleapc_status sleapc__mot_link_add_pairs(mot_linker *L, const int *ii, const int
         L->pgap[p] = gap;
         L->pdist[p] = dist;
         L->pscore[p] = score;
-        L->pwin[p] = gap <= window(L);
+        L->pwin[p] = gap <= sleapc__mot_link_window(L);
         L->papp[p] = passes;
         L->pspat[p] = L->pwin[p] && !isfinite(score);
         L->plive[p] = true;
@@ -168,7 +156,7 @@ sleapc_status sleapc__mot_link_init_pairs(mot_linker *L)
         if (!L->alive[i])
             continue;
         const int lo = search(firsts, n_alive, L->last[i], true);
-        int hi = search(firsts, n_alive, L->last[i] + window(L), true);
+        int hi = search(firsts, n_alive, L->last[i] + sleapc__mot_link_window(L), true);
         hi = hi < lo + MAX_WINDOW_CANDIDATES ? hi : lo + MAX_WINDOW_CANDIDATES;
         for (int r = lo; r < hi && !st; r++) {
             if (n == cap) {
