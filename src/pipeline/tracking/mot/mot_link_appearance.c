@@ -11,6 +11,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/np_sum.h"
 #include "pipeline/tracking/mot/mot_assoc.h"
 #include "pipeline/tracking/mot/mot_link.h"
 
@@ -28,31 +29,10 @@ static sleapc_status nomem(void)
     return sleapc__fail(SLEAPC_ERR_NOMEM, "tracking: out of memory");
 }
 
-/* numpy's pairwise sum of a[0..n) (double). */
-static double pairwise(const double *a, int n)
-{
-    if (n < 8) {
-        double r = 0.0;
-        for (int i = 0; i < n; i++)
-            r += a[i];
-        return r;
-    }
-    double r[8];
-    memcpy(r, a, sizeof r);
-    int i = 8;
-    for (; i < n - (n % 8); i += 8)
-        for (int j = 0; j < 8; j++)
-            r[j] += a[i + j];
-    double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-    for (; i < n; i++)
-        res += a[i];
-    return res;
-}
-
 /* np.add.reduce of a contiguous array: the first element plus the rest. */
 static double np_sum(const double *a, int n)
 {
-    return n <= 0 ? 0.0 : a[0] + pairwise(a + 1, n - 1);
+    return n <= 0 ? 0.0 : a[0] + sleapc__np_pairwise_sum(a + 1, n - 1);
 }
 
 /* numpy's pairwise sum of the squares of a[0..n) (float32; blocks of
