@@ -97,14 +97,10 @@ static inline int link_case_compare(const char *name, const sleapc_predictions *
         const sleapc_pred_frame *f = &pr->frames[k];
         for (int64_t i = 0; i < f->n; i++) {
             const cJSON *want = cJSON_GetArrayItem(tr, (int)i);
-            const int got = pr->insts[f->first + i].track;
-            char gname[32] = "";
-            if (got >= 0 && ids)
-                snprintf(gname, sizeof gname, "track_%d", got);
-            else if (got >= 0 && got < pr->n_tracks)
-                snprintf(gname, sizeof gname, "%s", pr->track_names[got]);
+            char gname[32];
             const bool same =
-                cJSON_IsNull(want) ? got < 0 : got >= 0 && !strcmp(gname, want->valuestring);
+                tracking_case_track_is(pr, f->first + i, ids, want, gname, sizeof gname);
+            const int got = pr->insts[f->first + i].track;
             if (!same) {
                 if (bad++ < 5)
                     fprintf(stderr, "%s: frame %lld instance %lld: track %s, sleap-nn %s\n", name,

@@ -47,14 +47,10 @@ static void compare(const char *name, const sleapc_predictions *pr, const double
         }
         for (int64_t i = 0; i < f->n; i++, n++) {
             const cJSON *want = cJSON_GetArrayItem(tr, (int)i);
-            const int got = pr->insts[f->first + i].track;
-            char gname[64] = "";
-            if (got >= 0 && scores)
-                snprintf(gname, sizeof gname, "track_%d", got);
-            else if (got >= 0 && got < pr->n_tracks)
-                snprintf(gname, sizeof gname, "%s", pr->track_names[got]);
+            char gname[64];
             const bool same =
-                cJSON_IsNull(want) ? got < 0 : got >= 0 && !strcmp(gname, want->valuestring);
+                tracking_case_track_is(pr, f->first + i, scores, want, gname, sizeof gname);
+            const int got = pr->insts[f->first + i].track;
             if (!same) {
                 if (track_bad++ < 5)
                     fprintf(stderr, "%s: frame %lld instance %lld: track %s, sleap-nn %s\n", name,

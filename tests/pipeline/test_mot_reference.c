@@ -114,14 +114,10 @@ static void compare(const char *name, const sleapc_predictions *pr, bool ids, co
         order_bad += cJSON_GetArraySize(out) != f->n;
         for (int64_t i = 0; i < f->n; i++, n++) {
             const cJSON *want = cJSON_GetArrayItem(tr, (int)i);
-            const int got = pr->insts[f->first + i].track;
-            char gname[32] = "";
-            if (got >= 0 && ids)
-                snprintf(gname, sizeof gname, "track_%d", got);
-            else if (got >= 0 && got < pr->n_tracks)
-                snprintf(gname, sizeof gname, "%s", pr->track_names[got]);
+            char gname[32];
             const bool same =
-                cJSON_IsNull(want) ? got < 0 : got >= 0 && !strcmp(gname, want->valuestring);
+                tracking_case_track_is(pr, f->first + i, ids, want, gname, sizeof gname);
+            const int got = pr->insts[f->first + i].track;
             if (!same) {
                 if (track_bad++ < 5)
                     fprintf(stderr, "%s: frame %d instance %lld: track %s, sleap-nn %s\n", name, fi,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/results.h"
 #include "pipeline/tracking/tracker.h"
 #include "sleapc/video.h"
 
@@ -53,8 +54,8 @@ static inline double tracking_case_number(const cJSON *v)
     return NAN;
 }
 
-static inline int case_enum(const cJSON *obj, const char *key, const char *const *names,
-                            int n, int dflt, bool *ok)
+static inline int case_enum(const cJSON *obj, const char *key, const char *const *names, int n,
+                            int dflt, bool *ok)
 {
     const cJSON *v = cJSON_GetObjectItem(obj, key);
     if (!v || cJSON_IsNull(v))
@@ -78,11 +79,11 @@ static inline double case_num(const cJSON *obj, const char *key, double dflt)
  * and the post-tracking settings of "tracker_config". */
 static inline bool tracking_case_options(const cJSON *options, sleapc_tracker_opts *o)
 {
-    static const char *const cand[] = { "fixed_window", "local_queues" };
-    static const char *const feat[] = { "keypoints", "centroids", "bboxes" };
-    static const char *const scor[] = { "oks", "iou", "cosine_sim", "euclidean_dist" };
-    static const char *const red[] = { "mean", "max", "robust_quantile" };
-    static const char *const match[] = { "hungarian", "greedy" };
+    static const char *const cand[] = {"fixed_window", "local_queues"};
+    static const char *const feat[] = {"keypoints", "centroids", "bboxes"};
+    static const char *const scor[] = {"oks", "iou", "cosine_sim", "euclidean_dist"};
+    static const char *const red[] = {"mean", "max", "robust_quantile"};
+    static const char *const match[] = {"hungarian", "greedy"};
     const cJSON *e = cJSON_GetObjectItem(options, "effective_tracker");
     const cJSON *c = cJSON_GetObjectItem(options, "tracker_config");
     if (!e || !c)
@@ -103,8 +104,7 @@ static inline bool tracking_case_options(const cJSON *options, sleapc_tracker_op
     o->reduction = (sleapc_track_reduction)case_enum(e, "scoring_reduction", red, 3, 0, &ok);
     o->robust_best_instance = case_num(e, "robust_best_instance", 1.0);
     o->oks_stddev = case_num(e, "oks_stddev", 0.025);
-    o->matching = (sleapc_track_matching)case_enum(e, "track_matching_method", match, 2, 0,
-                                                   &ok);
+    o->matching = (sleapc_track_matching)case_enum(e, "track_matching_method", match, 2, 0, &ok);
     o->target_instance_count = (int)case_num(e, "tracking_target_instance_count", 0);
     o->pre_cull_to_target = case_num(e, "tracking_pre_cull_to_target", 0) != 0;
     o->pre_cull_iou_threshold = case_num(e, "tracking_pre_cull_iou_threshold", 0);
@@ -126,8 +126,7 @@ typedef struct tracking_case_frame {
     int *out, *track;
 } tracking_case_frame;
 
-static inline bool tracking_case_frame_read(const cJSON *fin, int n_nodes,
-                                            tracking_case_frame *f)
+static inline bool tracking_case_frame_read(const cJSON *fin, int n_nodes, tracking_case_frame *f)
 {
     const cJSON *insts = cJSON_GetObjectItem(fin, "instances");
     f->frame_idx = (int64_t)cJSON_GetObjectItem(fin, "frame_idx")->valuedouble;
@@ -205,7 +204,8 @@ static inline tracking_case_frames *tracking_case_frames_open(const char *video_
 {
     tracking_case_frames *f = calloc(1, sizeof *f);
     /* The 0.3.3 tracking references were made on the 0.3.3 decoding. */
-    if (!f || sleapc_video_open_compat(video_path, SLEAPC_COMPAT_SLEAP_NN_0_3_3, &f->video) != SLEAPC_OK) {
+    if (!f || sleapc_video_open_compat(video_path, SLEAPC_COMPAT_SLEAP_NN_0_3_3, &f->video) !=
+                  SLEAPC_OK) {
         tracking_case_frames_close(f);
         return NULL;
     }
@@ -230,6 +230,22 @@ static inline bool tracking_case_frame_image(tracking_case_frames *f, int64_t id
     in->height = f->h;
     in->width = f->w;
     return true;
+}
+
+/* Instance at's track as a tracked file names it, into name (cap bytes;
+ * "" when untracked): "track_<id>" when by_id (the tracker's public ids),
+ * else the run's track name. Whether it is want's (a name, or JSON null:
+ * untracked). */
+static inline bool tracking_case_track_is(const sleapc_predictions *pr, int64_t at, bool by_id,
+                                          const cJSON *want, char *name, size_t cap)
+{
+    const int got = pr->insts[at].track;
+    name[0] = '\0';
+    if (got >= 0 && by_id)
+        snprintf(name, cap, "track_%d", got);
+    else if (got >= 0 && got < pr->n_tracks)
+        snprintf(name, cap, "%s", pr->track_names[got]);
+    return cJSON_IsNull(want) ? got < 0 : got >= 0 && !strcmp(name, want->valuestring);
 }
 
 #endif
