@@ -13,7 +13,8 @@
  * summary per op kind follows each network.
  * Usage: bench_native_layers [configs_dir ("": default)] [n_threads (2)] [runs (5)] [filter]
  *                            [conv (direct)] [precision (fp32)]
- *   filter: only configs whose file name contains it; conv: direct, winograd or auto, the
+ *   filter: only configs whose file name contains it, or FILE@HxW: that config (a path
+ *   relative to configs_dir, or absolute) at that input size; conv: direct, winograd or auto, the
  *   3x3 convs' method (GFLOP counts the direct method's FLOPs whichever runs); precision:
  *   fp32, bf16 or bf16-emulated. */
 #include <stdio.h>
@@ -235,6 +236,22 @@ int main(int argc, char **argv)
     double peak1 = sleapc__cpu_peak_gflops(1, false, 0.3);
     printf("one core's fp32 FMA peak (%s), measured now: %.1f GFLOP/s\n", sleapc__cpu_simd_name(),
            peak1);
+    const char *at = strrchr(filter, '@');
+    if (at) {
+        /* Any training config, e.g. a trained model's, at the size it serves. */
+        char file[4096];
+        int h = 0, w = 0;
+        snprintf(file, sizeof file, "%.*s", (int)(at - filter), filter);
+        if (sscanf(at + 1, "%dx%d", &h, &w) != 2 || h < 1 || w < 1) {
+            fprintf(stderr, "bench_native_layers: '%s': expected FILE@HxW\n", filter);
+            return 2;
+        }
+        if (file[0] == '/')
+            dir[0] = '\0';
+        bench_case c = {file, h, w};
+        bench_one(dir, &c, n_threads, runs, peak1, conv, precision);
+        return 0;
+    }
     for (int i = 0; i < BENCH_N_CASES; i++)
         if (strstr(bench_cases[i].file, filter))
             bench_one(dir, &bench_cases[i], n_threads, runs, peak1, conv, precision);

@@ -34,6 +34,9 @@ MULTI = "sleap-nn-assets/datasets/minimal_instance.pkg.slp"
 ROBOT = "sleap-nn-assets/datasets/small_robot_minimal.slp"
 PAIR_VIDEO = "sleap-nn-assets/datasets/centered_pair_small.mp4"
 ROBOT_VIDEO = "sleap-nn-assets/datasets/small_robot.mp4"
+# MULTI with a track per instance, written into WORKDIR: the fixture labels
+# have no tracks, and the multi-class heads learn one class per track.
+TRACKED = "tracked:" + MULTI
 
 
 def _unet(max_stride=16, filters=8):
@@ -60,8 +63,7 @@ def _rgb_convnext():
     return cfg
 
 
-# Each model: its labels, train() keywords over TRAIN_COMMON. (The fixture
-# labels have no tracks, so no multi-class model can be trained on them.)
+# Each model: its labels, train() keywords over TRAIN_COMMON.
 MODELS = {
     "single_instance_unet_s05": dict(labels=ROBOT, backbone_config=_unet(16), head_configs="single_instance",
                                      scale=0.5, ensure_rgb=False, ensure_grayscale=True),
@@ -78,6 +80,10 @@ MODELS = {
                               max_epochs=40),
     "bottomup_convnext": dict(labels=MULTI, backbone_config=_convnext(), head_configs="bottomup",
                               max_epochs=40),
+    "bottomup_multiclass_unet": dict(labels=TRACKED, backbone_config=_unet(16), head_configs="multi_class_bottomup",
+                                     max_epochs=40),
+    "centered_instance_multiclass_unet": dict(labels=TRACKED, backbone_config=_unet(16),
+                                              head_configs="multi_class_topdown", crop_size=128),
 }
 TRAIN_COMMON = dict(use_same_data_for_val=True, batch_size=1, min_train_steps_per_epoch=10,
                     train_steps_per_epoch=10, save_ckpt=True, trainer_accelerator="cpu",
@@ -94,7 +100,29 @@ CHECKS = [
     ("bottomup_convnext", ["bottomup_convnext"], PAIR_VIDEO, []),
     ("topdown_unet_tracked", ["centroid_unet_s05", "centered_instance_unet"], PAIR_VIDEO,
      ["--tracking", "--tracker", "bytetrack"]),
+    ("bottomup_multiclass_unet", ["bottomup_multiclass_unet"], PAIR_VIDEO, []),
+    ("topdown_multiclass_unet", ["centroid_unet_s05", "centered_instance_multiclass_unet"], PAIR_VIDEO, []),
 ]
+
+
+def tracked_labels(data, models_dir, labels):
+    """A copy of `labels` (relative to data) whose instances each get their own
+    track, written beside the models; its absolute path."""
+    import sleap_io as sio
+
+    out = os.path.join(models_dir, "labels", os.path.basename(labels).replace(".slp", ".tracked.slp"))
+    if os.path.exists(out):
+        return out
+    lab = sio.load_slp(os.path.join(data, labels))
+    n = max(len(lf.instances) for lf in lab)
+    tracks = [sio.Track(name="animal_%d" % k) for k in range(n)]
+    for lf in lab:
+        for k, inst in enumerate(lf.instances):
+            inst.track = tracks[k]
+    lab.tracks = tracks
+    C.ensure_dir(os.path.dirname(out))
+    sio.save_slp(lab, out, embed="user")
+    return out
 
 
 def train_model(data, models_dir, name):
@@ -105,6 +133,8 @@ def train_model(data, models_dir, name):
     kw = dict(TRAIN_COMMON)
     kw.update(MODELS[name])
     labels = kw.pop("labels")
+    if labels.startswith("tracked:"):
+        labels = tracked_labels(data, models_dir, labels[len("tracked:"):])
     work = os.path.join(models_dir, ".train")
     shutil.rmtree(work, ignore_errors=True)
     old = os.getcwd()

@@ -1,6 +1,7 @@
 /* Max pooling: 2 x 2 stride 2 (the UNet encoder) and global (ClassVectorsHead);
  * the global (generalized) mean and L2 normalisation (EmbeddingHead). */
 #include "backends/native/native_kernels.h"
+#include "backends/native/native_ukernel.h"
 
 #include <math.h>
 
@@ -16,6 +17,7 @@ typedef struct pool_job {
     int64_t h, w, oh, ow;
     int64_t n_rows;         /* output rows over all planes */
     int64_t rows_per_task;
+    int64_t (*row)(const float *s0, const float *s1, float *d, int64_t ow);
 } pool_job;
 
 static void maxpool2_task(void *ctx, int64_t task)
@@ -28,7 +30,7 @@ static void maxpool2_task(void *ctx, int64_t task)
         const float *s0 = j->src + (plane * j->h + 2 * y) * j->w;
         const float *s1 = s0 + j->w;
         float *d = j->dst + (plane * j->oh + y) * j->ow;
-        for (int64_t x = 0; x < j->ow; x++) {
+        for (int64_t x = j->row(s0, s1, d, j->ow); x < j->ow; x++) {
             float m = s0[2 * x];
             m = max_nan(m, s0[2 * x + 1]);
             m = max_nan(m, s1[2 * x]);
@@ -40,7 +42,8 @@ static void maxpool2_task(void *ctx, int64_t task)
 void sleapc__native_maxpool2(sleapc_threadpool *tp, const float *src, int64_t b, int64_t c,
                              int64_t h, int64_t w, float *dst)
 {
-    pool_job j = {.src = src, .dst = dst, .h = h, .w = w, .oh = h / 2, .ow = w / 2};
+    pool_job j = {.src = src, .dst = dst, .h = h, .w = w, .oh = h / 2, .ow = w / 2,
+                  .row = sleapc__native_ukernels_best()->maxpool2_row};
     if (b <= 0 || c <= 0 || j.oh <= 0 || j.ow <= 0)
         return;
     j.n_rows = b * c * j.oh;

@@ -155,6 +155,10 @@ typedef struct native_ukernels {
     native_wino_out_fn wino_out[3];
     native_wino_gather_fn wino_gather[3];
     native_wino_scatter_fn wino_scatter[3];
+    /* 2 x 2 max pooling of rows s0, s1 into d, as far as whole vectors go;
+     * returns the columns written (the caller finishes the row). NULL in
+     * bf16 sets. */
+    int64_t (*maxpool2_row)(const float *s0, const float *s1, float *d, int64_t ow);
 } native_ukernels;
 
 /* The set for isa, or NULL when this build or this CPU cannot run it. */

@@ -420,6 +420,52 @@ static const native_ukernels nuk_table = {
 #else
 #include "backends/native/native_ukernel_wino_tmpl.h"
 
+/* PyTorch's max: v replaces m when larger or NaN (see native_pool.c). */
+NUK_INLINE nuk_vec nuk_max_nan(nuk_vec m, nuk_vec v)
+{
+    nuk_ivec take = (v > m) | (v != v);
+    return (nuk_vec)(((nuk_ivec)v & take) | ((nuk_ivec)m & ~take));
+}
+
+/* Even and odd lanes of the 2 * NUK_VW floats at p. */
+#if defined(__GNUC__) && !defined(__clang__)
+NUK_INLINE void nuk_deinterleave(const float *p, nuk_vec *even, nuk_vec *odd)
+{
+    nuk_vec a = nuk_load(p), b = nuk_load(p + NUK_VW);
+    nuk_ivec ie, io;
+    for (int k = 0; k < NUK_VW; k++) {
+        ie[k] = 2 * k;
+        io[k] = 2 * k + 1;
+    }
+    *even = __builtin_shuffle(a, b, ie);
+    *odd = __builtin_shuffle(a, b, io);
+}
+#else
+NUK_INLINE void nuk_deinterleave(const float *p, nuk_vec *even, nuk_vec *odd)
+{
+    (void)p, (void)even, (void)odd;
+}
+#endif
+
+/* d[x] = max of s0[2x], s0[2x+1], s1[2x], s1[2x+1] in that order, for the
+ * vector-sized part of ow; returns how many columns it wrote. */
+static int64_t nuk_maxpool2_row(const float *s0, const float *s1, float *d, int64_t ow)
+{
+    int64_t x = 0;
+#if defined(__clang__) || !defined(__GNUC__)
+    /* __builtin_shuffle is GCC's: the caller's scalar loop does it all. */
+    (void)s0, (void)s1, (void)d, (void)ow;
+    return x;
+#endif
+    for (; x + NUK_VW <= ow; x += NUK_VW) {
+        nuk_vec e0, o0, e1, o1;
+        nuk_deinterleave(s0 + 2 * x, &e0, &o0);
+        nuk_deinterleave(s1 + 2 * x, &e1, &o1);
+        nuk_store(d + x, nuk_max_nan(nuk_max_nan(nuk_max_nan(e0, o0), e1), o1));
+    }
+    return x;
+}
+
 static const native_ukernels nuk_table = {
     .isa = NUK_ISA,
     .name = NUK_NAME,
@@ -434,6 +480,7 @@ static const native_ukernels nuk_table = {
     .wino_out = {nuk_wino_out_2, nuk_wino_out_4, nuk_wino_out_6},
     .wino_gather = {nuk_wino_gather_2, nuk_wino_gather_4, nuk_wino_gather_6},
     .wino_scatter = {nuk_wino_scatter_2, nuk_wino_scatter_4, nuk_wino_scatter_6},
+    .maxpool2_row = nuk_maxpool2_row,
 };
 #endif
 
