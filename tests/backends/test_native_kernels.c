@@ -409,8 +409,9 @@ static void test_convt(void)
 
 static void test_maxpool(void)
 {
-    static const int sizes[][2] = {{2, 2}, {5, 7}, {9, 4}, {1, 6}, {33, 17}};
-    for (int si = 0; si < 5; si++) {
+    /* 70 columns: two whole AVX-512 vectors of outputs and a tail. */
+    static const int sizes[][2] = {{2, 2}, {5, 7}, {9, 4}, {1, 6}, {33, 17}, {6, 70}};
+    for (int si = 0; si < 6; si++) {
         int b = 2, c = 3, h = sizes[si][0], w = sizes[si][1], oh = h / 2, ow = w / 2;
         size_t n_dst = (size_t)b * c * oh * ow;
         float *src = rand_buf((size_t)b * c * h * w, 10.0f);
@@ -440,6 +441,48 @@ static void test_maxpool(void)
     float nan_src[4] = {1.0f, NAN, 3.0f, 2.0f}, out = 0;
     sleapc__native_maxpool2(NULL, nan_src, 1, 1, 2, 2, &out);
     CHECK(isnan(out));
+
+    /* The same in every lane of the vector kernels: a NaN at each of the 4
+     * places of each window of a 2 x 80 row, one at a time. */
+    enum { W = 80 };
+    float row[2 * W], res[W / 2];
+    for (int at = 0; at < 2 * W; at++) {
+        for (int i = 0; i < 2 * W; i++)
+            row[i] = (float)(i % 7);
+        row[at] = NAN;
+        sleapc__native_maxpool2(NULL, row, 1, 1, 2, W, res);
+        int hit = (at % W) / 2;
+        for (int x = 0; x < W / 2; x++)
+            CHECK_MSG(isnan(res[x]) == (x == hit), "NaN at %d: column %d gives %g", at, x, res[x]);
+    }
+}
+
+/* Each fp32 set's row kernel against the scalar order, bit for bit (signed
+ * zeros and ties included), on a row of 100 outputs. */
+static void test_maxpool_rows(void)
+{
+    enum { OW = 100 };
+    float s0[2 * OW], s1[2 * OW], d[OW];
+    static const float vals[] = {0.0f, -0.0f, 1.0f, -1.0f, 2.5f};
+    for (int i = 0; i < 2 * OW; i++) {
+        s0[i] = vals[(i * 7 + 3) % 5];
+        s1[i] = vals[(i * 3 + 1) % 5];
+    }
+    for (int k = 0; k < n_sets; k++) {
+        if (!sets[k]->maxpool2_row)
+            continue;
+        memset(d, 0x7f, sizeof d);
+        int64_t done = sets[k]->maxpool2_row(s0, s1, d, OW);
+        CHECK(done >= 0 && done <= OW);
+        for (int64_t x = 0; x < done; x++) {
+            float m = s0[2 * x];
+            m = s0[2 * x + 1] > m ? s0[2 * x + 1] : m;
+            m = s1[2 * x] > m ? s1[2 * x] : m;
+            m = s1[2 * x + 1] > m ? s1[2 * x + 1] : m;
+            CHECK_MSG(memcmp(&m, &d[x], sizeof m) == 0, "%s maxpool2_row column %lld: %g, want %g",
+                      sets[k]->name, (long long)x, d[x], m);
+        }
+    }
 }
 
 static void test_global_maxpool(void)
@@ -709,6 +752,7 @@ int main(void)
     test_conv_parts();
     test_convt();
     test_maxpool();
+    test_maxpool_rows();
     test_global_maxpool();
     test_resize();
     test_linear();
