@@ -70,6 +70,18 @@ SLEAPC_API sleapc_status sleapc_labels_select_frames(const char *path, int video
                                                      sleapc_frame_filter filter, int64_t **frames,
                                                      int64_t *n_frames);
 
+/* sleap-nn 0.3.5's --frames on a labels file (without --video_index): the
+ * entries of the file's labeled-frame list (every video, file order) at
+ * `positions` (0-based, any order, repeats allowed), kept where they belong to
+ * video video_index: their frame numbers, ascending, each once, into
+ * *frames (freed with sleapc_free; NULL when none). *n_beyond counts the
+ * distinct positions past the end of the list (sleap-nn skips them with a
+ * warning). Errors as sleapc_labels_select_frames. */
+SLEAPC_API sleapc_status sleapc_labels_frames_at_positions(const char *path, int video_index,
+                                                           const int64_t *positions,
+                                                           int64_t n_positions, int64_t **frames,
+                                                           int64_t *n_frames, int64_t *n_beyond);
+
 /* Predict frames (NULL: the default frames) of in, overlapped as
  * sleapc_predict_array does; results go to w (may be NULL). A
  * centered-instance model alone predicts a labels file as sleap-nn 0.3.5

@@ -19,3 +19,16 @@ sleapc_status sleapc_labels_select_frames(const char *path, int video_index,
         return sleapc__fail(SLEAPC_ERR_INVALID_ARG, "select frames: path and outputs are required");
     return sleapc__labels_select_frames(path, video_index, filter, frames, n_frames);
 }
+
+sleapc_status sleapc_labels_frames_at_positions(const char *path, int video_index,
+                                                const int64_t *positions, int64_t n_positions,
+                                                int64_t **frames, int64_t *n_frames,
+                                                int64_t *n_beyond)
+{
+    if (!path || !frames || !n_frames || !n_beyond || n_positions < 0 ||
+        (n_positions > 0 && !positions))
+        return sleapc__fail(SLEAPC_ERR_INVALID_ARG,
+                            "frames at positions: path, positions and outputs are required");
+    return sleapc__labels_frames_at_positions(path, video_index, positions, n_positions, frames,
+                                              n_frames, n_beyond);
+}

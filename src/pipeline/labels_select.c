@@ -86,3 +86,61 @@ sleapc_status sleapc__labels_select_frames(const char *path, int video_index,
     *n_frames = m;
     return SLEAPC_OK;
 }
+
+sleapc_status sleapc__labels_frames_at_positions(const char *path, int video_index,
+                                                 const int64_t *positions, int64_t n_positions,
+                                                 int64_t **frames, int64_t *n_frames,
+                                                 int64_t *n_beyond)
+{
+    *frames = NULL;
+    *n_frames = 0;
+    *n_beyond = 0;
+    sleapc_slp *r = NULL;
+    sleapc_status st = sleapc__slp_open(path, &r);
+    if (st)
+        return st;
+    if (video_index < 0 || video_index >= r->n_videos) {
+        st = sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s: no video %d (the file has %d)", path,
+                          video_index, r->n_videos);
+        sleapc__slp_close(r);
+        return st;
+    }
+    /* Which list entries are asked for: a set, as sleap-nn's. */
+    uint8_t *wanted = sleapc__calloc((size_t)(r->n_frames > 0 ? r->n_frames : 1), 1);
+    int64_t *out = sleapc__malloc((size_t)(r->n_frames > 0 ? r->n_frames : 1) * sizeof *out);
+    int64_t *beyond = sleapc__malloc((size_t)(n_positions > 0 ? n_positions : 1) * sizeof *beyond);
+    if (!wanted || !out || !beyond) {
+        sleapc__free(wanted);
+        sleapc__free(out);
+        sleapc__free(beyond);
+        sleapc__slp_close(r);
+        return sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+    }
+    int64_t n_out = 0, nb = 0;
+    for (int64_t i = 0; i < n_positions; i++) {
+        int64_t p = positions[i];
+        if (p >= 0 && p < r->n_frames)
+            wanted[p] = 1;
+        else
+            beyond[nb++] = p;
+    }
+    qsort(beyond, (size_t)nb, sizeof *beyond, compare_i64);
+    for (int64_t i = 0; i < nb; i++)
+        *n_beyond += i == 0 || beyond[i] != beyond[i - 1];
+    for (int64_t k = 0; k < r->n_frames; k++)
+        if (wanted[k] && r->frames[k].video == video_index)
+            out[n_out++] = r->frames[k].frame_idx;
+    /* Ascending, each once: the order sleap-nn writes them in. */
+    qsort(out, (size_t)n_out, sizeof *out, compare_i64);
+    int64_t m = 0;
+    for (int64_t i = 0; i < n_out; i++)
+        if (m == 0 || out[m - 1] != out[i])
+            out[m++] = out[i];
+    n_out = m;
+    sleapc__free(wanted);
+    sleapc__free(beyond);
+    sleapc__slp_close(r);
+    *frames = out;
+    *n_frames = n_out;
+    return SLEAPC_OK;
+}

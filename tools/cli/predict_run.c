@@ -142,6 +142,37 @@ static int pick_video_frames(const cli_predict_args *a, const char *input, sleap
     return rc;
 }
 
+/* sleap-nn 0.3.5: --frames on a labels file (without --video_index) are
+ * positions in its list of labeled frames, not frame numbers; positions past
+ * its end are skipped with a warning. */
+static int pick_positions(const cli_predict_args *a, const char *input, sleapc_input *in,
+                          int video, int64_t **frames, int64_t *n)
+{
+    int64_t *pos = NULL, n_pos = 0, *lib = NULL, n_beyond = 0;
+    int64_t bound = sleapc_input_n_frames(in);
+    if (bound < sleapc_input_n_default_frames(in))
+        bound = sleapc_input_n_default_frames(in);
+    if (cli_parse_frames(a->frames, bound, &pos, &n_pos))
+        return 1;
+    sleapc_status st = sleapc_labels_frames_at_positions(input, video, pos, n_pos, &lib, n, &n_beyond);
+    free(pos);
+    if (st)
+        return cli_lib_error();
+    if (n_beyond)
+        fprintf(stderr, "sleapc: warning: %s: --frames on a labels file selects labeled frames by "
+                "position (sleap-nn 0.3.5); %lld position(s) past its labeled frames skipped\n",
+                input, (long long)n_beyond);
+    *frames = malloc((size_t)(*n > 0 ? *n : 1) * sizeof **frames);
+    if (!*frames) {
+        sleapc_free(lib);
+        return cli_error("out of memory");
+    }
+    if (*n)
+        memcpy(*frames, lib, (size_t)*n * sizeof **frames);
+    sleapc_free(lib);
+    return 0;
+}
+
 /* The frames to predict, owned by the caller. */
 static int pick_frames(const cli_predict_args *a, const char *input, sleapc_input *in, int video,
                        int64_t **frames, int64_t *n)
@@ -156,9 +187,16 @@ static int pick_frames(const cli_predict_args *a, const char *input, sleapc_inpu
         fprintf(stderr, "sleapc: warning: %s: --only_labeled_frames, --only_suggested_frames, "
                 "--exclude_user_labeled and --only_predicted_frames need a .slp input; "
                 "predicting every frame\n", input);
+    bool positions = labels && a->frames && a->o.compat != SLEAPC_COMPAT_SLEAP_NN_0_3_3;
+    if (positions && !filtered)
+        return pick_positions(a, input, in, video, frames, n);
+    if (positions)
+        fprintf(stderr, "sleapc: warning: %s: --frames does not apply to a labels file together "
+                "with --only_labeled_frames, --only_suggested_frames, --exclude_user_labeled or "
+                "--only_predicted_frames (sleap-nn 0.3.5 ignores it)\n", input);
     if (filtered && labels && select_frames(a, input, video, &sel, &n_sel))
         return 1;
-    if (a->frames) {
+    if (a->frames && !positions) {
         if (cli_parse_frames(a->frames, sleapc_input_n_frames(in), frames, n)) {
             free(sel);
             return 1;
