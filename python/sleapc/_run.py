@@ -147,6 +147,25 @@ def label_filter(path: str, video_index: int, flags: dict) -> Optional[np.ndarra
         lib.sleapc_free(ptr)
 
 
+def label_positions(path: str, video_index: int, positions: np.ndarray) -> np.ndarray:
+    """sleap-nn 0.3.5's frames on a labels file: the labeled frames at these positions of the
+    file's list (a position past its end skipped with a warning), as frame numbers."""
+    pos = np.ascontiguousarray(positions, dtype=np.int64)
+    ptr = ctypes.POINTER(ctypes.c_int64)()
+    n, beyond = ctypes.c_int64(), ctypes.c_int64()
+    check(lib.sleapc_labels_frames_at_positions(
+        os.fsencode(path), video_index, pos.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+        len(pos), ctypes.byref(ptr), ctypes.byref(n), ctypes.byref(beyond)))
+    try:
+        out = np.ctypeslib.as_array(ptr, (n.value,)).copy() if n.value else np.zeros(0, np.int64)
+    finally:
+        lib.sleapc_free(ptr)
+    if beyond.value:
+        warnings.warn(f"{path}: frames on a labels file are positions in its labeled frames "
+                      f"(sleap-nn 0.3.5); {beyond.value} past them skipped", stacklevel=4)
+    return out
+
+
 class Progress:
     """Progress of a long call: a tqdm bar when tqdm is importable, else a line on stderr
     (rewritten in place on a terminal, every 10 s otherwise); or the caller's function."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import math
 import os
+import warnings
 from typing import Any, Callable, List, Optional, Sequence, Union
 
 import numpy as np
@@ -476,6 +477,14 @@ class Predictor:
             return np.ascontiguousarray(picked, dtype=np.int64)
         video_index = video_index or 0
         sel = _run.label_filter(path, video_index, label_flags)
+        if (frames is not None and path.endswith(".slp")
+                and self._compat != _COMPATS["0.3.3"]):
+            # sleap-nn 0.3.5: positions in the labeled-frame list, ignored beside a filter.
+            if sel is not None:
+                warnings.warn(f"{path}: frames does not apply together with a frame filter "
+                              "(sleap-nn 0.3.5 ignores it)", stacklevel=3)
+                return sel
+            return _run.label_positions(path, video_index, _run.parse_frames(frames, 0))
         if frames is not None:
             picked = _run.parse_frames(frames, n_all)
             if sel is not None:

@@ -40,6 +40,21 @@ def test_video_index_whole_video(data, kw, n):
     assert len(r) == n
 
 
+def test_frames_on_labels_are_positions(data):
+    # sleap-nn 0.3.5's LabelsProvider: positions in the labeled-frame list.
+    labeled = [0, 79]  # small_robot_minimal.slp's labeled frames (checked below)
+    with sleapc.Predictor(data(SI), threads=2) as p:
+        assert list(p.predict_video(data(SLP)).frame_indices) == labeled
+        assert list(p.predict_video(data(SLP), frames=[1]).frame_indices) == labeled[1:]
+        with pytest.warns(UserWarning, match="past them skipped"):
+            assert list(p.predict_video(data(SLP), frames=[1, 5]).frame_indices) == labeled[1:]
+        with pytest.warns(UserWarning, match="does not apply"):
+            r = p.predict_video(data(SLP), frames=[1], only_labeled_frames=True)
+        assert list(r.frame_indices) == labeled
+    with sleapc.Predictor(data(SI), threads=2, compat="0.3.3") as p:
+        assert list(p.predict_video(data(SLP), frames=[1]).frame_indices) == [1]
+
+
 def test_video_index_0_3_3(data):
     with sleapc.Predictor(data(SI), threads=2, compat="0.3.3") as p:
         r = p.predict_video(data(SLP), video_index=0)
