@@ -213,6 +213,8 @@ typedef struct sleapc_backend_opts {
     sleapc_conv_method conv;     /* native: 3x3 convs direct or Winograd */
     int winograd_tile;           /* native, conv WINOGRAD: F(m) on every 3x3 conv,
                                     accurate or not (tests); 0: chosen per layer */
+    bool pick_bf16_direct;       /* native bf16, conv auto (tests): every 3x3 conv
+                                    with an AVX512-BF16 direct twin runs it, untimed */
     bool input_as_is;            /* onnx-baked: the export's networks take their
                                     inputs as they are (an embedding export's
                                     standardized crop), never divided by 255 */

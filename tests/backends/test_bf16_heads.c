@@ -40,23 +40,34 @@
  * native one with its direct method pinned (the tests' SLEAPC_CONV=direct:
  * AVX512-BF16's kernels) and with Winograd (the float32 kernels on bf16
  * operands, ns->bf16_f32, which is what --conv auto runs without AMX). */
-#define N_HW 3
-static const char *const hw_names[N_HW] = {"onednn", "native", "native-winograd"};
-static const char *const hw_backends[N_HW] = {"onednn", "native", "native"};
+/* native-twins: conv auto unpinned with every 3x3 conv on its AVX512-BF16
+ * direct twin inside the float32-kernel path (what auto picks per layer
+ * where VDPBF16PS is the faster; forced here, untimed). */
+#define N_HW 4
+static const char *const hw_names[N_HW] = {"onednn", "native", "native-winograd", "native-twins"};
+static const char *const hw_backends[N_HW] = {"onednn", "native", "native", "native"};
 static const sleapc_conv_method hw_convs[N_HW] = {SLEAPC_CONV_AUTO, SLEAPC_CONV_AUTO,
-                                                  SLEAPC_CONV_WINOGRAD};
+                                                  SLEAPC_CONV_WINOGRAD, SLEAPC_CONV_AUTO};
 static int n_stages, n_agree[N_HW], n_beyond;
 static double worst_bf16, worst_agree[N_HW];
 
 /* Heads of model m on x with the backend `name` at `precision`; NULL with
  * *refused set when the backend refuses the precision on this CPU. */
 static sleapc_backend *run(const sleapc_model *m, const char *name, sleapc_precision precision,
-                           sleapc_conv_method conv, const sleapc_tensor *x, sleapc_tensor_map *out,
-                           bool *refused)
+                           sleapc_conv_method conv, bool twins, const sleapc_tensor *x,
+                           sleapc_tensor_map *out, bool *refused)
 {
-    sleapc_backend_opts o = {.n_threads = 2, .precision = precision, .conv = conv};
+    sleapc_backend_opts o = {.n_threads = 2, .precision = precision, .conv = conv,
+                             .pick_bf16_direct = twins};
     sleapc_backend *be = NULL;
+    /* The twins exist under conv auto only: the suite's direct pin off. */
+    char *pin = twins && getenv("SLEAPC_CONV") ? strdup(getenv("SLEAPC_CONV")) : NULL;
+    if (twins)
+        test_setenv("SLEAPC_CONV", NULL);
     sleapc_status st = sleapc__backend_create(name, &m->graph, &o, &be);
+    if (pin)
+        test_setenv("SLEAPC_CONV", pin);
+    free(pin);
     *refused = st == SLEAPC_ERR_UNSUPPORTED;
     if (*refused)
         return NULL;
@@ -83,13 +94,15 @@ static void check_stage(const char *case_id, const char *case_dir, const char *m
     sleapc_tensor_map o32 = {0}, oem = {0}, ohw[N_HW] = {{0}};
     bool r32, rem, rhw;
     sleapc_backend *b32 =
-        m ? run(m, "native", SLEAPC_PRECISION_FP32, SLEAPC_CONV_AUTO, &x, &o32, &r32) : NULL;
+        m ? run(m, "native", SLEAPC_PRECISION_FP32, SLEAPC_CONV_AUTO, false, &x, &o32, &r32) : NULL;
     sleapc_backend *bem =
-        m ? run(m, "native", SLEAPC_PRECISION_BF16_EMULATED, SLEAPC_CONV_AUTO, &x, &oem, &rem)
+        m ? run(m, "native", SLEAPC_PRECISION_BF16_EMULATED, SLEAPC_CONV_AUTO, false, &x, &oem,
+                &rem)
           : NULL;
     sleapc_backend *bhw[N_HW] = {0};
     for (int k = 0; m && k < N_HW; k++)
-        bhw[k] = run(m, hw_backends[k], SLEAPC_PRECISION_BF16, hw_convs[k], &x, &ohw[k], &rhw);
+        bhw[k] = run(m, hw_backends[k], SLEAPC_PRECISION_BF16, hw_convs[k], k == 3, &x, &ohw[k],
+                     &rhw);
     for (int k = 0; b32 && bem && k < m->graph.n_outputs; k++) {
         const char *head = m->graph.outputs[k].name;
         const sleapc_tensor *t32 = sleapc__tensor_map_get(&o32, head);
@@ -128,8 +141,8 @@ static void check_stage(const char *case_id, const char *case_dir, const char *m
             n_agree[q]++;
         }
         printf("%-45s %-30s bf16 vs fp32 %.2e  vs emulation: oneDNN %.2e native %.2e "
-               "native-winograd %.2e (-1: no bf16 kernels here)\n",
-               case_id, head, e, a[0], a[1], a[2]);
+               "native-winograd %.2e native-twins %.2e (-1: no bf16 kernels here)\n",
+               case_id, head, e, a[0], a[1], a[2], a[3]);
     }
     n_stages++;
     sleapc__backend_destroy(b32);

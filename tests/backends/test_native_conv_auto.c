@@ -35,7 +35,7 @@ static native_conv *make_conv(void)
 
 static int choose(native_conv *conv, sleapc_threadpool *tp, const char *prefix, int node)
 {
-    CHECK_OK(sleapc__native_conv_choose(conv, C, C, tp, NATIVE_CONV_AUTO, 0, prefix, node, 2, H,
+    CHECK_OK(sleapc__native_conv_choose(conv, NULL, C, C, tp, NATIVE_CONV_AUTO, 0, prefix, node, 2, H,
                                         W));
     return sleapc__native_conv_winograd(conv);
 }
@@ -113,7 +113,7 @@ static void check_concurrent_processes(native_conv *conv)
             sleapc_threadpool *tp = NULL;
             if (sleapc__threadpool_create(1, &tp) != SLEAPC_OK)
                 _exit(100);
-            if (sleapc__native_conv_choose(conv, C, C, tp, NATIVE_CONV_AUTO, 0, prefix, 7, 1, H,
+            if (sleapc__native_conv_choose(conv, NULL, C, C, tp, NATIVE_CONV_AUTO, 0, prefix, 7, 1, H,
                                            W) != SLEAPC_OK)
                 _exit(101);
             int m = sleapc__native_conv_winograd(conv);

@@ -242,7 +242,7 @@ static void check_cache_dir(void)
     CHECK_GET("cache_dir", "");
     char buf[64];
     CHECK(!sleapc__settings_cache_dir(buf, sizeof buf));
-    CHECK_OK(sleapc__native_conv_choose(conv, C, C, tp, NATIVE_CONV_AUTO, 0, "test settings", 1, 2,
+    CHECK_OK(sleapc__native_conv_choose(conv, NULL, C, C, tp, NATIVE_CONV_AUTO, 0, "test settings", 1, 2,
                                         H, W));
     sleapc_auto_entry e = {.chosen = "direct"};
     sleapc__auto_entry_set(&e, "direct", 1.0);
@@ -253,7 +253,7 @@ static void check_cache_dir(void)
     /* A folder: the choice is kept there, and only there. */
     CHECK_OK(sleapc_setting_set("cache_dir", dir));
     CHECK_GET("cache_dir", dir);
-    CHECK_OK(sleapc__native_conv_choose(conv, C, C, tp, NATIVE_CONV_AUTO, 0, "test settings", 1, 2,
+    CHECK_OK(sleapc__native_conv_choose(conv, NULL, C, C, tp, NATIVE_CONV_AUTO, 0, "test settings", 1, 2,
                                         H, W));
     CHECK_MSG(count_files(dir) == 1, "%s: %d files", dir, count_files(dir));
     CHECK(!exists(dflt));

@@ -86,7 +86,7 @@ static void run_node(native_state *ns, int i)
         conv_source(ns, n->inputs[0], &parts);
         if (parts.n == 1)
             parts.data[0] = bf16_source(ns, i, parts.data[0]);
-        sleapc__native_conv_run_parts(ns->convs[i], ns->tp, &parts, s[0], s[2], s[3], dst,
+        sleapc__native_conv_run_parts(native_active_conv(ns, i), ns->tp, &parts, s[0], s[2], s[3], dst,
                                       ns->scratch);
         if (n->act == SLEAPC_ACT_SIGMOID)
             sleapc__native_sigmoid(dst, native_node_numel(d));
@@ -272,12 +272,16 @@ static void native_destroy(sleapc_backend *be)
         for (int i = 0; i < ns->g->n_nodes; i++) {
             if (ns->convs)
                 sleapc__native_conv_destroy(ns->convs[i]);
+            if (ns->convs16)
+                sleapc__native_conv_destroy(ns->convs16[i]);
             if (ns->convts)
                 sleapc__native_convt_destroy(ns->convts[i]);
             if (ns->wattns)
                 sleapc__native_wattn_destroy(ns->wattns[i]);
         }
         sleapc__free(ns->convs);
+        sleapc__free(ns->convs16);
+        sleapc__free(ns->use16);
         sleapc__free(ns->convts);
         sleapc__free(ns->wattns);
         sleapc__bf16_plan_free(&ns->bf16);
@@ -344,6 +348,15 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
             goto fail;
     }
     ns->bf16_f32 = hw_bf16 && !amx && ns->conv_how != NATIVE_CONV_DIRECT;
+    if (ns->bf16_f32 && ns->conv_how == NATIVE_CONV_AUTO) {
+        ns->convs16 = sleapc__calloc((size_t)g->n_nodes, sizeof *ns->convs16);
+        ns->use16 = sleapc__calloc((size_t)g->n_nodes, sizeof *ns->use16);
+        ns->pick16 = opts->pick_bf16_direct;
+        if (!ns->convs16 || !ns->use16) {
+            st = sleapc__fail(SLEAPC_ERR_NOMEM, "out of memory");
+            goto fail;
+        }
+    }
     for (int i = 0; i < g->n_nodes; i++) {
         const sleapc_node *n = &g->nodes[i];
         /* bf16 nodes pack weights rounded to bf16 (the bias stays float32). */
@@ -385,13 +398,20 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
                                              n->bias, &ns->wattns[i]);
         else if (n->op >= SLEAPC_OP_COUNT)
             st = sleapc__fail(SLEAPC_ERR_UNSUPPORTED, "node %s: op %d", n->name, (int)n->op);
+        if (!st && ns->convs16 && n->op == SLEAPC_OP_CONV2D && n->kernel == 3 &&
+            ns->bf16.compute[i])
+            st = sleapc__native_conv_create_bf16(n->c_in, n->c_out, w, n->bias,
+                                                 n->act == SLEAPC_ACT_RELU, &ns->convs16[i]);
         sleapc__free(rounded);
         if (st)
             goto fail;
         /* bf16 on the float32 kernels: a conv whose value is rounded where
-         * written rounds it as it stores it (no pass over it after). */
+         * written rounds it as it stores it (no pass over it after); so does
+         * its twin. */
         if (ns->bf16_f32 && ns->convs[i] && ns->bf16.rounded[i])
             sleapc__native_conv_set_round_bf16(ns->convs[i], true);
+        if (ns->convs16 && ns->convs16[i] && ns->bf16.rounded[i])
+            sleapc__native_conv_set_round_bf16(ns->convs16[i], true);
     }
     if (hw_bf16) {
         ns->hw_uk = sleapc__native_ukernels_bf16();

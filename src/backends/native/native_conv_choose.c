@@ -107,19 +107,30 @@ static unsigned next_rand(unsigned *s)
     return *s >> 8;
 }
 
-void sleapc__native_conv_key_prefix(const sleapc_graph *g, native_conv_method how,
+void sleapc__native_conv_key_prefix(const sleapc_graph *g, native_conv_method how, bool twins,
                                     int n_threads, char *out, size_t cap)
 {
     char cpu[256];
     sleapc__cpu_id(cpu, sizeof cpu);
-    snprintf(out, cap, "native conv %s graph %016" PRIx64 " threads %d sleapc %s cpu %s",
-             how == NATIVE_CONV_AUTO ? "auto" : "winograd", sleapc__graph_hash(g), n_threads,
-             sleapc__version(), cpu);
+    snprintf(out, cap, "native conv %s%s graph %016" PRIx64 " threads %d sleapc %s cpu %s",
+             how == NATIVE_CONV_AUTO ? "auto" : "winograd", twins ? " bf16-twins" : "",
+             sleapc__graph_hash(g), n_threads, sleapc__version(), cpu);
 }
+
+/* Candidates: F(m) for m = 2, 4, 6, the direct method (0) and the twin
+ * (CAND_TWIN, native_conv_pick). */
+#define CAND_TWIN 1
 
 static const char *cand_name(int m)
 {
-    return m == 0 ? "direct" : m == 2 ? "f2" : m == 4 ? "f4" : "f6";
+    return m == 0 ? "direct" : m == CAND_TWIN ? "bf16" : m == 2 ? "f2" : m == 4 ? "f4" : "f6";
+}
+
+/* Sets the candidate: the twin leaves conv direct (it is not run). */
+static native_conv *cand_set(native_conv *conv, native_conv *alt, int m)
+{
+    sleapc__native_conv_set_winograd(conv, m == CAND_TWIN ? 0 : m);
+    return m == CAND_TWIN ? alt : conv;
 }
 
 /* The candidate e names, or -1. */
@@ -131,31 +142,62 @@ static int kept_pick(const sleapc_auto_entry *e, const int *cand, int n)
     return -1;
 }
 
-static sleapc_status time_candidates(native_conv *conv, int c_in, int c_out,
+static sleapc_status time_candidates(native_conv *conv, native_conv *alt, int c_in, int c_out,
                                      sleapc_threadpool *tp, const int *cand, int n, int64_t bt,
                                      int64_t h, int64_t w, double *best, bool *live);
 
-sleapc_status sleapc__native_conv_choose(native_conv *conv, int c_in, int c_out,
-                                         sleapc_threadpool *tp, native_conv_method how,
-                                         int force_m, const char *key_prefix, int node,
-                                         int64_t b, int64_t h, int64_t w)
+static sleapc_status choose(native_conv *conv, native_conv *alt, int *chosen, int c_in,
+                            int c_out, sleapc_threadpool *tp, native_conv_method how, int force_m,
+                            const char *key_prefix, int node, int64_t b, int64_t h, int64_t w);
+
+sleapc_status sleapc__native_conv_choose(native_conv *conv, native_conv_pick *pick, int c_in,
+                                         int c_out, sleapc_threadpool *tp,
+                                         native_conv_method how, int force_m,
+                                         const char *key_prefix, int node, int64_t b, int64_t h,
+                                         int64_t w)
 {
+    native_conv *alt = pick && how == NATIVE_CONV_AUTO ? pick->alt : NULL;
+    int chosen = 0;
+    sleapc_status st = SLEAPC_OK;
+    if (alt && pick->force_alt && sleapc__native_conv_winograd_ok(conv))
+        chosen = CAND_TWIN;
+    else
+        st = choose(conv, alt, &chosen, c_in, c_out, tp, how, force_m, key_prefix, node, b, h, w);
+    if (pick)
+        pick->use_alt = !st && chosen == CAND_TWIN;
+    return st ? st : sleapc__native_conv_set_winograd(conv, chosen == CAND_TWIN ? 0 : chosen);
+}
+
+/* *chosen: the candidate (0: direct, CAND_TWIN, or m of F(m)). */
+static sleapc_status choose(native_conv *conv, native_conv *alt, int *chosen, int c_in,
+                            int c_out, sleapc_threadpool *tp, native_conv_method how, int force_m,
+                            const char *key_prefix, int node, int64_t b, int64_t h, int64_t w)
+{
+    *chosen = 0;
     if (how == NATIVE_CONV_DIRECT || !sleapc__native_conv_winograd_ok(conv))
-        return sleapc__native_conv_set_winograd(conv, 0);
-    if (how == NATIVE_CONV_WINOGRAD && force_m)
-        return sleapc__native_conv_set_winograd(conv, force_m);
-    int cand[4], n = 0;
+        return SLEAPC_OK;
+    if (how == NATIVE_CONV_WINOGRAD && force_m) {
+        *chosen = force_m;
+        return SLEAPC_OK;
+    }
+    /* In order of accuracy, for near-ties (PICK_MARGIN): the twin's sums
+     * round as the direct method's, in another order. */
+    int cand[5], n = 0;
     if (how == NATIVE_CONV_AUTO)
         cand[n++] = 0;
+    if (alt)
+        cand[n++] = CAND_TWIN;
     for (int m = 2; m <= 6; m += 2)
         if (sleapc__native_wino_accurate(m, c_in))
             cand[n++] = m;
     /* Per batch item: timing uses one, so the choice (and the key) does not
      * depend on the batch, and a short last batch runs as the others. */
     if (n == 0 || 18.0 * c_in * c_out * (double)(h * w) < MIN_TIMED_FLOP)
-        return sleapc__native_conv_set_winograd(conv, 0);
-    if (n == 1)
-        return sleapc__native_conv_set_winograd(conv, cand[0]);
+        return SLEAPC_OK;
+    if (n == 1) {
+        *chosen = cand[0];
+        return SLEAPC_OK;
+    }
 
     int64_t bt = b < TIMED_ITEMS ? b : TIMED_ITEMS;
     char key[1024] = "";
@@ -164,12 +206,14 @@ sleapc_status sleapc__native_conv_choose(native_conv *conv, int c_in, int c_out,
         snprintf(key, sizeof key, "%s node %d input %dx%lldx%lld", key_prefix, node, c_in,
                  (long long)h, (long long)w);
     int pick = *key && sleapc__auto_cache_load(key, &e) ? kept_pick(&e, cand, n) : -1;
-    if (pick >= 0)
-        return sleapc__native_conv_set_winograd(conv, cand[pick]);
+    if (pick >= 0) {
+        *chosen = cand[pick];
+        return SLEAPC_OK;
+    }
 
-    double best[4] = {1e300, 1e300, 1e300, 1e300};
-    bool live[4] = {false, false, false, false};
-    sleapc_status st = time_candidates(conv, c_in, c_out, tp, cand, n, bt, h, w, best, live);
+    double best[5] = {1e300, 1e300, 1e300, 1e300, 1e300};
+    bool live[5] = {false, false, false, false, false};
+    sleapc_status st = time_candidates(conv, alt, c_in, c_out, tp, cand, n, bt, h, w, best, live);
     if (st)
         return st;
     pick = -1;
@@ -188,7 +232,8 @@ sleapc_status sleapc__native_conv_choose(native_conv *conv, int c_in, int c_out,
         if (k >= 0)
             pick = k;
     }
-    return sleapc__native_conv_set_winograd(conv, cand[pick]);
+    *chosen = cand[pick];
+    return SLEAPC_OK;
 }
 
 /* Every candidate still in the running has a clean pass. */
@@ -204,17 +249,19 @@ static bool all_clean(const double *wall, const bool *live, int n)
  * by clean wall time or, where a candidate in the running has no clean
  * pass, by the CPU time of all over the threads (a dropped candidate: its
  * time when dropped, for the record). */
-static sleapc_status time_candidates(native_conv *conv, int c_in, int c_out,
+static sleapc_status time_candidates(native_conv *conv, native_conv *alt, int c_in, int c_out,
                                      sleapc_threadpool *tp, const int *cand, int n, int64_t bt,
                                      int64_t h, int64_t w, double *best, bool *live)
 {
     int n_threads = sleapc__threadpool_n_threads(tp);
     size_t scratch_bytes = 0;
     for (int k = 0; k < n; k++) {
-        sleapc_status st = sleapc__native_conv_set_winograd(conv, cand[k]);
+        sleapc_status st =
+            sleapc__native_conv_set_winograd(conv, cand[k] == CAND_TWIN ? 0 : cand[k]);
         if (st)
             return st;
-        size_t s = sleapc__native_conv_scratch_size(conv, h, w, n_threads);
+        size_t s = sleapc__native_conv_scratch_size(cand[k] == CAND_TWIN ? alt : conv, h, w,
+                                                    n_threads);
         if (s > scratch_bytes)
             scratch_bytes = s;
     }
@@ -231,10 +278,9 @@ static sleapc_status time_candidates(native_conv *conv, int c_in, int c_out,
     for (size_t i = 0; i < n_in; i++)
         src[i] = (float)(next_rand(&seed) & 0xffff) / 65536.0f;
 
-    double wall[4], cpu[4];
+    double wall[5], cpu[5];
     for (int k = 0; k < n; k++) {
-        sleapc__native_conv_set_winograd(conv, cand[k]);
-        sleapc__native_conv_run(conv, tp, src, bt, h, w, dst, scratch);
+        sleapc__native_conv_run(cand_set(conv, alt, cand[k]), tp, src, bt, h, w, dst, scratch);
         wall[k] = cpu[k] = 1e300;
         live[k] = true;
     }
@@ -255,11 +301,11 @@ static sleapc_status time_candidates(native_conv *conv, int c_in, int c_out,
                 live[k] = false;
             if (!live[k])
                 continue;
-            sleapc__native_conv_set_winograd(conv, cand[k]);
+            native_conv *cv = cand_set(conv, alt, cand[k]);
             double c0, q0, c1, q1;
             sleapc__threadpool_times(tp, &c0, &q0);
             double t0 = wall_s();
-            sleapc__native_conv_run(conv, tp, src, bt, h, w, dst, scratch);
+            sleapc__native_conv_run(cv, tp, src, bt, h, w, dst, scratch);
             double t = wall_s() - t0;
             sleapc__threadpool_times(tp, &c1, &q1);
             bool clean = q0 >= 0 && q1 >= 0 && q1 - q0 <= CLEAN_WAIT * t;

@@ -24,9 +24,18 @@ native_conv_method sleapc__native_conv_method_of(sleapc_conv_method conv);
 bool sleapc__native_wino_accurate(int m, int c_in);
 
 /* The part of a conv choice's cache key that a plan's convs share: the
- * graph, the method asked for, the threads, the version and the CPU. */
-void sleapc__native_conv_key_prefix(const sleapc_graph *g, native_conv_method how,
+ * graph, the method asked for, whether bf16 twins are candidates, the
+ * threads, the version and the CPU. */
+void sleapc__native_conv_key_prefix(const sleapc_graph *g, native_conv_method how, bool twins,
                                     int n_threads, char *out, size_t cap);
+
+/* A conv's other form, one more candidate with conv auto: the same conv on
+ * other kernels (bf16: AVX512-BF16's direct method). */
+typedef struct native_conv_pick {
+    native_conv *alt;  /* NULL: none */
+    bool force_alt;    /* pick it untimed (tests) */
+    bool use_alt;      /* out: alt was chosen (conv then stays direct) */
+} native_conv_pick;
 
 /* Sets conv's method (sleapc__native_conv_set_winograd) for runs on
  * (b, c_in, h, w) inputs on tp: direct for convs Winograd cannot run.
@@ -35,8 +44,9 @@ void sleapc__native_conv_key_prefix(const sleapc_graph *g, native_conv_method ho
  * Uses the choice the auto cache keeps for key_prefix, node and the input
  * (NULL key_prefix: none); else times the candidates on one batch item of
  * random input and keeps the choice (the first run's, among concurrent
- * ones). */
-sleapc_status sleapc__native_conv_choose(native_conv *conv, int c_in, int c_out,
+ * ones). pick (NULL: none) offers conv's twin; its use_alt says the choice. */
+sleapc_status sleapc__native_conv_choose(native_conv *conv, native_conv_pick *pick, int c_in,
+                                         int c_out,
                                          sleapc_threadpool *tp, native_conv_method how,
                                          int force_m, const char *key_prefix, int node,
                                          int64_t b, int64_t h, int64_t w);

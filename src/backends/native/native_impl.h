@@ -53,9 +53,24 @@ typedef struct native_state {
      * half the FMA's rate per product on some CPUs (Intel) and lose
      * Winograd's share on all (bench/README.md). */
     bool bf16_f32;
+    /* bf16 on the float32 kernels with conv auto: each 3x3 conv's twin on
+     * AVX512-BF16's direct kernels (NULL where none), one more candidate of
+     * the plan's per-layer choice: where VDPBF16PS runs at twice the FMA's
+     * rate (AMD Zen 4 and 5) it beats the float32 direct method on the
+     * layers Winograd does not speed up. use16[i]: the plan chose it;
+     * pick16: always where there is one (sleapc_backend_opts.pick_bf16_direct). */
+    native_conv **convs16;
+    bool *use16;
+    bool pick16;
     float *stage;                 /* rounded copy of a float32 value a bf16 conv reads */
     int64_t stage_numel;
 } native_state;
+
+/* The conv node i runs: the plan's choice between its two forms. */
+static inline native_conv *native_active_conv(const native_state *ns, int i)
+{
+    return ns->use16 && ns->use16[i] ? ns->convs16[i] : ns->convs[i];
+}
 
 static inline int64_t native_node_numel(const int64_t *s)
 {

@@ -87,21 +87,28 @@ sleapc_status sleapc__native_plan(native_state *ns, const int64_t shape[4])
     int n_threads = sleapc__threadpool_n_threads(ns->tp);
     /* The graph's hash reads every weight: only when a conv may be timed. */
     char key_prefix[512] = "";
-    if (ns->conv_how != NATIVE_CONV_DIRECT && (!ns->bf16.n || ns->bf16_f32) && !ns->wino_tile)
-        sleapc__native_conv_key_prefix(g, ns->conv_how, n_threads, key_prefix, sizeof key_prefix);
+    if (ns->conv_how != NATIVE_CONV_DIRECT && (!ns->bf16.n || ns->bf16_f32) && !ns->wino_tile &&
+        !ns->pick16)
+        sleapc__native_conv_key_prefix(g, ns->conv_how, ns->convs16 != NULL, n_threads, key_prefix,
+                                       sizeof key_prefix);
     size_t scratch = 0;
     for (int i = 0; i < n; i++) {
         const int64_t *s0 = g->nodes[i].n_inputs ? ns->plan.shapes[g->nodes[i].inputs[0]] : NULL;
         size_t sb = 0;
         /* Emulated bf16 keeps the direct method it rounds like; bf16 on the
          * float32 kernels chooses as float32 does. */
+        native_conv_pick pick = {.alt = ns->convs16 ? ns->convs16[i] : NULL,
+                                 .force_alt = ns->pick16};
         if (ns->convs[i] && (!ns->bf16.n || (ns->bf16_f32 && !ns->hw16[i])) &&
             (st = sleapc__native_conv_choose(
-                 ns->convs[i], g->nodes[i].c_in, g->nodes[i].c_out, ns->tp, ns->conv_how,
+                 ns->convs[i], &pick, g->nodes[i].c_in, g->nodes[i].c_out, ns->tp, ns->conv_how,
                  ns->wino_tile, *key_prefix ? key_prefix : NULL, i, s0[0], s0[2], s0[3])))
             goto done;
+        if (ns->use16)
+            ns->use16[i] = pick.use_alt;
         if (ns->convs[i])
-            sb = sleapc__native_conv_scratch_size(ns->convs[i], s0[2], s0[3], n_threads);
+            sb = sleapc__native_conv_scratch_size(native_active_conv(ns, i), s0[2], s0[3],
+                                                  n_threads);
         else if (ns->convts[i])
             sb = sleapc__native_convt_scratch_size(ns->convts[i], s0[2], s0[3], n_threads);
         else if (ns->wattns[i])
