@@ -95,7 +95,11 @@ CHECKS = [
     ("single_instance_unet_s05", ["single_instance_unet_s05"], ROBOT_VIDEO, []),
     ("single_instance_convnext", ["single_instance_convnext"], ROBOT_VIDEO, []),
     ("topdown_unet", ["centroid_unet_s05", "centered_instance_unet"], PAIR_VIDEO, []),
-    ("topdown_convnext_swint", ["centroid_convnext", "centered_instance_swint"], PAIR_VIDEO, []),
+    # Under-trained, the ConvNeXt centroid stage finds hundreds of low peaks
+    # a frame at the low threshold (sleap-nn then took 26 min): the two
+    # animals' best peaks are what matters.
+    ("topdown_convnext_swint", ["centroid_convnext", "centered_instance_swint"], PAIR_VIDEO,
+     ["--max_instances", "2"]),
     ("bottomup_unet_s05", ["bottomup_unet_s05"], PAIR_VIDEO, []),
     ("bottomup_convnext", ["bottomup_convnext"], PAIR_VIDEO, []),
     ("topdown_unet_tracked", ["centroid_unet_s05", "centered_instance_unet"], PAIR_VIDEO,
