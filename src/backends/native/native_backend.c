@@ -6,6 +6,7 @@
  * whose only consumers are convs is read by them from its parts. */
 #include "backends/native/native_backend.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "backends/bf16_policy.h"
@@ -25,18 +26,35 @@ static float *node_buf(native_state *ns, int i)
     return ns->arena + ns->plan.offset[i] / (int64_t)sizeof(float);
 }
 
+/* One pass of the nodes over batch items [b0, b0 + nb): the pool their
+ * kernels share (NULL: serial, one thread's items) and the scratch. */
+typedef struct native_exec {
+    sleapc_threadpool *tp;
+    void *scratch;
+    float *arena; /* the arena, or a thread's copy of the plan in it */
+    int64_t b0, nb;
+} native_exec;
+
+/* Node i's value from item x->b0 on (items lie one after another). */
+static float *item_buf(native_state *ns, int i, const native_exec *x)
+{
+    const int64_t *s = ns->plan.shapes[i];
+    return x->arena + ns->plan.offset[i] / (int64_t)sizeof(float) +
+           x->b0 * (native_node_numel(s) / s[0]);
+}
+
 /* A conv's input as parts: one buffer, or the parts of a virtual concat. */
-static void conv_source(native_state *ns, int in, native_conv_src *out)
+static void conv_source(native_state *ns, int in, const native_exec *x, native_conv_src *out)
 {
     const sleapc_node *c = &ns->g->nodes[in];
     if (ns->plan.home[in] >= 0) {
         *out = (native_conv_src){
-            .n = 1, .data = {node_buf(ns, in)}, .c = {(int)ns->plan.shapes[in][1]}};
+            .n = 1, .data = {item_buf(ns, in, x)}, .c = {(int)ns->plan.shapes[in][1]}};
         return;
     }
     out->n = c->n_inputs;
     for (int k = 0; k < c->n_inputs; k++) {
-        out->data[k] = node_buf(ns, c->inputs[k]);
+        out->data[k] = item_buf(ns, c->inputs[k], x);
         out->c[k] = (int)ns->plan.shapes[c->inputs[k]][1];
     }
 }
@@ -67,43 +85,51 @@ static native_round_rows_fn resize_rounding(const native_state *ns, int i)
     return ns->bf16_f32 && rounds_where_written(ns, i) ? ns->hw_uk->round_floats : NULL;
 }
 
-static void run_node(native_state *ns, int i)
+static void run_node(native_state *ns, int i, const native_exec *x)
 {
     const sleapc_node *n = &ns->g->nodes[i];
     /* Nothing to compute: an identity resize or a virtual concat. */
     if (ns->plan.home[i] != i)
         return;
-    const int64_t *d = ns->plan.shapes[i];
-    const int64_t *s = n->n_inputs ? ns->plan.shapes[n->inputs[0]] : NULL;
+    /* The shapes of this pass's items. */
+    int64_t d[4], s[4] = {0};
+    memcpy(d, ns->plan.shapes[i], sizeof d);
+    d[0] = x->nb;
+    if (n->n_inputs) {
+        memcpy(s, ns->plan.shapes[n->inputs[0]], sizeof s);
+        s[0] = x->nb;
+    }
+    sleapc_threadpool *tp = x->tp;
+    void *scratch = x->scratch;
     const float *src =
-        n->n_inputs && ns->plan.home[n->inputs[0]] >= 0 ? node_buf(ns, n->inputs[0]) : NULL;
-    float *dst = node_buf(ns, i);
+        n->n_inputs && ns->plan.home[n->inputs[0]] >= 0 ? item_buf(ns, n->inputs[0], x) : NULL;
+    float *dst = item_buf(ns, i, x);
     switch (n->op) {
     case SLEAPC_OP_INPUT:
         break;
     case SLEAPC_OP_CONV2D: {
         native_conv_src parts;
-        conv_source(ns, n->inputs[0], &parts);
+        conv_source(ns, n->inputs[0], x, &parts);
         if (parts.n == 1)
             parts.data[0] = bf16_source(ns, i, parts.data[0]);
-        sleapc__native_conv_run_parts(native_active_conv(ns, i), ns->tp, &parts, s[0], s[2], s[3], dst,
-                                      ns->scratch);
+        sleapc__native_conv_run_parts(native_active_conv(ns, i), tp, &parts, s[0], s[2], s[3], dst,
+                                      scratch);
         if (n->act == SLEAPC_ACT_SIGMOID)
             sleapc__native_sigmoid(dst, native_node_numel(d));
         else if (n->act == SLEAPC_ACT_GELU)
-            sleapc__native_gelu(ns->tp, dst, native_node_numel(d));
+            sleapc__native_gelu(tp, dst, native_node_numel(d));
         break;
     }
     case SLEAPC_OP_CONV_TRANSPOSE2D:
-        sleapc__native_convt_run(ns->convts[i], ns->tp, bf16_source(ns, i, src), s[0], s[2], s[3],
-                                 dst, ns->scratch);
+        sleapc__native_convt_run(ns->convts[i], tp, bf16_source(ns, i, src), s[0], s[2], s[3],
+                                 dst, scratch);
         break;
     case SLEAPC_OP_MAXPOOL2D:
-        sleapc__native_maxpool2(ns->tp, src, s[0], s[1], s[2], s[3], dst);
+        sleapc__native_maxpool2(tp, src, s[0], s[1], s[2], s[3], dst);
         break;
     case SLEAPC_OP_UPSAMPLE2X:
         /* nn.Upsample(scale_factor=2): PyTorch maps with 1/scale_factor. */
-        sleapc__native_resize_bilinear_rounded(ns->tp, src, s[0], s[1], s[2], s[3], dst, d[2], d[3],
+        sleapc__native_resize_bilinear_rounded(tp, src, s[0], s[1], s[2], s[3], dst, d[2], d[3],
                                                0.5f, 0.5f, resize_rounding(ns, i));
         break;
     case SLEAPC_OP_RESIZE_LIKE:
@@ -111,7 +137,7 @@ static void run_node(native_state *ns, int i)
             memcpy(dst, src, (size_t)native_node_numel(d) * sizeof(float));
         else
             sleapc__native_resize_bilinear_rounded(
-                ns->tp, src, s[0], s[1], s[2], s[3], dst, d[2], d[3], (float)s[2] / (float)d[2],
+                tp, src, s[0], s[1], s[2], s[3], dst, d[2], d[3], (float)s[2] / (float)d[2],
                 (float)s[3] / (float)d[3], resize_rounding(ns, i));
         break;
     case SLEAPC_OP_CONCAT: {
@@ -121,7 +147,7 @@ static void run_node(native_state *ns, int i)
             for (int k = 0; k < n->n_inputs; k++) {
                 const int64_t *sk = ns->plan.shapes[n->inputs[k]];
                 size_t len = (size_t)(sk[1] * hw);
-                memcpy(o, node_buf(ns, n->inputs[k]) + b * (int64_t)len, len * sizeof(float));
+                memcpy(o, item_buf(ns, n->inputs[k], x) + b * (int64_t)len, len * sizeof(float));
                 o += len;
             }
         }
@@ -139,23 +165,23 @@ static void run_node(native_state *ns, int i)
             sleapc__native_sigmoid(dst, native_node_numel(d));
         break;
     case SLEAPC_OP_PATCHES:
-        sleapc__native_patches(ns->tp, src, s[0], s[1], s[2], s[3], n->kernel, n->stride, n->pad,
+        sleapc__native_patches(tp, src, s[0], s[1], s[2], s[3], n->kernel, n->stride, n->pad,
                                n->patch_merge, dst, d[2], d[3]);
         break;
     case SLEAPC_OP_DWCONV:
-        sleapc__native_dwconv(ns->tp, src, s[0], s[1], s[2], s[3], n->kernel, n->weight, n->bias,
+        sleapc__native_dwconv(tp, src, s[0], s[1], s[2], s[3], n->kernel, n->weight, n->bias,
                               dst);
         break;
     case SLEAPC_OP_LAYERNORM:
-        sleapc__native_layernorm(ns->tp, src, s[0], s[1], s[2] * s[3], n->weight, n->bias, n->eps,
+        sleapc__native_layernorm(tp, src, s[0], s[1], s[2] * s[3], n->weight, n->bias, n->eps,
                                  dst);
         break;
     case SLEAPC_OP_SCALE_ADD:
-        sleapc__native_scale_add(ns->tp, src, node_buf(ns, n->inputs[1]), n->weight, d[0], d[1],
+        sleapc__native_scale_add(tp, src, item_buf(ns, n->inputs[1], x), n->weight, d[0], d[1],
                                  d[2] * d[3], dst);
         break;
     case SLEAPC_OP_WINDOW_ATTENTION:
-        sleapc__native_wattn_run(ns->wattns[i], ns->tp, src, s[0], s[2], s[3], dst, ns->scratch);
+        sleapc__native_wattn_run(ns->wattns[i], tp, src, s[0], s[2], s[3], dst, scratch);
         break;
     case SLEAPC_OP_GLOBAL_GEMPOOL:
         sleapc__native_global_gempool(src, s[0], s[1], s[2], s[3], n->weight, n->eps, dst);
@@ -200,6 +226,92 @@ static void round_value(native_state *ns, int i)
                                   native_node_numel(ns->plan.shapes[i]));
 }
 
+/* Batch items across the threads ("items"): with a batch of at least as
+ * many items as threads, each thread runs its share of whole items through
+ * every node on serial kernels, in its own copy of the plan, with no wait
+ * between nodes, rather than all threads splitting each node (a wait per
+ * node, and on small maps too few rows or tiles per thread to share well:
+ * top-down crops, small frames). Items are independent, and a kernel's
+ * result does not depend on its split, so the bits do not change. */
+typedef struct items_job {
+    native_state *ns;
+    int64_t b;
+} items_job;
+
+/* Items [t * per, ...) of a batch of b: how many copy t holds. */
+static int64_t copy_items(const native_state *ns, int64_t t, int64_t b)
+{
+    int64_t n = b - t * ns->items_per;
+    return n < 0 ? 0 : n < ns->items_per ? n : ns->items_per;
+}
+
+static void items_task(void *ctx, int64_t task, int thread)
+{
+    items_job *j = ctx;
+    native_state *ns = j->ns;
+    native_exec x = {.tp = NULL,
+                     .scratch = (char *)ns->scratch + (size_t)thread * ns->items_scratch,
+                     .arena = ns->arena + task * ns->copy_floats,
+                     .b0 = 0,
+                     .nb = copy_items(ns, task, j->b)};
+    for (int i = 1; x.nb > 0 && i < ns->g->n_nodes; i++)
+        run_node(ns, i, &x);
+}
+
+static void run_all(native_state *ns, int64_t b)
+{
+    if (ns->items_on) {
+        items_job j = {.ns = ns, .b = b};
+        sleapc__threadpool_run_indexed(ns->tp, items_task, &j,
+                                       sleapc__threadpool_n_threads(ns->tp));
+        return;
+    }
+    native_exec all = {.tp = ns->tp, .scratch = ns->scratch, .arena = ns->arena, .b0 = 0, .nb = b};
+    for (int i = 1; i < ns->g->n_nodes; i++) {
+        run_node(ns, i, &all);
+        round_value(ns, i);
+    }
+}
+
+/* The input into node 0's value: the whole batch, or each copy's items. */
+static sleapc_status put_input(native_state *ns, const sleapc_tensor *x)
+{
+    if (!ns->items_on)
+        return sleapc__graph_input_prepare_as(x, ns->g->in_channels, ns->g->input_as_is,
+                                              node_buf(ns, 0));
+    size_t item = (size_t)(sleapc_tensor_numel(x) / x->shape[0]) * sleapc_dtype_size(x->dtype);
+    int n_threads = sleapc__threadpool_n_threads(ns->tp);
+    for (int t = 0; t < n_threads; t++) {
+        sleapc_tensor v = *x;
+        v.shape[0] = copy_items(ns, t, x->shape[0]);
+        v.data = (char *)x->data + (size_t)(t * ns->items_per) * item;
+        if (v.shape[0] <= 0)
+            continue;
+        sleapc_status st = sleapc__graph_input_prepare_as(
+            &v, ns->g->in_channels, ns->g->input_as_is,
+            ns->arena + t * ns->copy_floats + ns->plan.offset[0] / (int64_t)sizeof(float));
+        if (st)
+            return st;
+    }
+    return SLEAPC_OK;
+}
+
+/* Output o, whole: its buffer, or the copies' items gathered. */
+static float *take_output(native_state *ns, int o, int64_t b)
+{
+    int node = ns->g->outputs[o].node;
+    if (!ns->items_on)
+        return node_buf(ns, node);
+    const int64_t *s = ns->plan.shapes[node];
+    int64_t item = native_node_numel(s) / s[0];
+    int n_threads = sleapc__threadpool_n_threads(ns->tp);
+    for (int t = 0; t < n_threads; t++)
+        memcpy(ns->outs[o] + t * ns->items_per * item,
+               ns->arena + t * ns->copy_floats + ns->plan.offset[node] / (int64_t)sizeof(float),
+               (size_t)(copy_items(ns, t, b) * item) * sizeof(float));
+    return ns->outs[o];
+}
+
 static sleapc_status native_forward(sleapc_backend *be, const sleapc_tensor *x,
                                     sleapc_tensor_map *out)
 {
@@ -213,31 +325,29 @@ static sleapc_status native_forward(sleapc_backend *be, const sleapc_tensor *x,
         if (st)
             return st;
     }
-    st = sleapc__graph_input_prepare_as(x, ns->g->in_channels, ns->g->input_as_is,
-                                        node_buf(ns, 0));
+    st = put_input(ns, x);
     if (st)
         return st;
     round_value(ns, 0);
-    if (ns->node_hook) {
+    if (ns->node_hook && !ns->items_on) {
+        native_exec all = {
+            .tp = ns->tp, .scratch = ns->scratch, .arena = ns->arena, .b0 = 0, .nb = shape[0]};
         ns->node_hook(ns->node_hook_ctx, 0);
         for (int i = 1; i < ns->g->n_nodes; i++) {
-            run_node(ns, i);
+            run_node(ns, i, &all);
             round_value(ns, i);
             ns->node_hook(ns->node_hook_ctx, i);
         }
     } else {
-        for (int i = 1; i < ns->g->n_nodes; i++) {
-            run_node(ns, i);
-            round_value(ns, i);
-        }
+        run_all(ns, shape[0]);
     }
     for (int o = 0; o < ns->g->n_outputs; o++) {
         const sleapc_graph_output *go = &ns->g->outputs[o];
         const int64_t *s = ns->plan.shapes[go->node];
         sleapc_tensor t = {.dtype = SLEAPC_DTYPE_F32,
                            .ndim = s[2] ? 4 : 2,
-                           .shape = {s[0], s[1], s[2], s[3]},
-                           .data = node_buf(ns, go->node)};
+                           .shape = {shape[0], s[1], s[2], s[3]},
+                           .data = take_output(ns, o, shape[0])};
         st = sleapc__tensor_map_set(out, go->name, &t);
         if (st)
             return st;
@@ -256,9 +366,11 @@ static sleapc_status native_warmup(sleapc_backend *be, const int64_t shape[4])
         return st;
     /* Run once on zeros, as the contract says: the first pass faults in every
      * buffer page and warms the caches, and took 3-10x a steady one. */
-    memset(node_buf(ns, 0), 0, (size_t)(s[0] * s[1] * s[2] * s[3]) * sizeof(float));
-    for (int i = 1; i < ns->g->n_nodes; i++)
-        run_node(ns, i);
+    int n_copies = ns->items_on ? sleapc__threadpool_n_threads(ns->tp) : 1;
+    for (int t = 0; t < n_copies; t++)
+        memset(ns->arena + t * ns->copy_floats + ns->plan.offset[0] / (int64_t)sizeof(float), 0,
+               (size_t)(ns->items_per * s[1] * s[2] * s[3]) * sizeof(float));
+    run_all(ns, s[0]);
     return SLEAPC_OK;
 }
 
@@ -413,6 +525,10 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
         if (ns->convs16 && ns->convs16[i] && ns->bf16.rounded[i])
             sleapc__native_conv_set_round_bf16(ns->convs16[i], true);
     }
+    /* Items across the threads in float32 (bf16 rounds whole values in
+     * place, which a share of the items cannot). */
+    ns->items = !ns->bf16.n && sleapc__threadpool_n_threads(ns->tp) > 1 &&
+                !getenv("SLEAPC_NATIVE_NO_ITEMS");
     if (hw_bf16) {
         ns->hw_uk = sleapc__native_ukernels_bf16();
         sleapc__native_bf16_mark_lazy(g, ns->hw16, ns->lazy);

@@ -30,6 +30,18 @@ typedef struct native_state {
     float *arena;           /* every activation, at plan.offset */
     void *scratch;
     size_t scratch_bytes;
+    /* Batch items across the threads (native_backend.c, "items"): each
+     * thread runs its own items through every node with serial kernels and
+     * its own slice of the scratch, items_scratch bytes apart. items: this
+     * backend may (float32, several threads); items_on: this plan does, its
+     * arena one copy per thread, copy_floats apart, of the plan for
+     * items_per items (the planner reuses a value's room once it is read,
+     * which threads at different nodes would overwrite for each other); its
+     * outputs then gathered whole into outs. */
+    bool items, items_on;
+    int64_t items_per, copy_floats;
+    size_t items_scratch;
+    float **outs;
 
     sleapc_native_node_fn node_hook; /* profiling; NULL: off */
     void *node_hook_ctx;

@@ -11,6 +11,11 @@
 
 void sleapc__native_plan_free(native_state *ns)
 {
+    for (int o = 0; ns->outs && o < ns->g->n_outputs; o++)
+        sleapc__aligned_free(ns->outs[o]);
+    sleapc__free(ns->outs);
+    ns->outs = NULL;
+    ns->items_on = false;
     sleapc__graph_plan_free(&ns->plan);
     sleapc__aligned_free(ns->arena);
     sleapc__aligned_free(ns->scratch);
@@ -78,20 +83,27 @@ sleapc_status sleapc__native_plan(native_state *ns, const int64_t shape[4])
                  (!ns->bf16.n || (ns->bf16_f32 && ns->bf16.rounded[g->nodes[i].inputs[0]])))
             kind[i] = SLEAPC_PLAN_ALIAS; /* emulated bf16 rounds each value where written */
     }
+    int n_threads = sleapc__threadpool_n_threads(ns->tp);
+    /* Items across the threads: the plan of one thread's share, once per
+     * thread (the same bytes as the whole batch's where it divides); its
+     * convs, run by one thread each, are chosen as one thread runs them. */
+    ns->items_on = ns->items && !ns->node_hook && n_threads > 1 && shape[0] >= n_threads;
+    ns->items_per = ns->items_on ? (shape[0] + n_threads - 1) / n_threads : shape[0];
     sleapc_plan_opts opts = {.elem = sizeof(float), .align = 64, .kind = kind};
-    sleapc_status st = sleapc__graph_plan(g, shape[0], shape[2], shape[3], &opts, &ns->plan);
+    sleapc_status st =
+        sleapc__graph_plan(g, ns->items_per, shape[2], shape[3], &opts, &ns->plan);
     sleapc__free(kind);
     if (st)
         return st;
 
-    int n_threads = sleapc__threadpool_n_threads(ns->tp);
     /* The graph's hash reads every weight: only when a conv may be timed. */
     char key_prefix[512] = "";
     if (ns->conv_how != NATIVE_CONV_DIRECT && (!ns->bf16.n || ns->bf16_f32) && !ns->wino_tile &&
         !ns->pick16)
-        sleapc__native_conv_key_prefix(g, ns->conv_how, ns->convs16 != NULL, n_threads, key_prefix,
+        sleapc__native_conv_key_prefix(g, ns->conv_how, ns->convs16 != NULL,
+                                       ns->items_on ? 1 : n_threads, key_prefix,
                                        sizeof key_prefix);
-    size_t scratch = 0;
+    size_t scratch = 0, scratch1 = 0;
     for (int i = 0; i < n; i++) {
         const int64_t *s0 = g->nodes[i].n_inputs ? ns->plan.shapes[g->nodes[i].inputs[0]] : NULL;
         size_t sb = 0;
@@ -101,7 +113,8 @@ sleapc_status sleapc__native_plan(native_state *ns, const int64_t shape[4])
                                  .force_alt = ns->pick16};
         if (ns->convs[i] && (!ns->bf16.n || (ns->bf16_f32 && !ns->hw16[i])) &&
             (st = sleapc__native_conv_choose(
-                 ns->convs[i], &pick, g->nodes[i].c_in, g->nodes[i].c_out, ns->tp, ns->conv_how,
+                 ns->convs[i], &pick, g->nodes[i].c_in, g->nodes[i].c_out,
+                 ns->items_on ? NULL : ns->tp, ns->conv_how,
                  ns->wino_tile, *key_prefix ? key_prefix : NULL, i, s0[0], s0[2], s0[3])))
             goto done;
         if (ns->use16)
@@ -115,11 +128,24 @@ sleapc_status sleapc__native_plan(native_state *ns, const int64_t shape[4])
             sb = sleapc__native_wattn_scratch_size(ns->wattns[i], n_threads);
         if (sb > scratch)
             scratch = sb;
+        /* One thread's, for items across the threads. */
+        size_t s1 = 0;
+        if (ns->items_on && ns->convs[i])
+            s1 = sleapc__native_conv_scratch_size(native_active_conv(ns, i), s0[2], s0[3], 1);
+        else if (ns->items_on && ns->convts[i])
+            s1 = sleapc__native_convt_scratch_size(ns->convts[i], s0[2], s0[3], 1);
+        else if (ns->items_on && ns->wattns[i])
+            s1 = sleapc__native_wattn_scratch_size(ns->wattns[i], 1);
+        if (s1 > scratch1)
+            scratch1 = s1;
         if (ns->bf16.n && ns->bf16.compute[i] && !ns->bf16.rounded[g->nodes[i].inputs[0]] &&
             !ns->hw16[i] && native_node_numel(s0) > ns->stage_numel)
             ns->stage_numel = native_node_numel(s0);
     }
-    ns->arena = sleapc__aligned_alloc((size_t)(ns->plan.arena ? ns->plan.arena : 64));
+    ns->copy_floats = (ns->plan.arena + 63) / 64 * 16;
+    ns->arena = sleapc__aligned_alloc(
+        ns->items_on ? (size_t)ns->copy_floats * sizeof(float) * (size_t)n_threads
+                     : (size_t)(ns->plan.arena ? ns->plan.arena : 64));
     if (!ns->arena) {
         st = sleapc__fail(SLEAPC_ERR_NOMEM, "plan: out of memory for %lld bytes of activations",
                           (long long)ns->plan.arena);
@@ -137,6 +163,9 @@ sleapc_status sleapc__native_plan(native_state *ns, const int64_t shape[4])
             goto done;
         }
     }
+    ns->items_scratch = (scratch1 + 63) / 64 * 64;
+    if (ns->items_on && ns->items_scratch * (size_t)n_threads > scratch)
+        scratch = ns->items_scratch * (size_t)n_threads;
     ns->scratch_bytes = scratch;
     if (scratch) {
         ns->scratch = sleapc__aligned_alloc(scratch);
@@ -144,6 +173,21 @@ sleapc_status sleapc__native_plan(native_state *ns, const int64_t shape[4])
             st = sleapc__fail(SLEAPC_ERR_NOMEM, "plan: out of memory for scratch");
             goto done;
         }
+    }
+    if (ns->items_on) {
+        ns->outs = sleapc__calloc((size_t)g->n_outputs, sizeof *ns->outs);
+        for (int o = 0; ns->outs && o < g->n_outputs; o++) {
+            const int64_t *so = ns->plan.shapes[g->outputs[o].node];
+            size_t item = (size_t)(native_node_numel(so) / so[0]);
+            ns->outs[o] = sleapc__aligned_alloc(item * (size_t)shape[0] * sizeof(float));
+            if (!ns->outs[o])
+                break;
+        }
+        for (int o = 0; !st && o < g->n_outputs; o++)
+            if (!ns->outs || !ns->outs[o])
+                st = sleapc__fail(SLEAPC_ERR_NOMEM, "plan: out of memory for outputs");
+        if (st)
+            goto done;
     }
     memcpy(ns->planned, shape, sizeof ns->planned);
 done:
