@@ -6,7 +6,6 @@
  * whose only consumers are convs is read by them from its parts. */
 #include "backends/native/native_backend.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "backends/bf16_policy.h"
@@ -527,8 +526,7 @@ static sleapc_status native_create(const sleapc_graph *g, const sleapc_backend_o
     }
     /* Items across the threads in float32 (bf16 rounds whole values in
      * place, which a share of the items cannot). */
-    ns->items = !ns->bf16.n && sleapc__threadpool_n_threads(ns->tp) > 1 &&
-                !getenv("SLEAPC_NATIVE_NO_ITEMS");
+    ns->items = !ns->bf16.n && sleapc__threadpool_n_threads(ns->tp) > 1;
     if (hw_bf16) {
         ns->hw_uk = sleapc__native_ukernels_bf16();
         sleapc__native_bf16_mark_lazy(g, ns->hw16, ns->lazy);
