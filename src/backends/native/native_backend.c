@@ -16,6 +16,7 @@
 #include "backends/native/native_kernels.h"
 #include "backends/native/native_ukernel.h"
 #include "core/alloc.h"
+#include "core/dtype.h"
 #include "core/error.h"
 #include "core/threadpool.h"
 #include "model/graph_input.h"
@@ -278,7 +279,7 @@ static sleapc_status put_input(native_state *ns, const sleapc_tensor *x)
     if (!ns->items_on)
         return sleapc__graph_input_prepare_as(x, ns->g->in_channels, ns->g->input_as_is,
                                               node_buf(ns, 0));
-    size_t item = (size_t)(sleapc_tensor_numel(x) / x->shape[0]) * sleapc_dtype_size(x->dtype);
+    size_t item = (size_t)(sleapc__tensor_numel(x) / x->shape[0]) * sleapc__dtype_size(x->dtype);
     int n_threads = sleapc__threadpool_n_threads(ns->tp);
     for (int t = 0; t < n_threads; t++) {
         sleapc_tensor v = *x;
