@@ -85,9 +85,10 @@ sleapc_status sleapc__native_plan(native_state *ns, const int64_t shape[4])
     }
     int n_threads = sleapc__threadpool_n_threads(ns->tp);
     /* Items across the threads: the plan of one thread's share, once per
-     * thread (the same bytes as the whole batch's where it divides). Its
-     * convs keep the choices made on the whole pool, as at any batch, so a
-     * frame gives the same bits in any batch. */
+     * thread (the same bytes as the whole batch's where it divides). A
+     * backend that may run items times its convs' methods on one thread,
+     * as items run them, whatever this plan's batch: a frame then gets the
+     * same methods, and bits, in any batch. */
     ns->items_on = ns->items && !ns->node_hook && n_threads > 1 && shape[0] >= n_threads;
     ns->items_per = ns->items_on ? (shape[0] + n_threads - 1) / n_threads : shape[0];
     sleapc_plan_opts opts = {.elem = sizeof(float), .align = 64, .kind = kind};
@@ -101,8 +102,8 @@ sleapc_status sleapc__native_plan(native_state *ns, const int64_t shape[4])
     char key_prefix[512] = "";
     if (ns->conv_how != NATIVE_CONV_DIRECT && (!ns->bf16.n || ns->bf16_f32) && !ns->wino_tile &&
         !ns->pick16)
-        sleapc__native_conv_key_prefix(g, ns->conv_how, ns->convs16 != NULL, n_threads,
-                                       key_prefix, sizeof key_prefix);
+        sleapc__native_conv_key_prefix(g, ns->conv_how, ns->convs16 != NULL,
+                                       ns->items ? 1 : n_threads, key_prefix, sizeof key_prefix);
     size_t scratch = 0, scratch1 = 0;
     for (int i = 0; i < n; i++) {
         const int64_t *s0 = g->nodes[i].n_inputs ? ns->plan.shapes[g->nodes[i].inputs[0]] : NULL;
@@ -113,7 +114,8 @@ sleapc_status sleapc__native_plan(native_state *ns, const int64_t shape[4])
                                  .force_alt = ns->pick16};
         if (ns->convs[i] && (!ns->bf16.n || (ns->bf16_f32 && !ns->hw16[i])) &&
             (st = sleapc__native_conv_choose(
-                 ns->convs[i], &pick, g->nodes[i].c_in, g->nodes[i].c_out, ns->tp, ns->conv_how,
+                 ns->convs[i], &pick, g->nodes[i].c_in, g->nodes[i].c_out,
+                 ns->items ? NULL : ns->tp, ns->conv_how,
                  ns->wino_tile, *key_prefix ? key_prefix : NULL, i, s0[0], s0[2], s0[3])))
             goto done;
         if (ns->use16)
