@@ -2,6 +2,7 @@
  * planner (model/graph_plan.h), with no storage for a concat only convs
  * read (they read its parts) and none for an identity resize (it is its
  * input); the scratch of the largest kernel; and bf16 staging. */
+#include <stdio.h>
 #include <string.h>
 
 #include "backends/native/native_conv_choose.h"
@@ -65,6 +66,69 @@ static bool concat_is_virtual(const native_state *ns, int i)
     return consumers > 0;
 }
 
+/* The method of each conv node i (conv_choose), and whether its twin runs. */
+typedef struct choose_job {
+    native_state *ns;
+    const char *key;
+    const int *nodes;
+    sleapc_status *st;
+    char (*why)[256];
+} choose_job;
+
+static void choose_one(void *ctx, int64_t k, int thread)
+{
+    (void)thread;
+    choose_job *j = ctx;
+    native_state *ns = j->ns;
+    int i = j->nodes[k];
+    const sleapc_node *nd = &ns->g->nodes[i];
+    const int64_t *s0 = ns->plan.shapes[nd->inputs[0]];
+    native_conv_pick pick = {.alt = ns->convs16 ? ns->convs16[i] : NULL, .force_alt = ns->pick16};
+    /* A backend that may run items times on one thread, as items run. */
+    j->st[k] = sleapc__native_conv_choose(ns->convs[i], &pick, nd->c_in, nd->c_out,
+                                          ns->items ? NULL : ns->tp, ns->conv_how, ns->wino_tile,
+                                          j->key, i, s0[0], s0[2], s0[3]);
+    if (j->st[k])
+        snprintf(j->why[k], sizeof j->why[k], "%s", sleapc_last_error());
+    if (ns->use16)
+        ns->use16[i] = pick.use_alt;
+}
+
+/* Every conv's method. Emulated bf16 keeps the direct method it rounds
+ * like; bf16 on the float32 kernels chooses as float32 does. Timed on one
+ * thread (items), the threads time different convs at once: a first run
+ * pays the timing once, not once per thread. */
+static sleapc_status choose_convs(native_state *ns, const char *key)
+{
+    const sleapc_graph *g = ns->g;
+    int *nodes = sleapc__malloc((size_t)g->n_nodes * sizeof *nodes);
+    sleapc_status *st = sleapc__calloc((size_t)g->n_nodes, sizeof *st);
+    char(*why)[256] = sleapc__calloc((size_t)g->n_nodes, sizeof *why);
+    sleapc_status out = SLEAPC_OK;
+    if (!nodes || !st || !why) {
+        out = sleapc__fail(SLEAPC_ERR_NOMEM, "plan: out of memory");
+        goto done;
+    }
+    int n = 0;
+    for (int i = 0; i < g->n_nodes; i++)
+        if (ns->convs[i] && (!ns->bf16.n || (ns->bf16_f32 && !ns->hw16[i])))
+            nodes[n++] = i;
+    choose_job j = {.ns = ns, .key = key, .nodes = nodes, .st = st, .why = why};
+    if (ns->items)
+        sleapc__threadpool_run_indexed(ns->tp, choose_one, &j, n);
+    else
+        for (int k = 0; k < n; k++)
+            choose_one(&j, k, 0);
+    for (int k = 0; k < n && !out; k++)
+        if (st[k])
+            out = sleapc__fail(st[k], "%s", why[k]);
+done:
+    sleapc__free(nodes);
+    sleapc__free(st);
+    sleapc__free(why);
+    return out;
+}
+
 /* The arena from the shared planner; then, node by node, the conv methods
  * and the largest scratch and staging they need. */
 sleapc_status sleapc__native_plan(native_state *ns, const int64_t shape[4])
@@ -104,22 +168,12 @@ sleapc_status sleapc__native_plan(native_state *ns, const int64_t shape[4])
         !ns->pick16)
         sleapc__native_conv_key_prefix(g, ns->conv_how, ns->convs16 != NULL,
                                        ns->items ? 1 : n_threads, key_prefix, sizeof key_prefix);
+    if ((st = choose_convs(ns, *key_prefix ? key_prefix : NULL)))
+        goto done;
     size_t scratch = 0, scratch1 = 0;
     for (int i = 0; i < n; i++) {
         const int64_t *s0 = g->nodes[i].n_inputs ? ns->plan.shapes[g->nodes[i].inputs[0]] : NULL;
         size_t sb = 0;
-        /* Emulated bf16 keeps the direct method it rounds like; bf16 on the
-         * float32 kernels chooses as float32 does. */
-        native_conv_pick pick = {.alt = ns->convs16 ? ns->convs16[i] : NULL,
-                                 .force_alt = ns->pick16};
-        if (ns->convs[i] && (!ns->bf16.n || (ns->bf16_f32 && !ns->hw16[i])) &&
-            (st = sleapc__native_conv_choose(
-                 ns->convs[i], &pick, g->nodes[i].c_in, g->nodes[i].c_out,
-                 ns->items ? NULL : ns->tp, ns->conv_how,
-                 ns->wino_tile, *key_prefix ? key_prefix : NULL, i, s0[0], s0[2], s0[3])))
-            goto done;
-        if (ns->use16)
-            ns->use16[i] = pick.use_alt;
         if (ns->convs[i])
             sb = sleapc__native_conv_scratch_size(native_active_conv(ns, i), s0[2], s0[3],
                                                   n_threads);
