@@ -30,6 +30,21 @@ static int compare_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The labels file at path, which must have video video_index. */
+static sleapc_status open_video(const char *path, int video_index, sleapc_slp **r)
+{
+    sleapc_status st = sleapc__slp_open(path, r);
+    if (st)
+        return st;
+    if (video_index < 0 || video_index >= (*r)->n_videos) {
+        st = sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s: no video %d (the file has %d)", path,
+                          video_index, (*r)->n_videos);
+        sleapc__slp_close(*r);
+        *r = NULL;
+    }
+    return st;
+}
+
 sleapc_status sleapc__labels_select_frames(const char *path, int video_index,
                                            sleapc_frame_filter filter, int64_t **frames,
                                            int64_t *n_frames)
@@ -37,15 +52,9 @@ sleapc_status sleapc__labels_select_frames(const char *path, int video_index,
     *frames = NULL;
     *n_frames = 0;
     sleapc_slp *r = NULL;
-    sleapc_status st = sleapc__slp_open(path, &r);
+    sleapc_status st = open_video(path, video_index, &r);
     if (st)
         return st;
-    if (video_index < 0 || video_index >= r->n_videos) {
-        st = sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s: no video %d (the file has %d)", path,
-                          video_index, r->n_videos);
-        sleapc__slp_close(r);
-        return st;
-    }
     int64_t cap = r->n_frames + r->n_suggestions + 1, n = 0;
     int64_t *out = sleapc__malloc((size_t)cap * sizeof *out);
     if (!out) {
@@ -96,15 +105,9 @@ sleapc_status sleapc__labels_frames_at_positions(const char *path, int video_ind
     *n_frames = 0;
     *n_beyond = 0;
     sleapc_slp *r = NULL;
-    sleapc_status st = sleapc__slp_open(path, &r);
+    sleapc_status st = open_video(path, video_index, &r);
     if (st)
         return st;
-    if (video_index < 0 || video_index >= r->n_videos) {
-        st = sleapc__fail(SLEAPC_ERR_INVALID_ARG, "%s: no video %d (the file has %d)", path,
-                          video_index, r->n_videos);
-        sleapc__slp_close(r);
-        return st;
-    }
     /* Which list entries are asked for: a set, as sleap-nn's. */
     uint8_t *wanted = sleapc__calloc((size_t)(r->n_frames > 0 ? r->n_frames : 1), 1);
     int64_t *out = sleapc__malloc((size_t)(r->n_frames > 0 ? r->n_frames : 1) * sizeof *out);

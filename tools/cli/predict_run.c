@@ -54,6 +54,16 @@ static bool has_ext(const char *path, const char *ext)
     return n > k && strcmp(path + n - k, ext) == 0;
 }
 
+/* The library's list of n frames into the caller's (malloc'd) one. */
+static int take_frames(int64_t *lib, int64_t n, int64_t **frames)
+{
+    *frames = malloc((size_t)(n > 0 ? n : 1) * sizeof **frames);
+    if (*frames && n)
+        memcpy(*frames, lib, (size_t)n * sizeof **frames);
+    sleapc_free(lib);
+    return *frames ? 0 : cli_error("out of memory");
+}
+
 /* --only_labeled_frames etc. on a labels file, in sleap-nn's priority. */
 static int select_frames(const cli_predict_args *a, const char *input, int video,
                          int64_t **frames, int64_t *n)
@@ -66,15 +76,7 @@ static int select_frames(const cli_predict_args *a, const char *input, int video
     int64_t *lib = NULL;
     if (sleapc_labels_select_frames(input, video, f, &lib, n))
         return cli_lib_error();
-    *frames = malloc((size_t)(*n > 0 ? *n : 1) * sizeof **frames);
-    if (!*frames) {
-        sleapc_free(lib);
-        return cli_error("out of memory");
-    }
-    if (*n)
-        memcpy(*frames, lib, (size_t)*n * sizeof **frames);
-    sleapc_free(lib);
-    return 0;
+    return take_frames(lib, *n, frames);
 }
 
 /* Keep the frames of `list` that are also in `sel` (both ascending for sel). */
@@ -162,15 +164,7 @@ static int pick_positions(const cli_predict_args *a, const char *input, sleapc_i
         fprintf(stderr, "sleapc: warning: %s: --frames on a labels file selects labeled frames by "
                 "position (sleap-nn 0.3.5); %lld position(s) past its labeled frames skipped\n",
                 input, (long long)n_beyond);
-    *frames = malloc((size_t)(*n > 0 ? *n : 1) * sizeof **frames);
-    if (!*frames) {
-        sleapc_free(lib);
-        return cli_error("out of memory");
-    }
-    if (*n)
-        memcpy(*frames, lib, (size_t)*n * sizeof **frames);
-    sleapc_free(lib);
-    return 0;
+    return take_frames(lib, *n, frames);
 }
 
 /* The frames to predict, owned by the caller. */
