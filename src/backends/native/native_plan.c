@@ -89,7 +89,7 @@ static void choose_one(void *ctx, int64_t k, int thread)
                                           ns->items ? NULL : ns->tp, ns->conv_how, ns->wino_tile,
                                           j->key, i, s0[0], s0[2], s0[3]);
     if (j->st[k])
-        snprintf(j->why[k], sizeof j->why[k], "%s", sleapc_last_error());
+        snprintf(j->why[k], sizeof j->why[k], "%s", sleapc__last_error());
     if (ns->use16)
         ns->use16[i] = pick.use_alt;
 }
