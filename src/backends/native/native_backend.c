@@ -26,21 +26,20 @@ static float *node_buf(native_state *ns, int i)
     return ns->arena + ns->plan.offset[i] / (int64_t)sizeof(float);
 }
 
-/* One pass of the nodes over batch items [b0, b0 + nb): the pool their
- * kernels share (NULL: serial, one thread's items) and the scratch. */
+/* One pass of the nodes over nb items: the pool their kernels share (NULL:
+ * serial, one thread's items), the scratch, and the arena or a thread's
+ * copy of the plan in it. */
 typedef struct native_exec {
     sleapc_threadpool *tp;
     void *scratch;
-    float *arena; /* the arena, or a thread's copy of the plan in it */
-    int64_t b0, nb;
+    float *arena;
+    int64_t nb;
 } native_exec;
 
-/* Node i's value from item x->b0 on (items lie one after another). */
+/* Node i's value in this pass's arena. */
 static float *item_buf(native_state *ns, int i, const native_exec *x)
 {
-    const int64_t *s = ns->plan.shapes[i];
-    return x->arena + ns->plan.offset[i] / (int64_t)sizeof(float) +
-           x->b0 * (native_node_numel(s) / s[0]);
+    return x->arena + ns->plan.offset[i] / (int64_t)sizeof(float);
 }
 
 /* A conv's input as parts: one buffer, or the parts of a virtual concat. */
@@ -252,7 +251,6 @@ static void items_task(void *ctx, int64_t task, int thread)
     native_exec x = {.tp = NULL,
                      .scratch = (char *)ns->scratch + (size_t)thread * ns->items_scratch,
                      .arena = ns->arena + task * ns->copy_floats,
-                     .b0 = 0,
                      .nb = copy_items(ns, task, j->b)};
     for (int i = 1; x.nb > 0 && i < ns->g->n_nodes; i++)
         run_node(ns, i, &x);
@@ -266,7 +264,7 @@ static void run_all(native_state *ns, int64_t b)
                                        sleapc__threadpool_n_threads(ns->tp));
         return;
     }
-    native_exec all = {.tp = ns->tp, .scratch = ns->scratch, .arena = ns->arena, .b0 = 0, .nb = b};
+    native_exec all = {.tp = ns->tp, .scratch = ns->scratch, .arena = ns->arena, .nb = b};
     for (int i = 1; i < ns->g->n_nodes; i++) {
         run_node(ns, i, &all);
         round_value(ns, i);
@@ -330,8 +328,7 @@ static sleapc_status native_forward(sleapc_backend *be, const sleapc_tensor *x,
         return st;
     round_value(ns, 0);
     if (ns->node_hook && !ns->items_on) {
-        native_exec all = {
-            .tp = ns->tp, .scratch = ns->scratch, .arena = ns->arena, .b0 = 0, .nb = shape[0]};
+        native_exec all = {.tp = ns->tp, .scratch = ns->scratch, .arena = ns->arena, .nb = shape[0]};
         ns->node_hook(ns->node_hook_ctx, 0);
         for (int i = 1; i < ns->g->n_nodes; i++) {
             run_node(ns, i, &all);
