@@ -316,6 +316,15 @@ sleapc_status sleapc__native_conv_set_winograd(native_conv *conv, int m)
     return SLEAPC_OK;
 }
 
+void sleapc__native_conv_keep_tile(native_conv *conv)
+{
+    for (int k = 0; conv && k < 3; k++)
+        if (conv->wino[k] && 2 * k + 2 != conv->wino_m) {
+            sleapc__native_wino_destroy(conv->wino[k]);
+            conv->wino[k] = NULL;
+        }
+}
+
 void sleapc__native_conv_set_round_bf16(native_conv *conv, bool round_bf16)
 {
     conv->round_bf16 = round_bf16;

@@ -165,7 +165,11 @@ sleapc_status sleapc__native_conv_choose(native_conv *conv, native_conv_pick *pi
         st = choose(conv, alt, &chosen, c_in, c_out, tp, how, force_m, key_prefix, node, b, h, w);
     if (pick)
         pick->use_alt = !st && chosen == CAND_TWIN;
-    return st ? st : sleapc__native_conv_set_winograd(conv, chosen == CAND_TWIN ? 0 : chosen);
+    if (!st)
+        st = sleapc__native_conv_set_winograd(conv, chosen == CAND_TWIN ? 0 : chosen);
+    if (!st)
+        sleapc__native_conv_keep_tile(conv);
+    return st;
 }
 
 /* *chosen: the candidate (0: direct, CAND_TWIN, or m of F(m)). */

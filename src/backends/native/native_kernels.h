@@ -39,6 +39,10 @@ void sleapc__native_conv_destroy(native_conv *conv);
  * SLEAPC_ERR_INVALID_ARG for another m, SLEAPC_ERR_NOMEM; the method is
  * unchanged then. Not while a run is in flight. */
 sleapc_status sleapc__native_conv_set_winograd(native_conv *conv, int m);
+/* Frees the Winograd weights of every tile size but the one set: timing
+ * makes them for each candidate, and F(6)'s are 7x the direct ones (a 57M-
+ * parameter ConvNeXt held 3 GB of them). A later plan remakes what it needs. */
+void sleapc__native_conv_keep_tile(native_conv *conv);
 /* Later runs round every output to bf16 as they store it (after the ReLU),
  * as sleapc__bf16_round, whatever the method: --precision bf16 on the
  * float32 kernels, where the value is stored as bf16. Not for AMX convs. */
