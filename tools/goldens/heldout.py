@@ -12,8 +12,9 @@ programs write WORKDIR/<model>/{sleapnn,sleapc}.slp with the user's command
 a user would: the same frames, the same instances in the same order, points
 within --point-tol px (default 0.02, the issue's bound) and scores within
 --score-tol (default 1e-4: float32 networks against PyTorch's). The models
-span the model types, backbones (UNet, ConvNeXt, SwinT) and input scales
-(0.5 resizes the uint8 frame with PyTorch's kernel). Exit status 1 when a
+span the model types (multi-class ones on a copy of the labels with a track
+per instance), backbones (UNet, ConvNeXt, SwinT) and input scales (0.5
+resizes the uint8 frame with PyTorch's kernel). Exit status 1 when a
 model differs. Never run by CI (it needs a sleap-nn venv and minutes).
 """
 
